@@ -1,0 +1,21 @@
+import { type OrganizationId, ResourceNotFound, ResourceOfAnotherOrganization, type ResourceKind } from "@roster/domain"
+import { Effect, Option } from "effect"
+
+/**
+ * The resource if the caller's organization owns it. An id that names nothing is a
+ * `ResourceNotFound`; one that names another organization's resource is a
+ * `ResourceOfAnotherOrganization`, which tells nothing else about it.
+ */
+export const requireOwned = <A>(
+  resource: ResourceKind,
+  id: string,
+  lookup: Effect.Effect<Option.Option<A>>,
+  ownerOf: Effect.Effect<Option.Option<OrganizationId>>
+): Effect.Effect<A, ResourceNotFound | ResourceOfAnotherOrganization> =>
+  Effect.gen(function*() {
+    const found = yield* lookup
+    if (Option.isSome(found)) return found.value
+    return Option.isSome(yield* ownerOf)
+      ? yield* new ResourceOfAnotherOrganization({ resource, id })
+      : yield* new ResourceNotFound({ resource, id })
+  })

@@ -1,0 +1,47 @@
+import type { EmailAlreadyExists, OrganizationId, SortOrder, Subscriber, SubscriberId, SubscriberStatus, TagId } from "@roster/domain"
+import { Context, type Effect, type Option } from "effect"
+
+export type SubscriberSort = "created_at" | "updated_at" | "email"
+
+export interface SubscriberFilter {
+  readonly status?: SubscriberStatus | undefined
+  readonly tagId?: TagId | undefined
+}
+
+/** A keyset position: rows strictly after (`asc`) or before (`desc`) this sort value and id. */
+export interface KeysetPosition {
+  readonly value: string | number
+  readonly id: string
+}
+
+export interface SubscriberListQuery extends SubscriberFilter {
+  readonly sort: SubscriberSort
+  readonly order: SortOrder
+  readonly after?: KeysetPosition | undefined
+  readonly limit: number
+}
+
+/**
+ * Subscribers, always within one organization. Sort values: `created_at` and `updated_at` compare
+ * as instants (the position holds an ISO string), `email` as the email key in code-point order;
+ * ties break on the id in the same direction.
+ */
+export class SubscriberRepository extends Context.Tag("roster/SubscriberRepository")<SubscriberRepository, {
+  readonly insert: (subscriber: Subscriber) => Effect.Effect<void, EmailAlreadyExists>
+  readonly update: (subscriber: Subscriber) => Effect.Effect<void>
+  /** Whether a row was deleted. */
+  readonly delete: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<boolean>
+  readonly findById: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<Option.Option<Subscriber>>
+  /** As `findById`, holding the row against concurrent changes until the transaction ends. */
+  readonly findByIdForUpdate: (
+    organizationId: OrganizationId,
+    id: SubscriberId
+  ) => Effect.Effect<Option.Option<Subscriber>>
+  /** Finds by the email key (case-insensitive). */
+  readonly findByEmail: (organizationId: OrganizationId, email: string) => Effect.Effect<Option.Option<Subscriber>>
+  /** The organization a subscriber id belongs to, whichever it is. */
+  readonly organizationOf: (id: SubscriberId) => Effect.Effect<Option.Option<OrganizationId>>
+  /** At most `limit` rows after the position, in the asked order. */
+  readonly list: (organizationId: OrganizationId, query: SubscriberListQuery) => Effect.Effect<ReadonlyArray<Subscriber>>
+  readonly count: (organizationId: OrganizationId, filter: SubscriberFilter) => Effect.Effect<number>
+}>() {}

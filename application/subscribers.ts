@@ -1,0 +1,264 @@
+import {
+  DomainEvent,
+  type EmailAddress,
+  type EventType,
+  InvalidInput,
+  type Metadata,
+  type OrganizationId,
+  PlanLimitExceeded,
+  planLimits,
+  ResourceNotFound,
+  type SortOrder,
+  Subscriber,
+  type SubscriberChanges,
+  applySubscriberChanges,
+  emailKey,
+  EventId,
+  SubscriberId,
+  type SubscriberStatus,
+  type Tag,
+  type TagId,
+  type TagSubscription
+} from "@roster/domain"
+import { Array, Effect, Option } from "effect"
+import { now } from "./clock.js"
+import { requireOwned } from "./ownership.js"
+import { subscriberSnapshot, tagSubscriptionData } from "./event-payloads.js"
+import { cutPage, positionFromCursor } from "./keyset.js"
+import { Ids } from "./ports/ids.js"
+import { OrganizationRepository } from "./ports/organization-repository.js"
+import { Outbox } from "./ports/outbox.js"
+import { SubscriberRepository, type SubscriberSort } from "./ports/subscriber-repository.js"
+import { TagAssignments } from "./ports/tag-assignments.js"
+import { TagRepository } from "./ports/tag-repository.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
+import { authorize, type Principal } from "./principal.js"
+
+/** A subscriber with the tags it carries. */
+export interface SubscriberView {
+  readonly subscriber: Subscriber
+  readonly tags: ReadonlyArray<TagSubscription>
+}
+
+export interface NewSubscriber {
+  readonly email: EmailAddress
+  readonly tagIds?: ReadonlyArray<TagId> | undefined
+  readonly metadata?: Metadata | undefined
+  readonly firstName?: string | null | undefined
+  readonly lastName?: string | null | undefined
+}
+
+export interface SubscriberListRequest {
+  readonly status?: SubscriberStatus | undefined
+  readonly tagId?: TagId | undefined
+  readonly sort: SubscriberSort
+  readonly order: SortOrder
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
+
+export interface SubscriberPage {
+  readonly items: ReadonlyArray<SubscriberView>
+  readonly total: number
+  readonly nextCursor: string | null
+}
+
+const sortValue = (sort: SubscriberSort) => (s: Subscriber): string =>
+  sort === "email" ? emailKey(s.email) : (sort === "created_at" ? s.createdAt : s.updatedAt).toISOString()
+
+export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribers", {
+  effect: Effect.gen(function*() {
+    const subscribers = yield* SubscriberRepository
+    const tags = yield* TagRepository
+    const assignments = yield* TagAssignments
+    const organizations = yield* OrganizationRepository
+    const unitOfWork = yield* UnitOfWork
+    const outbox = yield* Outbox
+    const ids = yield* Ids
+
+    const event = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
+      Effect.map(ids.next, (id) =>
+        new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data }))
+
+    /** The subscriber if it is this organization's; 404 if it is nobody's, 403 if another's. */
+    const owned = (organizationId: OrganizationId, id: SubscriberId, forUpdate = false) =>
+      requireOwned(
+        "subscriber",
+        id,
+        (forUpdate ? subscribers.findByIdForUpdate : subscribers.findById)(organizationId, id),
+        subscribers.organizationOf(id)
+      )
+
+    /** The tags named by `tagIds`, all of which must be this organization's. */
+    const requireTags = (organizationId: OrganizationId, tagIds: ReadonlyArray<TagId>, field: string) =>
+      Effect.gen(function*() {
+        if (tagIds.length === 0) return []
+        const found = yield* tags.findByIds(organizationId, tagIds)
+        const byId = new Map(found.map((tag) => [tag.id, tag] as const))
+        const missing = tagIds.findIndex((id) => !byId.has(id))
+        if (missing >= 0) {
+          return yield* new InvalidInput({
+            field: `${field}[${missing}]`,
+            problem: `no tag with id ${tagIds[missing]} in this organization`
+          })
+        }
+        return tagIds.map((id) => byId.get(id)!)
+      })
+
+    const tagsOf = (organizationId: OrganizationId, id: SubscriberId) =>
+      Effect.map(assignments.tagsOf(organizationId, [id]), (map) => map.get(id) ?? [])
+
+    const view = (subscriber: Subscriber) =>
+      Effect.map(tagsOf(subscriber.organizationId, subscriber.id), (tags): SubscriberView => ({ subscriber, tags }))
+
+    const create = Effect.fn("Subscribers.create")(function*(principal: Principal, input: NewSubscriber) {
+      yield* authorize(principal, "subscribers:write")
+      const organizationId = principal.organization.id
+      const at = yield* now
+      const subscriber = new Subscriber({
+        id: SubscriberId.make(yield* ids.next),
+        organizationId,
+        email: input.email,
+        status: "active",
+        metadata: input.metadata ?? {},
+        firstName: input.firstName ?? null,
+        lastName: input.lastName ?? null,
+        createdAt: at,
+        updatedAt: at
+      })
+      const tagIds = Array.dedupe(input.tagIds ?? [])
+      const { maxSubscribers } = planLimits[principal.organization.tier]
+      return yield* unitOfWork.transaction(Effect.gen(function*() {
+        const wanted = yield* requireTags(organizationId, tagIds, "tags")
+        yield* subscribers.insert(subscriber)
+        yield* assignments.attach(organizationId, subscriber.id, tagIds, at)
+        const result: SubscriberView = { subscriber, tags: wanted.map((tag) => ({ tag, subscribedAt: at })) }
+        yield* outbox.record([
+          yield* event(organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, result.tags) }),
+          ...yield* Effect.forEach(wanted, (tag) =>
+            event(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)))
+        ])
+        // Last, so that the organization is held for as short a time as possible.
+        if (!(yield* organizations.reserveSubscriberSlots(organizationId, 1, maxSubscribers))) {
+          return yield* new PlanLimitExceeded({
+            limit: "subscribers",
+            tier: principal.organization.tier,
+            max: maxSubscribers ?? Number.POSITIVE_INFINITY
+          })
+        }
+        return result
+      }))
+    })
+
+    const get = Effect.fn("Subscribers.get")(function*(principal: Principal, id: SubscriberId) {
+      yield* authorize(principal, "subscribers:read")
+      return yield* view(yield* owned(principal.organization.id, id))
+    })
+
+    const getByEmail = Effect.fn("Subscribers.getByEmail")(function*(principal: Principal, email: EmailAddress) {
+      yield* authorize(principal, "subscribers:read")
+      const found = yield* subscribers.findByEmail(principal.organization.id, email)
+      if (Option.isNone(found)) return yield* new ResourceNotFound({ resource: "subscriber", id: email })
+      return yield* view(found.value)
+    })
+
+    const list = Effect.fn("Subscribers.list")(function*(principal: Principal, request: SubscriberListRequest) {
+      yield* authorize(principal, "subscribers:read")
+      const organizationId = principal.organization.id
+      if (request.tagId !== undefined && (yield* tags.findById(organizationId, request.tagId)).pipe(Option.isNone)) {
+        return yield* new InvalidInput({ field: "tag", problem: `no tag with id ${request.tagId} in this organization` })
+      }
+      const after = yield* positionFromCursor(request.cursor, request.sort, request.order)
+      const filter = { status: request.status, tagId: request.tagId }
+      const [rows, total] = yield* Effect.all([
+        subscribers.list(organizationId, { ...filter, sort: request.sort, order: request.order, after, limit: request.limit + 1 }),
+        subscribers.count(organizationId, filter)
+      ], { concurrency: 2 })
+      const page = cutPage(rows, request.limit, request.sort, request.order, sortValue(request.sort))
+      const tagMap = yield* assignments.tagsOf(organizationId, page.items.map((s) => s.id))
+      return {
+        items: page.items.map((subscriber): SubscriberView => ({ subscriber, tags: tagMap.get(subscriber.id) ?? [] })),
+        total,
+        nextCursor: page.nextCursor
+      } satisfies SubscriberPage
+    })
+
+    const update = Effect.fn("Subscribers.update")(
+      function*(principal: Principal, id: SubscriberId, changes: SubscriberChanges) {
+        yield* authorize(principal, "subscribers:write")
+        const organizationId = principal.organization.id
+        return yield* unitOfWork.transaction(Effect.gen(function*() {
+          const current = yield* owned(organizationId, id, true)
+          const at = yield* now
+          const { changed, subscriber } = yield* applySubscriberChanges(current, changes, "api", at)
+          const tagList = yield* tagsOf(organizationId, id)
+          if (changed.length > 0) {
+            yield* subscribers.update(subscriber)
+            yield* outbox.record([
+              yield* event(organizationId, "subscriber.updated", at, {
+                subscriber: subscriberSnapshot(subscriber, tagList),
+                changed
+              })
+            ])
+          }
+          return { subscriber, tags: tagList } satisfies SubscriberView
+        }))
+      }
+    )
+
+    const remove = Effect.fn("Subscribers.remove")(function*(principal: Principal, id: SubscriberId) {
+      yield* authorize(principal, "subscribers:delete")
+      const organizationId = principal.organization.id
+      yield* unitOfWork.transaction(Effect.gen(function*() {
+        const subscriber = yield* owned(organizationId, id, true)
+        const tagList = yield* tagsOf(organizationId, id)
+        yield* assignments.detachAllFromSubscriber(organizationId, id)
+        yield* subscribers.delete(organizationId, id)
+        yield* organizations.releaseSubscriberSlots(organizationId, 1)
+        yield* outbox.record([
+          yield* event(organizationId, "subscriber.deleted", yield* now, { subscriber: subscriberSnapshot(subscriber, tagList) })
+        ])
+      }))
+    })
+
+    const listTags = Effect.fn("Subscribers.listTags")(function*(principal: Principal, id: SubscriberId) {
+      yield* authorize(principal, "subscribers:read")
+      yield* owned(principal.organization.id, id)
+      return yield* tagsOf(principal.organization.id, id)
+    })
+
+    const attachTags = Effect.fn("Subscribers.attachTags")(
+      function*(principal: Principal, id: SubscriberId, tagIds: ReadonlyArray<TagId>) {
+        yield* authorize(principal, "subscribers:write")
+        const organizationId = principal.organization.id
+        return yield* unitOfWork.transaction(Effect.gen(function*() {
+          const subscriber = yield* owned(organizationId, id, true)
+          const unique = Array.dedupe(tagIds)
+          const wanted = yield* requireTags(organizationId, unique, "tag_ids")
+          const at = yield* now
+          const added = new Set<string>(yield* assignments.attach(organizationId, id, unique, at))
+          const addedTags: ReadonlyArray<Tag> = wanted.filter((tag) => added.has(tag.id))
+          yield* outbox.record(
+            yield* Effect.forEach(addedTags, (tag) => event(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)))
+          )
+          return yield* view(subscriber)
+        }))
+      }
+    )
+
+    const detachTag = Effect.fn("Subscribers.detachTag")(function*(principal: Principal, id: SubscriberId, tagId: TagId) {
+      yield* authorize(principal, "subscribers:write")
+      const organizationId = principal.organization.id
+      yield* unitOfWork.transaction(Effect.gen(function*() {
+        const subscriber = yield* owned(organizationId, id, true)
+        const tag = yield* requireOwned("tag", tagId, tags.findById(organizationId, tagId), tags.organizationOf(tagId))
+        if (yield* assignments.detach(organizationId, id, tagId)) {
+          yield* outbox.record([yield* event(organizationId, "tag.unsubscribed", yield* now, tagSubscriptionData(subscriber, tag))])
+        }
+      }))
+    })
+
+    return { create, get, getByEmail, list, update, remove, listTags, attachTags, detachTag } as const
+  })
+}) {}
+

@@ -1,0 +1,82 @@
+import { Schema } from "effect"
+
+/** Errors of the product's rules. They carry data; the wire forms choose status codes and wording. */
+
+export class InvalidStatusTransition extends Schema.TaggedError<InvalidStatusTransition>()("InvalidStatusTransition", {
+  from: Schema.String,
+  to: Schema.String,
+  actor: Schema.String
+}) {
+  override get message() {
+    return `a subscriber cannot move from ${this.from} to ${this.to} through the ${this.actor}`
+  }
+}
+
+export class EmailAlreadyExists extends Schema.TaggedError<EmailAlreadyExists>()("EmailAlreadyExists", {
+  email: Schema.String
+}) {
+  override get message() {
+    return `a subscriber with email ${this.email} already exists`
+  }
+}
+
+export class TagAlreadyExists extends Schema.TaggedError<TagAlreadyExists>()("TagAlreadyExists", {
+  field: Schema.Literal("name", "slug"),
+  value: Schema.String
+}) {
+  override get message() {
+    return `a tag with ${this.field} '${this.value}' already exists`
+  }
+}
+
+export class OrganizationSlugTaken extends Schema.TaggedError<OrganizationSlugTaken>()("OrganizationSlugTaken", {
+  slug: Schema.String
+}) {
+  override get message() {
+    return `an organization with slug '${this.slug}' already exists`
+  }
+}
+
+export const ResourceKind = Schema.Literal("subscriber", "tag", "organization", "api_key", "user")
+export type ResourceKind = typeof ResourceKind.Type
+
+export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("ResourceNotFound", {
+  resource: ResourceKind,
+  id: Schema.String
+}) {
+  override get message() {
+    return `no ${this.resource.replace("_", " ")} ${this.id}`
+  }
+}
+
+/** The resource exists but belongs to another organization; nothing else of it is told. */
+export class ResourceOfAnotherOrganization
+  extends Schema.TaggedError<ResourceOfAnotherOrganization>()("ResourceOfAnotherOrganization", {
+    resource: ResourceKind,
+    id: Schema.String
+  })
+{
+  override get message() {
+    return `${this.resource.replace("_", " ")} ${this.id} belongs to another organization`
+  }
+}
+
+export class PlanLimitExceeded extends Schema.TaggedError<PlanLimitExceeded>()("PlanLimitExceeded", {
+  limit: Schema.Literal("subscribers", "emails_per_month"),
+  tier: Schema.String,
+  max: Schema.Number
+}) {
+  override get message() {
+    return `the ${this.tier} plan allows ${this.max} ${this.limit.replaceAll("_", " ")}; upgrade to add more`
+  }
+}
+
+/** Input that is well-formed but breaks a rule a schema cannot see (a tag id of no tag, say). */
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+  field: Schema.String,
+  problem: Schema.String
+}) {
+  override get message() {
+    return `${this.field}: ${this.problem}`
+  }
+}

@@ -1,0 +1,26 @@
+import { Schema } from "effect"
+import { EventId, OrganizationId } from "./ids.js"
+
+/** Kinds of events that external systems can subscribe to. */
+export const eventTypeDescriptions = {
+  "subscriber.created": "a subscriber was created",
+  "subscriber.updated": "a subscriber's status, metadata or name changed",
+  "subscriber.deleted": "a subscriber was deleted",
+  "tag.subscribed": "a tag was attached to a subscriber",
+  "tag.unsubscribed": "a tag was detached from a subscriber",
+  "subscriber.note_added": "a note was added to a subscriber"
+} as const
+
+export type EventType = keyof typeof eventTypeDescriptions
+export const eventTypes = Object.keys(eventTypeDescriptions) as ReadonlyArray<EventType>
+export const EventType = Schema.Literal(...(eventTypes as [EventType, ...Array<EventType>]))
+
+/** Something that happened, recorded in the same transaction as the change it describes. */
+export class DomainEvent extends Schema.Class<DomainEvent>("DomainEvent")({
+  id: EventId,
+  organizationId: OrganizationId,
+  type: EventType,
+  occurredAt: Schema.DateFromSelf,
+  /** The payload's `data`, in the snake_case JSON that webhook receivers get. */
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+}) {}

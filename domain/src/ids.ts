@@ -1,0 +1,38 @@
+import { Schema } from "effect"
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** A UUID in its canonical lower-case text form. */
+const Uuid = Schema.String.pipe(
+  Schema.filter((s) => uuidPattern.test(s) || "must be a UUID"),
+  Schema.annotations({ format: "uuid", description: "a UUID", examples: ["0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"] })
+)
+
+/** Accepts any letter case and keeps the lower-case form, so ids compare by value. */
+const UuidText = Schema.transform(Uuid, Schema.String, {
+  strict: true,
+  decode: (s) => s.toLowerCase(),
+  encode: (s) => s
+})
+
+const brandedId = <B extends string>(brand: B) => UuidText.pipe(Schema.brand(brand))
+
+export const OrganizationId = brandedId("OrganizationId")
+export type OrganizationId = typeof OrganizationId.Type
+
+export const UserId = brandedId("UserId")
+export type UserId = typeof UserId.Type
+
+export const SubscriberId = brandedId("SubscriberId")
+export type SubscriberId = typeof SubscriberId.Type
+
+export const TagId = brandedId("TagId")
+export type TagId = typeof TagId.Type
+
+export const ApiKeyId = brandedId("ApiKeyId")
+export type ApiKeyId = typeof ApiKeyId.Type
+
+export const EventId = brandedId("EventId")
+export type EventId = typeof EventId.Type
+
+export const isUuid = (s: string): boolean => uuidPattern.test(s)

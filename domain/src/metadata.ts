@@ -1,0 +1,28 @@
+import { Schema } from "effect"
+
+export const MAX_METADATA_KEYS = 64
+export const MAX_METADATA_BYTES = 16 * 1024
+export const MAX_METADATA_KEY_LENGTH = 100
+
+const utf8Length = (s: string): number => new TextEncoder().encode(s).length
+
+/** Why `value` is not acceptable metadata, or `undefined`. */
+export const metadataProblem = (value: Readonly<Record<string, unknown>>): string | undefined => {
+  const keys = Object.keys(value)
+  if (keys.length > MAX_METADATA_KEYS) return `must have at most ${MAX_METADATA_KEYS} keys`
+  for (const key of keys) {
+    if (key.length === 0) return "keys must not be empty"
+    if (key.length > MAX_METADATA_KEY_LENGTH) return `keys must be at most ${MAX_METADATA_KEY_LENGTH} characters`
+  }
+  if (utf8Length(JSON.stringify(value)) > MAX_METADATA_BYTES) return `must be at most ${MAX_METADATA_BYTES} bytes as JSON`
+  return undefined
+}
+
+/** A free key/value map kept with a subscriber or tag: JSON values, 64 keys and 16 KiB at most. */
+export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
+  Schema.filter((value) => metadataProblem(value), {
+    identifier: "Metadata",
+    description: "free key/value map (JSON values), at most 64 keys and 16 KiB"
+  })
+)
+export type Metadata = typeof Metadata.Type

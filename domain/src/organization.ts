@@ -1,0 +1,31 @@
+import { Schema } from "effect"
+import { OrganizationId } from "./ids.js"
+import { PlanTier } from "./plan.js"
+import { Slug } from "./slug.js"
+
+export const MAX_ORGANIZATION_NAME_LENGTH = 100
+
+export const OrganizationName = Schema.Trim.pipe(
+  Schema.filter((s) => {
+    if (s.length === 0) return "must not be empty"
+    if ([...s].length > MAX_ORGANIZATION_NAME_LENGTH) return `must be at most ${MAX_ORGANIZATION_NAME_LENGTH} characters`
+    if (/\p{Cc}/u.test(s)) return "must not contain control characters"
+    return undefined
+  }, { identifier: "OrganizationName", examples: ["Acme Newsletters"] })
+)
+
+export class Organization extends Schema.Class<Organization>("Organization")({
+  id: OrganizationId,
+  name: Schema.String,
+  slug: Slug,
+  tier: PlanTier,
+  isPlatformAdmin: Schema.Boolean,
+  suspendedAt: Schema.NullOr(Schema.DateFromSelf),
+  subscriberCount: Schema.Number,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+}) {
+  get isSuspended(): boolean {
+    return this.suspendedAt !== null
+  }
+}

@@ -1,0 +1,27 @@
+import { Array, Schema } from "effect"
+
+export const scopeDescriptions = {
+  "subscribers:read": "read subscribers and their tags",
+  "subscribers:write": "create and modify subscribers, attach and detach tags",
+  "subscribers:delete": "delete subscribers",
+  "tags:read": "read tags",
+  "tags:write": "create, modify and delete tags",
+  "webhooks:manage": "manage outgoing webhook endpoints",
+  "*": "all permissions, including API keys, billing, settings and (for platform-admin organizations) administration"
+} as const
+
+export type Scope = keyof typeof scopeDescriptions
+export const scopes = Object.keys(scopeDescriptions) as ReadonlyArray<Scope>
+
+export const Scope = Schema.Literal(...(scopes as [Scope, ...Array<Scope>])).annotations({
+  identifier: "Scope",
+  description: "a permission of an API key; `*` grants all of them"
+})
+
+/** Whether `granted` allows `required`. */
+export const allows = (granted: ReadonlyArray<Scope>, required: Scope): boolean =>
+  Array.contains(granted, "*") || Array.contains(granted, required)
+
+/** Whether every scope of `wanted` is allowed by `granted`: no one hands out more than they hold. */
+export const includesAll = (granted: ReadonlyArray<Scope>, wanted: ReadonlyArray<Scope>): boolean =>
+  wanted.every((scope) => allows(granted, scope))
