@@ -1,0 +1,8 @@
+import { Layer } from "effect"
+import { NodeIdsLive } from "./node-ids.js"
+import { NodeSecretsLive } from "./node-secrets.js"
+
+export { makeUuidV7, NodeIdsLive } from "./node-ids.js"
+export { NodeSecretsLive } from "./node-secrets.js"
+
+export const CryptoLive = Layer.merge(NodeIdsLive, NodeSecretsLive)

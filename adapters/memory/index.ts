@@ -1,0 +1,33 @@
+import { CacheHealth, DatabaseHealth, UnitOfWork } from "@roster/application"
+import { Effect, Layer } from "effect"
+import { MemoryApiKeyRepositoryLive } from "./memory-api-key-repository.js"
+import { MemoryOrganizationRepositoryLive } from "./memory-organization-repository.js"
+import { MemoryOutboxLive } from "./memory-outbox.js"
+import { MemoryStore, MemoryStoreLive } from "./memory-store.js"
+import { MemorySubscriberRepositoryLive } from "./memory-subscriber-repository.js"
+import { MemoryTagAssignmentsLive } from "./memory-tag-assignments.js"
+import { MemoryTagRepositoryLive } from "./memory-tag-repository.js"
+
+export { MemoryStore, MemoryStoreLive } from "./memory-store.js"
+
+const MemoryUnitOfWorkLive = Layer.effect(
+  UnitOfWork,
+  Effect.map(MemoryStore, (store) => UnitOfWork.of({ transaction: store.transaction }))
+)
+
+const MemoryDatabaseHealthLive = Layer.succeed(DatabaseHealth, { name: "memory", check: Effect.void })
+
+/** Every persistence port over one in-memory store. Each build is a fresh, empty database. */
+export const MemoryPersistenceLive = Layer.mergeAll(
+  MemorySubscriberRepositoryLive,
+  MemoryTagRepositoryLive,
+  MemoryTagAssignmentsLive,
+  MemoryOrganizationRepositoryLive,
+  MemoryApiKeyRepositoryLive,
+  MemoryOutboxLive,
+  MemoryUnitOfWorkLive,
+  MemoryDatabaseHealthLive
+).pipe(Layer.provideMerge(MemoryStoreLive))
+
+/** The in-process cache store is always there. */
+export const InProcessCacheHealthLive = Layer.succeed(CacheHealth, { name: "in-process", check: Effect.void })

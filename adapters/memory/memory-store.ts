@@ -1,0 +1,73 @@
+import type { ApiKey, DomainEvent, Organization, Subscriber, Tag } from "@roster/domain"
+import { Context, Effect, FiberRef, Layer, Option } from "effect"
+
+/** Every table of the in-memory database. Entities are immutable; maps are replaced row by row. */
+export interface Tables {
+  readonly organizations: Map<string, Organization>
+  readonly subscribers: Map<string, Subscriber>
+  readonly tags: Map<string, Tag>
+  /** subscriber id -> tag id -> attached at */
+  readonly assignments: Map<string, Map<string, Date>>
+  readonly apiKeys: Map<string, ApiKey>
+  readonly events: Array<DomainEvent>
+}
+
+const emptyTables = (): Tables => ({
+  organizations: new Map(),
+  subscribers: new Map(),
+  tags: new Map(),
+  assignments: new Map(),
+  apiKeys: new Map(),
+  events: []
+})
+
+const copyTables = (t: Tables): Tables => ({
+  organizations: new Map(t.organizations),
+  subscribers: new Map(t.subscribers),
+  tags: new Map(t.tags),
+  assignments: new Map([...t.assignments].map(([id, tags]) => [id, new Map(tags)])),
+  apiKeys: new Map(t.apiKeys),
+  events: [...t.events]
+})
+
+/**
+ * The in-memory database. A transaction works on a copy of the tables and replaces the committed
+ * tables when it succeeds; transactions and writes outside them take turns, reads outside a
+ * transaction see the last commit.
+ */
+export class MemoryStore extends Context.Tag("roster/MemoryStore")<MemoryStore, {
+  readonly read: <A>(f: (tables: Tables) => A) => Effect.Effect<A>
+  readonly write: <A>(f: (tables: Tables) => A) => Effect.Effect<A>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}>() {}
+
+export const MemoryStoreLive = Layer.scoped(
+  MemoryStore,
+  Effect.gen(function*() {
+    let committed = emptyTables()
+    const draft = yield* FiberRef.make<Option.Option<Tables>>(Option.none())
+    const turn = yield* Effect.makeSemaphore(1)
+    const current = Effect.map(FiberRef.get(draft), Option.getOrElse(() => committed))
+
+    return MemoryStore.of({
+      read: (f) => Effect.map(current, f),
+      write: (f) =>
+        Effect.flatMap(FiberRef.get(draft), Option.match({
+          onSome: (tables) => Effect.sync(() => f(tables)),
+          onNone: () => turn.withPermits(1)(Effect.sync(() => f(committed)))
+        })),
+      transaction: (effect) =>
+        Effect.flatMap(FiberRef.get(draft), Option.match({
+          onSome: () => effect,
+          onNone: () =>
+            turn.withPermits(1)(Effect.suspend(() => {
+              const tables = copyTables(committed)
+              return effect.pipe(
+                Effect.locally(draft, Option.some(tables)),
+                Effect.tap(() => Effect.sync(() => { committed = tables }))
+              )
+            }))
+        }))
+    })
+  })
+)

@@ -1,0 +1,82 @@
+import { SubscriberRepository, type SubscriberFilter, type SubscriberSort } from "@roster/application"
+import { EmailAlreadyExists, emailKey, type Subscriber } from "@roster/domain"
+import { Effect, Layer, Option } from "effect"
+import { MemoryStore, type Tables } from "./memory-store.js"
+import { compareBy, instant, isAfter, type SortKey } from "./ordering.js"
+
+const sortValue = (sort: SubscriberSort) => (s: Subscriber): SortKey =>
+  sort === "email" ? emailKey(s.email) : (sort === "created_at" ? s.createdAt : s.updatedAt).getTime()
+
+const matches = (tables: Tables, organizationId: string, filter: SubscriberFilter) => (s: Subscriber): boolean =>
+  s.organizationId === organizationId &&
+  (filter.status === undefined || s.status === filter.status) &&
+  (filter.tagId === undefined || (tables.assignments.get(s.id)?.has(filter.tagId) ?? false))
+
+const sameEmail = (tables: Tables, subscriber: Subscriber): boolean => {
+  const key = emailKey(subscriber.email)
+  for (const other of tables.subscribers.values()) {
+    if (other.organizationId === subscriber.organizationId && other.id !== subscriber.id && emailKey(other.email) === key) {
+      return true
+    }
+  }
+  return false
+}
+
+export const MemorySubscriberRepositoryLive = Layer.effect(
+  SubscriberRepository,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const findById = (organizationId: string, id: string) =>
+      store.read((t) => Option.fromNullable(t.subscribers.get(id)).pipe(Option.filter((s) => s.organizationId === organizationId)))
+
+    return SubscriberRepository.of({
+      insert: (subscriber) =>
+        Effect.flatten(store.write((t) => {
+          if (sameEmail(t, subscriber)) return Effect.fail(new EmailAlreadyExists({ email: subscriber.email }))
+          t.subscribers.set(subscriber.id, subscriber)
+          return Effect.void
+        })),
+      update: (subscriber) =>
+        store.write((t) => {
+          const current = t.subscribers.get(subscriber.id)
+          if (current !== undefined && current.organizationId === subscriber.organizationId) {
+            t.subscribers.set(subscriber.id, subscriber)
+          }
+        }),
+      delete: (organizationId, id) =>
+        store.write((t) => {
+          const current = t.subscribers.get(id)
+          if (current === undefined || current.organizationId !== organizationId) return false
+          t.subscribers.delete(id)
+          t.assignments.delete(id)
+          return true
+        }),
+      findById,
+      findByIdForUpdate: findById,
+      findByEmail: (organizationId, email) =>
+        store.read((t) => {
+          const key = emailKey(email)
+          for (const s of t.subscribers.values()) {
+            if (s.organizationId === organizationId && emailKey(s.email) === key) return Option.some(s)
+          }
+          return Option.none()
+        }),
+      organizationOf: (id) => store.read((t) => Option.fromNullable(t.subscribers.get(id)?.organizationId)),
+      list: (organizationId, query) =>
+        store.read((t) => {
+          const value = sortValue(query.sort)
+          const after = query.after === undefined ? undefined : {
+            value: query.sort === "email" ? query.after.value : instant(query.after.value),
+            id: query.after.id
+          }
+          return [...t.subscribers.values()]
+            .filter(matches(t, organizationId, query))
+            .filter((s) => after === undefined || isAfter(s, value, after, query.order))
+            .sort(compareBy(value, query.order))
+            .slice(0, query.limit)
+        }),
+      count: (organizationId, filter) =>
+        store.read((t) => [...t.subscribers.values()].filter(matches(t, organizationId, filter)).length)
+    })
+  })
+)

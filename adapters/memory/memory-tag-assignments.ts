@@ -1,0 +1,77 @@
+import { TagAssignments } from "@roster/application"
+import { type SubscriberId, Tag, type TagId, type TagSubscription } from "@roster/domain"
+import { Effect, Layer } from "effect"
+import { MemoryStore, type Tables } from "./memory-store.js"
+
+const adjustCount = (t: Tables, tagId: string, by: number) => {
+  const tag = t.tags.get(tagId)
+  if (tag !== undefined) t.tags.set(tagId, new Tag({ ...tag, subscriberCount: tag.subscriberCount + by }))
+}
+
+const ownedSubscriber = (t: Tables, organizationId: string, id: string) =>
+  t.subscribers.get(id)?.organizationId === organizationId
+
+export const MemoryTagAssignmentsLive = Layer.effect(
+  TagAssignments,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    return TagAssignments.of({
+      attach: (organizationId, subscriberId, tagIds, at) =>
+        store.write((t) => {
+          if (!ownedSubscriber(t, organizationId, subscriberId)) return []
+          const current = t.assignments.get(subscriberId) ?? new Map<string, Date>()
+          const added: Array<TagId> = []
+          for (const tagId of tagIds) {
+            if (current.has(tagId) || t.tags.get(tagId)?.organizationId !== organizationId) continue
+            current.set(tagId, at)
+            adjustCount(t, tagId, 1)
+            added.push(tagId)
+          }
+          t.assignments.set(subscriberId, current)
+          return added
+        }),
+      detach: (organizationId, subscriberId, tagId) =>
+        store.write((t) => {
+          if (!ownedSubscriber(t, organizationId, subscriberId)) return false
+          const removed = t.assignments.get(subscriberId)?.delete(tagId) ?? false
+          if (removed) adjustCount(t, tagId, -1)
+          return removed
+        }),
+      detachAllFromSubscriber: (organizationId, subscriberId) =>
+        store.write((t) => {
+          if (!ownedSubscriber(t, organizationId, subscriberId)) return []
+          const tagIds = [...(t.assignments.get(subscriberId)?.keys() ?? [])] as Array<TagId>
+          for (const tagId of tagIds) adjustCount(t, tagId, -1)
+          t.assignments.delete(subscriberId)
+          return tagIds
+        }),
+      detachAllFromTag: (organizationId, tagId) =>
+        store.write((t) => {
+          if (t.tags.get(tagId)?.organizationId !== organizationId) return []
+          const carriers: Array<{ id: SubscriberId; email: string }> = []
+          for (const [subscriberId, tags] of t.assignments) {
+            if (!tags.delete(tagId)) continue
+            const subscriber = t.subscribers.get(subscriberId)
+            if (subscriber !== undefined) carriers.push({ id: subscriber.id, email: subscriber.email })
+          }
+          adjustCount(t, tagId, -carriers.length)
+          return carriers
+        }),
+      tagsOf: (organizationId, subscriberIds) =>
+        store.read((t) => {
+          const result = new Map<SubscriberId, ReadonlyArray<TagSubscription>>()
+          for (const subscriberId of subscriberIds) {
+            if (!ownedSubscriber(t, organizationId, subscriberId)) continue
+            const entries = [...(t.assignments.get(subscriberId) ?? [])]
+              .flatMap(([tagId, subscribedAt]) => {
+                const tag = t.tags.get(tagId)
+                return tag === undefined ? [] : [{ tag, subscribedAt }]
+              })
+              .sort((a, b) => a.subscribedAt.getTime() - b.subscribedAt.getTime() || (a.tag.id < b.tag.id ? -1 : 1))
+            if (entries.length > 0) result.set(subscriberId, entries)
+          }
+          return result
+        })
+    })
+  })
+)

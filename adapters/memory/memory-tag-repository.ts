@@ -1,0 +1,77 @@
+import { TagRepository, type TagSort } from "@roster/application"
+import { Tag, TagAlreadyExists, tagNameKey } from "@roster/domain"
+import { Effect, Layer, Option } from "effect"
+import { MemoryStore, type Tables } from "./memory-store.js"
+import { compareBy, instant, isAfter, type SortKey } from "./ordering.js"
+
+const sortValue = (sort: TagSort) => (tag: Tag): SortKey =>
+  sort === "name" ? tagNameKey(tag.name) : sort === "created_at" ? tag.createdAt.getTime() : tag.subscriberCount
+
+const clash = (t: Tables, tag: Tag): Option.Option<TagAlreadyExists> => {
+  for (const other of t.tags.values()) {
+    if (other.organizationId !== tag.organizationId || other.id === tag.id) continue
+    if (tagNameKey(other.name) === tagNameKey(tag.name)) return Option.some(new TagAlreadyExists({ field: "name", value: tag.name }))
+    if (other.slug === tag.slug) return Option.some(new TagAlreadyExists({ field: "slug", value: tag.slug }))
+  }
+  return Option.none()
+}
+
+export const MemoryTagRepositoryLive = Layer.effect(
+  TagRepository,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const owned = (t: Tables, organizationId: string, id: string) =>
+      Option.fromNullable(t.tags.get(id)).pipe(Option.filter((tag) => tag.organizationId === organizationId))
+
+    /** Stores `tag` unless its name or slug is taken; the stored count is kept. */
+    const save = (tag: Tag, isNew: boolean) =>
+      Effect.flatten(store.write((t) => {
+        const problem = clash(t, tag)
+        if (Option.isSome(problem)) return Effect.fail(problem.value)
+        const current = t.tags.get(tag.id)
+        if (isNew) t.tags.set(tag.id, tag)
+        else if (current !== undefined && current.organizationId === tag.organizationId) {
+          t.tags.set(tag.id, new Tag({ ...tag, subscriberCount: current.subscriberCount }))
+        }
+        return Effect.void
+      }))
+
+    return TagRepository.of({
+      insert: (tag) => save(tag, true),
+      update: (tag) => save(tag, false),
+      delete: (organizationId, id) =>
+        store.write((t) => {
+          if (Option.isNone(owned(t, organizationId, id))) return false
+          t.tags.delete(id)
+          for (const tags of t.assignments.values()) tags.delete(id)
+          return true
+        }),
+      findById: (organizationId, id) => store.read((t) => owned(t, organizationId, id)),
+      findByName: (organizationId, name) =>
+        store.read((t) => {
+          const key = tagNameKey(name)
+          for (const tag of t.tags.values()) {
+            if (tag.organizationId === organizationId && tagNameKey(tag.name) === key) return Option.some(tag)
+          }
+          return Option.none()
+        }),
+      findByIds: (organizationId, ids) =>
+        store.read((t) => [...new Set(ids)].flatMap((id) => Option.toArray(owned(t, organizationId, id)))),
+      organizationOf: (id) => store.read((t) => Option.fromNullable(t.tags.get(id)?.organizationId)),
+      list: (organizationId, query) =>
+        store.read((t) => {
+          const value = sortValue(query.sort)
+          const after = query.after === undefined ? undefined : {
+            value: query.sort === "created_at" ? instant(query.after.value) : query.after.value,
+            id: query.after.id
+          }
+          return [...t.tags.values()]
+            .filter((tag) => tag.organizationId === organizationId)
+            .filter((tag) => after === undefined || isAfter(tag, value, after, query.order))
+            .sort(compareBy(value, query.order))
+            .slice(0, query.limit)
+        }),
+      count: (organizationId) => store.read((t) => [...t.tags.values()].filter((tag) => tag.organizationId === organizationId).length)
+    })
+  })
+)
