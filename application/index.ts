@@ -1,5 +1,6 @@
 export * from "./api-keys.js"
 export * from "./event-payloads.js"
+export * from "./onboarding.js"
 export * from "./organizations.js"
 export * from "./ports/api-key-repository.js"
 export * from "./ports/health.js"

@@ -1,0 +1,2 @@
+export { RedisCacheHealthLive } from "./redis-cache-health.js"
+export { makeRedisClient, RedisClient } from "./redis-client.js"

@@ -1,0 +1,113 @@
+import { Config, ConfigError, Effect, Either, LogLevel, Option, Redacted } from "effect"
+import * as path from "node:path"
+
+/**
+ * The whole configuration of DESIGN.md §4, read from the environment. Every process validates it
+ * at start, so a bad value stops it at once with one line naming the variable, never later on
+ * a request.
+ */
+
+const url = (name: string) =>
+  Config.string(name).pipe(Config.validate({
+    message: "must be an absolute URL such as http://localhost:3000",
+    validation: (s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)
+  }), Config.map((s) => s.replace(/\/+$/, "")))
+
+const connectionUrl = (name: string, schemes: ReadonlyArray<string>, example: string) =>
+  Config.redacted(name).pipe(Config.validate({
+    message: `${name}: must be a connection URL such as ${example}`,
+    validation: (r) => {
+      const s = Redacted.value(r)
+      return URL.canParse(s) && schemes.includes(new URL(s).protocol)
+    }
+  }))
+
+const flag = (name: string, fallback: boolean) =>
+  Config.literal("true", "false", "1", "0")(name).pipe(
+    Config.map((s) => s === "true" || s === "1"),
+    Config.withDefault(fallback)
+  )
+
+export const LogFormat = Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.option)
+
+export const RosterConfig = Config.all({
+  nodeEnv: Config.string("NODE_ENV").pipe(Config.withDefault("development")),
+  port: Config.integer("PORT").pipe(
+    Config.validate({ message: "must be a port number from 0 to 65535", validation: (n) => n >= 0 && n <= 65535 }),
+    Config.withDefault(3000)
+  ),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  apiForm: Config.literal("reference", "overview")("API_FORM").pipe(Config.withDefault("reference")),
+  databaseUrl: connectionUrl("DATABASE_URL", ["postgres:", "postgresql:"], "postgres://user@host:5432/roster").pipe(Config.option),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".roster"), Config.map((dir) => path.resolve(dir))),
+  redisUrl: connectionUrl("REDIS_URL", ["redis:", "rediss:"], "redis://127.0.0.1:6379").pipe(Config.option),
+  publicBaseUrl: url("PUBLIC_BASE_URL").pipe(Config.option),
+  errorsBaseUrl: url("ERRORS_BASE_URL").pipe(Config.option),
+  sessionSecret: Config.redacted("SESSION_SECRET").pipe(
+    Config.validate({ message: "SESSION_SECRET: must be at least 32 characters", validation: (r) => Redacted.value(r).length >= 32 }),
+    Config.option
+  ),
+  resendApiKey: Config.redacted("RESEND_API_KEY").pipe(Config.option),
+  resendBaseUrl: url("RESEND_BASE_URL").pipe(Config.option),
+  emailFrom: Config.string("EMAIL_FROM").pipe(Config.withDefault("Roster <noreply@localhost>")),
+  emailWebhookSecret: Config.redacted("EMAIL_WEBHOOK_SECRET").pipe(Config.option),
+  stripeSecretKey: Config.redacted("STRIPE_SECRET_KEY").pipe(Config.option),
+  stripeWebhookSecret: Config.redacted("STRIPE_WEBHOOK_SECRET").pipe(Config.option),
+  stripeApiBase: url("STRIPE_API_BASE").pipe(Config.option),
+  stripePricePro: Config.string("STRIPE_PRICE_PRO").pipe(Config.option),
+  stripePriceEnterprise: Config.string("STRIPE_PRICE_ENTERPRISE").pipe(Config.option),
+  webhookAllowPrivateTargets: flag("WEBHOOK_ALLOW_PRIVATE_TARGETS", false),
+  migrate: flag("MIGRATE", true),
+  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+  logFormat: LogFormat
+}).pipe(
+  Config.validate({
+    message: "SESSION_SECRET: required when NODE_ENV=production",
+    validation: (c) => c.nodeEnv !== "production" || Option.isSome(c.sessionSecret)
+  })
+)
+
+export type RosterConfig = Config.Config.Success<typeof RosterConfig>
+
+/** Where links in emails point: PUBLIC_BASE_URL, else this machine's port. */
+export const publicBaseUrl = (config: RosterConfig): string =>
+  Option.getOrElse(config.publicBaseUrl, () => `http://localhost:${config.port}`)
+
+/** The embedded database lives here when DATABASE_URL is unset. */
+export const embeddedDatabaseDir = (config: RosterConfig): string => path.join(config.dataDir, "pgdata")
+
+/** One line naming the variable and what is wrong with it. */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  const lines: Array<string> = []
+  const walk = (e: ConfigError.ConfigError): void => {
+    switch (e._op) {
+      case "And":
+      case "Or":
+        walk(e.left)
+        walk(e.right)
+        return
+      case "InvalidData":
+      case "MissingData":
+      case "SourceUnavailable":
+      case "Unsupported": {
+        const name = e.path.join("_")
+        const message = e.message.replace(/^Expected (.*?) but received/i, "expected $1, got")
+        lines.push(name.length > 0 && !message.startsWith(name) ? `${name}: ${message}` : message)
+      }
+    }
+  }
+  walk(error)
+  return lines[0] ?? String(error)
+}
+
+/** Reads and validates the configuration; on a bad value, prints one line and exits. */
+export const loadConfig: Effect.Effect<RosterConfig> = Effect.either(RosterConfig).pipe(
+  Effect.flatMap(Either.match({
+    onRight: Effect.succeed,
+    onLeft: (error) =>
+      Effect.sync(() => {
+        process.stderr.write(`roster: configuration error: ${describeConfigError(error)}\n`)
+        process.exit(1)
+      }) as Effect.Effect<never>
+  }))
+)

@@ -1,0 +1,56 @@
+import { makePgClient, makePgliteClient, PostgresPersistenceLive, runMigrations } from "../../adapters/postgres/index.js"
+import { CryptoLive } from "../../adapters/crypto/index.js"
+import { InProcessCacheHealthLive } from "../../adapters/memory/index.js"
+import { makeRedisClient, RedisCacheHealthLive } from "../../adapters/redis/index.js"
+import { Effect, Layer, Logger, Option } from "effect"
+import { embeddedDatabaseDir, type RosterConfig } from "./config.js"
+
+/** Where the data lives, in words for start-up lines and errors. */
+export const describeDatabase = (config: RosterConfig): string =>
+  Option.match(config.databaseUrl, {
+    onNone: () => `embedded database in ${embeddedDatabaseDir(config)}`,
+    onSome: () => "PostgreSQL at DATABASE_URL"
+  })
+
+/** Runs pending migrations, saying which were applied. */
+export const MigrationsLive = Layer.effectDiscard(
+  runMigrations.pipe(
+    Effect.tap((applied) =>
+      applied.length === 0
+        ? Effect.logDebug("database schema is up to date")
+        : Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
+    )
+  )
+)
+
+/**
+ * Every persistence port over PostgreSQL (DATABASE_URL) or the embedded database in DATA_DIR,
+ * migrated first unless `migrate` is off.
+ */
+export const persistenceLayer = (config: RosterConfig, options: { readonly migrate: boolean }) => {
+  const client = Option.match(config.databaseUrl, {
+    onSome: (url) => makePgClient(url),
+    onNone: () => makePgliteClient(embeddedDatabaseDir(config))
+  })
+  const migrations = options.migrate ? MigrationsLive : Layer.empty
+  return PostgresPersistenceLive.pipe(Layer.provide(migrations), Layer.provideMerge(client))
+}
+
+/** The cache store's health: Redis at REDIS_URL, else the in-process store. */
+export const cacheLayer = (config: RosterConfig) =>
+  Option.match(config.redisUrl, {
+    onSome: (url) => RedisCacheHealthLive.pipe(Layer.provide(makeRedisClient(url))),
+    onNone: () => InProcessCacheHealthLive
+  })
+
+export const cryptoLayer = CryptoLive
+
+/** Log level and format: JSON in production or off a terminal, pretty on a terminal. */
+export const loggerLayer = (config: RosterConfig) => {
+  const format = Option.getOrElse(config.logFormat, () =>
+    config.nodeEnv === "production" || !process.stdout.isTTY ? "json" as const : "pretty" as const)
+  return Layer.merge(
+    format === "json" ? Logger.json : Logger.pretty,
+    Logger.minimumLogLevel(config.logLevel)
+  )
+}

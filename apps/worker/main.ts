@@ -1,0 +1,17 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { loadConfig } from "../shared/config.js"
+import { describeDatabase, loggerLayer, persistenceLayer } from "../shared/layers.js"
+import { WorkerLive } from "./worker.js"
+
+/** `npm run worker`: background work alone, as many copies as the load needs. */
+const main = Effect.gen(function*() {
+  const config = yield* loadConfig
+  return WorkerLive.pipe(
+    Layer.provide(persistenceLayer(config, { migrate: config.migrate })),
+    Layer.provide(Layer.effectDiscard(Effect.logInfo(`worker started (${describeDatabase(config)})`))),
+    Layer.provide(loggerLayer(config))
+  )
+})
+
+NodeRuntime.runMain(Layer.launch(Layer.unwrapEffect(main)))

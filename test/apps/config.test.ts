@@ -1,0 +1,56 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
+import { describeConfigError, RosterConfig } from "../../apps/shared/config.js"
+
+const read = (env: Record<string, string>) =>
+  Effect.either(RosterConfig).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+
+const problem = (env: Record<string, string>) =>
+  read(env).pipe(Effect.map(Either.match({ onLeft: describeConfigError, onRight: () => "accepted" })))
+
+describe("configuration", () => {
+  it.effect("an empty environment gives the zero-setup defaults", () =>
+    Effect.gen(function*() {
+      const config = Either.getOrThrow(yield* read({}))
+      expect(config.port).toBe(3000)
+      expect(config.host).toBe("0.0.0.0")
+      expect(config.apiForm).toBe("reference")
+      expect(Option.isNone(config.databaseUrl)).toBe(true)
+      expect(Option.isNone(config.redisUrl)).toBe(true)
+      expect(config.dataDir.endsWith(".roster")).toBe(true)
+      expect(config.migrate).toBe(true)
+      expect(config.webhookAllowPrivateTargets).toBe(false)
+    }))
+
+  it.effect("connection URLs are kept secret and read as given", () =>
+    Effect.gen(function*() {
+      const config = Either.getOrThrow(yield* read({ DATABASE_URL: "postgres://u:pw@db:5432/roster", REDIS_URL: "redis://cache:6379" }))
+      expect(String(Option.getOrThrow(config.databaseUrl))).not.toContain("pw")
+      expect(Redacted.value(Option.getOrThrow(config.databaseUrl))).toBe("postgres://u:pw@db:5432/roster")
+    }))
+
+  it.effect.each([
+    [{ PORT: "abc" }, /^PORT: expected an integer value, got "abc"$/],
+    [{ PORT: "70000" }, /^PORT: must be a port number from 0 to 65535$/],
+    [{ API_FORM: "fancy" }, /^API_FORM: expected one of \(reference, overview\)/],
+    [{ DATABASE_URL: "mysql://x" }, /^DATABASE_URL: must be a connection URL/],
+    [{ REDIS_URL: "http://x" }, /^REDIS_URL: must be a connection URL/],
+    [{ PUBLIC_BASE_URL: "nope" }, /^PUBLIC_BASE_URL: must be an absolute URL/],
+    [{ ERRORS_BASE_URL: "ftp://x" }, /^ERRORS_BASE_URL: must be an absolute URL/],
+    [{ SESSION_SECRET: "short" }, /^SESSION_SECRET: must be at least 32 characters$/],
+    [{ NODE_ENV: "production" }, /^SESSION_SECRET: required when NODE_ENV=production$/],
+    [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: expected a log level/],
+    [{ MIGRATE: "maybe" }, /^MIGRATE: expected one of/],
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes" }, /^WEBHOOK_ALLOW_PRIVATE_TARGETS: expected one of/]
+  ] as const)("a bad value stops the start with one line naming the variable: %o", ([env, expected]) =>
+    Effect.gen(function*() {
+      const line = yield* problem(env)
+      expect(line).toMatch(expected)
+      expect(line).not.toContain("\n")
+    }))
+
+  it.effect("production with a long enough session secret is accepted", () =>
+    Effect.gen(function*() {
+      expect(yield* problem({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(32) })).toBe("accepted")
+    }))
+})
