@@ -31,7 +31,7 @@ class CliInputError extends Schema.TaggedError<CliInputError>()("CliInputError",
 const decodeOption = <A, I>(schema: Schema.Schema<A, I>, option: string, value: I) =>
   Schema.decodeUnknown(schema)(value).pipe(
     Effect.mapError((error) =>
-      new CliInputError({ message: `--${option}: ${ParseResult.TreeFormatter.formatErrorSync(error).split("\n").pop()?.trim()}` })
+      new CliInputError({ message: `--${option}: ${ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "is not valid"}` })
     )
   )
 

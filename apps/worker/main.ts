@@ -14,4 +14,4 @@ const main = Effect.gen(function*() {
   )
 })
 
-NodeRuntime.runMain(Layer.launch(Layer.unwrapEffect(main)))
+NodeRuntime.runMain(Layer.launch(Layer.unwrapEffect(main)), { disablePrettyLogger: true })

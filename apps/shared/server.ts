@@ -1,0 +1,30 @@
+import { HttpServer } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { makeHttpServerLive } from "../../adapters/http/index.js"
+import { applicationLayer } from "./application.js"
+import type { RosterConfig } from "./config.js"
+import { loggerLayer } from "./layers.js"
+
+/** The address a person can open: `localhost` for the wildcard addresses. */
+export const reachableAddress = (address: HttpServer.Address): string =>
+  address._tag === "UnixAddress"
+    ? `unix:${address.path}`
+    : `http://${["0.0.0.0", "::", "127.0.0.1"].includes(address.hostname) ? "localhost" : address.hostname}:${address.port}`
+
+/**
+ * The API server over the configured adapters. `announce` runs once it listens, with the address
+ * a person can open.
+ */
+export const serverLayer = <E, R>(
+  config: RosterConfig,
+  announce: (url: string) => Effect.Effect<void, E, R>
+) => {
+  const announced = Layer.effectDiscard(
+    Effect.flatMap(HttpServer.HttpServer, (server) => announce(reachableAddress(server.address)))
+  )
+  return announced.pipe(
+    Layer.provideMerge(makeHttpServerLive({ port: config.port, host: config.host })),
+    Layer.provideMerge(applicationLayer(config)),
+    Layer.provide(loggerLayer(config))
+  )
+}

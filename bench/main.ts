@@ -1,0 +1,195 @@
+import { encodeCursor } from "@roster/domain"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+import { measure, printTable, ratio } from "./stats.js"
+
+/**
+ * `npm run bench`: the API as its own process against a real PostgreSQL (a database of the
+ * bench's own, dropped afterwards), measured over HTTP from this process, beside the same work
+ * done directly through `pg` (the limit). Prints figures and ratios; sets no target.
+ *
+ * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names a database on the
+ * server to connect to for creating the bench database. BENCH_CONCURRENCY (16), BENCH_WRITES
+ * (3000), BENCH_READS (6000) and BENCH_DEEP_ROWS (100000) size the runs.
+ */
+
+const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
+const writes = Number(process.env.BENCH_WRITES ?? 3000)
+const reads = Number(process.env.BENCH_READS ?? 6000)
+const deepRows = Number(process.env.BENCH_DEEP_ROWS ?? 100_000)
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+const cli = (env: NodeJS.ProcessEnv, ...args: Array<string>) => {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/main.ts", ...args], { cwd: root, env, encoding: "utf8" })
+  if (result.status !== 0) throw new Error(`roster ${args.join(" ")} failed: ${result.stderr}`)
+  return JSON.parse(result.stdout)
+}
+
+const waitReady = async (base: string, server: ChildProcess) => {
+  for (let i = 0; i < 200; i++) {
+    if (server.exitCode !== null) throw new Error("the API process exited during start")
+    try {
+      if ((await fetch(`${base}/ready`)).ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error("the API did not become ready")
+}
+
+const main = async () => {
+  const database = `roster_bench_${randomBytes(4).toString("hex")}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect().catch((error) => {
+    console.error(`bench: no PostgreSQL at ${adminUrl} (${error.message}); set BENCH_DATABASE_URL`)
+    process.exit(1)
+  })
+  await admin.query(`CREATE DATABASE ${database}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${database}`
+  const databaseUrl = url.toString()
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "Warning", LOG_FORMAT: "json" }
+  const server = spawn(process.execPath, ["--import", "tsx", "apps/api/main.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] })
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+
+  try {
+    await waitReady(base, server)
+    cli(env, "org", "create", "--name", "Bench", "--slug", "bench", "--tier", "enterprise")
+    cli(env, "org", "create", "--name", "Deep", "--slug", "deep", "--tier", "enterprise")
+    const { key } = cli(env, "api-key", "create", "--org", "bench", "--name", "bench")
+    const { key: deepKey } = cli(env, "api-key", "create", "--org", "deep", "--name", "deep")
+    const orgs = await pool.query<{ id: string; slug: string }>("SELECT id, slug FROM organizations")
+    const orgId = (slug: string) => orgs.rows.find((o) => o.slug === slug)!.id
+    const headers = { "content-type": "application/json", "x-api-key": key }
+
+    console.log(`Roster bench: ${concurrency} requests in flight, PostgreSQL ${(await pool.query("SHOW server_version")).rows[0].server_version}, node ${process.version}`)
+    console.log(`API process on ${base}; the client runs in this process on the same ${(await import("node:os")).cpus().length} cores.\n`)
+
+    // Warm both paths so that neither pays for JIT and connection set-up in its figures.
+    await measure("warm-up", 300, concurrency, async (i) => {
+      const res = await fetch(`${base}/api/v1/subscribers`, { method: "POST", headers, body: JSON.stringify({ email: `warm${i}@example.com` }) })
+      await res.arrayBuffer()
+    })
+
+    const created: Array<string> = []
+    const httpCreate = await measure("HTTP  POST /api/v1/subscribers", writes, concurrency, async (i) => {
+      const res = await fetch(`${base}/api/v1/subscribers`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ email: `http${i}@example.com`, metadata: { plan: "gold", n: i } })
+      })
+      if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`)
+      created.push(((await res.json()) as { id: string }).id)
+    })
+
+    const directOrg = orgId("deep")
+    const pgCreate = await measure("pg    same transaction (insert, event, count)", writes, concurrency, async (i) => {
+      const client = await pool.connect()
+      try {
+        await client.query("BEGIN")
+        const now = new Date()
+        const id = crypto.randomUUID()
+        const email = `pg${i}@example.com`
+        await client.query(
+          `INSERT INTO subscribers (id, organization_id, email, email_key, status, metadata, first_name, last_name, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, 'active', $5, NULL, NULL, $6, $6)`,
+          [id, directOrg, email, email, JSON.stringify({ plan: "gold", n: i }), now]
+        )
+        await client.query(
+          "INSERT INTO outbox_events (id, organization_id, type, occurred_at, data) VALUES ($1, $2, 'subscriber.created', $3, $4)",
+          [crypto.randomUUID(), directOrg, now, JSON.stringify({ subscriber: { id, email } })]
+        )
+        await client.query("UPDATE organizations SET subscriber_count = subscriber_count + 1 WHERE id = $1", [directOrg])
+        await client.query("COMMIT")
+      } finally {
+        client.release()
+      }
+    })
+
+    const httpGet = await measure("HTTP  GET /api/v1/subscribers/{id}", reads, concurrency, async (i) => {
+      const res = await fetch(`${base}/api/v1/subscribers/${created[i % created.length]}`, { headers })
+      if (res.status !== 200) throw new Error(`get answered ${res.status}`)
+      await res.arrayBuffer()
+    })
+
+    const pgGet = await measure("pg    same reads (subscriber, its tags)", reads, concurrency, async (i) => {
+      const id = created[i % created.length]
+      await pool.query("SELECT * FROM subscribers WHERE organization_id = $1 AND id = $2", [orgId("bench"), id])
+      await pool.query(
+        "SELECT t.*, st.subscribed_at FROM subscriber_tags st JOIN tags t ON t.id = st.tag_id WHERE st.subscriber_id = $1",
+        [id]
+      )
+    })
+
+    // A deep list: the "deep" organization grows to `deepRows` subscribers in one statement.
+    const have = Number((await pool.query("SELECT count(*) FROM subscribers WHERE organization_id = $1", [directOrg])).rows[0].count)
+    const t0 = performance.now()
+    await pool.query(
+      `INSERT INTO subscribers (id, organization_id, email, email_key, status, metadata, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'deep' || g || '@example.com', 'deep' || g || '@example.com', 'active', '{}',
+              timestamptz '2026-01-01' + g * interval '1 second', timestamptz '2026-01-01' + g * interval '1 second'
+       FROM generate_series(1, $2::int) g`,
+      [directOrg, Math.max(0, deepRows - have)]
+    )
+    await pool.query("UPDATE organizations SET subscriber_count = (SELECT count(*) FROM subscribers WHERE organization_id = $1) WHERE id = $1", [directOrg])
+    await pool.query("ANALYZE subscribers")
+    console.log(`seeded ${deepRows} subscribers for the deep-page runs in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
+
+    const deepHeaders = { "x-api-key": deepKey }
+    const offset = deepRows - 50
+    const mark = (await pool.query<{ created_at: Date; id: string }>(
+      "SELECT created_at, id FROM subscribers WHERE organization_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1",
+      [directOrg, offset - 1]
+    )).rows[0]!
+    const deepCursor = encodeCursor({ sort: "created_at", order: "desc", value: mark.created_at.toISOString(), id: mark.id })
+    const pages = 200
+    const firstPage = await measure("HTTP  first page (limit 50)", pages, 1, async () => {
+      const res = await fetch(`${base}/api/v1/subscribers?limit=50`, { headers: deepHeaders })
+      const body = (await res.json()) as { items: Array<unknown> }
+      if (body.items.length !== 50) throw new Error("first page is not full")
+    })
+    const deepPage = await measure(`HTTP  page at row ${offset} (cursor)`, pages, 1, async () => {
+      const res = await fetch(`${base}/api/v1/subscribers?limit=50&cursor=${deepCursor}`, { headers: deepHeaders })
+      const body = (await res.json()) as { items: Array<unknown> }
+      if (body.items.length !== 50) throw new Error(`deep page has ${body.items.length} rows`)
+    })
+    const pgOffset = await measure(`pg    OFFSET ${offset} (for comparison)`, pages, 1, async () => {
+      await pool.query("SELECT * FROM subscribers WHERE organization_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 50", [directOrg, offset])
+    })
+
+    printTable([httpCreate, pgCreate, httpGet, pgGet, firstPage, deepPage, pgOffset])
+    console.log("")
+    ratio("create: HTTP throughput / direct pg throughput", httpCreate.perSecond, pgCreate.perSecond)
+    ratio("get by id: HTTP throughput / direct pg throughput", httpGet.perSecond, pgGet.perSecond)
+    ratio(`list: page at row ${offset} p50 / first page p50 (keyset)`, deepPage.p50, firstPage.p50)
+    ratio(`list: pg OFFSET ${offset} p50 / HTTP deep page p50`, pgOffset.p50, deepPage.p50)
+  } finally {
+    server.kill("SIGTERM")
+    await new Promise((r) => server.once("exit", r))
+    await pool.end()
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+    await admin.end()
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
