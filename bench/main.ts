@@ -65,9 +65,11 @@ const main = async () => {
   const databaseUrl = url.toString()
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "Warning", LOG_FORMAT: "json" }
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warning", LOG_FORMAT: "json" }
   const server = spawn(process.execPath, ["--import", "tsx", "apps/api/main.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] })
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+  // Dropping the database at the end ends connections the pool may still be closing.
+  pool.on("error", () => {})
 
   try {
     await waitReady(base, server)

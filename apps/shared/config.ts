@@ -28,6 +28,27 @@ const flag = (name: string, fallback: boolean) =>
     Config.withDefault(fallback)
   )
 
+const logLevels: Record<string, LogLevel.LogLevel> = {
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  none: LogLevel.None,
+  off: LogLevel.None
+}
+
+const logLevel = Config.string("LOG_LEVEL").pipe(
+  Config.mapOrFail((value) => {
+    const level = logLevels[value.trim().toLowerCase()]
+    return level === undefined
+      ? Either.left(ConfigError.InvalidData([], `LOG_LEVEL: expected one of trace, debug, info, warning, error, fatal, none; got "${value}"`))
+      : Either.right(level)
+  })
+)
+
 export const LogFormat = Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.option)
 
 export const RosterConfig = Config.all({
@@ -58,7 +79,7 @@ export const RosterConfig = Config.all({
   stripePriceEnterprise: Config.string("STRIPE_PRICE_ENTERPRISE").pipe(Config.option),
   webhookAllowPrivateTargets: flag("WEBHOOK_ALLOW_PRIVATE_TARGETS", false),
   migrate: flag("MIGRATE", true),
-  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+  logLevel: logLevel.pipe(Config.withDefault(LogLevel.Info)),
   logFormat: LogFormat
 }).pipe(
   Config.validate({

@@ -39,7 +39,8 @@ describe("configuration", () => {
     [{ ERRORS_BASE_URL: "ftp://x" }, /^ERRORS_BASE_URL: must be an absolute URL/],
     [{ SESSION_SECRET: "short" }, /^SESSION_SECRET: must be at least 32 characters$/],
     [{ NODE_ENV: "production" }, /^SESSION_SECRET: required when NODE_ENV=production$/],
-    [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: expected a log level/],
+    [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: expected one of trace, debug, info, warning, error, fatal, none; got "loud"$/],
+    [{ API_FORM: "overview" }, /^API_FORM: this version serves the reference form only/],
     [{ MIGRATE: "maybe" }, /^MIGRATE: expected one of/],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes" }, /^WEBHOOK_ALLOW_PRIVATE_TARGETS: expected one of/]
   ] as const)("a bad value stops the start with one line naming the variable: %o", ([env, expected]) =>
@@ -47,6 +48,13 @@ describe("configuration", () => {
       const line = yield* problem(env)
       expect(line).toMatch(expected)
       expect(line).not.toContain("\n")
+    }))
+
+  it.effect("log levels are read in the usual spellings", () =>
+    Effect.gen(function*() {
+      for (const [text, label] of [["warning", "WARN"], ["WARN", "WARN"], ["debug", "DEBUG"], ["none", "OFF"]] as const) {
+        expect(Either.getOrThrow(yield* read({ LOG_LEVEL: text })).logLevel.label).toBe(label)
+      }
     }))
 
   it.effect("production with a long enough session secret is accepted", () =>
