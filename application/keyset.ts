@@ -2,6 +2,19 @@ import { type Cursor, decodeCursor, encodeCursor, InvalidInput, type SortOrder }
 import { Effect, Either } from "effect"
 import type { KeysetPosition } from "./ports/subscriber-repository.js"
 
+const isoInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/**
+ * Whether a cursor's sort value has the kind its sort compares (an instant for `*_at`, a count
+ * for `subscriber_count`, text otherwise), so that a hand-made cursor never reaches a query as a
+ * value of the wrong type.
+ */
+const fitsSort = (sort: string, value: string | number): boolean => {
+  if (sort.endsWith("_at")) return typeof value === "string" && isoInstant.test(value) && !Number.isNaN(Date.parse(value))
+  if (sort === "subscriber_count") return typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+  return typeof value === "string"
+}
+
 /** Reads the client's cursor for this sort and order; a foreign or mangled cursor is a 400 on `cursor`. */
 export const positionFromCursor = (
   cursor: string | undefined,
@@ -11,6 +24,7 @@ export const positionFromCursor = (
   cursor === undefined
     ? Effect.succeed(undefined)
     : decodeCursor(cursor, { sort, order }).pipe(
+      Either.filterOrLeft((c: Cursor) => fitsSort(c.sort, c.value), () => "is not a cursor this service issued"),
       Either.map((c: Cursor): KeysetPosition => ({ value: c.value, id: c.id })),
       Either.mapLeft((problem) => new InvalidInput({ field: "cursor", problem }))
     )

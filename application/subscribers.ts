@@ -89,11 +89,15 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         subscribers.organizationOf(id)
       )
 
-    /** The tags named by `tagIds`, all of which must be this organization's. */
+    /**
+     * The tags named by `tagIds` as the client sent them (an unknown one is reported at its index
+     * there), all of which must be this organization's; each tag once, in the order given.
+     */
     const requireTags = (organizationId: OrganizationId, tagIds: ReadonlyArray<TagId>, field: string) =>
       Effect.gen(function*() {
         if (tagIds.length === 0) return []
-        const found = yield* tags.findByIds(organizationId, tagIds)
+        const unique = Array.dedupe(tagIds)
+        const found = yield* tags.findByIds(organizationId, unique)
         const byId = new Map(found.map((tag) => [tag.id, tag] as const))
         const missing = tagIds.findIndex((id) => !byId.has(id))
         if (missing >= 0) {
@@ -102,7 +106,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
             problem: `no tag with id ${tagIds[missing]} in this organization`
           })
         }
-        return tagIds.map((id) => byId.get(id)!)
+        return unique.map((id) => byId.get(id)!)
       })
 
     const tagsOf = (organizationId: OrganizationId, id: SubscriberId) =>
@@ -126,12 +130,11 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         createdAt: at,
         updatedAt: at
       })
-      const tagIds = Array.dedupe(input.tagIds ?? [])
       const { maxSubscribers } = planLimits[principal.organization.tier]
       return yield* unitOfWork.transaction(Effect.gen(function*() {
-        const wanted = yield* requireTags(organizationId, tagIds, "tags")
+        const wanted = yield* requireTags(organizationId, input.tagIds ?? [], "tags")
         yield* subscribers.insert(subscriber)
-        yield* assignments.attach(organizationId, subscriber.id, tagIds, at)
+        yield* assignments.attach(organizationId, subscriber.id, wanted.map((tag) => tag.id), at)
         const result: SubscriberView = { subscriber, tags: wanted.map((tag) => ({ tag, subscribedAt: at })) }
         yield* outbox.record([
           yield* event(organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, result.tags) }),
@@ -233,10 +236,9 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         const organizationId = principal.organization.id
         return yield* unitOfWork.transaction(Effect.gen(function*() {
           const subscriber = yield* owned(organizationId, id, true)
-          const unique = Array.dedupe(tagIds)
-          const wanted = yield* requireTags(organizationId, unique, "tag_ids")
+          const wanted = yield* requireTags(organizationId, tagIds, "tag_ids")
           const at = yield* now
-          const added = new Set<string>(yield* assignments.attach(organizationId, id, unique, at))
+          const added = new Set<string>(yield* assignments.attach(organizationId, id, wanted.map((tag) => tag.id), at))
           const addedTags: ReadonlyArray<Tag> = wanted.filter((tag) => added.has(tag.id))
           yield* outbox.record(
             yield* Effect.forEach(addedTags, (tag) => event(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)))

@@ -5,6 +5,7 @@ import {
   type Metadata,
   type OrganizationId,
   ResourceNotFound,
+  sameMetadata,
   type SortOrder,
   Slug,
   slugify,
@@ -130,7 +131,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
           metadata: changes.metadata ?? current.metadata
         }
         const unchanged = next.name === current.name && next.description === current.description &&
-          JSON.stringify(next.metadata) === JSON.stringify(current.metadata)
+          sameMetadata(next.metadata, current.metadata)
         if (unchanged) return current
         const tag = new Tag({ ...current, ...next, updatedAt: yield* now })
         yield* tags.update(tag)

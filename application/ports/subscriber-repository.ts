@@ -29,7 +29,7 @@ export interface SubscriberListQuery extends SubscriberFilter {
 export class SubscriberRepository extends Context.Tag("roster/SubscriberRepository")<SubscriberRepository, {
   readonly insert: (subscriber: Subscriber) => Effect.Effect<void, EmailAlreadyExists>
   readonly update: (subscriber: Subscriber) => Effect.Effect<void>
-  /** Whether a row was deleted. */
+  /** Whether a row was deleted. Its tag assignments go with it, and those tags' counts follow. */
   readonly delete: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<boolean>
   readonly findById: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<Option.Option<Subscriber>>
   /** As `findById`, holding the row against concurrent changes until the transaction ends. */

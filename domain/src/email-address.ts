@@ -9,6 +9,8 @@ export const MAX_LOCAL_PART_LENGTH = 64
 const MAX_LABEL_LENGTH = 63
 
 const whitespaceOrControl = /[\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u
+/** Half of a surrogate pair on its own: no character at all, and not storable as UTF-8. */
+const loneSurrogate = /\p{Cs}/u
 const forbiddenInLocalPart = /["(),:;<>[\\\]]/
 const domainLabel = /^[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?$/u
 
@@ -17,6 +19,7 @@ export const emailAddressProblem = (candidate: string): string | undefined => {
   if (candidate.length === 0) return "must not be empty"
   if ([...candidate].length > MAX_EMAIL_LENGTH) return `must be at most ${MAX_EMAIL_LENGTH} characters`
   if (whitespaceOrControl.test(candidate)) return "must not contain spaces or control characters"
+  if (loneSurrogate.test(candidate)) return "must be valid Unicode text"
   const parts = candidate.split("@")
   if (parts.length !== 2) return "must contain exactly one @"
   const [local, domain] = parts as [string, string]
@@ -52,7 +55,10 @@ export const EmailAddress = Schema.Trim.pipe(
 )
 export type EmailAddress = typeof EmailAddress.Type
 
-/** The comparison key: Unicode NFC, lower case. Email is unique per organization by this key. */
-export const emailKey = (address: string): string => address.trim().normalize("NFC").toLowerCase()
+/**
+ * The comparison key: lower case, then Unicode NFC (lower-casing can leave a sequence that NFC
+ * composes, so normalizing last keeps the key stable). Email is unique per organization by this key.
+ */
+export const emailKey = (address: string): string => address.trim().toLowerCase().normalize("NFC")
 
 export const isEmailAddress = Schema.is(EmailAddress)

@@ -18,6 +18,20 @@ export const metadataProblem = (value: Readonly<Record<string, unknown>>): strin
   return undefined
 }
 
+const sortedKeys = (_key: string, value: unknown): unknown =>
+  value !== null && typeof value === "object" && !Array.isArray(value)
+    ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, (value as Record<string, unknown>)[k]]))
+    : value
+
+/**
+ * Whether two maps hold the same JSON, whatever the order of their keys (a database may hand
+ * keys back in another order than they were given).
+ */
+export const sameMetadata = (
+  a: Readonly<Record<string, unknown>>,
+  b: Readonly<Record<string, unknown>>
+): boolean => JSON.stringify(a, sortedKeys) === JSON.stringify(b, sortedKeys)
+
 /** A free key/value map kept with a subscriber or tag: JSON values, 64 keys and 16 KiB at most. */
 export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
   Schema.filter((value) => metadataProblem(value), {

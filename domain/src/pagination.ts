@@ -1,4 +1,5 @@
 import { Either, Encoding, Schema } from "effect"
+import { isUuid } from "./ids.js"
 
 export const MIN_PAGE_SIZE = 1
 export const MAX_PAGE_SIZE = 100
@@ -37,6 +38,7 @@ export const decodeCursor = (
     Either.flatMap((json) =>
       Schema.decodeUnknownEither(CursorJson)(json).pipe(Either.mapLeft(() => "is not a cursor this service issued"))
     ),
+    Either.filterOrLeft(([, , , id]) => isUuid(id), () => "is not a cursor this service issued"),
     Either.flatMap(([sort, order, value, id]) =>
       sort === expected.sort && order === expected.order
         ? Either.right({ sort, order, value, id })

@@ -2,7 +2,7 @@ import { Array, Either, Schema } from "effect"
 import { EmailAddress } from "./email-address.js"
 import { InvalidStatusTransition } from "./errors.js"
 import { OrganizationId, SubscriberId } from "./ids.js"
-import { Metadata } from "./metadata.js"
+import { Metadata, sameMetadata } from "./metadata.js"
 
 export const SubscriberStatus = Schema.Literal("active", "unsubscribed", "bounced", "complained")
 export type SubscriberStatus = typeof SubscriberStatus.Type
@@ -101,7 +101,7 @@ export const applySubscriberChanges = (
     }
     const changed: Array<string> = []
     if (next.status !== subscriber.status) changed.push("status")
-    if (JSON.stringify(next.metadata) !== JSON.stringify(subscriber.metadata)) changed.push("metadata")
+    if (!sameMetadata(next.metadata, subscriber.metadata)) changed.push("metadata")
     if (next.firstName !== subscriber.firstName) changed.push("first_name")
     if (next.lastName !== subscriber.lastName) changed.push("last_name")
     if (changed.length === 0) return { subscriber, changed }

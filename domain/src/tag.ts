@@ -25,7 +25,7 @@ export const TagDescription = Schema.String.pipe(
 )
 
 /** Tag names are unique per organization regardless of letter case. */
-export const tagNameKey = (name: string): string => name.trim().normalize("NFC").toLowerCase()
+export const tagNameKey = (name: string): string => name.trim().toLowerCase().normalize("NFC")
 
 export class Tag extends Schema.Class<Tag>("Tag")({
   id: TagId,

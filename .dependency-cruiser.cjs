@@ -1,0 +1,95 @@
+/**
+ * The hexagon's one rule: arrows point inward only, apps -> adapters -> application -> domain.
+ * `npm run lint` fails on any import that points the other way.
+ */
+
+/** Packages that talk to the outside world: databases, caches, HTTP, the platform. */
+const drivers = "^node_modules/(pg|pg-[^/]+|ioredis|@electric-sql/[^/]+|@effect/sql[^/]*|@effect/platform[^/]*|jose|resend|stripe|liquidjs)/"
+
+/** Test files and the kit they share: like a composition root, they may pick in-memory adapters. */
+const tests = "\\.test\\.ts$|^application/test-kit\\.ts$"
+
+/** @type {import("dependency-cruiser").IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "domain-imports-effect-only",
+      comment: "domain/ is pure rules: it imports effect and itself, nothing else (no node:* module, no other package, no outer layer).",
+      severity: "error",
+      from: { path: "^domain/", pathNot: tests },
+      to: { pathNot: ["^domain/", "^node_modules/effect/"] }
+    },
+    {
+      name: "domain-tests-stay-in-domain",
+      comment: "Tests of domain/ use effect, the test runner and domain/ itself.",
+      severity: "error",
+      from: { path: "^domain/.*\\.test\\.ts$" },
+      to: { pathNot: ["^domain/", "^node_modules/effect/", "^node_modules/@effect/vitest/", "^node_modules/vitest/"] }
+    },
+    {
+      name: "application-not-to-adapters-or-apps",
+      comment: "application/ declares ports; it never imports what fulfils them (adapters/) or what composes them (apps/).",
+      severity: "error",
+      from: { path: "^application/", pathNot: tests },
+      to: { path: "^(adapters|apps)/" }
+    },
+    {
+      name: "application-no-node-builtins",
+      comment: "application/ reaches the world through ports only: no node:* module.",
+      severity: "error",
+      from: { path: "^application/" },
+      to: { dependencyTypes: ["core"] }
+    },
+    {
+      name: "application-no-drivers",
+      comment: "application/ reaches the world through ports only: no database, cache, HTTP or platform package.",
+      severity: "error",
+      from: { path: "^application/" },
+      to: { path: drivers }
+    },
+    {
+      name: "application-imports-domain-and-effect-only",
+      comment: "application/ imports domain/, effect and itself; any other package belongs behind a port.",
+      severity: "error",
+      from: { path: "^application/", pathNot: tests },
+      to: {
+        pathNot: ["^application/", "^domain/", "^node_modules/effect/", "^(adapters|apps)/", drivers],
+        dependencyTypesNot: ["core"]
+      }
+    },
+    {
+      name: "application-tests-not-to-apps-or-other-adapters",
+      comment: "Use-case tests run over adapters/memory and adapters/crypto only; servers and composition belong to test/.",
+      severity: "error",
+      from: { path: "^application/.*\\.test\\.ts$|^application/test-kit\\.ts$" },
+      to: { path: "^(apps/|adapters/(?!memory/|crypto/))" }
+    },
+    {
+      name: "adapters-not-to-apps",
+      comment: "adapters/ fulfil ports; composition roots in apps/ pick them, never the reverse.",
+      severity: "error",
+      from: { path: "^adapters/" },
+      to: { path: "^apps/" }
+    },
+    {
+      name: "not-to-unresolvable",
+      comment: "An import that resolves to nothing hides where an arrow points.",
+      severity: "error",
+      from: { path: "^(domain|application)/" },
+      to: { couldNotResolve: true }
+    }
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      mainFields: ["module", "main", "types", "typings"]
+    },
+    reporterOptions: {
+      text: { highlightFocused: true }
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import { describe, expect, it } from "@effect/vitest"
+import {
+  ApiKey,
+  ApiKeyId,
+  apiKeyFromRandomBytes,
+  apiKeyHint,
+  Organization,
+  OrganizationId,
+  parseApiKey,
+  type Scope,
+  Slug
+} from "@roster/domain"
+import { Effect, Option, TestClock } from "effect"
+import { ApiKeys } from "./api-keys.js"
+import { ApiKeyRepository } from "./ports/api-key-repository.js"
+import { Ids } from "./ports/ids.js"
+import { OrganizationRepository } from "./ports/organization-repository.js"
+import { Secrets } from "./ports/secrets.js"
+import { openOrganization, UseCasesInMemory } from "./test-kit.js"
+
+const inMemory = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, UseCasesInMemory)
+
+const refusal = (presented: string) => Effect.flatMap(ApiKeys, (apiKeys) => Effect.flip(apiKeys.authenticate(presented)))
+
+/** A key stored straight through the repository port, as an operator's tool or an older release may have left it. */
+const storedKey = (organizationId: OrganizationId, fields: { readonly revokedAt?: Date; readonly scopes?: ReadonlyArray<Scope> }) =>
+  Effect.gen(function*() {
+    const secrets = yield* Secrets
+    const key = Option.getOrThrow(apiKeyFromRandomBytes("live", yield* secrets.randomBytes(128)))
+    const hint = apiKeyHint(key)
+    yield* (yield* ApiKeyRepository).insert(
+      new ApiKey({
+        id: ApiKeyId.make(yield* (yield* Ids).next),
+        organizationId,
+        name: "stored key",
+        environment: "live",
+        keyHash: yield* secrets.sha256(key),
+        prefix: hint.prefix,
+        lastFour: hint.lastFour,
+        scopes: [...(fields.scopes ?? ["*"])],
+        createdAt: new Date(0),
+        lastUsedAt: null,
+        revokedAt: fields.revokedAt ?? null
+      })
+    )
+    return key
+  })
+
+describe("issuing API keys", () => {
+  it.effect("the full key is handed out once; only its hash and a hint are kept", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization } = yield* openOrganization()
+      const apiKeys = yield* ApiKeys
+      const { apiKey, key } = yield* apiKeys.create({
+        organizationId: organization.id,
+        name: "Import job",
+        scopes: ["subscribers:write"],
+        environment: "live"
+      })
+      expect(parseApiKey(key)).toEqual(Option.some({ environment: "live", key }))
+      expect(apiKey.keyHash).toBe(yield* (yield* Secrets).sha256(key))
+      expect(apiKey.keyHash).not.toContain(key.slice(9))
+      expect(apiKey).toMatchObject({ prefix: key.slice(0, 13), lastFour: key.slice(-4), scopes: ["subscribers:write"] })
+      const listed = yield* (yield* ApiKeyRepository).listByOrganization(organization.id)
+      expect(listed.map((k) => k.id)).toContain(apiKey.id)
+      expect(JSON.stringify(listed)).not.toContain(key)
+    })))
+
+  it.effect("test keys start with svc_test_, live keys with svc_live_, and no two keys are alike", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization } = yield* openOrganization()
+      const apiKeys = yield* ApiKeys
+      const make = (environment: "live" | "test") =>
+        Effect.map(apiKeys.create({ organizationId: organization.id, name: environment, scopes: ["*"], environment }), ({ key }) => key)
+      const test = yield* make("test")
+      const live = yield* make("live")
+      expect(test.startsWith("svc_test_")).toBe(true)
+      expect(live.startsWith("svc_live_")).toBe(true)
+      const more = yield* Effect.all(Array.from({ length: 20 }, () => make("live")))
+      expect(new Set([test, live, ...more]).size).toBe(22)
+    })))
+})
+
+describe("authenticating with an API key", () => {
+  it.effect("a good key stands for its organization, with the organization's tier and the key's scopes", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization } = yield* openOrganization({ tier: "pro", scopes: ["*"] })
+      const apiKeys = yield* ApiKeys
+      const { apiKey, key } = yield* apiKeys.create({
+        organizationId: organization.id,
+        name: "Reader",
+        scopes: ["subscribers:read", "tags:read"],
+        environment: "test"
+      })
+      const principal = yield* apiKeys.authenticate(key)
+      expect(principal).toEqual({
+        organization: { id: organization.id, tier: "pro", isPlatformAdmin: false },
+        scopes: ["subscribers:read", "tags:read"],
+        credential: { kind: "api_key", id: apiKey.id, environment: "test" }
+      })
+    })))
+
+  it.effect.each([
+    ["an empty header", ""],
+    ["a word", "hello"],
+    ["a bearer token", "Bearer svc_live_0123456789ABCDEFGHIJKLMNOPQRSTUV"],
+    ["a key that is too short", "svc_live_0123456789"],
+    ["another service's key", "sk_live_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"]
+  ])("refuses %s as malformed", ([, presented]) =>
+    inMemory(Effect.gen(function*() {
+      expect(yield* refusal(presented)).toMatchObject({ _tag: "Unauthenticated", reason: "the API key is malformed" })
+    })))
+
+  it.effect("refuses a well-formed key that was never issued", () =>
+    inMemory(Effect.gen(function*() {
+      yield* openOrganization()
+      const unknown = Option.getOrThrow(apiKeyFromRandomBytes("live", yield* (yield* Secrets).randomBytes(128)))
+      expect(yield* refusal(unknown)).toMatchObject({ _tag: "Unauthenticated", reason: "the API key is not valid" })
+    })))
+
+  it.effect("refuses a key that differs from an issued one in its last character", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization } = yield* openOrganization()
+      const { key } = yield* (yield* ApiKeys).create({ organizationId: organization.id, name: "k", scopes: ["*"], environment: "live" })
+      const altered = key.slice(0, -1) + (key.endsWith("a") ? "b" : "a")
+      expect(yield* refusal(altered)).toMatchObject({ _tag: "Unauthenticated", reason: "the API key is not valid" })
+    })))
+
+  it.effect("refuses a revoked key", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization } = yield* openOrganization()
+      const revoked = yield* storedKey(organization.id, { revokedAt: new Date("2025-01-01T00:00:00.000Z") })
+      const active = yield* storedKey(organization.id, {})
+      expect(yield* refusal(revoked)).toMatchObject({ _tag: "Unauthenticated", reason: "the API key has been revoked" })
+      expect((yield* (yield* ApiKeys).authenticate(active)).organization.id).toBe(organization.id)
+    })))
+
+  it.effect("refuses every key of a suspended organization", () =>
+    inMemory(Effect.gen(function*() {
+      const ids = yield* Ids
+      const suspended = new Organization({
+        id: OrganizationId.make(yield* ids.next),
+        name: "Suspended Ltd",
+        slug: Slug.make(`suspended-${yield* ids.next}`),
+        tier: "pro",
+        isPlatformAdmin: false,
+        suspendedAt: new Date("2025-02-01T00:00:00.000Z"),
+        subscriberCount: 0,
+        createdAt: new Date("2025-01-01T00:00:00.000Z"),
+        updatedAt: new Date("2025-02-01T00:00:00.000Z")
+      })
+      yield* (yield* OrganizationRepository).insert(suspended)
+      const apiKeys = yield* ApiKeys
+      const { key } = yield* apiKeys.create({ organizationId: suspended.id, name: "k", scopes: ["*"], environment: "live" })
+      expect(yield* refusal(key)).toMatchObject({ _tag: "Unauthenticated", reason: "the organization is suspended" })
+    })))
+
+  it.effect("notes when a key was last used, at most once a minute", () =>
+    inMemory(Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse("2025-06-01T09:00:00.000Z"))
+      const { organization } = yield* openOrganization()
+      const apiKeys = yield* ApiKeys
+      const repository = yield* ApiKeyRepository
+      const { apiKey, key } = yield* apiKeys.create({ organizationId: organization.id, name: "k", scopes: ["*"], environment: "live" })
+      const lastUsed = Effect.map(repository.findById(organization.id, apiKey.id), (found) => Option.getOrThrow(found).lastUsedAt)
+      expect(yield* lastUsed).toBeNull()
+
+      yield* apiKeys.authenticate(key)
+      expect(yield* lastUsed).toEqual(new Date("2025-06-01T09:00:00.000Z"))
+      yield* TestClock.adjust("30 seconds")
+      yield* apiKeys.authenticate(key)
+      expect(yield* lastUsed).toEqual(new Date("2025-06-01T09:00:00.000Z"))
+      yield* TestClock.adjust("31 seconds")
+      yield* apiKeys.authenticate(key)
+      expect(yield* lastUsed).toEqual(new Date("2025-06-01T09:01:01.000Z"))
+    })))
+})

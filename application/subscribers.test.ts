@@ -1,0 +1,576 @@
+import { describe, expect, it } from "@effect/vitest"
+import {
+  encodeCursor,
+  planLimits,
+  Subscriber,
+  type SubscriberId,
+  type SubscriberStatus,
+  type TagId
+} from "@roster/domain"
+import { Effect, Encoding, Option, TestClock } from "effect"
+import { Ids } from "./ports/ids.js"
+import { OrganizationRepository } from "./ports/organization-repository.js"
+import { Outbox } from "./ports/outbox.js"
+import { SubscriberRepository } from "./ports/subscriber-repository.js"
+import type { Principal } from "./principal.js"
+import { type SubscriberPage, Subscribers, type SubscriberView } from "./subscribers.js"
+import { Tags } from "./tags.js"
+import { email, keyFor, openOrganization, recordedTypes, UseCasesInMemory } from "./test-kit.js"
+
+const inMemory = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, UseCasesInMemory)
+
+const startOfJune = Date.parse("2025-06-01T09:00:00.000Z")
+
+const newTag = (principal: Principal, name: string) => Effect.flatMap(Tags, (tags) => tags.create(principal, { name }))
+
+const tagIdsOf = (view: SubscriberView) => view.tags.map(({ tag }) => tag.id)
+
+/** Puts a subscriber into a state only the email provider can cause, as its events would. */
+const markAs = (id: SubscriberId, principal: Principal, status: SubscriberStatus) =>
+  Effect.gen(function*() {
+    const repository = yield* SubscriberRepository
+    const current = Option.getOrThrow(yield* repository.findById(principal.organization.id, id))
+    yield* repository.update(new Subscriber({ ...current, status }))
+  })
+
+/** A well-formed id that names nothing yet. */
+const unknownId = Effect.flatMap(Ids, (ids) => ids.next)
+
+describe("creating a subscriber", () => {
+  it.effect("records subscriber.created and a tag.subscribed for each tag", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const digest = yield* newTag(principal, "Weekly digest")
+      const subscribers = yield* Subscribers
+
+      const created = yield* subscribers.create(principal, {
+        email: email("ada@example.com"),
+        tagIds: [news.id, digest.id],
+        metadata: { source: "import" }
+      })
+
+      expect(created.subscriber.status).toBe("active")
+      expect(created.subscriber.organizationId).toBe(organization.id)
+      expect(tagIdsOf(created)).toEqual([news.id, digest.id])
+      const events = yield* (yield* Outbox).recorded(organization.id)
+      expect(events.map((e) => e.type)).toEqual(["subscriber.created", "tag.subscribed", "tag.subscribed"])
+      expect(events[0]!.data).toMatchObject({
+        subscriber: {
+          id: created.subscriber.id,
+          email: "ada@example.com",
+          status: "active",
+          metadata: { source: "import" },
+          tags: [{ id: news.id, slug: "product-news" }, { id: digest.id, slug: "weekly-digest" }]
+        }
+      })
+      expect(events.slice(1).map((e) => e.data)).toEqual([
+        { subscriber: { id: created.subscriber.id, email: "ada@example.com" }, tag: { id: news.id, name: "Product news", slug: "product-news" } },
+        { subscriber: { id: created.subscriber.id, email: "ada@example.com" }, tag: { id: digest.id, name: "Weekly digest", slug: "weekly-digest" } }
+      ])
+      const tags = yield* Tags
+      expect((yield* tags.get(principal, news.id)).subscriberCount).toBe(1)
+      expect((yield* subscribers.get(principal, created.subscriber.id)).tags.map(({ tag }) => tag.name))
+        .toEqual(["Product news", "Weekly digest"])
+    })))
+
+  it.effect("a tag named twice is attached once", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const created = yield* (yield* Subscribers).create(principal, { email: email("ada@example.com"), tagIds: [news.id, news.id] })
+      expect(tagIdsOf(created)).toEqual([news.id])
+      expect(yield* recordedTypes(organization.id)).toEqual(["subscriber.created", "tag.subscribed"])
+      expect((yield* (yield* Tags).get(principal, news.id)).subscriberCount).toBe(1)
+    })))
+
+  it.effect("an email already there in another letter case is a conflict, and nothing is recorded", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const subscribers = yield* Subscribers
+      yield* subscribers.create(principal, { email: email("ada@example.com") })
+      const before = yield* recordedTypes(organization.id)
+
+      const error = yield* Effect.flip(subscribers.create(principal, { email: email("ADA@Example.COM"), tagIds: [news.id] }))
+
+      expect(error).toMatchObject({ _tag: "EmailAlreadyExists", email: "ADA@Example.COM" })
+      expect(yield* recordedTypes(organization.id)).toEqual(before)
+      expect((yield* (yield* Tags).get(principal, news.id)).subscriberCount).toBe(0)
+      const stored = Option.getOrThrow(yield* (yield* OrganizationRepository).findById(organization.id))
+      expect(stored.subscriberCount).toBe(1)
+      expect((yield* subscribers.getByEmail(principal, email("ADA@example.com"))).subscriber.email).toBe("ada@example.com")
+    })))
+
+  it.effect("the same email may subscribe in two organizations", () =>
+    inMemory(Effect.gen(function*() {
+      const first = yield* openOrganization()
+      const second = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const a = yield* subscribers.create(first.principal, { email: email("ada@example.com") })
+      const b = yield* subscribers.create(second.principal, { email: email("ada@example.com") })
+      expect(a.subscriber.id).not.toBe(b.subscriber.id)
+    })))
+
+  it.effect("an unknown tag id is refused, naming its place in tags, and nothing is stored", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const missing = (yield* unknownId) as TagId
+      const subscribers = yield* Subscribers
+
+      const error = yield* Effect.flip(
+        subscribers.create(principal, { email: email("ada@example.com"), tagIds: [news.id, missing] })
+      )
+      expect(error).toMatchObject({ _tag: "InvalidInput", field: "tags[1]" })
+      expect(error.message).toContain(missing)
+
+      const afterRepeat = yield* Effect.flip(
+        subscribers.create(principal, { email: email("ada@example.com"), tagIds: [news.id, news.id, missing] })
+      )
+      expect(afterRepeat).toMatchObject({ _tag: "InvalidInput", field: "tags[2]" })
+
+      expect(yield* Effect.flip(subscribers.getByEmail(principal, email("ada@example.com")))).toMatchObject({
+        _tag: "ResourceNotFound"
+      })
+      expect(yield* recordedTypes(organization.id)).toEqual([])
+    })))
+
+  it.effect("a tag of another organization is refused like an unknown one", () =>
+    inMemory(Effect.gen(function*() {
+      const mine = yield* openOrganization()
+      const theirs = yield* openOrganization()
+      const theirTag = yield* newTag(theirs.principal, "Their news")
+      const error = yield* Effect.flip(
+        (yield* Subscribers).create(mine.principal, { email: email("ada@example.com"), tagIds: [theirTag.id] })
+      )
+      expect(error).toMatchObject({ _tag: "InvalidInput", field: "tags[0]" })
+      expect((yield* (yield* Tags).get(theirs.principal, theirTag.id)).subscriberCount).toBe(0)
+    })))
+
+  it.effect("createdAt and updatedAt come from the clock", () =>
+    inMemory(Effect.gen(function*() {
+      yield* TestClock.setTime(startOfJune)
+      const { principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const created = yield* subscribers.create(principal, { email: email("ada@example.com") })
+      expect(created.subscriber.createdAt).toEqual(new Date(startOfJune))
+      expect(created.subscriber.updatedAt).toEqual(new Date(startOfJune))
+
+      yield* TestClock.adjust("90 minutes")
+      const updated = yield* subscribers.update(principal, created.subscriber.id, { firstName: "Ada" })
+      expect(updated.subscriber.createdAt).toEqual(new Date(startOfJune))
+      expect(updated.subscriber.updatedAt).toEqual(new Date("2025-06-01T10:30:00.000Z"))
+    })))
+})
+
+describe("the plan's subscriber limit", () => {
+  it.effect("a free organization fills its last slot, is refused the next, and has room again after a removal", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization({ tier: "free" })
+      const max = planLimits.free.maxSubscribers!
+      const organizations = yield* OrganizationRepository
+      expect(yield* organizations.reserveSubscriberSlots(organization.id, max - 1, max)).toBe(true)
+      const subscribers = yield* Subscribers
+
+      const last = yield* subscribers.create(principal, { email: email("last@example.com") })
+      const refused = yield* Effect.flip(subscribers.create(principal, { email: email("one-too-many@example.com") }))
+      expect(refused).toMatchObject({ _tag: "PlanLimitExceeded", limit: "subscribers", tier: "free", max })
+      expect(yield* Effect.flip(subscribers.getByEmail(principal, email("one-too-many@example.com")))).toMatchObject({
+        _tag: "ResourceNotFound"
+      })
+      expect(yield* recordedTypes(organization.id)).toEqual(["subscriber.created"])
+
+      yield* subscribers.remove(principal, last.subscriber.id)
+      expect(Option.getOrThrow(yield* organizations.findById(organization.id)).subscriberCount).toBe(max - 1)
+      yield* subscribers.create(principal, { email: email("one-too-many@example.com") })
+      expect(Option.getOrThrow(yield* organizations.findById(organization.id)).subscriberCount).toBe(max)
+    })))
+
+  it.effect("an enterprise organization has no subscriber limit", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization({ tier: "enterprise" })
+      yield* (yield* OrganizationRepository).reserveSubscriberSlots(organization.id, 50_000_000, null)
+      const created = yield* (yield* Subscribers).create(principal, { email: email("ada@example.com") })
+      expect(created.subscriber.status).toBe("active")
+    })))
+})
+
+describe("updating a subscriber", () => {
+  it.effect("records subscriber.updated with the changed fields, and nothing when nothing changed", () =>
+    inMemory(Effect.gen(function*() {
+      yield* TestClock.setTime(startOfJune)
+      const { organization, principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com"), metadata: { plan: "free" } })
+
+      yield* TestClock.adjust("1 hour")
+      const updated = yield* subscribers.update(principal, subscriber.id, { metadata: { plan: "gold", seats: 2 }, status: "active" })
+      expect(updated.subscriber.metadata).toEqual({ plan: "gold", seats: 2 })
+      const events = yield* (yield* Outbox).recorded(organization.id)
+      expect(events.map((e) => e.type)).toEqual(["subscriber.created", "subscriber.updated"])
+      expect(events[1]!.data).toMatchObject({
+        changed: ["metadata"],
+        subscriber: { id: subscriber.id, metadata: { plan: "gold", seats: 2 }, updated_at: "2025-06-01T10:00:00.000Z" }
+      })
+
+      yield* TestClock.adjust("1 hour")
+      const again = yield* subscribers.update(principal, subscriber.id, { metadata: { seats: 2, plan: "gold" }, status: "active" })
+      expect(again.subscriber.updatedAt).toEqual(new Date("2025-06-01T10:00:00.000Z"))
+      expect(yield* recordedTypes(organization.id)).toEqual(["subscriber.created", "subscriber.updated"])
+    })))
+
+  it.effect("the API can unsubscribe a subscriber and bring them back", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com") })
+      expect((yield* subscribers.update(principal, subscriber.id, { status: "unsubscribed" })).subscriber.status).toBe("unsubscribed")
+      expect((yield* subscribers.update(principal, subscriber.id, { status: "active" })).subscriber.status).toBe("active")
+      const events = yield* (yield* Outbox).recorded(organization.id)
+      expect(events.map((e) => [e.type, e.data["changed"]])).toEqual([
+        ["subscriber.created", undefined],
+        ["subscriber.updated", ["status"]],
+        ["subscriber.updated", ["status"]]
+      ])
+    })))
+
+  it.effect("a bounced subscriber can be reactivated by the API", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com") })
+      yield* markAs(subscriber.id, principal, "bounced")
+      const updated = yield* subscribers.update(principal, subscriber.id, { status: "active" })
+      expect(updated.subscriber.status).toBe("active")
+    })))
+
+  it.effect("a complained subscriber cannot be reactivated through the API, and nothing is recorded", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com") })
+      yield* markAs(subscriber.id, principal, "complained")
+
+      const error = yield* Effect.flip(subscribers.update(principal, subscriber.id, { status: "active", firstName: "Ada" }))
+
+      expect(error).toMatchObject({ _tag: "InvalidStatusTransition", from: "complained", to: "active", actor: "api" })
+      const stored = yield* subscribers.get(principal, subscriber.id)
+      expect(stored.subscriber.status).toBe("complained")
+      expect(stored.subscriber.firstName).toBeNull()
+      expect(yield* recordedTypes(organization.id)).toEqual(["subscriber.created"])
+      expect((yield* subscribers.update(principal, subscriber.id, { status: "unsubscribed" })).subscriber.status)
+        .toBe("unsubscribed")
+    })))
+
+  it.effect("the API cannot mark a subscriber bounced or complained", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com") })
+      for (const status of ["bounced", "complained"] as const) {
+        expect(yield* Effect.flip(subscribers.update(principal, subscriber.id, { status }))).toMatchObject({
+          _tag: "InvalidStatusTransition",
+          from: "active",
+          to: status
+        })
+      }
+    })))
+})
+
+describe("removing a subscriber", () => {
+  it.effect("records subscriber.deleted, detaches its tags and frees its plan slot", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com"), tagIds: [news.id] })
+
+      yield* subscribers.remove(principal, subscriber.id)
+
+      const events = yield* (yield* Outbox).recorded(organization.id)
+      expect(events.map((e) => e.type)).toEqual(["subscriber.created", "tag.subscribed", "subscriber.deleted"])
+      expect(events[2]!.data).toMatchObject({ subscriber: { id: subscriber.id, email: "ada@example.com" } })
+      expect(yield* Effect.flip(subscribers.get(principal, subscriber.id))).toMatchObject({
+        _tag: "ResourceNotFound",
+        resource: "subscriber",
+        id: subscriber.id
+      })
+      expect((yield* (yield* Tags).get(principal, news.id)).subscriberCount).toBe(0)
+      expect(Option.getOrThrow(yield* (yield* OrganizationRepository).findById(organization.id)).subscriberCount).toBe(0)
+      yield* subscribers.create(principal, { email: email("ada@example.com") })
+    })))
+})
+
+describe("a subscriber's tags", () => {
+  it.effect("attaching records tag.subscribed for new tags only; detaching records tag.unsubscribed once", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const digest = yield* newTag(principal, "Weekly digest")
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com"), tagIds: [news.id] })
+
+      const attached = yield* subscribers.attachTags(principal, subscriber.id, [news.id, digest.id])
+      expect(tagIdsOf(attached)).toEqual([news.id, digest.id])
+      yield* subscribers.attachTags(principal, subscriber.id, [digest.id])
+      expect(yield* recordedTypes(organization.id)).toEqual(["subscriber.created", "tag.subscribed", "tag.subscribed"])
+
+      yield* subscribers.detachTag(principal, subscriber.id, news.id)
+      yield* subscribers.detachTag(principal, subscriber.id, news.id)
+      const events = yield* (yield* Outbox).recorded(organization.id)
+      expect(events.map((e) => e.type)).toEqual(["subscriber.created", "tag.subscribed", "tag.subscribed", "tag.unsubscribed"])
+      expect(events[3]!.data).toMatchObject({ tag: { id: news.id } })
+      expect((yield* subscribers.listTags(principal, subscriber.id)).map(({ tag }) => tag.id)).toEqual([digest.id])
+      const tags = yield* Tags
+      expect((yield* tags.get(principal, news.id)).subscriberCount).toBe(0)
+      expect((yield* tags.get(principal, digest.id)).subscriberCount).toBe(1)
+    })))
+
+  it.effect("an unknown tag id is refused, naming its place in tag_ids", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com") })
+      const missing = (yield* unknownId) as TagId
+      expect(yield* Effect.flip(subscribers.attachTags(principal, subscriber.id, [news.id, news.id, missing]))).toMatchObject({
+        _tag: "InvalidInput",
+        field: "tag_ids[2]"
+      })
+      expect(yield* subscribers.listTags(principal, subscriber.id)).toEqual([])
+    })))
+})
+
+describe("listing subscribers", () => {
+  /** Seven subscribers, some created in the same millisecond, so that ties break on the id. */
+  const seven = (principal: Principal) =>
+    Effect.gen(function*() {
+      const subscribers = yield* Subscribers
+      const created: Array<Subscriber> = []
+      for (const [i, local] of ["grace", "Ada", "linus", "barbara", "Edsger", "alan", "margaret"].entries()) {
+        if (i % 3 === 0) yield* TestClock.adjust("1 second")
+        created.push((yield* subscribers.create(principal, { email: email(`${local}@example.com`) })).subscriber)
+      }
+      return created
+    })
+
+  const allPages = (principal: Principal, request: { sort: "created_at" | "updated_at" | "email"; order: "asc" | "desc" }) =>
+    Effect.gen(function*() {
+      const subscribers = yield* Subscribers
+      const pages: Array<ReadonlyArray<string>> = []
+      let cursor: string | undefined = undefined
+      do {
+        const page: SubscriberPage = yield* subscribers.list(principal, { ...request, limit: 3, cursor })
+        expect(page.total).toBe(7)
+        pages.push(page.items.map((view) => view.subscriber.email))
+        cursor = page.nextCursor ?? undefined
+      } while (cursor !== undefined)
+      return pages
+    })
+
+  it.effect("walks every subscriber once, newest first, three to a page", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const created = yield* seven(principal)
+      const newestFirst = [...created]
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+        .map((s) => s.email)
+      const pages = yield* allPages(principal, { sort: "created_at", order: "desc" })
+      expect(pages.map((page) => page.length)).toEqual([3, 3, 1])
+      expect(pages.flat()).toEqual(newestFirst)
+    })))
+
+  it.effect("walks by email regardless of letter case", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      yield* seven(principal)
+      const pages = yield* allPages(principal, { sort: "email", order: "asc" })
+      expect(pages.flat()).toEqual([
+        "Ada@example.com",
+        "alan@example.com",
+        "barbara@example.com",
+        "Edsger@example.com",
+        "grace@example.com",
+        "linus@example.com",
+        "margaret@example.com"
+      ])
+    })))
+
+  it.effect("refuses a cursor that belongs to another sort", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      yield* seven(principal)
+      const subscribers = yield* Subscribers
+      const first = yield* subscribers.list(principal, { sort: "created_at", order: "desc", limit: 2 })
+      const error = yield* Effect.flip(
+        subscribers.list(principal, { sort: "email", order: "desc", limit: 2, cursor: first.nextCursor! })
+      )
+      expect(error).toMatchObject({ _tag: "InvalidInput", field: "cursor" })
+      expect(error.message).toContain("sort=created_at&order=desc")
+    })))
+
+  it.effect("refuses a hand-made cursor whose value does not fit the sort", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const id = yield* unknownId
+      for (const value of ["yesterday", 1_700_000_000_000, "2025-13-45T99:99:99.999Z"]) {
+        const cursor = encodeCursor({ sort: "created_at", order: "desc", value, id })
+        expect(yield* Effect.flip(subscribers.list(principal, { sort: "created_at", order: "desc", limit: 2, cursor })))
+          .toMatchObject({ _tag: "InvalidInput", field: "cursor" })
+      }
+      const mangled = Encoding.encodeBase64Url("[\"created_at\",\"desc\"]")
+      expect(yield* Effect.flip(subscribers.list(principal, { sort: "created_at", order: "desc", limit: 2, cursor: mangled })))
+        .toMatchObject({ _tag: "InvalidInput", field: "cursor" })
+    })))
+
+  it.effect("filters by status and by tag, and counts what the filter keeps", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const subscribers = yield* Subscribers
+      const ada = yield* subscribers.create(principal, { email: email("ada@example.com"), tagIds: [news.id] })
+      yield* subscribers.create(principal, { email: email("grace@example.com"), tagIds: [news.id] })
+      yield* subscribers.create(principal, { email: email("alan@example.com") })
+      yield* subscribers.update(principal, ada.subscriber.id, { status: "unsubscribed" })
+
+      const tagged = yield* subscribers.list(principal, { tagId: news.id, sort: "email", order: "asc", limit: 50 })
+      expect(tagged.total).toBe(2)
+      expect(tagged.items.map((v) => v.subscriber.email)).toEqual(["ada@example.com", "grace@example.com"])
+      expect(tagged.items.every((v) => tagIdsOf(v).includes(news.id))).toBe(true)
+      const active = yield* subscribers.list(principal, { status: "active", sort: "email", order: "asc", limit: 50 })
+      expect(active.items.map((v) => v.subscriber.email)).toEqual(["alan@example.com", "grace@example.com"])
+      expect(active.total).toBe(2)
+      expect(active.nextCursor).toBeNull()
+    })))
+
+  it.effect("shows only the caller's own subscribers", () =>
+    inMemory(Effect.gen(function*() {
+      const mine = yield* openOrganization()
+      const theirs = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      yield* subscribers.create(mine.principal, { email: email("ada@example.com") })
+      yield* subscribers.create(theirs.principal, { email: email("grace@example.com") })
+      const page = yield* subscribers.list(mine.principal, { sort: "created_at", order: "desc", limit: 50 })
+      expect(page.total).toBe(1)
+      expect(page.items.map((v) => v.subscriber.email)).toEqual(["ada@example.com"])
+    })))
+})
+
+describe("tenancy", () => {
+  it.effect("another organization's subscriber cannot be read, changed, removed or tagged", () =>
+    inMemory(Effect.gen(function*() {
+      const owner = yield* openOrganization()
+      const intruder = yield* openOrganization()
+      const ownerTag = yield* newTag(owner.principal, "Product news")
+      const intruderTag = yield* newTag(intruder.principal, "Intruder news")
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(owner.principal, { email: email("ada@example.com"), tagIds: [ownerTag.id] })
+      const before = yield* recordedTypes(owner.organization.id)
+      const p = intruder.principal
+
+      const attempts: ReadonlyArray<Effect.Effect<unknown, { readonly _tag: string; readonly message: string }>> = [
+        subscribers.get(p, subscriber.id),
+        subscribers.update(p, subscriber.id, { status: "unsubscribed", metadata: { taken: true } }),
+        subscribers.remove(p, subscriber.id),
+        subscribers.listTags(p, subscriber.id),
+        subscribers.attachTags(p, subscriber.id, [intruderTag.id]),
+        subscribers.detachTag(p, subscriber.id, ownerTag.id)
+      ]
+      for (const attempt of attempts) {
+        const error = yield* Effect.flip(attempt)
+        expect(error).toMatchObject({ _tag: "ResourceOfAnotherOrganization", resource: "subscriber", id: subscriber.id })
+        expect(error.message).not.toContain("ada@example.com")
+      }
+
+      const own = yield* subscribers.create(p, { email: email("eve@example.com") })
+      expect(yield* Effect.flip(subscribers.detachTag(p, own.subscriber.id, ownerTag.id))).toMatchObject({
+        _tag: "ResourceOfAnotherOrganization",
+        resource: "tag",
+        id: ownerTag.id
+      })
+
+      const untouched = yield* subscribers.get(owner.principal, subscriber.id)
+      expect(untouched.subscriber).toEqual(subscriber)
+      expect(tagIdsOf(untouched)).toEqual([ownerTag.id])
+      expect(yield* recordedTypes(owner.organization.id)).toEqual(before)
+      expect(yield* Effect.flip(subscribers.getByEmail(p, email("ada@example.com")))).toMatchObject({ _tag: "ResourceNotFound" })
+    })))
+
+  it.effect("an id that names no subscriber is not found", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const id = (yield* unknownId) as SubscriberId
+      const subscribers = yield* Subscribers
+      const attempts: ReadonlyArray<Effect.Effect<unknown, { readonly _tag: string }>> = [
+        subscribers.get(principal, id),
+        subscribers.update(principal, id, { status: "unsubscribed" }),
+        subscribers.remove(principal, id),
+        subscribers.listTags(principal, id),
+        subscribers.attachTags(principal, id, [news.id]),
+        subscribers.detachTag(principal, id, news.id)
+      ]
+      for (const attempt of attempts) {
+        expect(yield* Effect.flip(attempt)).toMatchObject({ _tag: "ResourceNotFound", resource: "subscriber", id })
+      }
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com") })
+      const tagId = (yield* unknownId) as TagId
+      expect(yield* Effect.flip(subscribers.detachTag(principal, subscriber.id, tagId))).toMatchObject({
+        _tag: "ResourceNotFound",
+        resource: "tag",
+        id: tagId
+      })
+    })))
+})
+
+describe("scopes", () => {
+  it.effect("a key without scopes may do nothing with subscribers", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com"), tagIds: [news.id] })
+      const before = yield* recordedTypes(organization.id)
+      const none = yield* keyFor(organization.id, [])
+
+      const attempts = [
+        ["subscribers:write", subscribers.create(none, { email: email("grace@example.com") })],
+        ["subscribers:read", subscribers.get(none, subscriber.id)],
+        ["subscribers:read", subscribers.getByEmail(none, subscriber.email)],
+        ["subscribers:read", subscribers.list(none, { sort: "created_at", order: "desc", limit: 10 })],
+        ["subscribers:write", subscribers.update(none, subscriber.id, { status: "unsubscribed" })],
+        ["subscribers:delete", subscribers.remove(none, subscriber.id)],
+        ["subscribers:read", subscribers.listTags(none, subscriber.id)],
+        ["subscribers:write", subscribers.attachTags(none, subscriber.id, [news.id])],
+        ["subscribers:write", subscribers.detachTag(none, subscriber.id, news.id)]
+      ] as const
+      for (const [scope, attempt] of attempts) {
+        expect(yield* Effect.flip(attempt as Effect.Effect<unknown, { readonly _tag: string }>)).toMatchObject({
+          _tag: "MissingScope",
+          scope
+        })
+      }
+      expect(yield* recordedTypes(organization.id)).toEqual(before)
+      expect((yield* subscribers.get(principal, subscriber.id)).subscriber.status).toBe("active")
+    })))
+
+  it.effect("a read-only key reads subscribers but cannot change them", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const { subscriber } = yield* subscribers.create(principal, { email: email("ada@example.com") })
+      const reader = yield* keyFor(organization.id, ["subscribers:read"])
+      expect((yield* subscribers.get(reader, subscriber.id)).subscriber.id).toBe(subscriber.id)
+      expect(yield* Effect.flip(subscribers.update(reader, subscriber.id, { firstName: "Ada" }))).toMatchObject({
+        _tag: "MissingScope",
+        scope: "subscribers:write"
+      })
+      const writer = yield* keyFor(organization.id, ["subscribers:write"])
+      expect(yield* Effect.flip(subscribers.remove(writer, subscriber.id))).toMatchObject({
+        _tag: "MissingScope",
+        scope: "subscribers:delete"
+      })
+    })))
+})

@@ -1,0 +1,48 @@
+/**
+ * What the use-case tests share: the application services over the in-memory database and the
+ * node crypto adapters, and a way to open a fresh organization with a key of chosen scopes.
+ * Used by `*.test.ts` files only; like a composition root, it may reach into adapters/.
+ */
+import { EmailAddress, type PlanTier, type Scope, Slug } from "@roster/domain"
+import { Effect, Layer } from "effect"
+import { CryptoLive } from "../adapters/crypto/index.js"
+import { MemoryPersistenceLive } from "../adapters/memory/index.js"
+import { ApiKeys } from "./api-keys.js"
+import { Organizations } from "./organizations.js"
+import { Ids } from "./ports/ids.js"
+import { Outbox } from "./ports/outbox.js"
+import type { Principal } from "./principal.js"
+import { Subscribers } from "./subscribers.js"
+import { Tags } from "./tags.js"
+
+/** The services with every port they need, and the ports themselves for setting up and looking. */
+export const UseCasesInMemory = Layer.mergeAll(Subscribers.Default, Tags.Default, ApiKeys.Default, Organizations.Default).pipe(
+  Layer.provideMerge(Layer.merge(MemoryPersistenceLive, CryptoLive))
+)
+
+/** A new organization and a principal acting for it through an API key with `scopes`. */
+export const openOrganization = (options: { readonly tier?: PlanTier; readonly scopes?: ReadonlyArray<Scope> } = {}) =>
+  Effect.gen(function*() {
+    const ids = yield* Ids
+    const organization = yield* (yield* Organizations).create({
+      name: "Acme Newsletters",
+      slug: Slug.make(`acme-${yield* ids.next}`),
+      tier: options.tier
+    })
+    const principal = yield* keyFor(organization.id, options.scopes ?? ["*"])
+    return { organization, principal }
+  })
+
+/** Another credential of the same organization, with other scopes. */
+export const keyFor = (organizationId: Principal["organization"]["id"], scopes: ReadonlyArray<Scope>) =>
+  Effect.gen(function*() {
+    const apiKeys = yield* ApiKeys
+    const { key } = yield* apiKeys.create({ organizationId, name: "test key", scopes, environment: "test" })
+    return yield* Effect.orDie(apiKeys.authenticate(key))
+  })
+
+/** The kinds of the events an organization has recorded, oldest first. */
+export const recordedTypes = (organizationId: Principal["organization"]["id"]) =>
+  Effect.map(Effect.flatMap(Outbox, (outbox) => outbox.recorded(organizationId)), (events) => events.map((e) => e.type))
+
+export const email = (address: string): EmailAddress => EmailAddress.make(address)
