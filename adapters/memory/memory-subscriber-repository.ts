@@ -2,6 +2,7 @@ import { SubscriberRepository, type SubscriberFilter, type SubscriberSort } from
 import { EmailAlreadyExists, emailKey, type Subscriber } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
+import { adjustCount } from "./memory-tag-assignments.js"
 import { compareBy, instant, isAfter, type SortKey } from "./ordering.js"
 
 const sortValue = (sort: SubscriberSort) => (s: Subscriber): SortKey =>
@@ -48,6 +49,7 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
           const current = t.subscribers.get(id)
           if (current === undefined || current.organizationId !== organizationId) return false
           t.subscribers.delete(id)
+          for (const tagId of t.assignments.get(id)?.keys() ?? []) adjustCount(t, tagId, -1)
           t.assignments.delete(id)
           return true
         }),

@@ -3,7 +3,7 @@ import { type SubscriberId, Tag, type TagId, type TagSubscription } from "@roste
 import { Effect, Layer } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
 
-const adjustCount = (t: Tables, tagId: string, by: number) => {
+export const adjustCount = (t: Tables, tagId: string, by: number) => {
   const tag = t.tags.get(tagId)
   if (tag !== undefined) t.tags.set(tagId, new Tag({ ...tag, subscriberCount: tag.subscriberCount + by }))
 }

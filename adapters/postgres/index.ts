@@ -1,0 +1,29 @@
+import { Layer } from "effect"
+import { PostgresApiKeyRepositoryLive } from "./postgres-api-key-repository.js"
+import { PostgresDatabaseHealthLive } from "./postgres-database-health.js"
+import { PostgresOrganizationRepositoryLive } from "./postgres-organization-repository.js"
+import { PostgresOutboxLive } from "./postgres-outbox.js"
+import { PostgresSubscriberRepositoryLive } from "./postgres-subscriber-repository.js"
+import { PostgresTagAssignmentsLive } from "./postgres-tag-assignments.js"
+import { PostgresTagRepositoryLive } from "./postgres-tag-repository.js"
+import { PostgresUnitOfWorkLive } from "./postgres-unit-of-work.js"
+
+export { EmbeddedDatabaseInUse } from "./embedded-database-lock.js"
+export { runMigrations } from "./migrations/index.js"
+export { makePgClient } from "./pg-client.js"
+export { makePgliteClient } from "./pglite-client.js"
+
+/**
+ * Every persistence port over one SqlClient: a PostgreSQL server (`makePgClient`) or the embedded
+ * database (`makePgliteClient`), migrated with `runMigrations`.
+ */
+export const PostgresPersistenceLive = Layer.mergeAll(
+  PostgresSubscriberRepositoryLive,
+  PostgresTagRepositoryLive,
+  PostgresTagAssignmentsLive,
+  PostgresOrganizationRepositoryLive,
+  PostgresApiKeyRepositoryLive,
+  PostgresOutboxLive,
+  PostgresUnitOfWorkLive,
+  PostgresDatabaseHealthLive
+)

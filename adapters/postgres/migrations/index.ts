@@ -1,0 +1,45 @@
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import initialSchema from "./0001_initial_schema.js"
+
+const migrations = Migrator.fromRecord({
+  "0001_initial_schema": initialSchema
+})
+
+const MIGRATIONS_TABLE = "effect_sql_migrations"
+
+/**
+ * The migrator's own table, created under an advisory lock: processes that start together against
+ * one server (api and worker) would otherwise race to create it. Its definition is the migrator's.
+ */
+const ensureMigrationsTable = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.withTransaction(
+    Effect.zipRight(
+      sql`SELECT pg_advisory_xact_lock(hashtext('roster.migrations'))`,
+      sql`CREATE TABLE IF NOT EXISTS ${sql(MIGRATIONS_TABLE)} (
+        migration_id integer PRIMARY KEY,
+        created_at timestamp with time zone NOT NULL DEFAULT now(),
+        name text NOT NULL
+      )`
+    )
+  ))
+
+const migrate = Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE })
+
+const failed = (cause: SqlError) =>
+  new Migrator.MigrationError({ reason: "failed", message: "Could not migrate the database", cause })
+
+/**
+ * Applies the migrations not yet applied, each once, in order; answers those it applied. Safe to
+ * run from several processes at once: one applies, the others wait and apply nothing.
+ */
+export const runMigrations: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError,
+  SqlClient.SqlClient
+> = ensureMigrationsTable.pipe(
+  Effect.zipRight(migrate),
+  Effect.catchIf((error): error is SqlError => error instanceof SqlError, (error) => Effect.fail(failed(error)))
+)

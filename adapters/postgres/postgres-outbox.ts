@@ -1,0 +1,41 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Outbox } from "@roster/application"
+import { DomainEvent } from "@roster/domain"
+import { Array, Effect, Layer } from "effect"
+import { decodeRows, jsonb } from "./rows.js"
+
+const decodeEvents = decodeRows(DomainEvent)
+
+/** A statement takes at most 65,535 parameters; five per event. */
+const EVENTS_PER_INSERT = 1_000
+
+/** Events are kept in the order they were recorded (`position`), which a dispatcher follows. */
+export const PostgresOutboxLive = Layer.effect(
+  Outbox,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = (events: ReadonlyArray<DomainEvent>) =>
+      sql`INSERT INTO outbox_events ${
+        sql.insert(events.map((event) => ({
+          id: event.id,
+          organization_id: event.organizationId,
+          type: event.type,
+          occurred_at: event.occurredAt,
+          data: jsonb(event.data)
+        })))
+      }`
+
+    return Outbox.of({
+      // One multi-row INSERT per thousand events, in order, so positions follow the given order.
+      record: (events) =>
+        Effect.forEach(Array.chunksOf(events, EVENTS_PER_INSERT), insert, { discard: true }).pipe(Effect.orDie),
+
+      recorded: (organizationId) =>
+        sql`
+          SELECT id, organization_id, type, occurred_at, data FROM outbox_events
+          WHERE organization_id = ${organizationId}
+          ORDER BY position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie)
+    })
+  })
+)

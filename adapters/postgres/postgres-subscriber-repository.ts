@@ -1,0 +1,104 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { type SubscriberFilter, SubscriberRepository, type SubscriberSort } from "@roster/application"
+import { EmailAlreadyExists, emailKey, OrganizationId, Subscriber } from "@roster/domain"
+import { Effect, Layer, Option, Schema } from "effect"
+import { selectList, subscriberColumns } from "./columns.js"
+import { instant, keyset } from "./keyset.js"
+import { decodeCount, decodeFirst, decodeRows, jsonb } from "./rows.js"
+import { detachAllTagsOf } from "./tag-counts.js"
+import { onUniqueViolation, transactional, withSavepoint } from "./transactions.js"
+
+const sortColumns: Record<SubscriberSort, string> = {
+  created_at: "created_at",
+  updated_at: "updated_at",
+  email: "email_key"
+}
+
+const decodeSubscriber = decodeFirst(Subscriber)
+const decodeSubscribers = decodeRows(Subscriber)
+const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
+
+export const PostgresSubscriberRepositoryLive = Layer.effect(
+  SubscriberRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = selectList(sql, subscriberColumns)
+
+    const matching = (organizationId: OrganizationId, filter: SubscriberFilter) => [
+      sql`organization_id = ${organizationId}`,
+      ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
+      ...(filter.tagId === undefined ? [] : [
+        sql`EXISTS (SELECT 1 FROM subscriber_tags st WHERE st.subscriber_id = subscribers.id AND st.tag_id = ${filter.tagId})`
+      ])
+    ]
+
+    const findById = (organizationId: OrganizationId, id: string, forUpdate: boolean) =>
+      sql`SELECT ${columns} FROM subscribers WHERE organization_id = ${organizationId} AND id = ${id}
+          ${sql.literal(forUpdate ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeSubscriber), Effect.orDie)
+
+    return SubscriberRepository.of({
+      insert: (subscriber) =>
+        sql`
+          INSERT INTO subscribers
+            (id, organization_id, email, email_key, status, metadata, first_name, last_name, created_at, updated_at)
+          VALUES (
+            ${subscriber.id}, ${subscriber.organizationId}, ${subscriber.email}, ${emailKey(subscriber.email)},
+            ${subscriber.status}, ${jsonb(subscriber.metadata)}, ${subscriber.firstName}, ${subscriber.lastName},
+            ${subscriber.createdAt}, ${subscriber.updatedAt}
+          )`.pipe(
+          withSavepoint(sql),
+          Effect.asVoid,
+          onUniqueViolation({ subscribers_email_unique: () => new EmailAlreadyExists({ email: subscriber.email }) })
+        ),
+
+      update: (subscriber) =>
+        sql`
+          UPDATE subscribers SET
+            email = ${subscriber.email}, email_key = ${emailKey(subscriber.email)}, status = ${subscriber.status},
+            metadata = ${jsonb(subscriber.metadata)}, first_name = ${subscriber.firstName},
+            last_name = ${subscriber.lastName}, updated_at = ${subscriber.updatedAt}
+          WHERE organization_id = ${subscriber.organizationId} AND id = ${subscriber.id}`.pipe(Effect.asVoid, Effect.orDie),
+
+      delete: (organizationId, id) =>
+        transactional(sql)(Effect.gen(function*() {
+          // The assignments would go by cascade, but their tags' counts must follow.
+          yield* detachAllTagsOf(sql, organizationId, id)
+          const deleted = yield* sql`DELETE FROM subscribers WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`
+          return deleted.length > 0
+        })).pipe(Effect.orDie),
+
+      findById: (organizationId, id) => findById(organizationId, id, false),
+
+      findByIdForUpdate: (organizationId, id) => findById(organizationId, id, true),
+
+      findByEmail: (organizationId, email) =>
+        sql`SELECT ${columns} FROM subscribers WHERE organization_id = ${organizationId} AND email_key = ${emailKey(email)}`
+          .pipe(Effect.flatMap(decodeSubscriber), Effect.orDie),
+
+      organizationOf: (id) =>
+        sql`SELECT organization_id FROM subscribers WHERE id = ${id}`.pipe(
+          Effect.flatMap(decodeOwner),
+          Effect.map(Option.map((row) => row.organizationId)),
+          Effect.orDie
+        ),
+
+      list: (organizationId, query) => {
+        const page = keyset(sql, sortColumns[query.sort], query.order, query.after && {
+          value: query.sort === "email" ? String(query.after.value) : instant(query.after.value),
+          id: query.after.id
+        })
+        return sql`
+          SELECT ${columns} FROM subscribers
+          WHERE ${sql.and([...matching(organizationId, query), ...page.after])}
+          ${page.orderBy}
+          LIMIT ${query.limit}`.pipe(Effect.flatMap(decodeSubscribers), Effect.orDie)
+      },
+
+      count: (organizationId, filter) =>
+        sql`SELECT count(*)::integer AS count FROM subscribers WHERE ${sql.and(matching(organizationId, filter))}`.pipe(
+          Effect.flatMap(decodeCount),
+          Effect.orDie
+        )
+    })
+  })
+)

@@ -1,0 +1,107 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { TagRepository, type TagSort } from "@roster/application"
+import { OrganizationId, Tag, TagAlreadyExists, tagNameKey } from "@roster/domain"
+import { Effect, Layer, Option, Schema } from "effect"
+import { selectList, tagColumns } from "./columns.js"
+import { instant, keyset } from "./keyset.js"
+import { decodeCount, decodeFirst, decodeRows, jsonb } from "./rows.js"
+import { onUniqueViolation, withSavepoint } from "./transactions.js"
+
+const sortColumns: Record<TagSort, string> = {
+  name: "name_key",
+  created_at: "created_at",
+  subscriber_count: "subscriber_count"
+}
+
+const positionValue = (sort: TagSort, value: string | number): unknown =>
+  sort === "name" ? String(value) : sort === "created_at" ? instant(value) : Number(value)
+
+const decodeTag = decodeFirst(Tag)
+const decodeTags = decodeRows(Tag)
+const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
+
+const clashes = (tag: Tag) => ({
+  tags_name_unique: () => new TagAlreadyExists({ field: "name", value: tag.name }),
+  tags_slug_unique: () => new TagAlreadyExists({ field: "slug", value: tag.slug })
+})
+
+export const PostgresTagRepositoryLive = Layer.effect(
+  TagRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = selectList(sql, tagColumns)
+
+    return TagRepository.of({
+      insert: (tag) =>
+        sql`
+          INSERT INTO tags (id, organization_id, name, name_key, slug, description, metadata, created_at, updated_at)
+          VALUES (
+            ${tag.id}, ${tag.organizationId}, ${tag.name}, ${tagNameKey(tag.name)}, ${tag.slug}, ${tag.description},
+            ${jsonb(tag.metadata)}, ${tag.createdAt}, ${tag.updatedAt}
+          )`.pipe(withSavepoint(sql), Effect.asVoid, onUniqueViolation(clashes(tag))),
+
+      update: (tag) =>
+        sql`
+          UPDATE tags SET
+            name = ${tag.name}, name_key = ${tagNameKey(tag.name)}, slug = ${tag.slug},
+            description = ${tag.description}, metadata = ${jsonb(tag.metadata)}, updated_at = ${tag.updatedAt}
+          WHERE organization_id = ${tag.organizationId} AND id = ${tag.id}`.pipe(
+          withSavepoint(sql),
+          Effect.asVoid,
+          onUniqueViolation(clashes(tag))
+        ),
+
+      delete: (organizationId, id) =>
+        // Its assignments go by cascade.
+        sql`DELETE FROM tags WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
+
+      findById: (organizationId, id) =>
+        sql`SELECT ${columns} FROM tags WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(
+          Effect.flatMap(decodeTag),
+          Effect.orDie
+        ),
+
+      findByName: (organizationId, name) =>
+        sql`SELECT ${columns} FROM tags WHERE organization_id = ${organizationId} AND name_key = ${tagNameKey(name)}`.pipe(
+          Effect.flatMap(decodeTag),
+          Effect.orDie
+        ),
+
+      findByIds: (organizationId, ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : sql`SELECT ${columns} FROM tags WHERE organization_id = ${organizationId} AND id = ANY(${ids}::uuid[])`.pipe(
+            Effect.flatMap(decodeTags),
+            Effect.orDie
+          ),
+
+      organizationOf: (id) =>
+        sql`SELECT organization_id FROM tags WHERE id = ${id}`.pipe(
+          Effect.flatMap(decodeOwner),
+          Effect.map(Option.map((row) => row.organizationId)),
+          Effect.orDie
+        ),
+
+      list: (organizationId, query) => {
+        const page = keyset(sql, sortColumns[query.sort], query.order, query.after && {
+          value: positionValue(query.sort, query.after.value),
+          id: query.after.id
+        })
+        return sql`
+          SELECT ${columns} FROM tags
+          WHERE ${sql.and([sql`organization_id = ${organizationId}`, ...page.after])}
+          ${page.orderBy}
+          LIMIT ${query.limit}`.pipe(Effect.flatMap(decodeTags), Effect.orDie)
+      },
+
+      count: (organizationId) =>
+        sql`SELECT count(*)::integer AS count FROM tags WHERE organization_id = ${organizationId}`.pipe(
+          Effect.flatMap(decodeCount),
+          Effect.orDie
+        )
+    })
+  })
+)

@@ -1,0 +1,180 @@
+import {
+  ApiKeyRepository,
+  type DatabaseHealth,
+  OrganizationRepository,
+  type Outbox,
+  SubscriberRepository,
+  TagRepository,
+  type TagAssignments,
+  type UnitOfWork
+} from "@roster/application"
+import {
+  ApiKey,
+  ApiKeyId,
+  DomainEvent,
+  EmailAddress,
+  EventId,
+  type EventType,
+  Organization,
+  OrganizationId,
+  type PlanTier,
+  type Scope,
+  Slug,
+  Subscriber,
+  SubscriberId,
+  type SubscriberStatus,
+  Tag,
+  TagId
+} from "@roster/domain"
+import { Effect, type Layer, Schema } from "effect"
+import { randomBytes, randomUUID } from "node:crypto"
+
+/** Every persistence port; each contract suite runs against a layer that provides them all. */
+export type Persistence =
+  | SubscriberRepository
+  | TagRepository
+  | TagAssignments
+  | OrganizationRepository
+  | ApiKeyRepository
+  | Outbox
+  | UnitOfWork
+  | DatabaseHealth
+
+export type PersistenceLayer = Layer.Layer<Persistence, unknown>
+
+/** A moment of the test's story, to the millisecond: `instant(3)` is three seconds after the start. */
+export const instant = (seconds: number): Date => new Date(Date.UTC(2025, 0, 1) + seconds * 1000)
+
+const unique = (): string => randomBytes(6).toString("hex")
+
+export const email = (address: string) => Schema.decodeSync(EmailAddress)(address)
+
+export const anOrganization = (
+  fields: { readonly tier?: PlanTier; readonly subscriberCount?: number; readonly slug?: string } = {}
+) =>
+  new Organization({
+    id: OrganizationId.make(randomUUID()),
+    name: "Acme Newsletters",
+    slug: Slug.make(fields.slug ?? `acme-${unique()}`),
+    tier: fields.tier ?? "free",
+    isPlatformAdmin: false,
+    suspendedAt: null,
+    subscriberCount: fields.subscriberCount ?? 0,
+    createdAt: instant(0),
+    updatedAt: instant(0)
+  })
+
+/** A new organization of this test alone, so that tests never see each other's rows. */
+export const givenOrganization = (fields: Parameters<typeof anOrganization>[0] = {}) =>
+  Effect.gen(function*() {
+    const organization = anOrganization(fields)
+    yield* (yield* OrganizationRepository).insert(organization).pipe(Effect.orDie)
+    return organization
+  })
+
+export interface SubscriberFields {
+  readonly email?: string
+  readonly status?: SubscriberStatus
+  readonly metadata?: Record<string, unknown>
+  readonly firstName?: string | null
+  readonly createdAt?: Date
+  readonly updatedAt?: Date
+}
+
+export const aSubscriber = (organizationId: OrganizationId, fields: SubscriberFields = {}) =>
+  new Subscriber({
+    id: SubscriberId.make(randomUUID()),
+    organizationId,
+    email: email(fields.email ?? `reader-${unique()}@example.com`),
+    status: fields.status ?? "active",
+    metadata: fields.metadata ?? {},
+    firstName: fields.firstName ?? null,
+    lastName: null,
+    createdAt: fields.createdAt ?? instant(0),
+    updatedAt: fields.updatedAt ?? fields.createdAt ?? instant(0)
+  })
+
+export const givenSubscriber = (organizationId: OrganizationId, fields: SubscriberFields = {}) =>
+  Effect.gen(function*() {
+    const subscriber = aSubscriber(organizationId, fields)
+    yield* (yield* SubscriberRepository).insert(subscriber).pipe(Effect.orDie)
+    return subscriber
+  })
+
+export interface TagFields {
+  readonly name?: string
+  readonly slug?: string
+  readonly createdAt?: Date
+}
+
+export const aTag = (organizationId: OrganizationId, fields: TagFields = {}) => {
+  const name = fields.name ?? `Tag ${unique()}`
+  return new Tag({
+    id: TagId.make(randomUUID()),
+    organizationId,
+    name,
+    slug: Slug.make(fields.slug ?? `tag-${unique()}`),
+    description: null,
+    metadata: {},
+    subscriberCount: 0,
+    createdAt: fields.createdAt ?? instant(0),
+    updatedAt: fields.createdAt ?? instant(0)
+  })
+}
+
+export const givenTag = (organizationId: OrganizationId, fields: TagFields = {}) =>
+  Effect.gen(function*() {
+    const tag = aTag(organizationId, fields)
+    yield* (yield* TagRepository).insert(tag).pipe(Effect.orDie)
+    return tag
+  })
+
+export const anApiKey = (
+  organizationId: OrganizationId,
+  fields: { readonly scopes?: ReadonlyArray<Scope>; readonly createdAt?: Date; readonly revokedAt?: Date | null } = {}
+) =>
+  new ApiKey({
+    id: ApiKeyId.make(randomUUID()),
+    organizationId,
+    name: "Production import",
+    environment: "test",
+    keyHash: randomBytes(32).toString("hex"),
+    prefix: "svc_test_AbCd",
+    lastFour: "wxyz",
+    scopes: [...(fields.scopes ?? ["subscribers:read"])],
+    createdAt: fields.createdAt ?? instant(0),
+    lastUsedAt: null,
+    revokedAt: fields.revokedAt ?? null
+  })
+
+export const givenApiKey = (organizationId: OrganizationId, fields: Parameters<typeof anApiKey>[1] = {}) =>
+  Effect.gen(function*() {
+    const apiKey = anApiKey(organizationId, fields)
+    yield* (yield* ApiKeyRepository).insert(apiKey)
+    return apiKey
+  })
+
+export const anEvent = (
+  organizationId: OrganizationId,
+  type: EventType = "subscriber.created",
+  data: Record<string, unknown> = {}
+) =>
+  new DomainEvent({ id: EventId.make(randomUUID()), organizationId, type, occurredAt: instant(0), data })
+
+/** Orders text as PostgreSQL's "C" collation does: by code point (UTF-8 bytes). */
+export const compareCodePoints = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))
+
+/** The ids that a keyset walk must see, in order: by sort value, ties by id, in the given direction. */
+export const expectedOrder = <A extends { readonly id: string }>(
+  rows: ReadonlyArray<A>,
+  value: (row: A) => string | number,
+  order: "asc" | "desc"
+): ReadonlyArray<string> =>
+  [...rows]
+    .sort((a, b) => {
+      const [x, y] = [value(a), value(b)]
+      const byValue = typeof x === "number" && typeof y === "number" ? x - y : compareCodePoints(String(x), String(y))
+      const result = byValue || compareCodePoints(a.id, b.id)
+      return order === "asc" ? result : -result
+    })
+    .map((row) => row.id)

@@ -1,0 +1,228 @@
+import { assert, expect, layer } from "@effect/vitest"
+import {
+  type KeysetPosition,
+  SubscriberRepository,
+  type SubscriberFilter,
+  type SubscriberSort,
+  TagAssignments
+} from "@roster/application"
+import { emailKey, type OrganizationId, type SortOrder, Subscriber, SubscriberId } from "@roster/domain"
+import { Effect, Exit, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import {
+  aSubscriber,
+  email,
+  expectedOrder,
+  givenOrganization,
+  givenSubscriber,
+  givenTag,
+  instant,
+  type PersistenceLayer
+} from "./fixtures.js"
+
+const sortValue = (sort: SubscriberSort) => (s: Subscriber): string =>
+  sort === "email" ? emailKey(s.email) : (sort === "created_at" ? s.createdAt : s.updatedAt).toISOString()
+
+/** Lists every page of `pageSize` rows, each page starting after the last row of the one before. */
+const walk = (
+  organizationId: OrganizationId,
+  sort: SubscriberSort,
+  order: SortOrder,
+  filter: SubscriberFilter = {},
+  pageSize = 3
+) =>
+  Effect.gen(function*() {
+    const subscribers = yield* SubscriberRepository
+    const seen: Array<Subscriber> = []
+    let after: KeysetPosition | undefined
+    for (;;) {
+      const page = yield* subscribers.list(organizationId, { ...filter, sort, order, after, limit: pageSize })
+      seen.push(...page)
+      if (page.length < pageSize) return seen.map((s) => s.id)
+      const last = page[page.length - 1]!
+      after = { value: sortValue(sort)(last), id: last.id }
+    }
+  })
+
+/** Seven subscribers whose emails, creation and update times order differently, with ties. */
+const givenSeven = (organizationId: OrganizationId) =>
+  Effect.forEach([
+    { email: "zoe@example.com", createdAt: instant(1), updatedAt: instant(9) },
+    { email: "Adam@example.com", createdAt: instant(2), updatedAt: instant(2) },
+    { email: "émile@example.com", createdAt: instant(2), updatedAt: instant(7) },
+    { email: "Ölaf@example.org", createdAt: instant(2), updatedAt: instant(7) },
+    { email: "bob@example.com", createdAt: instant(3), updatedAt: instant(3) },
+    { email: "bob.smith@example.com", createdAt: instant(0), updatedAt: instant(7) },
+    { email: "ZED@example.net", createdAt: instant(3), updatedAt: instant(4) }
+  ], (fields) => givenSubscriber(organizationId, fields))
+
+export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
+  layer(persistence)("SubscriberRepository", (it) => {
+    it.effect("stores a subscriber and finds it by id and by email in any letter case", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const subscriber = aSubscriber(organization.id, {
+          email: "Ada.Lovelace@Example.com",
+          firstName: "Ada",
+          metadata: { plan_name: "gold", nested: { visit_count: 3, tags_seen: ["a", "b"] } },
+          createdAt: instant(1.234),
+          updatedAt: instant(5.678)
+        })
+        yield* subscribers.insert(subscriber)
+
+        const byId = yield* subscribers.findById(organization.id, subscriber.id)
+        expect(Option.getOrThrow(byId)).toStrictEqual(subscriber)
+        const forUpdate = yield* subscribers.findByIdForUpdate(organization.id, subscriber.id)
+        expect(Option.getOrThrow(forUpdate)).toStrictEqual(subscriber)
+        const byEmail = yield* subscribers.findByEmail(organization.id, "ada.lovelace@EXAMPLE.COM")
+        expect(Option.getOrThrow(byEmail)).toStrictEqual(subscriber)
+      }))
+
+    it.effect("finds nothing of another organization, and nothing that does not exist", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const mine = yield* givenOrganization()
+        const theirs = yield* givenOrganization()
+        const subscriber = yield* givenSubscriber(theirs.id)
+        assert.isTrue(Option.isNone(yield* subscribers.findById(mine.id, subscriber.id)))
+        assert.isTrue(Option.isNone(yield* subscribers.findByIdForUpdate(mine.id, subscriber.id)))
+        assert.isTrue(Option.isNone(yield* subscribers.findByEmail(mine.id, subscriber.email)))
+        assert.isTrue(Option.isNone(yield* subscribers.findById(mine.id, SubscriberId.make(randomUUID()))))
+      }))
+
+    it.effect("tells which organization a subscriber id belongs to", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const subscriber = yield* givenSubscriber(organization.id)
+        expect(yield* subscribers.organizationOf(subscriber.id)).toStrictEqual(Option.some(organization.id))
+        expect(yield* subscribers.organizationOf(SubscriberId.make(randomUUID()))).toStrictEqual(Option.none())
+      }))
+
+    it.effect("refuses a second subscriber with the same email in any letter case", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        yield* givenSubscriber(organization.id, { email: "reader@example.com" })
+        const duplicate = aSubscriber(organization.id, { email: "READER@Example.COM" })
+        const error = yield* Effect.flip(subscribers.insert(duplicate))
+        expect(error._tag).toBe("EmailAlreadyExists")
+        expect(error.email).toBe("READER@Example.COM")
+        expect(yield* subscribers.count(organization.id, {})).toBe(1)
+      }))
+
+    it.effect("lets two organizations each keep a subscriber with the same email", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const first = yield* givenOrganization()
+        const second = yield* givenOrganization()
+        yield* givenSubscriber(first.id, { email: "shared@example.com" })
+        const exit = yield* Effect.exit(subscribers.insert(aSubscriber(second.id, { email: "Shared@example.com" })))
+        assert.isTrue(Exit.isSuccess(exit))
+      }))
+
+    it.effect("an update replaces status, metadata, names and the update time", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const subscriber = yield* givenSubscriber(organization.id)
+        const changed = new Subscriber({
+          ...subscriber,
+          status: "unsubscribed",
+          metadata: { source: "import" },
+          firstName: "Grace",
+          lastName: "Hopper",
+          updatedAt: instant(60)
+        })
+        yield* subscribers.update(changed)
+        expect(Option.getOrThrow(yield* subscribers.findById(organization.id, subscriber.id))).toStrictEqual(changed)
+      }))
+
+    it.effect("an update of another organization's subscriber changes nothing", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const mine = yield* givenOrganization()
+        const theirs = yield* givenOrganization()
+        const subscriber = yield* givenSubscriber(theirs.id)
+        yield* subscribers.update(new Subscriber({ ...subscriber, organizationId: mine.id, status: "unsubscribed" }))
+        expect(Option.getOrThrow(yield* subscribers.findById(theirs.id, subscriber.id)).status).toBe("active")
+      }))
+
+    it.effect("delete removes the subscriber and says whether there was one", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const other = yield* givenOrganization()
+        const subscriber = yield* givenSubscriber(organization.id)
+        assert.isFalse(yield* subscribers.delete(other.id, subscriber.id))
+        assert.isTrue(yield* subscribers.delete(organization.id, subscriber.id))
+        assert.isFalse(yield* subscribers.delete(organization.id, subscriber.id))
+        assert.isTrue(Option.isNone(yield* subscribers.findById(organization.id, subscriber.id)))
+        assert.isTrue(Option.isNone(yield* subscribers.organizationOf(subscriber.id)))
+      }))
+
+    for (const sort of ["created_at", "updated_at", "email"] as const) {
+      for (const order of ["asc", "desc"] as const) {
+        it.effect(`pages through every subscriber exactly once by ${sort} ${order}`, () =>
+          Effect.gen(function*() {
+            const organization = yield* givenOrganization()
+            const seven = yield* givenSeven(organization.id)
+            yield* givenSubscriber((yield* givenOrganization()).id)
+            const seen = yield* walk(organization.id, sort, order)
+            expect(seen).toStrictEqual(expectedOrder(seven, sortValue(sort), order))
+          }))
+      }
+    }
+
+    it.effect("subscribers created in the same millisecond come in id order", () =>
+      Effect.gen(function*() {
+        const organization = yield* givenOrganization()
+        const same = yield* Effect.forEach(Array.from({ length: 8 }), () =>
+          givenSubscriber(organization.id, { createdAt: instant(42) }))
+        const byId = same.map((s) => s.id).sort()
+        expect(yield* walk(organization.id, "created_at", "asc")).toStrictEqual(byId)
+        expect(yield* walk(organization.id, "created_at", "desc")).toStrictEqual([...byId].reverse())
+      }))
+
+    it.effect("filters by status and by tag, and counts with the same filters", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const weekly = yield* givenTag(organization.id)
+        const daily = yield* givenTag(organization.id)
+        const all = yield* Effect.forEach(
+          ["active", "unsubscribed", "active", "bounced", "active", "complained", "unsubscribed"] as const,
+          (status, i) => givenSubscriber(organization.id, { status, createdAt: instant(i) })
+        )
+        const weeklyReaders = [all[0]!, all[1]!, all[4]!, all[5]!]
+        for (const subscriber of weeklyReaders) {
+          yield* assignments.attach(organization.id, subscriber.id, [weekly.id], instant(100))
+        }
+        yield* assignments.attach(organization.id, all[2]!.id, [daily.id], instant(100))
+
+        const expectIds = (filter: SubscriberFilter, expected: ReadonlyArray<Subscriber>) =>
+          Effect.gen(function*() {
+            const ids = expected.map((s) => s.id)
+            expect(yield* walk(organization.id, "created_at", "asc", filter, 2)).toStrictEqual(ids)
+            expect(yield* subscribers.count(organization.id, filter)).toBe(ids.length)
+          })
+        yield* expectIds({}, all)
+        yield* expectIds({ status: "active" }, [all[0]!, all[2]!, all[4]!])
+        yield* expectIds({ status: "unsubscribed" }, [all[1]!, all[6]!])
+        yield* expectIds({ tagId: weekly.id }, weeklyReaders)
+        yield* expectIds({ tagId: weekly.id, status: "active" }, [all[0]!, all[4]!])
+        yield* expectIds({ tagId: daily.id, status: "bounced" }, [])
+      }))
+
+    it.effect("keeps an email exactly as given, apart from surrounding spaces", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const subscriber = aSubscriber(organization.id, { email: "Mixed.Case@Example.COM" })
+        yield* subscribers.insert(subscriber)
+        const found = Option.getOrThrow(yield* subscribers.findByEmail(organization.id, " mixed.case@example.com "))
+        expect(found.email).toBe(email("Mixed.Case@Example.COM"))
+      }))
+  })

@@ -1,0 +1,114 @@
+import { assert, expect, layer } from "@effect/vitest"
+import {
+  OrganizationRepository,
+  Outbox,
+  type Principal,
+  SubscriberRepository,
+  Subscribers,
+  TagRepository,
+  Tags
+} from "@roster/application"
+import { ApiKeyId, type Organization, planLimits } from "@roster/domain"
+import { Effect, Layer, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { NodeIdsLive } from "../../adapters/crypto/index.js"
+import { email, givenOrganization, type PersistenceLayer } from "./fixtures.js"
+
+const principalOf = (organization: Organization): Principal => ({
+  organization: { id: organization.id, tier: organization.tier, isPlatformAdmin: false },
+  scopes: ["*"],
+  credential: { kind: "api_key", id: ApiKeyId.make(randomUUID()), environment: "test" }
+})
+
+const FREE_LIMIT = planLimits.free.maxSubscribers!
+
+/** An organization on the free plan with `free` slots left before its subscriber limit. */
+const givenOrganizationWithRoom = (free: number) =>
+  Effect.gen(function*() {
+    const organization = yield* givenOrganization({ tier: "free" })
+    yield* (yield* OrganizationRepository).reserveSubscriberSlots(organization.id, FREE_LIMIT - free, null)
+    return organization
+  })
+
+const reservedSlots = (organization: Organization) =>
+  Effect.flatMap(OrganizationRepository, (organizations) =>
+    Effect.map(organizations.findById(organization.id), (found) => Option.getOrThrow(found).subscriberCount))
+
+/** The use cases over the persistence under test, so that their transactions are the adapter's. */
+const useCasesOver = (persistence: PersistenceLayer) =>
+  Layer.mergeAll(Subscribers.Default, Tags.Default).pipe(Layer.provideMerge(Layer.merge(persistence, NodeIdsLive)))
+
+export const subscriberUseCasesContract = (persistence: PersistenceLayer) =>
+  layer(useCasesOver(persistence))("Subscribers and Tags over the adapter", (it) => {
+    it.effect("a create that hits the plan limit leaves no subscriber, no attachment and no event", () =>
+      Effect.gen(function*() {
+        const organization = yield* givenOrganizationWithRoom(0)
+        const principal = principalOf(organization)
+        const tag = yield* (yield* Tags).create(principal, { name: "News" })
+
+        const error = yield* Effect.flip(
+          (yield* Subscribers).create(principal, { email: email("late@example.com"), tagIds: [tag.id] })
+        )
+        expect(error._tag).toBe("PlanLimitExceeded")
+        assert.isTrue(Option.isNone(yield* (yield* SubscriberRepository).findByEmail(organization.id, "late@example.com")))
+        expect(Option.getOrThrow(yield* (yield* TagRepository).findById(organization.id, tag.id)).subscriberCount).toBe(0)
+        expect(yield* (yield* Outbox).recorded(organization.id)).toStrictEqual([])
+        expect(yield* reservedSlots(organization)).toBe(FREE_LIMIT)
+      }))
+
+    it.effect("concurrent creates near the limit never exceed it", () =>
+      Effect.gen(function*() {
+        const organization = yield* givenOrganizationWithRoom(5)
+        const subscribers = yield* Subscribers
+        const outcomes = yield* Effect.forEach(
+          Array.from({ length: 12 }, (_, i) => email(`reader-${i}@example.com`)),
+          (address) => Effect.either(subscribers.create(principalOf(organization), { email: address })),
+          { concurrency: "unbounded" }
+        )
+        const refused = outcomes.flatMap((outcome) => outcome._tag === "Left" ? [outcome.left._tag] : [])
+        expect(outcomes.length - refused.length).toBe(5)
+        expect(new Set(refused)).toStrictEqual(new Set(["PlanLimitExceeded"]))
+        expect(yield* reservedSlots(organization)).toBe(FREE_LIMIT)
+        expect(yield* (yield* SubscriberRepository).count(organization.id, {})).toBe(5)
+        expect((yield* (yield* Outbox).recorded(organization.id)).map((e) => e.type)).toStrictEqual(
+          Array.from({ length: 5 }, () => "subscriber.created")
+        )
+      }))
+
+    it.effect("a duplicate email is refused and leaves nothing behind", () =>
+      Effect.gen(function*() {
+        const organization = yield* givenOrganization()
+        const principal = principalOf(organization)
+        const tag = yield* (yield* Tags).create(principal, { name: "News" })
+        const subscribers = yield* Subscribers
+        yield* subscribers.create(principal, { email: email("ada@example.com"), tagIds: [tag.id] })
+
+        const error = yield* Effect.flip(subscribers.create(principal, { email: email("ADA@example.com"), tagIds: [tag.id] }))
+        expect(error._tag).toBe("EmailAlreadyExists")
+        expect((yield* (yield* Outbox).recorded(organization.id)).map((e) => e.type)).toStrictEqual([
+          "subscriber.created",
+          "tag.subscribed"
+        ])
+        expect(Option.getOrThrow(yield* (yield* TagRepository).findById(organization.id, tag.id)).subscriberCount).toBe(1)
+        expect(yield* reservedSlots(organization)).toBe(1)
+      }))
+
+    it.effect("deleting a tag unsubscribes every carrier in one go", () =>
+      Effect.gen(function*() {
+        const organization = yield* givenOrganization()
+        const principal = principalOf(organization)
+        const tag = yield* (yield* Tags).create(principal, { name: "News" })
+        const subscribers = yield* Subscribers
+        for (const address of ["ada@example.com", "bob@example.com"]) {
+          yield* subscribers.create(principal, { email: email(address), tagIds: [tag.id] })
+        }
+        yield* (yield* Tags).remove(principal, tag.id)
+        const unsubscribed = (yield* (yield* Outbox).recorded(organization.id)).filter((e) => e.type === "tag.unsubscribed")
+        expect(unsubscribed).toHaveLength(2)
+        const page = yield* subscribers.list(principal, { sort: "email", order: "asc", limit: 10 })
+        expect(page.items.map((view) => [view.subscriber.email, view.tags.length])).toStrictEqual([
+          ["ada@example.com", 0],
+          ["bob@example.com", 0]
+        ])
+      }))
+  })

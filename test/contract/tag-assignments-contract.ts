@@ -1,0 +1,167 @@
+import { expect, layer } from "@effect/vitest"
+import { SubscriberRepository, TagAssignments, TagRepository, UnitOfWork } from "@roster/application"
+import type { OrganizationId, Tag, TagId } from "@roster/domain"
+import { Effect, Option } from "effect"
+import { givenOrganization, givenSubscriber, givenTag, instant, type PersistenceLayer } from "./fixtures.js"
+
+/** The stored subscriber count of each tag, in the order given. */
+const countsOf = (organizationId: OrganizationId, tags: ReadonlyArray<Tag>) =>
+  Effect.gen(function*() {
+    const repository = yield* TagRepository
+    return yield* Effect.forEach(tags, (tag) =>
+      Effect.map(repository.findById(organizationId, tag.id), (found) => Option.getOrThrow(found).subscriberCount))
+  })
+
+const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
+
+export const tagAssignmentsContract = (persistence: PersistenceLayer) =>
+  layer(persistence)("TagAssignments", (it) => {
+    it.effect("attach answers the tags it newly attached and counts each subscriber once", () =>
+      Effect.gen(function*() {
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const [news, offers] = [yield* givenTag(organization.id), yield* givenTag(organization.id)]
+        const subscriber = yield* givenSubscriber(organization.id)
+
+        expect(yield* assignments.attach(organization.id, subscriber.id, [news.id], instant(1))).toStrictEqual([news.id])
+        expect(yield* assignments.attach(organization.id, subscriber.id, [offers.id, news.id, offers.id], instant(2)))
+          .toStrictEqual([offers.id])
+        expect(yield* assignments.attach(organization.id, subscriber.id, [news.id, offers.id], instant(3))).toStrictEqual([])
+        expect(yield* assignments.attach(organization.id, subscriber.id, [], instant(3))).toStrictEqual([])
+        expect(yield* countsOf(organization.id, [news, offers])).toStrictEqual([1, 1])
+      }))
+
+    it.effect("attach ignores tags of another organization and subscribers of another organization", () =>
+      Effect.gen(function*() {
+        const assignments = yield* TagAssignments
+        const mine = yield* givenOrganization()
+        const theirs = yield* givenOrganization()
+        const ownTag = yield* givenTag(mine.id)
+        const foreignTag = yield* givenTag(theirs.id)
+        const subscriber = yield* givenSubscriber(mine.id)
+        const foreigner = yield* givenSubscriber(theirs.id)
+
+        expect(yield* assignments.attach(mine.id, subscriber.id, [foreignTag.id, ownTag.id], instant(1)))
+          .toStrictEqual([ownTag.id])
+        expect(yield* assignments.attach(mine.id, foreigner.id, [ownTag.id], instant(1))).toStrictEqual([])
+        expect(yield* countsOf(mine.id, [ownTag])).toStrictEqual([1])
+        expect(yield* countsOf(theirs.id, [foreignTag])).toStrictEqual([0])
+      }))
+
+    it.effect("detach says whether the tag was attached and lowers its count", () =>
+      Effect.gen(function*() {
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const tag = yield* givenTag(organization.id)
+        const [ada, bob] = [yield* givenSubscriber(organization.id), yield* givenSubscriber(organization.id)]
+        yield* assignments.attach(organization.id, ada.id, [tag.id], instant(1))
+        yield* assignments.attach(organization.id, bob.id, [tag.id], instant(1))
+
+        expect(yield* assignments.detach((yield* givenOrganization()).id, ada.id, tag.id)).toBe(false)
+        expect(yield* assignments.detach(organization.id, ada.id, tag.id)).toBe(true)
+        expect(yield* assignments.detach(organization.id, ada.id, tag.id)).toBe(false)
+        expect(yield* countsOf(organization.id, [tag])).toStrictEqual([1])
+      }))
+
+    it.effect("detaching every tag of a subscriber answers those tags and lowers their counts", () =>
+      Effect.gen(function*() {
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const tags = [yield* givenTag(organization.id), yield* givenTag(organization.id), yield* givenTag(organization.id)]
+        const [ada, bob] = [yield* givenSubscriber(organization.id), yield* givenSubscriber(organization.id)]
+        yield* assignments.attach(organization.id, ada.id, [tags[0]!.id, tags[1]!.id], instant(1))
+        yield* assignments.attach(organization.id, bob.id, [tags[1]!.id, tags[2]!.id], instant(1))
+
+        const detached = yield* assignments.detachAllFromSubscriber(organization.id, ada.id)
+        expect(sorted(detached)).toStrictEqual(sorted([tags[0]!.id, tags[1]!.id]))
+        expect(yield* assignments.detachAllFromSubscriber(organization.id, ada.id)).toStrictEqual([])
+        expect(yield* countsOf(organization.id, tags)).toStrictEqual([0, 1, 1])
+        expect((yield* assignments.tagsOf(organization.id, [ada.id])).has(ada.id)).toBe(false)
+      }))
+
+    it.effect("detaching a tag from everyone answers its carriers and empties its count", () =>
+      Effect.gen(function*() {
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const [tag, other] = [yield* givenTag(organization.id), yield* givenTag(organization.id)]
+        const carriers = [
+          yield* givenSubscriber(organization.id, { email: "ada@example.com" }),
+          yield* givenSubscriber(organization.id, { email: "Bob@example.com" })
+        ]
+        const bystander = yield* givenSubscriber(organization.id)
+        for (const carrier of carriers) yield* assignments.attach(organization.id, carrier.id, [tag.id, other.id], instant(1))
+        yield* assignments.attach(organization.id, bystander.id, [other.id], instant(1))
+
+        expect(yield* assignments.detachAllFromTag((yield* givenOrganization()).id, tag.id)).toStrictEqual([])
+        const detached = yield* assignments.detachAllFromTag(organization.id, tag.id)
+        expect([...detached].sort((a, b) => a.email.localeCompare(b.email))).toStrictEqual([
+          { id: carriers[0]!.id, email: "ada@example.com" },
+          { id: carriers[1]!.id, email: "Bob@example.com" }
+        ])
+        expect(yield* countsOf(organization.id, [tag, other])).toStrictEqual([0, 3])
+      }))
+
+    it.effect("deleting a subscriber that still carries tags lowers their counts", () =>
+      Effect.gen(function*() {
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const tags = [yield* givenTag(organization.id), yield* givenTag(organization.id)]
+        const [ada, bob] = [yield* givenSubscriber(organization.id), yield* givenSubscriber(organization.id)]
+        yield* assignments.attach(organization.id, ada.id, tags.map((t) => t.id), instant(1))
+        yield* assignments.attach(organization.id, bob.id, [tags[0]!.id], instant(1))
+
+        yield* (yield* SubscriberRepository).delete(organization.id, ada.id)
+        expect(yield* countsOf(organization.id, tags)).toStrictEqual([1, 0])
+      }))
+
+    it.effect("lists each subscriber's tags oldest attachment first, ties by tag id", () =>
+      Effect.gen(function*() {
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const tags = yield* Effect.forEach(Array.from({ length: 4 }), () => givenTag(organization.id))
+        const [ada, bob, idle] = [
+          yield* givenSubscriber(organization.id),
+          yield* givenSubscriber(organization.id),
+          yield* givenSubscriber(organization.id)
+        ]
+        const foreigner = yield* givenSubscriber((yield* givenOrganization()).id)
+        yield* assignments.attach(organization.id, ada.id, [tags[3]!.id], instant(5))
+        yield* assignments.attach(organization.id, ada.id, [tags[0]!.id, tags[2]!.id], instant(9))
+        yield* assignments.attach(organization.id, ada.id, [tags[1]!.id], instant(1))
+        yield* assignments.attach(organization.id, bob.id, [tags[2]!.id], instant(2))
+
+        const map = yield* assignments.tagsOf(organization.id, [ada.id, bob.id, idle.id, foreigner.id])
+        const sameTime = sorted([tags[0]!.id, tags[2]!.id])
+        expect(map.get(ada.id)?.map(({ subscribedAt, tag }) => [tag.id, subscribedAt.getTime()])).toStrictEqual([
+          [tags[1]!.id, instant(1).getTime()],
+          [tags[3]!.id, instant(5).getTime()],
+          [sameTime[0], instant(9).getTime()],
+          [sameTime[1], instant(9).getTime()]
+        ])
+        expect(map.get(bob.id)?.map(({ tag }) => [tag.id, tag.subscriberCount])).toStrictEqual([[tags[2]!.id, 2]])
+        expect([...map.keys()].sort()).toStrictEqual(sorted([ada.id, bob.id]))
+        expect((yield* assignments.tagsOf(organization.id, [])).size).toBe(0)
+      }))
+
+    it.effect("concurrent attaches and detaches of the same tags keep every count exact", () =>
+      Effect.gen(function*() {
+        const assignments = yield* TagAssignments
+        const unitOfWork = yield* UnitOfWork
+        const organization = yield* givenOrganization()
+        const tags = yield* Effect.forEach(Array.from({ length: 4 }), () => givenTag(organization.id))
+        const readers = yield* Effect.forEach(Array.from({ length: 12 }), () => givenSubscriber(organization.id))
+        const ids: ReadonlyArray<TagId> = tags.map((tag) => tag.id)
+
+        // Half attach in one order and half in the reverse, each in its own transaction.
+        const reversed = [...ids].reverse()
+        yield* Effect.forEach(readers, (reader, i) =>
+          unitOfWork.transaction(assignments.attach(organization.id, reader.id, i % 2 === 0 ? ids : reversed, instant(i))),
+          { concurrency: "unbounded" })
+        expect(yield* countsOf(organization.id, tags)).toStrictEqual([12, 12, 12, 12])
+
+        yield* Effect.forEach(readers.slice(0, 5), (reader) =>
+          unitOfWork.transaction(assignments.detachAllFromSubscriber(organization.id, reader.id)),
+          { concurrency: "unbounded" })
+        expect(yield* countsOf(organization.id, tags)).toStrictEqual([7, 7, 7, 7])
+      }))
+  })

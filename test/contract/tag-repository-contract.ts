@@ -1,0 +1,170 @@
+import { assert, expect, layer } from "@effect/vitest"
+import { type KeysetPosition, TagAssignments, TagRepository, type TagSort } from "@roster/application"
+import { type OrganizationId, type SortOrder, Slug, Tag, TagId, tagNameKey } from "@roster/domain"
+import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { aTag, expectedOrder, givenOrganization, givenSubscriber, givenTag, instant, type PersistenceLayer } from "./fixtures.js"
+
+const sortValue = (sort: TagSort) => (tag: Tag): string | number =>
+  sort === "name" ? tagNameKey(tag.name) : sort === "created_at" ? tag.createdAt.toISOString() : tag.subscriberCount
+
+const walk = (organizationId: OrganizationId, sort: TagSort, order: SortOrder, pageSize = 2) =>
+  Effect.gen(function*() {
+    const tags = yield* TagRepository
+    const seen: Array<Tag> = []
+    let after: KeysetPosition | undefined
+    for (;;) {
+      const page = yield* tags.list(organizationId, { sort, order, after, limit: pageSize })
+      seen.push(...page)
+      if (page.length < pageSize) return seen
+      const last = page[page.length - 1]!
+      after = { value: sortValue(sort)(last), id: last.id }
+    }
+  })
+
+export const tagRepositoryContract = (persistence: PersistenceLayer) =>
+  layer(persistence)("TagRepository", (it) => {
+    it.effect("stores a tag and finds it by id, by ids and by name in any letter case", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        const tag = new Tag({
+          ...aTag(organization.id, { name: "Weekly Digest", slug: "weekly-digest", createdAt: instant(3) }),
+          description: "Every Friday",
+          metadata: { colour_code: "#ff0", order_hint: [1, 2] }
+        })
+        yield* tags.insert(tag)
+        expect(Option.getOrThrow(yield* tags.findById(organization.id, tag.id))).toStrictEqual(tag)
+        expect(Option.getOrThrow(yield* tags.findByName(organization.id, "  weekly DIGEST "))).toStrictEqual(tag)
+        expect(yield* tags.findByIds(organization.id, [tag.id, tag.id])).toStrictEqual([tag])
+        expect(yield* tags.organizationOf(tag.id)).toStrictEqual(Option.some(organization.id))
+      }))
+
+    it.effect("finds nothing of another organization", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const mine = yield* givenOrganization()
+        const theirs = yield* givenTag((yield* givenOrganization()).id, { name: "Theirs" })
+        const own = yield* givenTag(mine.id)
+        assert.isTrue(Option.isNone(yield* tags.findById(mine.id, theirs.id)))
+        assert.isTrue(Option.isNone(yield* tags.findByName(mine.id, "Theirs")))
+        expect(yield* tags.findByIds(mine.id, [theirs.id, own.id, TagId.make(randomUUID())])).toStrictEqual([own])
+        expect(yield* tags.findByIds(mine.id, [])).toStrictEqual([])
+        expect(yield* tags.organizationOf(TagId.make(randomUUID()))).toStrictEqual(Option.none())
+      }))
+
+    it.effect("refuses a name or a slug the organization already uses", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        yield* givenTag(organization.id, { name: "News", slug: "news" })
+
+        const sameName = yield* Effect.flip(tags.insert(aTag(organization.id, { name: "NEWS", slug: "other" })))
+        expect({ field: sameName.field, value: sameName.value }).toStrictEqual({ field: "name", value: "NEWS" })
+        const sameSlug = yield* Effect.flip(tags.insert(aTag(organization.id, { name: "Updates", slug: "news" })))
+        expect({ field: sameSlug.field, value: sameSlug.value }).toStrictEqual({ field: "slug", value: "news" })
+        const both = yield* Effect.flip(tags.insert(aTag(organization.id, { name: "news", slug: "news" })))
+        expect(both.field).toBe("name")
+        expect(yield* tags.count(organization.id)).toBe(1)
+      }))
+
+    it.effect("lets two organizations use the same name and slug", () =>
+      Effect.gen(function*() {
+        const first = yield* givenOrganization()
+        const second = yield* givenOrganization()
+        yield* givenTag(first.id, { name: "News", slug: "news" })
+        yield* givenTag(second.id, { name: "News", slug: "news" })
+        expect(yield* (yield* TagRepository).count(second.id)).toBe(1)
+      }))
+
+    it.effect("an update changes name, slug, description and metadata, never the subscriber count", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        const tag = yield* givenTag(organization.id)
+        const subscriber = yield* givenSubscriber(organization.id)
+        yield* (yield* TagAssignments).attach(organization.id, subscriber.id, [tag.id], instant(1))
+
+        const changed = new Tag({
+          ...tag,
+          name: "Renamed",
+          slug: Slug.make("renamed"),
+          description: "now described",
+          metadata: { a_b: true },
+          subscriberCount: 99,
+          updatedAt: instant(30)
+        })
+        yield* tags.update(changed)
+        const stored = Option.getOrThrow(yield* tags.findById(organization.id, tag.id))
+        expect(stored).toStrictEqual(new Tag({ ...changed, subscriberCount: 1 }))
+        expect(Option.getOrThrow(yield* tags.findByName(organization.id, "renamed")).id).toBe(tag.id)
+      }))
+
+    it.effect("an update to a name or slug in use fails and changes nothing", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        yield* givenTag(organization.id, { name: "Taken", slug: "taken" })
+        const tag = yield* givenTag(organization.id, { name: "Mine", slug: "mine" })
+
+        const byName = yield* Effect.flip(tags.update(new Tag({ ...tag, name: "TAKEN" })))
+        expect(byName.field).toBe("name")
+        const bySlug = yield* Effect.flip(tags.update(new Tag({ ...tag, slug: Slug.make("taken") })))
+        expect(bySlug.field).toBe("slug")
+        expect(Option.getOrThrow(yield* tags.findById(organization.id, tag.id))).toStrictEqual(tag)
+        yield* tags.update(new Tag({ ...tag, name: "MINE" }))
+        expect(Option.getOrThrow(yield* tags.findById(organization.id, tag.id)).name).toBe("MINE")
+      }))
+
+    it.effect("delete removes the tag with its assignments and says whether there was one", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const tag = yield* givenTag(organization.id)
+        const kept = yield* givenTag(organization.id)
+        const subscriber = yield* givenSubscriber(organization.id)
+        yield* assignments.attach(organization.id, subscriber.id, [tag.id, kept.id], instant(1))
+
+        assert.isFalse(yield* tags.delete((yield* givenOrganization()).id, tag.id))
+        assert.isTrue(yield* tags.delete(organization.id, tag.id))
+        assert.isFalse(yield* tags.delete(organization.id, tag.id))
+        assert.isTrue(Option.isNone(yield* tags.findById(organization.id, tag.id)))
+        const carried = (yield* assignments.tagsOf(organization.id, [subscriber.id])).get(subscriber.id) ?? []
+        expect(carried.map(({ tag }) => tag.id)).toStrictEqual([kept.id])
+      }))
+
+    for (const sort of ["name", "created_at", "subscriber_count"] as const) {
+      for (const order of ["asc", "desc"] as const) {
+        it.effect(`pages through every tag exactly once by ${sort} ${order}`, () =>
+          Effect.gen(function*() {
+            const tags = yield* TagRepository
+            const assignments = yield* TagAssignments
+            const organization = yield* givenOrganization()
+            const specs = [
+              { name: "zebra", createdAt: instant(1), carriers: 2 },
+              { name: "Apple", createdAt: instant(2), carriers: 0 },
+              { name: "Äpfel", createdAt: instant(2), carriers: 2 },
+              { name: "apple pie", createdAt: instant(2), carriers: 1 },
+              { name: "Banana", createdAt: instant(0), carriers: 0 },
+              { name: "cherry", createdAt: instant(5), carriers: 2 },
+              { name: "Date", createdAt: instant(1), carriers: 3 }
+            ]
+            const readers = yield* Effect.forEach(Array.from({ length: 3 }), () => givenSubscriber(organization.id))
+            for (const spec of specs) {
+              const tag = yield* givenTag(organization.id, { name: spec.name, createdAt: spec.createdAt })
+              for (const reader of readers.slice(0, spec.carriers)) {
+                yield* assignments.attach(organization.id, reader.id, [tag.id], instant(10))
+              }
+            }
+            yield* givenTag((yield* givenOrganization()).id)
+            const stored = yield* walk(organization.id, "created_at", "asc", 100)
+            expect(stored.map((tag) => tag.subscriberCount).sort()).toStrictEqual([0, 0, 1, 2, 2, 2, 3])
+
+            const seen = yield* walk(organization.id, sort, order)
+            expect(seen.map((tag) => tag.id)).toStrictEqual(expectedOrder(stored, sortValue(sort), order))
+            expect(yield* tags.count(organization.id)).toBe(specs.length)
+          }))
+      }
+    }
+  })

@@ -1,0 +1,7 @@
+import { describe } from "@effect/vitest"
+import { MemoryPersistenceLive } from "../../adapters/memory/index.js"
+import { persistenceContracts } from "../contract/index.js"
+
+describe("in-memory persistence", () => {
+  persistenceContracts(MemoryPersistenceLive)
+})

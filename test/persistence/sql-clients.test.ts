@@ -1,0 +1,52 @@
+import { describe, expect, layer } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer, Redacted } from "effect"
+import { makePgClient, makePgliteClient } from "../../adapters/postgres/index.js"
+import { postgres } from "../support/servers.js"
+
+/** What repositories rely on, the same from either client. */
+const answersAlike = (client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  layer(client)((it) => {
+    it.effect("values come back with the same JavaScript types", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const at = new Date("2025-01-01T12:34:56.789Z")
+        const [row] = yield* sql`
+          SELECT 9007199254740993::int8 AS big, 7::integer AS small, 1.5::numeric AS exact, true AS yes,
+                 ${at}::timestamptz AS at, '{"snake_key": [1, {"b": null}]}'::jsonb AS doc,
+                 'a1b2c3d4-0000-4000-8000-000000000000'::uuid AS id, NULL::text AS nothing`
+        expect(row).toStrictEqual({
+          big: "9007199254740993",
+          small: 7,
+          exact: "1.5",
+          yes: true,
+          at,
+          doc: { snake_key: [1, { b: null }] },
+          id: "a1b2c3d4-0000-4000-8000-000000000000",
+          nothing: null
+        })
+      }))
+
+    it.effect("a text of several statements without parameters answers one row list per statement", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        expect(yield* sql`SELECT 1 AS one; SELECT 2 AS two`).toStrictEqual([[{ one: 1 }], [{ two: 2 }]])
+      }))
+
+    it.effect("a failed statement inside a transaction rolls it back", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TEMPORARY TABLE IF NOT EXISTS probe (n integer PRIMARY KEY)`
+        const failed = yield* sql.withTransaction(
+          Effect.zipRight(sql`INSERT INTO probe VALUES (1)`, sql`INSERT INTO probe VALUES (1)`)
+        ).pipe(Effect.flip)
+        expect(failed._tag).toBe("SqlError")
+        expect(yield* sql`SELECT count(*)::integer AS n FROM probe`).toStrictEqual([{ n: 0 }])
+      }))
+  })
+
+describe("SQL clients", () => {
+  describe("the embedded database", () => answersAlike(makePgliteClient("memory://")))
+  describe.skipIf(!postgres.available)(postgres.label, () =>
+    answersAlike(makePgClient(Redacted.make(postgres.url ?? "")).pipe(Layer.orDie)))
+})
