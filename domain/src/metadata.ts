@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { isStorableJson, UNSTORABLE_TEXT } from "./text.js"
 
 export const MAX_METADATA_KEYS = 64
 export const MAX_METADATA_BYTES = 16 * 1024
@@ -14,6 +15,7 @@ export const metadataProblem = (value: Readonly<Record<string, unknown>>): strin
     if (key.length === 0) return "keys must not be empty"
     if (key.length > MAX_METADATA_KEY_LENGTH) return `keys must be at most ${MAX_METADATA_KEY_LENGTH} characters`
   }
+  if (!isStorableJson(value)) return `keys and values ${UNSTORABLE_TEXT}`
   if (utf8Length(JSON.stringify(value)) > MAX_METADATA_BYTES) return `must be at most ${MAX_METADATA_BYTES} bytes as JSON`
   return undefined
 }

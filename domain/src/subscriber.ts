@@ -3,6 +3,7 @@ import { EmailAddress } from "./email-address.js"
 import { InvalidStatusTransition } from "./errors.js"
 import { OrganizationId, SubscriberId } from "./ids.js"
 import { Metadata, sameMetadata } from "./metadata.js"
+import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
 
 export const SubscriberStatus = Schema.Literal("active", "unsubscribed", "bounced", "complained")
 export type SubscriberStatus = typeof SubscriberStatus.Type
@@ -56,7 +57,12 @@ export const canReceiveMail = (status: SubscriberStatus): boolean => status === 
 export const MAX_NAME_LENGTH = 100
 
 export const PersonName = Schema.Trim.pipe(
-  Schema.maxLength(MAX_NAME_LENGTH, { message: () => `must be at most ${MAX_NAME_LENGTH} characters` })
+  Schema.filter((s) => {
+    if ([...s].length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters`
+    if (/\p{Cc}/u.test(s)) return "must not contain control characters"
+    if (!isStorableText(s)) return UNSTORABLE_TEXT
+    return undefined
+  }, { identifier: "PersonName" })
 )
 
 export class Subscriber extends Schema.Class<Subscriber>("Subscriber")({

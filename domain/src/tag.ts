@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { OrganizationId, TagId } from "./ids.js"
 import { Metadata } from "./metadata.js"
 import { Slug } from "./slug.js"
+import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
 
 export const MAX_TAG_NAME_LENGTH = 100
 export const MAX_DESCRIPTION_LENGTH = 1000
@@ -14,12 +15,17 @@ export const TagName = Schema.Trim.pipe(
     if (s.length === 0) return "must not be empty"
     if ([...s].length > MAX_TAG_NAME_LENGTH) return `must be at most ${MAX_TAG_NAME_LENGTH} characters`
     if (controlCharacters.test(s)) return "must not contain control characters"
+    if (!isStorableText(s)) return UNSTORABLE_TEXT
     return undefined
   }, { identifier: "TagName", description: "1 to 100 characters", examples: ["Weekly digest"] })
 )
 
 export const TagDescription = Schema.String.pipe(
-  Schema.filter((s) => [...s].length <= MAX_DESCRIPTION_LENGTH || `must be at most ${MAX_DESCRIPTION_LENGTH} characters`, {
+  Schema.filter((s) => {
+    if ([...s].length > MAX_DESCRIPTION_LENGTH) return `must be at most ${MAX_DESCRIPTION_LENGTH} characters`
+    if (!isStorableText(s)) return UNSTORABLE_TEXT
+    return undefined
+  }, {
     identifier: "TagDescription"
   })
 )
