@@ -1,4 +1,4 @@
-import { type Cursor, decodeCursor, encodeCursor, InvalidInput, type SortOrder } from "@roster/domain"
+import { type Cursor, decodeCursor, encodeCursor, InvalidInput, isStorableText, type SortOrder } from "@roster/domain"
 import { Effect, Either } from "effect"
 import type { KeysetPosition } from "./ports/subscriber-repository.js"
 
@@ -6,13 +6,13 @@ const isoInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 /**
  * Whether a cursor's sort value has the kind its sort compares (an instant for `*_at`, a count
- * for `subscriber_count`, text otherwise), so that a hand-made cursor never reaches a query as a
- * value of the wrong type.
+ * for `subscriber_count`, storable text otherwise), so that a hand-made cursor never reaches a
+ * query as a value of the wrong type or as text no database can compare (a NUL character).
  */
 const fitsSort = (sort: string, value: string | number): boolean => {
   if (sort.endsWith("_at")) return typeof value === "string" && isoInstant.test(value) && !Number.isNaN(Date.parse(value))
   if (sort === "subscriber_count") return typeof value === "number" && Number.isSafeInteger(value) && value >= 0
-  return typeof value === "string"
+  return typeof value === "string" && isStorableText(value)
 }
 
 /** Reads the client's cursor for this sort and order; a foreign or mangled cursor is a 400 on `cursor`. */

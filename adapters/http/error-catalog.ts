@@ -1,0 +1,102 @@
+import { Option } from "effect"
+
+/**
+ * Every kind of error the service answers, as `GET /errors/{code}` documents it. The code is the
+ * last segment of a problem's `type`; the wire forms choose the body around it.
+ */
+export interface ErrorCodeEntry {
+  readonly code: string
+  readonly status: number
+  readonly title: string
+  /** What happened, in a sentence or two. */
+  readonly meaning: string
+  /** What the client can do about it. */
+  readonly remedy: string
+}
+
+const entries = {
+  validation_error: {
+    status: 400,
+    title: "Validation Error",
+    meaning:
+      "The request was malformed or broke a rule: a field has the wrong type or an invalid value, a required field is missing, an unknown field was sent, or a path or query parameter is not acceptable. The detail and the errors list name every field concerned.",
+    remedy: "Fix the named fields and send the request again. Repeating it unchanged gives the same answer."
+  },
+  unauthorized: {
+    status: 401,
+    title: "Unauthorized",
+    meaning: "The request carried no usable credential: the X-API-Key header is missing, or the key is malformed, unknown or revoked.",
+    remedy: "Send a valid API key in the X-API-Key header. Keys are shown once, at creation; create a new one if it was lost."
+  },
+  forbidden: {
+    status: 403,
+    title: "Forbidden",
+    meaning: "The credential is valid but may not do this: it lacks the scope the operation needs, or the resource belongs to another organization.",
+    remedy: "Use a key with the scope named in the detail, or a key of the organization that owns the resource."
+  },
+  not_found: {
+    status: 404,
+    title: "Resource Not Found",
+    meaning: "Nothing exists at this address: the resource was never created or has been deleted, or the path names no endpoint.",
+    remedy: "Check the identifier and the path. Lists show which resources exist."
+  },
+  method_not_allowed: {
+    status: 405,
+    title: "Method Not Allowed",
+    meaning: "The path exists but does not accept this HTTP method.",
+    remedy: "Use one of the methods listed in the Allow header of the response."
+  },
+  conflict: {
+    status: 409,
+    title: "Conflict",
+    meaning: "The request would break a uniqueness rule: a subscriber with this email address, or a tag with this name or slug, already exists in the organization. Email addresses and tag names compare regardless of letter case.",
+    remedy: "Update the existing resource instead, or choose another value."
+  },
+  invalid_status_transition: {
+    status: 409,
+    title: "Invalid Status Transition",
+    meaning: "The subscriber's status cannot move to the one asked for through the API. A complained subscriber can only become active again through their own action in the preference center; bounced and complained are set by the email provider only.",
+    remedy: "Leave the status as it is, or let the subscriber act through the preference center."
+  },
+  limit_exceeded: {
+    status: 402,
+    title: "Plan Limit Exceeded",
+    meaning: "The organization's plan does not allow more of this: its subscriber limit has been reached.",
+    remedy: "Delete subscribers that are no longer needed, or move the organization to a larger plan."
+  },
+  payload_too_large: {
+    status: 413,
+    title: "Payload Too Large",
+    meaning: "The request body is larger than the service accepts (1 MiB).",
+    remedy: "Send a smaller body, for example by splitting the work into several requests."
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: "Unsupported Media Type",
+    meaning: "The request body is not JSON: its Content-Type is not application/json.",
+    remedy: "Send the body as JSON with the header Content-Type: application/json."
+  },
+  internal_error: {
+    status: 500,
+    title: "Internal Server Error",
+    meaning: "The service failed to answer because of a fault of its own. Nothing about the fault is disclosed.",
+    remedy: "Try again later. If it persists, report it with the X-Request-Id of the response."
+  },
+  service_unavailable: {
+    status: 503,
+    title: "Service Unavailable",
+    meaning: "A service the API depends on, such as the database, cannot be reached at the moment.",
+    remedy: "Try again shortly. GET /ready tells when the service is ready again."
+  }
+} as const satisfies Record<string, Omit<ErrorCodeEntry, "code">>
+
+export type ErrorCode = keyof typeof entries
+
+export const errorCodes = Object.keys(entries) as ReadonlyArray<ErrorCode>
+
+export const errorCatalog = Object.fromEntries(
+  errorCodes.map((code) => [code, { code, ...entries[code] }])
+) as unknown as { readonly [C in ErrorCode]: ErrorCodeEntry & { readonly code: C } }
+
+export const findErrorCode = (code: string): Option.Option<ErrorCodeEntry> =>
+  Object.prototype.hasOwnProperty.call(entries, code) ? Option.some(errorCatalog[code as ErrorCode]) : Option.none()

@@ -1,0 +1,35 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { ProbesGroup } from "../probes.js"
+import { serviceVersion } from "../service-version.js"
+import { ErrorDocsGroup } from "./error-docs-group.js"
+import { finishOpenApi } from "./openapi.js"
+import { InternalErrorProblem } from "./problems.js"
+import { SubscribersGroup } from "./subscribers-group.js"
+import { TagsGroup } from "./tags-group.js"
+
+const description = `Subscribers and tags of newsletter organizations, over HTTP.
+
+Every \`/api/v1\` request carries an API key in the \`X-API-Key\` header; the key's organization is the one acted for.
+Bodies are bare JSON in snake_case; unknown fields are refused. Lists are keyset pages (\`limit\`, \`cursor\`, \`sort\`, \`order\`)
+with the total in \`X-Total-Count\` and the next page in \`Link\`.
+
+Every error is an RFC 9457 problem (\`application/problem+json\`) with \`type\`, \`title\`, \`status\`, \`detail\` and \`instance\`;
+\`type\` links to a page that documents the code. A path that exists answers 405 \`method_not_allowed\` (with \`Allow\`) to
+other methods, and 404 \`not_found\` otherwise. Bodies over 1 MiB answer 413 \`payload_too_large\`, bodies that are not
+JSON 415 \`unsupported_media_type\`. Every response carries \`X-Request-Id\`.`
+
+/** The reference wire form: `/api/v1`, bare JSON, cursor pages, PUT updates, problem details. */
+export class ReferenceApi extends HttpApi.make("reference")
+  .add(SubscribersGroup)
+  .add(TagsGroup)
+  .add(ProbesGroup)
+  .add(ErrorDocsGroup)
+  .addError(InternalErrorProblem)
+  .annotateContext(OpenApi.annotations({
+    title: "Roster API",
+    version: serviceVersion,
+    description,
+    license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
+    transform: finishOpenApi
+  }))
+{}

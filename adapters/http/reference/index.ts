@@ -1,0 +1,24 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Layer } from "effect"
+import { DocsLive } from "../docs.js"
+import { ReferenceApi } from "./api.js"
+import { AuthenticationLive } from "./authentication.js"
+import { ErrorDocsHandlersLive } from "./error-docs-handlers.js"
+import { ProblemsLive } from "./problem-middleware.js"
+import { ProbesHandlersLive } from "./probes-handlers.js"
+import { SubscribersHandlersLive } from "./subscribers-handlers.js"
+import { TagsHandlersLive } from "./tags-handlers.js"
+
+export { ReferenceApi }
+export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./problem-middleware.js"
+
+/**
+ * The reference wire form (`/api/v1`, bare JSON, cursor pages, problem details) with its
+ * middleware and docs, ready for `HttpApiBuilder.serve`. Needs the use cases Subscribers, Tags,
+ * ApiKeys and Readiness, and HttpSettings.
+ */
+export const ReferenceApiLive = Layer.mergeAll(ProblemsLive, DocsLive).pipe(
+  Layer.provideMerge(HttpApiBuilder.api(ReferenceApi)),
+  Layer.provide([SubscribersHandlersLive, TagsHandlersLive, ProbesHandlersLive, ErrorDocsHandlersLive]),
+  Layer.provide(AuthenticationLive)
+)

@@ -1,0 +1,174 @@
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  type HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Effect, Option, Predicate } from "effect"
+import { docsRoutes } from "../docs.js"
+import type { ErrorCode } from "../error-catalog.js"
+import { HttpSettings } from "../http-settings.js"
+import { jsonNestingDepth } from "../json-depth.js"
+import { pathOf } from "../request-path.js"
+import { methodsAt, routesOf } from "../route-table.js"
+import { ReferenceApi } from "./api.js"
+import { type FieldIssue, isProblem, makeProblem, type Problem, problemBody } from "./problems.js"
+
+/**
+ * Makes every answer of the reference form that is not a success a problem: the framework's
+ * failures (bad input, unknown routes, unreadable bodies) and every defect, which never shows
+ * its internals. Problems raised by endpoints pass through to be encoded as declared.
+ */
+
+export const MAX_BODY_BYTES = 1024 * 1024
+/** Arrays and objects nest at most this deep in a body. */
+export const MAX_BODY_DEPTH = 32
+
+const MAX_LISTED_ISSUES = 100
+const MAX_ISSUES_IN_DETAIL = 10
+const MAX_MESSAGE_LENGTH = 200
+
+const methodsWithBody = new Set(["POST", "PUT", "PATCH"])
+
+const isJsonMediaType = (contentType: string): boolean => {
+  const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
+  return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
+}
+
+const fieldOf = (path: ReadonlyArray<PropertyKey>): string =>
+  path.length === 0
+    ? "body"
+    : path.reduce<string>(
+      (field, key, i) => typeof key === "number" ? `${field}[${key}]` : i === 0 ? String(key) : `${field}.${String(key)}`,
+      ""
+    )
+
+const shorten = (message: string): string =>
+  message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`
+
+/**
+ * A field that may also be null (or left out) fails once per alternative; the "Expected null"
+ * alternative says nothing when another one explains the problem.
+ */
+const isAlternativeNoise = (message: string) => /^Expected (null|undefined), actual /.test(message)
+
+const issuesOf = (error: HttpApiError.HttpApiDecodeError): ReadonlyArray<FieldIssue> => {
+  const all = error.issues.map((issue) => ({
+    field: fieldOf(issue.path),
+    message: issue.path.length === 0 && issue._tag === "Type" ? "must be a JSON object" : shorten(issue.message)
+  }))
+  const explained = new Set(all.filter((i) => !isAlternativeNoise(i.message)).map((i) => i.field))
+  const seen = new Set<string>()
+  const issues: Array<FieldIssue> = []
+  for (const issue of all) {
+    if (isAlternativeNoise(issue.message) && explained.has(issue.field)) continue
+    const key = `${issue.field}\u0000${issue.message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    issues.push(issue)
+  }
+  return issues
+}
+
+const detailOf = (issues: ReadonlyArray<FieldIssue>): string => {
+  const shown = issues.slice(0, MAX_ISSUES_IN_DETAIL).map((i) => `${i.field}: ${i.message}`).join("; ")
+  return issues.length > MAX_ISSUES_IN_DETAIL ? `${shown}; and ${issues.length - MAX_ISSUES_IN_DETAIL} more` : shown
+}
+
+const isSqlError = (u: unknown): boolean => Predicate.isTagged(u, "SqlError")
+
+/** How the Node server reports a body over the `MaxBodySize` it was given. */
+const isBodyTooLarge = (u: HttpServerError.RequestError): boolean =>
+  u.cause instanceof Error && u.cause.message === "maxBytes exceeded"
+
+const answer = (problem: Problem, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(problemBody(problem), {
+    status: problem.status,
+    contentType: "application/problem+json",
+    headers
+  })
+
+export const ProblemsLive = HttpApiBuilder.middleware(
+  ReferenceApi,
+  Effect.gen(function*() {
+    const { errorsBaseUrl } = yield* HttpSettings
+    const routes = [...routesOf(ReferenceApi), ...docsRoutes]
+
+    return (app: HttpApp.Default) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const instance = pathOf(request)
+        const methods = methodsAt(routes, instance)
+        const problem = <C extends Exclude<ErrorCode, "validation_error">>(code: C, detail: string) =>
+          makeProblem(code, { errorsBaseUrl, instance, detail } as const)
+        const invalid = (issues: ReadonlyArray<FieldIssue>) =>
+          answer(makeProblem("validation_error", { errorsBaseUrl, instance, detail: detailOf(issues) }, issues.slice(0, MAX_LISTED_ISSUES)))
+
+        if (methods.includes(request.method) && methodsWithBody.has(request.method)) {
+          const declaredLength = Number(request.headers["content-length"] ?? 0)
+          if (declaredLength > MAX_BODY_BYTES) {
+            return answer(problem("payload_too_large", `the body is ${declaredLength} bytes; at most ${MAX_BODY_BYTES} are accepted`))
+          }
+          const contentType = request.headers["content-type"]
+          if (contentType !== undefined && !isJsonMediaType(contentType)) {
+            return answer(problem("unsupported_media_type", "the body must be JSON, sent with Content-Type: application/json"))
+          }
+          // Read once here (the request keeps the text for the endpoint) to refuse deep nesting early.
+          const text = yield* Effect.either(request.text.pipe(HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES))))
+          if (text._tag === "Left") {
+            return isBodyTooLarge(text.left)
+              ? answer(problem("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
+              : invalid([{ field: "body", message: "could not be read" }])
+          }
+          if (jsonNestingDepth(text.right) > MAX_BODY_DEPTH) {
+            return invalid([{ field: "body", message: `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep` }])
+          }
+        }
+
+        return yield* app.pipe(
+          HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+          Effect.catchAllCause((cause) => {
+            const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
+            if (Option.isSome(failure)) {
+              const error = failure.value
+              // Declared by the endpoints: HttpApi encodes them with their status and content type.
+              if (isProblem(error)) return Effect.fail(error as never)
+              if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(invalid(issuesOf(error)))
+              if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+                // The path has this method's route, yet the router could not read a parameter.
+                if (methods.includes(request.method)) {
+                  return Effect.succeed(invalid([{ field: "path", message: "has a parameter that is too long or not valid percent-encoded UTF-8" }]))
+                }
+                return Effect.succeed(
+                  methods.length > 0
+                    ? answer(problem("method_not_allowed", `${request.method} is not allowed here; use ${methods.join(", ")}`), {
+                      Allow: methods.join(", ")
+                    })
+                    : answer(problem("not_found", `no route for ${request.method} ${instance}`))
+                )
+              }
+            }
+            if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+            const defect = Option.getOrUndefined(Cause.dieOption(cause))
+            if (HttpServerError.isServerError(defect) && defect._tag === "RequestError") {
+              return Effect.succeed(
+                isBodyTooLarge(defect)
+                  ? answer(problem("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
+                  : invalid([{ field: "body", message: "is not valid JSON" }])
+              )
+            }
+            if (isSqlError(defect)) {
+              return Effect.logWarning("the database did not answer", cause).pipe(
+                Effect.as(answer(problem("service_unavailable", "the database is not reachable at the moment; try again shortly")))
+              )
+            }
+            return Effect.logError("unexpected failure", cause).pipe(
+              Effect.as(answer(problem("internal_error", "the service failed to answer; nothing about the fault is disclosed")))
+            )
+          })
+        )
+      })
+  })
+)

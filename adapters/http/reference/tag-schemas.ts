@@ -1,0 +1,63 @@
+import { TagId } from "@roster/domain"
+import { Schema } from "effect"
+import { cursorParam, limitParam, orderParam, Page, sortParam } from "./pagination.js"
+import {
+  Count,
+  DescriptionInput,
+  IdInput,
+  MetadataInput,
+  MetadataOutput,
+  SlugInput,
+  strictInput,
+  TagNameInput,
+  Timestamp,
+  Uuid,
+  withStatus
+} from "./wire-fields.js"
+
+/** Tags as the reference form shows and accepts them. */
+
+export const Tag = Schema.Struct({
+  id: Uuid,
+  name: Schema.String,
+  slug: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  metadata: MetadataOutput,
+  subscriber_count: Count("how many subscribers carry the tag"),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}).annotations({ identifier: "Tag" })
+
+export const CreatedTag = withStatus(Tag, 201, "Tag")
+
+export const TagList = Page(Tag, "TagList")
+
+export const CreateTagRequest = Schema.Struct({
+  name: TagNameInput("unique in the organization regardless of letter case"),
+  slug: Schema.optionalWith(SlugInput("unique in the organization; made from the name when left out"), { exact: true }),
+  description: Schema.optionalWith(DescriptionInput, { exact: true }),
+  metadata: Schema.optionalWith(MetadataInput(), { exact: true })
+}).annotations({ identifier: "CreateTagRequest", ...strictInput })
+
+export const UpdateTagRequest = Schema.Struct({
+  name: Schema.optionalWith(TagNameInput("unique in the organization regardless of letter case"), { exact: true }),
+  description: Schema.optionalWith(DescriptionInput, { exact: true }),
+  metadata: Schema.optionalWith(MetadataInput("replaces the whole map"), { exact: true })
+}).annotations({
+  identifier: "UpdateTagRequest",
+  description: "fields left out stay as they are; the slug never changes",
+  ...strictInput
+})
+
+export const TagPath = Schema.Struct({ tag_id: IdInput(TagId, "the tag's id") })
+
+export const TagNamePath = Schema.Struct({
+  name: TagNameInput("the tag's name, URL-encoded; compared regardless of letter case")
+})
+
+export const TagListParams = Schema.Struct({
+  cursor: cursorParam,
+  limit: limitParam,
+  sort: sortParam(["name", "created_at", "subscriber_count"]),
+  order: orderParam("asc")
+}).annotations(strictInput)

@@ -1,0 +1,40 @@
+import { HttpApi } from "@effect/platform"
+
+/** A route the service serves: its method and its path template (`:name` for a parameter). */
+export interface KnownRoute {
+  readonly method: string
+  readonly path: string
+}
+
+/** Every route of an HttpApi definition. */
+export const routesOf = (api: HttpApi.HttpApi.Any): ReadonlyArray<KnownRoute> => {
+  const routes: Array<KnownRoute> = []
+  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => routes.push({ method: endpoint.method, path: endpoint.path })
+  })
+  return routes
+}
+
+/** The segments of a path; a trailing slash is ignored, as the router does. */
+const segmentsOf = (path: string) => {
+  const segments = path.split("/").slice(1)
+  return segments.length > 1 && segments[segments.length - 1] === "" ? segments.slice(0, -1) : segments
+}
+
+const matches = (template: ReadonlyArray<string>, path: ReadonlyArray<string>): boolean =>
+  template.length === path.length &&
+  template.every((segment, i) => segment.startsWith(":") ? path[i]!.length > 0 : segment === path[i])
+
+/**
+ * The methods the routes serve at `path`, in a stable order; empty when no route has this path.
+ * Tells a wrong method (405) from a path that does not exist (404).
+ */
+export const methodsAt = (routes: ReadonlyArray<KnownRoute>, path: string): ReadonlyArray<string> => {
+  const wanted = segmentsOf(path)
+  const methods = new Set<string>()
+  for (const route of routes) {
+    if (matches(segmentsOf(route.path), wanted)) methods.add(route.method)
+  }
+  return [...methods].sort()
+}

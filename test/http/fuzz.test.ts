@@ -1,0 +1,277 @@
+/**
+ * No input a client can send makes the service fail: random and hostile bodies, paths and
+ * queries always answer below 500, and every error is a complete problem. The generator is
+ * seeded, so a failure repeats with the same inputs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Answer, call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
+import { createSubscriber, createTag } from "./helpers.js"
+
+let server: TestHttpServer
+let key: string
+let subscriberId: string
+let tagId: string
+
+beforeAll(async () => {
+  server = await startHttpServer()
+  ;({ key } = await server.seedOrganization())
+  const tag = await createTag(server, key)
+  tagId = tag.id
+  subscriberId = (await createSubscriber(server, key, { tags: [tag.id] })).id
+})
+afterAll(() => server.close())
+
+/** mulberry32: a small seeded generator. */
+const generator = (seed: number) => {
+  let state = seed >>> 0
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (n: number) => Math.floor(next() * n)
+  const pick = <A>(items: ReadonlyArray<A>): A => items[int(items.length)]!
+  return { next, int, pick }
+}
+type Random = ReturnType<typeof generator>
+
+const awkwardStrings = [
+  "",
+  " ",
+  "a@b.co",
+  "ADA@EXAMPLE.COM",
+  "a@@b.co",
+  "\u0000",
+  "\u202e\u0041@b.co",
+  "ünïcödé@exämple.com",
+  "😀@😀.com",
+  "x".repeat(300),
+  "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10",
+  "00000000-0000-0000-0000-000000000000",
+  "active",
+  "complained",
+  "bounced",
+  "__proto__",
+  "constructor",
+  "toString",
+  "<script>alert(1)</script>",
+  "'; DROP TABLE subscribers; --",
+  "../../etc/passwd",
+  "%00",
+  "\\",
+  "\"",
+  "null",
+  "NaN"
+]
+
+const keyPool = [
+  "email",
+  "tags",
+  "metadata",
+  "status",
+  "name",
+  "slug",
+  "description",
+  "tag_ids",
+  "id",
+  "organization_id",
+  "subscriber_count",
+  "created_at",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "",
+  " ",
+  "😀"
+]
+
+const numbers = [0, -0, 1, -1, 1.5, 1e308, -1e308, 5e-324, 2 ** 53 + 2, 101, 100, 50, 999999999999]
+
+const randomValue = (r: Random, depth: number): unknown => {
+  const kind = r.int(depth > 4 ? 5 : 8)
+  switch (kind) {
+    case 0:
+      return null
+    case 1:
+      return r.next() < 0.5
+    case 2:
+      return r.pick(numbers)
+    case 3:
+      return r.pick(awkwardStrings)
+    case 4:
+      return String.fromCodePoint(...Array.from({ length: r.int(20) }, () => r.int(0x2ffff)).filter((c) => c < 0xd800 || c > 0xdfff))
+    case 5:
+      return Array.from({ length: r.int(6) }, () => randomValue(r, depth + 1))
+    default: {
+      const object: Record<string, unknown> = {}
+      for (let i = r.int(6); i > 0; i--) object[r.pick(keyPool)] = randomValue(r, depth + 1)
+      return object
+    }
+  }
+}
+
+/** JSON texts that JSON.stringify cannot make. */
+const rawTexts = [
+  "{\"__proto__\": {\"status\": \"bounced\"}, \"email\": \"p@example.com\"}",
+  "{\"email\": \"p@example.com\", \"metadata\": {\"__proto__\": []}}",
+  "{\"email\": \"p@example.com\", \"metadata\": {\"n\": 1e999999}}",
+  "{\"email\": \"p@example.com\", \"metadata\": {\"n\": -1e999999}}",
+  "{\"email\": \"p@example.com\", \"metadata\": {\"big\": 123456789012345678901234567890}}",
+  "{\"email\": \"\\ud800@example.com\"}",
+  "{\"name\": \"\\udfff\", \"metadata\": {\"\\ud83d\": \"\\ude00\"}}",
+  "{\"email\": \"a@example.com\", \"email\": \"b@example.com\"}",
+  "{\"tag_ids\": {\"length\": 3}}",
+  "{\"tag_ids\": \"0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10\"}",
+  "{\"status\": [\"active\"]}",
+  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+  "{\"metadata\": " + "{\"a\": ".repeat(31) + "1" + "}".repeat(31) + "}",
+  "{\"email\": \"p@example.com\", \"metadata\": {\"d\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}}",
+  "{\"email\": " + "{\"a\": ".repeat(50_000) + "1" + "}".repeat(50_000) + "}",
+  "{",
+  "}",
+  "{\"email\"",
+  "nul",
+  "tru",
+  "0",
+  "-",
+  "\"\\u00\"",
+  "{\"a\":1}garbage",
+  "\ufeff{\"email\": \"bom@example.com\"}"
+]
+
+const randomBody = (r: Random, shape: Record<string, unknown>): string | Uint8Array => {
+  switch (r.int(6)) {
+    case 0:
+      return JSON.stringify(randomValue(r, 0)) ?? "null"
+    case 1: {
+      const mutated: Record<string, unknown> = { ...shape }
+      const field = r.pick([...Object.keys(shape), ...keyPool])
+      mutated[field] = randomValue(r, 1)
+      return JSON.stringify(mutated)
+    }
+    case 2:
+      return r.pick(rawTexts)
+    case 3:
+      return Uint8Array.from({ length: 1 + r.int(64) }, () => r.int(256))
+    case 4: {
+      const text = JSON.stringify({ ...shape, metadata: randomValue(r, 1) })
+      return text.slice(0, r.int(text.length + 1))
+    }
+    default:
+      return JSON.stringify({ ...shape, metadata: { deep: randomValue(r, 0), list: [randomValue(r, 0)] } })
+  }
+}
+
+/**
+ * Below 500, and a complete problem whenever it is an error (the path as fetch sent it); a 405
+ * never lists the method it refused.
+ */
+const expectHandled = (answer: Answer, path: string, sent: unknown, method?: string) => {
+  const context = `${path} <- ${typeof sent === "string" ? sent.slice(0, 300) : String(sent)}\n-> ${answer.text.slice(0, 300)}`
+  expect(answer.status, context).toBeLessThan(500)
+  expect(answer.headers.get("x-request-id"), context).not.toBeNull()
+  if (answer.status >= 400) {
+    expect(answer.headers.get("content-type"), context).toMatch(/^application\/problem\+json/)
+    expect(answer.body, context).toMatchObject({
+      type: expect.any(String),
+      title: expect.any(String),
+      status: answer.status,
+      detail: expect.any(String),
+      instance: new URL(path, server.baseUrl).pathname
+    })
+  }
+  if (answer.status === 405 && method !== undefined) {
+    expect(answer.headers.get("allow")?.split(", "), context).not.toContain(method)
+  }
+}
+
+describe("random and hostile bodies", () => {
+  const targets = () => [
+    { method: "POST", path: "/api/v1/subscribers", shape: { email: "fuzz@example.com", tags: [tagId], metadata: {} } },
+    { method: "PUT", path: `/api/v1/subscribers/${subscriberId}`, shape: { status: "active", metadata: {} } },
+    { method: "POST", path: `/api/v1/subscribers/${subscriberId}/tags`, shape: { tag_ids: [tagId] } },
+    { method: "POST", path: "/api/v1/tags", shape: { name: "Fuzz", slug: "fuzz", description: null, metadata: {} } },
+    { method: "PUT", path: `/api/v1/tags/${tagId}`, shape: { name: "Fuzz", description: "d", metadata: {} } }
+  ]
+  const names = ["POST /subscribers", "PUT /subscribers/{id}", "POST /subscribers/{id}/tags", "POST /tags", "PUT /tags/{id}"]
+
+  names.forEach((name, index) => {
+    it(`${name} answers every one of 300 bodies below 500`, async () => {
+      const target = targets()[index]!
+      const r = generator(1000 + index)
+      for (let i = 0; i < 300; i++) {
+        const body = randomBody(r, target.shape)
+        const answer = await call(server, target.method, target.path, {
+          key,
+          body,
+          headers: { "content-type": "application/json" }
+        })
+        expectHandled(answer, target.path, body)
+      }
+    })
+  })
+
+  it("answers every raw text to every body endpoint below 500", async () => {
+    for (const target of targets()) {
+      for (const body of rawTexts) {
+        const answer = await call(server, target.method, target.path, {
+          key,
+          body,
+          headers: { "content-type": "application/json" }
+        })
+        expectHandled(answer, target.path, body)
+      }
+    }
+  })
+})
+
+/** Percent-encoded bytes, valid UTF-8 or not. */
+const randomSegment = (r: Random): string => {
+  switch (r.int(4)) {
+    case 0:
+      return Array.from({ length: 1 + r.int(12) }, () => `%${r.int(256).toString(16).padStart(2, "0")}`).join("")
+    case 1:
+      return encodeURIComponent(r.pick(awkwardStrings)) || "x"
+    case 2:
+      return encodeURIComponent(String(randomValue(r, 5))) || "x"
+    default:
+      return r.pick(["%", "%E0%A4%A", "%FF", "%ED%A0%80", "..", ".", "%2F", "%2e%2e", "a%00b", ";a", "x".repeat(2000)])
+  }
+}
+
+describe("random paths and queries", () => {
+  it("answers 800 hostile paths below 500", async () => {
+    const r = generator(7)
+    const templates = [
+      (s: string) => `/api/v1/subscribers/${s}`,
+      (s: string) => `/api/v1/subscribers/by-email/${s}`,
+      (s: string) => `/api/v1/subscribers/${s}/tags`,
+      (s: string) => `/api/v1/subscribers/${subscriberId}/tags/${s}`,
+      (s: string) => `/api/v1/tags/${s}`,
+      (s: string) => `/api/v1/tags/by-name/${s}`,
+      (s: string) => `/errors/${s}`,
+      (s: string) => `/${s}`,
+      (s: string) => `/api/v1/${s}/${s}`
+    ]
+    for (let i = 0; i < 800; i++) {
+      const path = r.pick(templates)(randomSegment(r))
+      const method = r.pick(["GET", "GET", "PUT", "DELETE", "POST", "PATCH", "OPTIONS"])
+      const answer = await call(server, method, path, { key, ...(method === "PUT" || method === "POST" ? { json: {} } : {}) })
+      expectHandled(answer, path, method, method)
+    }
+  })
+
+  it("answers 400 random list queries below 500", async () => {
+    const r = generator(11)
+    const names = ["limit", "cursor", "sort", "order", "status", "tag", "page", "", "limit[]", "__proto__"]
+    const values = ["0", "1", "100", "101", "-1", "1e2", "0x10", "", "asc", "desc", "email", "name", "active", tagId, "%FF", "%", "eyJ9"]
+    for (let i = 0; i < 400; i++) {
+      const query = Array.from({ length: 1 + r.int(4) }, () => `${r.pick(names)}=${r.pick(values)}`).join("&")
+      const path = `${r.pick(["/api/v1/subscribers", "/api/v1/tags"])}?${query}`
+      expectHandled(await call(server, "GET", path, { key }), path, query)
+    }
+  })
+})

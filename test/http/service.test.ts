@@ -1,0 +1,200 @@
+import { CacheHealth, DatabaseHealth } from "@roster/application"
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { errorCatalog, errorCodes } from "../../adapters/http/index.js"
+import type { OpenApiDocument } from "../../adapters/http/openapi-model.js"
+import { call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
+import { defaultErrorsBase, expectProblem } from "./helpers.js"
+
+let server: TestHttpServer
+beforeAll(async () => {
+  server = await startHttpServer()
+})
+afterAll(() => server.close())
+
+describe("GET /health", () => {
+  it("answers 200 healthy with the version, without credentials", async () => {
+    const answer = await call(server, "GET", "/health")
+    expect(answer.status).toBe(200)
+    expect(answer.body).toEqual({ status: "healthy", version: expect.stringMatching(/^\d+\.\d+\.\d+/) })
+  })
+})
+
+describe("GET /ready", () => {
+  it("answers 200 ready when the database and the cache answer", async () => {
+    const answer = await call(server, "GET", "/ready")
+    expect(answer.status).toBe(200)
+    expect(answer.body).toEqual({ status: "ready", checks: { database: "ok", cache: "ok" } })
+  })
+
+  const failing = [
+    ["database", Layer.succeed(DatabaseHealth, { name: "database", check: Effect.fail("connection refused") })],
+    ["cache", Layer.succeed(CacheHealth, { name: "cache", check: Effect.die(new Error("socket closed")) })]
+  ] as const
+  for (const [check, adapters] of failing) {
+    it(`answers 503 unavailable with ${check}: error when the ${check} fails`, async () => {
+      const degraded = await startHttpServer({ adapters })
+      try {
+        const answer = await call(degraded, "GET", "/ready")
+        expect(answer.status).toBe(503)
+        expect(answer.body).toEqual({
+          status: "unavailable",
+          checks: { database: check === "database" ? "error" : "ok", cache: check === "cache" ? "error" : "ok" }
+        })
+        expect((await call(degraded, "GET", "/health")).status).toBe(200)
+      } finally {
+        await degraded.close()
+      }
+    })
+  }
+})
+
+describe("GET /errors/{code}", () => {
+  for (const code of errorCodes) {
+    it(`documents ${code} as a page and as JSON`, async () => {
+      const entry = errorCatalog[code]
+      const page = await call(server, "GET", `/errors/${code}`, { headers: { accept: "text/html,application/xhtml+xml" } })
+      expect(page.status).toBe(200)
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/)
+      expect(page.text).toContain(`<h1>${entry.title}</h1>`)
+      expect(page.text).toContain(String(entry.status))
+      expect(page.text).toContain("What to do")
+
+      const json = await call(server, "GET", `/errors/${code}`, { headers: { accept: "application/json" } })
+      expect(json.status).toBe(200)
+      expect(json.body).toEqual({
+        code,
+        type: `${defaultErrorsBase}/${code}`,
+        status: entry.status,
+        title: entry.title,
+        meaning: entry.meaning,
+        remedy: entry.remedy
+      })
+    })
+  }
+
+  it("answers 404 not_found for a code it does not know", async () => {
+    expectProblem(await call(server, "GET", "/errors/teapot"), "not_found", "/errors/teapot")
+  })
+})
+
+describe("GET /openapi.json", () => {
+  let spec: OpenApiDocument
+  beforeAll(async () => {
+    const answer = await call(server, "GET", "/openapi.json")
+    expect(answer.status).toBe(200)
+    spec = answer.body
+  })
+
+  const operations = () =>
+    Object.entries(spec.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation }))
+    )
+
+  it("is OpenAPI 3.1 and lists every endpoint that runs", () => {
+    expect(spec.openapi).toBe("3.1.0")
+    expect(operations().map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+      "DELETE /api/v1/subscribers/{subscriber_id}",
+      "DELETE /api/v1/subscribers/{subscriber_id}/tags/{tag_id}",
+      "DELETE /api/v1/tags/{tag_id}",
+      "GET /api/v1/subscribers",
+      "GET /api/v1/subscribers/by-email/{email}",
+      "GET /api/v1/subscribers/{subscriber_id}",
+      "GET /api/v1/subscribers/{subscriber_id}/tags",
+      "GET /api/v1/tags",
+      "GET /api/v1/tags/by-name/{name}",
+      "GET /api/v1/tags/{tag_id}",
+      "GET /errors/{code}",
+      "GET /health",
+      "GET /ready",
+      "POST /api/v1/subscribers",
+      "POST /api/v1/subscribers/{subscriber_id}/tags",
+      "POST /api/v1/tags",
+      "PUT /api/v1/subscribers/{subscriber_id}",
+      "PUT /api/v1/tags/{tag_id}"
+    ])
+  })
+
+  it("describes every operation", () => {
+    for (const { method, operation, path } of operations()) {
+      expect(operation.summary, `${method} ${path}`).toEqual(expect.any(String))
+      expect(operation.description, `${method} ${path}`).toEqual(expect.any(String))
+    }
+  })
+
+  it("documents every error answer as application/problem+json, and keeps no framework error schema", () => {
+    for (const { method, operation, path } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400 || (path === "/ready" && status === "503")) continue
+        expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual(["application/problem+json"])
+      }
+    }
+    const text = JSON.stringify(spec)
+    expect(text).not.toContain("HttpApiDecodeError")
+    expect(Object.keys(spec.components.schemas)).not.toContain("Issue")
+  })
+
+  it("documents the status codes of each kind of operation", () => {
+    const statuses = (method: string, path: string) => Object.keys(spec.paths[path]![method]!.responses).sort()
+    expect(statuses("post", "/api/v1/subscribers")).toEqual(["201", "400", "401", "402", "403", "409", "413", "415", "500", "503"])
+    expect(statuses("put", "/api/v1/subscribers/{subscriber_id}")).toEqual([
+      "200", "400", "401", "403", "404", "409", "413", "415", "500", "503"
+    ])
+    expect(statuses("delete", "/api/v1/tags/{tag_id}")).toEqual(["204", "400", "401", "403", "404", "500", "503"])
+    expect(statuses("get", "/health")).toEqual(["200", "500"])
+    expect(statuses("get", "/ready")).toEqual(["200", "500", "503"])
+  })
+
+  it("declares the X-API-Key scheme on every /api/v1 operation and on no probe", () => {
+    expect(spec.components.securitySchemes.apiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" })
+    for (const { method, operation, path } of operations()) {
+      const expected = path.startsWith("/api/v1/") ? [{ apiKey: [] }] : []
+      expect(operation.security, `${method} ${path}`).toEqual(expected)
+    }
+  })
+
+  it("documents X-Total-Count and Link on lists", () => {
+    for (const path of ["/api/v1/subscribers", "/api/v1/tags"]) {
+      expect(Object.keys(spec.paths[path]!.get!.responses["200"]!.headers ?? {})).toEqual(["X-Total-Count", "Link"])
+    }
+  })
+
+  it("documents the page and the JSON form of an error code", () => {
+    expect(Object.keys(spec.paths["/errors/{code}"]!.get!.responses["200"]!.content ?? {})).toEqual([
+      "text/html",
+      "application/json"
+    ])
+  })
+})
+
+/** URLs of scripts, stylesheets and CSS imports that a page would load from elsewhere. */
+const externalAssets = (html: string): Array<string> => [
+  ...html.matchAll(/<script[^>]*\ssrc=["']?(https?:)?\/\/[^"'\s>]*/gi),
+  ...html.matchAll(/<link[^>]*\shref=["']?(https?:)?\/\/[^"'\s>]*/gi),
+  ...html.matchAll(/@import\s+(url\()?["']?(https?:)?\/\/[^"')\s]*/gi)
+].map((match) => match[0])
+
+describe("documentation pages", () => {
+  it("serves Swagger UI at /docs with every asset inline", async () => {
+    const answer = await call(server, "GET", "/docs")
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get("content-type")).toMatch(/^text\/html/)
+    expect(answer.text).toContain("SwaggerUIBundle")
+    expect(answer.text).toContain("Roster API")
+    expect(externalAssets(answer.text)).toEqual([])
+  })
+
+  it("serves Redoc at /redoc from the service's own bundle", async () => {
+    const answer = await call(server, "GET", "/redoc")
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get("content-type")).toMatch(/^text\/html/)
+    expect(externalAssets(answer.text)).toEqual([])
+    const scripts = [...answer.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!)
+    expect(scripts).toEqual(["/redoc/redoc.standalone.js"])
+    expect(answer.text).toContain("spec-url=\"/openapi.json\"")
+    const bundle = await call(server, "GET", scripts[0]!)
+    expect(bundle.status).toBe(200)
+    expect(bundle.headers.get("content-type")).toMatch(/^application\/javascript/)
+    expect(bundle.text.length).toBeGreaterThan(100_000)
+  })
+})
