@@ -28,7 +28,7 @@ import { cutPage, positionFromCursor } from "./keyset.js"
 import { Ids } from "./ports/ids.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { Outbox } from "./ports/outbox.js"
-import { SubscriberRepository, type SubscriberSort } from "./ports/subscriber-repository.js"
+import { type SubscriberFilter, SubscriberRepository, type SubscriberSort } from "./ports/subscriber-repository.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
@@ -165,17 +165,33 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       return yield* view(found.value)
     })
 
+    /**
+     * How many subscribers match a filter. The organization's and each tag's subscriber counts
+     * are kept in the transactions that change them, so only a status filter needs counting rows.
+     */
+    const countMatching = (organizationId: OrganizationId, filter: SubscriberFilter, tag: Option.Option<Tag>) => {
+      if (filter.status !== undefined) return subscribers.count(organizationId, filter)
+      if (Option.isSome(tag)) return Effect.succeed(tag.value.subscriberCount)
+      return organizations.findById(organizationId).pipe(
+        Effect.flatMap(Option.match({
+          onSome: (organization) => Effect.succeed(organization.subscriberCount),
+          onNone: () => subscribers.count(organizationId, filter)
+        }))
+      )
+    }
+
     const list = Effect.fn("Subscribers.list")(function*(principal: Principal, request: SubscriberListRequest) {
       yield* authorize(principal, "subscribers:read")
       const organizationId = principal.organization.id
-      if (request.tagId !== undefined && (yield* tags.findById(organizationId, request.tagId)).pipe(Option.isNone)) {
+      const tag = request.tagId === undefined ? Option.none<Tag>() : yield* tags.findById(organizationId, request.tagId)
+      if (request.tagId !== undefined && Option.isNone(tag)) {
         return yield* new InvalidInput({ field: "tag", problem: `no tag with id ${request.tagId} in this organization` })
       }
       const after = yield* positionFromCursor(request.cursor, request.sort, request.order)
-      const filter = { status: request.status, tagId: request.tagId }
+      const filter: SubscriberFilter = { status: request.status, tagId: request.tagId }
       const [rows, total] = yield* Effect.all([
         subscribers.list(organizationId, { ...filter, sort: request.sort, order: request.order, after, limit: request.limit + 1 }),
-        subscribers.count(organizationId, filter)
+        countMatching(organizationId, filter, tag)
       ], { concurrency: 2 })
       const page = cutPage(rows, request.limit, request.sort, request.order, sortValue(request.sort))
       const tagMap = yield* assignments.tagsOf(organizationId, page.items.map((s) => s.id))

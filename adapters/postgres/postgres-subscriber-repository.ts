@@ -6,7 +6,7 @@ import { selectList, subscriberColumns } from "./columns.js"
 import { instant, keyset } from "./keyset.js"
 import { decodeCount, decodeFirst, decodeRows, jsonb } from "./rows.js"
 import { detachAllTagsOf } from "./tag-counts.js"
-import { onUniqueViolation, transactional, withSavepoint } from "./transactions.js"
+import { transactional } from "./transactions.js"
 
 const sortColumns: Record<SubscriberSort, string> = {
   created_at: "created_at",
@@ -45,10 +45,14 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
             ${subscriber.id}, ${subscriber.organizationId}, ${subscriber.email}, ${emailKey(subscriber.email)},
             ${subscriber.status}, ${jsonb(subscriber.metadata)}, ${subscriber.firstName}, ${subscriber.lastName},
             ${subscriber.createdAt}, ${subscriber.updatedAt}
-          )`.pipe(
-          withSavepoint(sql),
-          Effect.asVoid,
-          onUniqueViolation({ subscribers_email_unique: () => new EmailAlreadyExists({ email: subscriber.email }) })
+          )
+          ON CONFLICT ON CONSTRAINT subscribers_email_unique DO NOTHING
+          RETURNING id`.pipe(
+          // One round trip, and a taken email leaves the transaction usable.
+          Effect.orDie,
+          Effect.flatMap((rows) =>
+            rows.length === 1 ? Effect.void : Effect.fail(new EmailAlreadyExists({ email: subscriber.email }))
+          )
         ),
 
       update: (subscriber) =>

@@ -31,6 +31,18 @@ export const PostgresTagRepositoryLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = selectList(sql, tagColumns)
 
+    /** Which of the tag's unique values another tag of its organization holds. */
+    const clashOf = (tag: Tag) =>
+      sql<{ readonly name_taken: boolean | null }>`
+        SELECT bool_or(name_key = ${tagNameKey(tag.name)}) AS name_taken FROM tags
+        WHERE organization_id = ${tag.organizationId} AND id <> ${tag.id}
+          AND (name_key = ${tagNameKey(tag.name)} OR slug = ${tag.slug})`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) =>
+          Effect.fail(rows[0]?.name_taken === true ? clashes(tag).tags_name_unique() : clashes(tag).tags_slug_unique())
+        )
+      )
+
     return TagRepository.of({
       insert: (tag) =>
         sql`
@@ -38,7 +50,13 @@ export const PostgresTagRepositoryLive = Layer.effect(
           VALUES (
             ${tag.id}, ${tag.organizationId}, ${tag.name}, ${tagNameKey(tag.name)}, ${tag.slug}, ${tag.description},
             ${jsonb(tag.metadata)}, ${tag.createdAt}, ${tag.updatedAt}
-          )`.pipe(withSavepoint(sql), Effect.asVoid, onUniqueViolation(clashes(tag))),
+          )
+          ON CONFLICT DO NOTHING
+          RETURNING id`.pipe(
+          // One round trip; only when the name or slug is taken does a second query say which.
+          Effect.orDie,
+          Effect.flatMap((rows) => rows.length === 1 ? Effect.void : clashOf(tag))
+        ),
 
       update: (tag) =>
         sql`

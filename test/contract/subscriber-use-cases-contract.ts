@@ -3,6 +3,7 @@ import {
   OrganizationRepository,
   Outbox,
   type Principal,
+  type SubscriberPage,
   SubscriberRepository,
   Subscribers,
   TagRepository,
@@ -40,6 +41,47 @@ const useCasesOver = (persistence: PersistenceLayer) =>
 
 export const subscriberUseCasesContract = (persistence: PersistenceLayer) =>
   layer(useCasesOver(persistence))("Subscribers and Tags over the adapter", (it) => {
+    it.effect("list totals match the rows of every filter, through creates, tagging, status changes and deletes", () =>
+      Effect.gen(function*() {
+        const organization = yield* givenOrganization({ tier: "pro" })
+        const principal = principalOf(organization)
+        const subscribers = yield* Subscribers
+        const news = yield* (yield* Tags).create(principal, { name: "News" })
+        const offers = yield* (yield* Tags).create(principal, { name: "Offers" })
+        const created = yield* Effect.forEach(Array.from({ length: 12 }, (_, i) => i), (i) =>
+          subscribers.create(principal, {
+            email: email(`reader${i}@example.com`),
+            tagIds: i % 2 === 0 ? [news.id] : i % 3 === 0 ? [news.id, offers.id] : []
+          }))
+        yield* subscribers.attachTags(principal, created[1]!.subscriber.id, [offers.id])
+        yield* subscribers.detachTag(principal, created[0]!.subscriber.id, news.id)
+        yield* subscribers.update(principal, created[2]!.subscriber.id, { status: "unsubscribed" })
+        yield* subscribers.update(principal, created[3]!.subscriber.id, { status: "unsubscribed" })
+        yield* subscribers.remove(principal, created[4]!.subscriber.id)
+        yield* subscribers.remove(principal, created[9]!.subscriber.id)
+
+        const walk = (filter: { status?: "active" | "unsubscribed"; tagId?: typeof news.id }) =>
+          Effect.gen(function*() {
+            let cursor: string | undefined = undefined
+            let seen = 0
+            let total = -1
+            do {
+              const page: SubscriberPage = yield* subscribers.list(principal, { ...filter, sort: "created_at", order: "desc", limit: 5, cursor })
+              seen += page.items.length
+              total = page.total
+              cursor = page.nextCursor ?? undefined
+            } while (cursor !== undefined)
+            return { seen, total }
+          })
+
+        for (const filter of [{}, { status: "active" as const }, { status: "unsubscribed" as const }, { tagId: news.id },
+          { tagId: offers.id }, { tagId: news.id, status: "active" as const }]) {
+          const { seen, total } = yield* walk(filter)
+          expect({ filter, total }).toStrictEqual({ filter, total: seen })
+        }
+        expect((yield* walk({})).seen).toBe(10)
+      }))
+
     it.effect("a create that hits the plan limit leaves no subscriber, no attachment and no event", () =>
       Effect.gen(function*() {
         const organization = yield* givenOrganizationWithRoom(0)
