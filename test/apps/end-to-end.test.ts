@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { postgres } from "../support/servers.js"
+import { run, start } from "../support/processes.js"
+
+/**
+ * The processes an operator runs, started as they start them: the CLI, the API and `npm start`,
+ * on the embedded database and on PostgreSQL.
+ */
+
+/** The fields these tests read from JSON answers. */
+type Answer = { readonly [field: string]: unknown } & {
+  readonly id?: string
+  readonly key?: string
+  readonly items?: ReadonlyArray<{ readonly email: string }>
+  readonly next_cursor?: string | null
+  readonly total?: number
+  readonly status?: string
+}
+
+const json = (text: string) => JSON.parse(text) as Answer
+
+const send = async (url: string, key: string, method: string, body?: unknown) => {
+  const response = await fetch(url, {
+    method,
+    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const text = await response.text()
+  return { status: response.status, headers: response.headers, body: text.length > 0 ? json(text) : undefined }
+}
+
+/** A short tour of the API with one key: what a new user does first. */
+const tour = async (base: string, key: string) => {
+  const api = `${base}/api/v1`
+  const tag = await send(`${api}/tags`, key, "POST", { name: "Weekly digest" })
+  expect(tag.status).toBe(201)
+  const created = await send(`${api}/subscribers`, key, "POST", { email: "ada@example.com", tags: [tag.body!.id] })
+  expect(created.status).toBe(201)
+  expect(created.body!.tags).toEqual([{ id: tag.body!.id, name: "Weekly digest", slug: "weekly-digest" }])
+  expect((await send(`${api}/subscribers`, key, "POST", { email: "ADA@example.com" })).status).toBe(409)
+  for (const n of [1, 2, 3]) expect((await send(`${api}/subscribers`, key, "POST", { email: `r${n}@example.com` })).status).toBe(201)
+  const first = await send(`${api}/subscribers?limit=2&sort=email&order=asc`, key, "GET")
+  expect(first.headers.get("x-total-count")).toBe("4")
+  expect(first.headers.get("link")).toContain('rel="next"')
+  const second = await send(`${api}/subscribers?limit=2&sort=email&order=asc&cursor=${first.body!.next_cursor}`, key, "GET")
+  expect([...first.body!.items!, ...second.body!.items!].map((s) => s.email))
+    .toEqual(["ada@example.com", "r1@example.com", "r2@example.com", "r3@example.com"])
+  expect(second.body!.next_cursor).toBeNull()
+  const moved = await send(`${api}/subscribers/${created.body!.id}`, key, "PUT", { status: "unsubscribed" })
+  expect(moved.body!.status).toBe("unsubscribed")
+  expect((await send(`${api}/subscribers/${created.body!.id}`, key, "DELETE")).status).toBe(204)
+}
+
+describe("the embedded database", () => {
+  it("the CLI creates an organization and a key that the API then accepts; while the API runs, the CLI is refused", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-e2e-"))
+    try {
+      const env = { DATA_DIR: dataDir }
+      const organization = await run("cli", ["org", "create", "--name", "Acme News", "--slug", "acme", "--tier", "pro"], env)
+      expect(organization.code).toBe(0)
+      expect(json(organization.stdout)).toMatchObject({ name: "Acme News", slug: "acme", tier: "pro", is_platform_admin: false })
+      const issued = await run("cli", ["api-key", "create", "--org", "acme", "--name", "Import", "--scopes", "*"], env)
+      expect(issued.code).toBe(0)
+      const key = json(issued.stdout).key!
+      expect(key).toMatch(/^svc_live_[0-9A-Za-z]{32,}$/)
+
+      const api = await start("api", env)
+      try {
+        await tour(api.url, key)
+        const refused = await run("cli", ["org", "create", "--name", "Other", "--slug", "other"], env)
+        expect(refused.code).toBe(1)
+        expect(refused.stderr).toMatch(/^roster: the embedded database in .* is in use by process \d+/)
+        expect(refused.stdout).toBe("")
+      } finally {
+        expect(await api.stop()).toBe(0)
+      }
+      // Stopped cleanly, the server leaves the database to the next process.
+      const after = await run("cli", ["org", "create", "--name", "Other", "--slug", "other"], env)
+      expect(after.code).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  it("npm start creates organization `default` and prints its test key on the first start only", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-e2e-"))
+    try {
+      const first = await start("start", { DATA_DIR: dataDir })
+      const printed = first.output().match(/svc_test_[0-9A-Za-z]{32,}/g) ?? []
+      expect(printed.length).toBeGreaterThan(0)
+      expect(new Set(printed).size).toBe(1)
+      await tour(first.url, printed[0]!)
+      expect(await first.stop()).toBe(0)
+
+      const again = await start("start", { DATA_DIR: dataDir })
+      expect(again.output()).not.toMatch(/svc_test_/)
+      expect(again.output()).toContain("npm run cli -- api-key create --org default")
+      expect((await send(`${again.url}/api/v1/subscribers`, printed[0]!, "GET")).body!.total).toBe(3)
+      expect(await again.stop()).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  it("a bad configuration value stops the start with one line naming it", async () => {
+    const result = await run("api", [], { PORT: "eighty" })
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim()).toBe('roster: configuration error: PORT: expected an integer value, got "eighty"')
+  }, 60_000)
+})
+
+describe.skipIf(!postgres.available)(postgres.label, () => {
+  it("the API and the CLI share one PostgreSQL: keys made while the API runs work at once", async () => {
+    const env = { DATABASE_URL: postgres.url! }
+    const api = await start("api", env)
+    try {
+      const slug = `e2e-${Date.now().toString(36)}`
+      expect((await run("cli", ["org", "create", "--name", "E2E", "--slug", slug], env)).code).toBe(0)
+      const issued = await run("cli", ["api-key", "create", "--org", slug, "--name", "k", "--test"], env)
+      expect(issued.code).toBe(0)
+      await tour(api.url, json(issued.stdout).key!)
+    } finally {
+      expect(await api.stop()).toBe(0)
+    }
+  }, 120_000)
+})

@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+
+/** The service's own processes, started as an operator starts them, for end-to-end tests. */
+
+const root = fileURLToPath(new URL("../..", import.meta.url))
+
+/** The environment of a started process: nothing of the test runner's configuration leaks in. */
+const baseEnv = (): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_FORMAT: "json", LOG_LEVEL: "warning" }
+  return env
+}
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+export interface Finished {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `apps/<app>/main.ts` to its end. */
+export const run = (app: string, args: ReadonlyArray<string>, env: Record<string, string>): Promise<Finished> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", `apps/${app}/main.ts`, ...args], {
+      cwd: root,
+      env: { ...baseEnv(), ...env }
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+export interface Running {
+  readonly url: string
+  readonly output: () => string
+  /** Sends SIGTERM and waits for the exit code. */
+  readonly stop: () => Promise<number | null>
+}
+
+/** Starts `apps/<app>/main.ts` on a free port and waits until `/ready` answers 200. */
+export const start = async (app: string, env: Record<string, string>): Promise<Running> => {
+  const port = await freePort()
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", `apps/${app}/main.ts`], {
+    cwd: root,
+    env: { ...baseEnv(), ...env, PORT: String(port), HOST: "127.0.0.1" }
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  const url = `http://127.0.0.1:${port}`
+  for (let attempt = 0; ; attempt++) {
+    if (child.exitCode !== null) throw new Error(`apps/${app} exited during start:\n${output}`)
+    const ready = await fetch(`${url}/ready`).then((r) => r.ok, () => false)
+    if (ready) break
+    if (attempt > 300) {
+      child.kill("SIGKILL")
+      throw new Error(`apps/${app} did not become ready:\n${output}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return {
+    url,
+    output: () => output,
+    stop: () => {
+      child.kill("SIGTERM")
+      return exited
+    }
+  }
+}
