@@ -6,8 +6,8 @@
 /** Packages that talk to the outside world: databases, caches, HTTP, the platform. */
 const drivers = "^node_modules/(pg|pg-[^/]+|ioredis|@electric-sql/[^/]+|@effect/sql[^/]*|@effect/platform[^/]*|jose|resend|stripe|liquidjs)/"
 
-/** Test files and the kit they share: like a composition root, they may pick in-memory adapters. */
-const tests = "\\.test\\.ts$|^application/test-kit\\.ts$"
+/** Unit tests beside the domain's rules use its test runner as well. */
+const tests = "\\.test\\.ts$"
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
@@ -30,7 +30,7 @@ module.exports = {
       name: "application-not-to-adapters-or-apps",
       comment: "application/ declares ports; it never imports what fulfils them (adapters/) or what composes them (apps/).",
       severity: "error",
-      from: { path: "^application/", pathNot: tests },
+      from: { path: "^application/" },
       to: { path: "^(adapters|apps)/" }
     },
     {
@@ -51,18 +51,11 @@ module.exports = {
       name: "application-imports-domain-and-effect-only",
       comment: "application/ imports domain/, effect and itself; any other package belongs behind a port.",
       severity: "error",
-      from: { path: "^application/", pathNot: tests },
+      from: { path: "^application/" },
       to: {
         pathNot: ["^application/", "^domain/", "^node_modules/effect/", "^(adapters|apps)/", drivers],
         dependencyTypesNot: ["core"]
       }
-    },
-    {
-      name: "application-tests-not-to-apps-or-other-adapters",
-      comment: "Use-case tests run over adapters/memory and adapters/crypto only; servers and composition belong to test/.",
-      severity: "error",
-      from: { path: "^application/.*\\.test\\.ts$|^application/test-kit\\.ts$" },
-      to: { path: "^(apps/|adapters/(?!memory/|crypto/))" }
     },
     {
       name: "adapters-not-to-apps",

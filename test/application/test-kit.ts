@@ -5,15 +5,17 @@
  */
 import { EmailAddress, type PlanTier, type Scope, Slug } from "@roster/domain"
 import { Effect, Layer } from "effect"
-import { CryptoLive } from "../adapters/crypto/index.js"
-import { MemoryPersistenceLive } from "../adapters/memory/index.js"
-import { ApiKeys } from "./api-keys.js"
-import { Organizations } from "./organizations.js"
-import { Ids } from "./ports/ids.js"
-import { Outbox } from "./ports/outbox.js"
-import type { Principal } from "./principal.js"
-import { Subscribers } from "./subscribers.js"
-import { Tags } from "./tags.js"
+import { CryptoLive } from "../../adapters/crypto/index.js"
+import { MemoryPersistenceLive } from "../../adapters/memory/index.js"
+import {
+  ApiKeys,
+  Ids,
+  Organizations,
+  Outbox,
+  type Principal,
+  Subscribers,
+  Tags
+} from "@roster/application"
 
 /** The services with every port they need, and the ports themselves for setting up and looking. */
 export const UseCasesInMemory = Layer.mergeAll(Subscribers.Default, Tags.Default, ApiKeys.Default, Organizations.Default).pipe(

@@ -11,11 +11,13 @@ import {
   Slug
 } from "@roster/domain"
 import { Effect, Option, TestClock } from "effect"
-import { ApiKeys } from "./api-keys.js"
-import { ApiKeyRepository } from "./ports/api-key-repository.js"
-import { Ids } from "./ports/ids.js"
-import { OrganizationRepository } from "./ports/organization-repository.js"
-import { Secrets } from "./ports/secrets.js"
+import {
+  ApiKeyRepository,
+  ApiKeys,
+  Ids,
+  OrganizationRepository,
+  Secrets
+} from "@roster/application"
 import { openOrganization, UseCasesInMemory } from "./test-kit.js"
 
 const inMemory = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, UseCasesInMemory)

@@ -8,13 +8,17 @@ import {
   type TagId
 } from "@roster/domain"
 import { Effect, Encoding, Option, TestClock } from "effect"
-import { Ids } from "./ports/ids.js"
-import { OrganizationRepository } from "./ports/organization-repository.js"
-import { Outbox } from "./ports/outbox.js"
-import { SubscriberRepository } from "./ports/subscriber-repository.js"
-import type { Principal } from "./principal.js"
-import { type SubscriberPage, Subscribers, type SubscriberView } from "./subscribers.js"
-import { Tags } from "./tags.js"
+import {
+  Ids,
+  OrganizationRepository,
+  Outbox,
+  type Principal,
+  type SubscriberPage,
+  SubscriberRepository,
+  Subscribers,
+  type SubscriberView,
+  Tags
+} from "@roster/application"
 import { email, keyFor, openOrganization, recordedTypes, UseCasesInMemory } from "./test-kit.js"
 
 const inMemory = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, UseCasesInMemory)

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { TagId } from "@roster/domain"
 import { Effect, TestClock } from "effect"
-import { Ids } from "./ports/ids.js"
-import { Outbox } from "./ports/outbox.js"
-import type { Principal } from "./principal.js"
-import { Subscribers } from "./subscribers.js"
-import { type TagPage, Tags } from "./tags.js"
+import {
+  Ids,
+  Outbox,
+  type Principal,
+  Subscribers,
+  type TagPage,
+  Tags
+} from "@roster/application"
 import { email, keyFor, openOrganization, recordedTypes, UseCasesInMemory } from "./test-kit.js"
 
 const inMemory = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, UseCasesInMemory)
