@@ -5,6 +5,8 @@ import {
   apiKeyHint,
   ApiKeyId,
   API_KEY_SECRET_LENGTH,
+  includesAll,
+  InvalidInput,
   type OrganizationId,
   parseApiKey,
   type Scope
@@ -14,7 +16,8 @@ import { now } from "./clock.js"
 import { ApiKeyRepository } from "./ports/api-key-repository.js"
 import { Ids } from "./ports/ids.js"
 import { Secrets } from "./ports/secrets.js"
-import { type Principal, Unauthenticated } from "./principal.js"
+import { requireOwned } from "./ownership.js"
+import { authorize, type Principal, Unauthenticated } from "./principal.js"
 
 export interface NewApiKey {
   readonly organizationId: OrganizationId
@@ -86,6 +89,76 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       } satisfies Principal
     })
 
-    return { create, authenticate } as const
+    const owned = (principal: Principal, id: ApiKeyId) =>
+      requireOwned("api_key", id, apiKeys.findById(principal.organization.id, id), apiKeys.organizationOf(id))
+
+    /** Key management is an owner's area: it needs `*`, and no one hands out more than they hold. */
+    const mayGrant = (principal: Principal, scopes: ReadonlyArray<Scope>) =>
+      Effect.zipRight(
+        authorize(principal, "*"),
+        includesAll(principal.scopes, scopes)
+          ? Effect.void
+          : Effect.fail(new InvalidInput({ field: "scopes", problem: "must not grant more than the caller holds" }))
+      )
+
+    /** A key made through the API by an owner (or a key with `*`) of the organization. */
+    const issue = Effect.fn("ApiKeys.issue")(function*(
+      principal: Principal,
+      input: { readonly name: string; readonly scopes: ReadonlyArray<Scope>; readonly environment: ApiKeyEnvironment }
+    ) {
+      yield* mayGrant(principal, input.scopes)
+      return yield* create({ ...input, organizationId: principal.organization.id })
+    })
+
+    const list = Effect.fn("ApiKeys.list")(function*(principal: Principal) {
+      yield* authorize(principal, "*")
+      return yield* apiKeys.listByOrganization(principal.organization.id)
+    })
+
+    const get = Effect.fn("ApiKeys.get")(function*(principal: Principal, id: ApiKeyId) {
+      yield* authorize(principal, "*")
+      return yield* owned(principal, id)
+    })
+
+    const update = Effect.fn("ApiKeys.update")(function*(
+      principal: Principal,
+      id: ApiKeyId,
+      changes: { readonly name?: string | undefined; readonly scopes?: ReadonlyArray<Scope> | undefined }
+    ) {
+      yield* mayGrant(principal, changes.scopes ?? [])
+      const current = yield* owned(principal, id)
+      const updated = new ApiKey({
+        ...current,
+        name: changes.name ?? current.name,
+        scopes: changes.scopes === undefined ? current.scopes : [...new Set(changes.scopes)]
+      })
+      yield* apiKeys.update(updated)
+      return updated
+    })
+
+    /** A new secret for the same key record: the new key is shown once, the old one stops at once. */
+    const rotate = Effect.fn("ApiKeys.rotate")(function*(principal: Principal, id: ApiKeyId) {
+      yield* authorize(principal, "*")
+      const current = yield* owned(principal, id)
+      const key = yield* generate(current.environment)
+      const hint = apiKeyHint(key)
+      const apiKey = new ApiKey({
+        ...current,
+        keyHash: yield* secrets.sha256(key),
+        prefix: hint.prefix,
+        lastFour: hint.lastFour,
+        lastUsedAt: null
+      })
+      yield* apiKeys.update(apiKey)
+      return { apiKey, key } satisfies IssuedApiKey
+    })
+
+    const remove = Effect.fn("ApiKeys.remove")(function*(principal: Principal, id: ApiKeyId) {
+      yield* authorize(principal, "*")
+      yield* owned(principal, id)
+      yield* apiKeys.delete(principal.organization.id, id)
+    })
+
+    return { create, authenticate, issue, list, get, update, rotate, remove } as const
   })
 }) {}

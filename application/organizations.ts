@@ -1,8 +1,10 @@
-import { Organization, OrganizationId, type PlanTier, ResourceNotFound, type Slug } from "@roster/domain"
+import { Membership, Organization, OrganizationId, type PlanTier, ResourceNotFound, type Slug, type UserId } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { now } from "./clock.js"
 import { Ids } from "./ports/ids.js"
+import { MembershipRepository } from "./ports/membership-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
 
 export interface NewOrganization {
   readonly name: string
@@ -11,10 +13,12 @@ export interface NewOrganization {
   readonly isPlatformAdmin?: boolean | undefined
 }
 
-/** Organizations as operators manage them. */
+/** Organizations, as operators and signed-in users make them. */
 export class Organizations extends Effect.Service<Organizations>()("roster/Organizations", {
   effect: Effect.gen(function*() {
     const organizations = yield* OrganizationRepository
+    const memberships = yield* MembershipRepository
+    const unitOfWork = yield* UnitOfWork
     const ids = yield* Ids
 
     const create = Effect.fn("Organizations.create")(function*(input: NewOrganization) {
@@ -40,6 +44,24 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
       return found.value
     })
 
-    return { create, getBySlug } as const
+    /** A new free organization whose creator is its owner, both or neither. */
+    const createForUser = Effect.fn("Organizations.createForUser")(
+      function*(userId: UserId, input: { readonly name: string; readonly slug: Slug }) {
+        return yield* unitOfWork.transaction(Effect.gen(function*() {
+          const organization = yield* create({ name: input.name, slug: input.slug })
+          yield* memberships.upsert(
+            new Membership({ organizationId: organization.id, userId, role: "owner", createdAt: organization.createdAt })
+          )
+          return organization
+        }))
+      }
+    )
+
+    /** The organizations a user belongs to, with the user's role in each. */
+    const listForUser = Effect.fn("Organizations.listForUser")(function*(userId: UserId) {
+      return yield* memberships.listForUser(userId)
+    })
+
+    return { create, getBySlug, createForUser, listForUser } as const
   })
 }) {}

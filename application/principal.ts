@@ -12,7 +12,12 @@ export interface Principal {
   readonly scopes: ReadonlyArray<Scope>
   readonly credential:
     | { readonly kind: "api_key"; readonly id: ApiKeyId; readonly environment: ApiKeyEnvironment }
-    | { readonly kind: "session"; readonly userId: UserId; readonly role: "owner" | "member" }
+    | {
+      readonly kind: "session"
+      readonly userId: UserId
+      readonly role: "owner" | "member"
+      readonly sessionId: string
+    }
 }
 
 /** No valid credential was presented. */

@@ -25,14 +25,36 @@ const entries = {
   unauthorized: {
     status: 401,
     title: "Unauthorized",
-    meaning: "The request carried no usable credential: the X-API-Key header is missing, or the key is malformed, unknown or revoked.",
-    remedy: "Send a valid API key in the X-API-Key header. Keys are shown once, at creation; create a new one if it was lost."
+    meaning:
+      "The request carried no usable credential: neither an X-API-Key header nor a svc_session cookie was sent, or the key is malformed, unknown or revoked, or the session has ended (signed out, expired, or its cookie was altered).",
+    remedy:
+      "Send a valid API key in the X-API-Key header, or sign in again through a magic link (POST /auth/magic-link) to get a new session cookie. Keys are shown once, at creation; create a new one if it was lost."
+  },
+  magic_link_expired: {
+    status: 401,
+    title: "Magic Link Expired",
+    meaning: "The sign-in link is older than its 15 minutes and can no longer be used.",
+    remedy: "Ask for a new link with POST /auth/magic-link and use it within 15 minutes."
+  },
+  magic_link_already_used: {
+    status: 401,
+    title: "Magic Link Already Used",
+    meaning: "The sign-in link has been used already; every link signs in once.",
+    remedy: "Ask for a new link with POST /auth/magic-link. If you did not use the link yourself, someone else may have."
+  },
+  invalid_token: {
+    status: 401,
+    title: "Invalid Token",
+    meaning: "The token is missing, names nothing, or was altered: it was not issued by this service, or it was cut short when copied.",
+    remedy: "Open the link from the email exactly as it was sent, or ask for a new one."
   },
   forbidden: {
     status: 403,
     title: "Forbidden",
-    meaning: "The credential is valid but may not do this: it lacks the scope the operation needs, or the resource belongs to another organization.",
-    remedy: "Use a key with the scope named in the detail, or a key of the organization that owns the resource."
+    meaning:
+      "The credential is valid but may not do this: it lacks the scope the operation needs (owner-only areas such as API keys need `*`, which members do not hold), the resource belongs to another organization, the signed-in user is not a member of the organization named in X-Organization-Id, or a request with a session cookie came from another site.",
+    remedy:
+      "Use a key with the scope named in the detail or a key of the organization that owns the resource; with a session, name an organization you are a member of, ask an owner, and send changes from the service's own pages."
   },
   not_found: {
     status: 404,
@@ -49,7 +71,7 @@ const entries = {
   conflict: {
     status: 409,
     title: "Conflict",
-    meaning: "The request would break a uniqueness rule: a subscriber with this email address, or a tag with this name or slug, already exists in the organization. Email addresses and tag names compare regardless of letter case.",
+    meaning: "The request would break a uniqueness rule: a subscriber with this email address, or a tag with this name or slug, already exists in the organization, or an organization with this slug already exists. Email addresses and tag names compare regardless of letter case.",
     remedy: "Update the existing resource instead, or choose another value."
   },
   invalid_status_transition: {
@@ -75,6 +97,13 @@ const entries = {
     title: "Unsupported Media Type",
     meaning: "The request body is not JSON: its Content-Type is not application/json.",
     remedy: "Send the body as JSON with the header Content-Type: application/json."
+  },
+  rate_limited: {
+    status: 429,
+    title: "Too Many Requests",
+    meaning:
+      "Too many requests of this kind came in a short time: sign-in links are limited per email address and per client address.",
+    remedy: "Wait the number of seconds given in the Retry-After header, then try again."
   },
   internal_error: {
     status: 500,

@@ -6,6 +6,8 @@ export interface HttpSettingsShape {
   readonly publicBaseUrl: string
   /** Prefix of problem `type` values; `GET /errors/{code}` serves the pages they name. */
   readonly errorsBaseUrl: string
+  /** Whether the session cookie is sent over HTTPS only (`NODE_ENV=production`). */
+  readonly secureCookies: boolean
 }
 
 export class HttpSettings extends Context.Tag("roster/http/HttpSettings")<HttpSettings, HttpSettingsShape>() {}
@@ -22,7 +24,8 @@ const withoutTrailingSlash = (s: string) => s.replace(/\/+$/, "")
 
 /**
  * Reads `PUBLIC_BASE_URL` (default `http://localhost:$PORT`, `PORT` default 3000) and
- * `ERRORS_BASE_URL` (default `$PUBLIC_BASE_URL/errors`).
+ * `ERRORS_BASE_URL` (default `$PUBLIC_BASE_URL/errors`) and `NODE_ENV` (cookies are `Secure` in
+ * production).
  */
 export const HttpSettingsLive = Layer.effect(
   HttpSettings,
@@ -34,6 +37,7 @@ export const HttpSettingsLive = Layer.effect(
     const errorsBaseUrl = withoutTrailingSlash(
       yield* httpUrl("ERRORS_BASE_URL").pipe(Config.withDefault(`${publicBaseUrl}/errors`))
     )
-    return { publicBaseUrl, errorsBaseUrl }
+    const nodeEnv = yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"))
+    return { publicBaseUrl, errorsBaseUrl, secureCookies: nodeEnv === "production" }
   })
 )

@@ -7,6 +7,8 @@ import { ReferenceApiLive } from "./reference/index.js"
 import { requestLogging } from "./request-log.js"
 
 export { CurrentPrincipal } from "./current-principal.js"
+export { CurrentSessionUser } from "./current-session-user.js"
+export { SESSION_COOKIE } from "./session-cookie.js"
 export { type ErrorCode, errorCatalog, errorCodes } from "./error-catalog.js"
 export { HttpSettings, HttpSettingsLive } from "./http-settings.js"
 export { ReferenceApi } from "./reference/index.js"
@@ -26,8 +28,8 @@ const WireFormLive = Layer.unwrapEffect(
 
 /**
  * Every route (the API, probes, error pages, OpenAPI and docs), served on whatever `HttpServer`
- * is provided. Needs the use cases Subscribers, Tags, ApiKeys and Readiness; reads `API_FORM`,
- * `PORT`, `PUBLIC_BASE_URL` and `ERRORS_BASE_URL`.
+ * is provided. Needs the use cases Auth, Organizations, Subscribers, Tags, ApiKeys and Readiness;
+ * reads `API_FORM`, `PORT`, `PUBLIC_BASE_URL`, `ERRORS_BASE_URL` and `NODE_ENV`.
  */
 export const HttpApiLive = HttpApiBuilder.serve(requestLogging).pipe(
   Layer.provide(WireFormLive),

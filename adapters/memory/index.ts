@@ -1,12 +1,16 @@
 import { CacheHealth, DatabaseHealth, UnitOfWork } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { MemoryApiKeyRepositoryLive } from "./memory-api-key-repository.js"
+import { MemoryMagicLinkRepositoryLive } from "./memory-magic-link-repository.js"
+import { MemoryMembershipRepositoryLive } from "./memory-membership-repository.js"
 import { MemoryOrganizationRepositoryLive } from "./memory-organization-repository.js"
 import { MemoryOutboxLive } from "./memory-outbox.js"
+import { MemorySessionRepositoryLive } from "./memory-session-repository.js"
 import { MemoryStore, MemoryStoreLive } from "./memory-store.js"
 import { MemorySubscriberRepositoryLive } from "./memory-subscriber-repository.js"
 import { MemoryTagAssignmentsLive } from "./memory-tag-assignments.js"
 import { MemoryTagRepositoryLive } from "./memory-tag-repository.js"
+import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
 
 export { MemoryStore, MemoryStoreLive } from "./memory-store.js"
 
@@ -24,6 +28,10 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryTagAssignmentsLive,
   MemoryOrganizationRepositoryLive,
   MemoryApiKeyRepositoryLive,
+  MemoryUserRepositoryLive,
+  MemoryMembershipRepositoryLive,
+  MemoryMagicLinkRepositoryLive,
+  MemorySessionRepositoryLive,
   MemoryOutboxLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive

@@ -27,7 +27,29 @@ export const MemoryApiKeyRepositoryLive = Layer.effect(
         store.write((t) => {
           const apiKey = t.apiKeys.get(id)
           if (apiKey !== undefined) t.apiKeys.set(id, new ApiKey({ ...apiKey, lastUsedAt: at }))
-        })
+        }),
+      // The organization, environment and creation of a key never change.
+      update: (apiKey) =>
+        store.write((t) => {
+          const current = t.apiKeys.get(apiKey.id)
+          if (current === undefined || current.organizationId !== apiKey.organizationId) return
+          t.apiKeys.set(
+            apiKey.id,
+            new ApiKey({
+              ...current,
+              name: apiKey.name,
+              scopes: apiKey.scopes,
+              keyHash: apiKey.keyHash,
+              prefix: apiKey.prefix,
+              lastFour: apiKey.lastFour,
+              lastUsedAt: apiKey.lastUsedAt,
+              revokedAt: apiKey.revokedAt
+            })
+          )
+        }),
+      delete: (organizationId, id) =>
+        store.write((t) => t.apiKeys.get(id)?.organizationId === organizationId && t.apiKeys.delete(id)),
+      organizationOf: (id) => store.read((t) => Option.fromNullable(t.apiKeys.get(id)?.organizationId))
     })
   })
 )

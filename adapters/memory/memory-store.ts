@@ -1,4 +1,14 @@
-import type { ApiKey, DomainEvent, Organization, Subscriber, Tag } from "@roster/domain"
+import type {
+  ApiKey,
+  DomainEvent,
+  MagicLink,
+  Membership,
+  Organization,
+  Session,
+  Subscriber,
+  Tag,
+  User
+} from "@roster/domain"
 import { Context, Effect, FiberRef, Layer, Option } from "effect"
 
 /** Every table of the in-memory database. Entities are immutable; maps are replaced row by row. */
@@ -9,8 +19,17 @@ export interface Tables {
   /** subscriber id -> tag id -> attached at */
   readonly assignments: Map<string, Map<string, Date>>
   readonly apiKeys: Map<string, ApiKey>
+  readonly users: Map<string, User>
+  /** {@link membershipKey} -> membership */
+  readonly memberships: Map<string, Membership>
+  /** token hash -> link */
+  readonly magicLinks: Map<string, MagicLink>
+  readonly sessions: Map<string, Session>
   readonly events: Array<DomainEvent>
 }
+
+/** The key of a membership in its table: one per organization and user. */
+export const membershipKey = (organizationId: string, userId: string): string => `${organizationId}/${userId}`
 
 const emptyTables = (): Tables => ({
   organizations: new Map(),
@@ -18,6 +37,10 @@ const emptyTables = (): Tables => ({
   tags: new Map(),
   assignments: new Map(),
   apiKeys: new Map(),
+  users: new Map(),
+  memberships: new Map(),
+  magicLinks: new Map(),
+  sessions: new Map(),
   events: []
 })
 
@@ -27,6 +50,10 @@ const copyTables = (t: Tables): Tables => ({
   tags: new Map(t.tags),
   assignments: new Map([...t.assignments].map(([id, tags]) => [id, new Map(tags)])),
   apiKeys: new Map(t.apiKeys),
+  users: new Map(t.users),
+  memberships: new Map(t.memberships),
+  magicLinks: new Map(t.magicLinks),
+  sessions: new Map(t.sessions),
   events: [...t.events]
 })
 

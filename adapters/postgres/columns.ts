@@ -19,6 +19,14 @@ export const apiKeyColumns = [
   "last_used_at", "revoked_at"
 ] as const
 
+export const userColumns = ["id", "email", "created_at", "last_signed_in_at"] as const
+
+export const membershipColumns = ["organization_id", "user_id", "role", "created_at"] as const
+
+export const magicLinkColumns = ["token_hash", "email", "locale", "created_at", "expires_at", "consumed_at"] as const
+
+export const sessionColumns = ["id", "user_id", "created_at", "expires_at", "revoked_at"] as const
+
 /**
  * A select list: `t.id, t.name` with a table alias; with a prefix, each column is also renamed
  * (`o.id AS "organization.id"`) so that two tables' columns can share one row.

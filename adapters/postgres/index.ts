@@ -1,12 +1,16 @@
 import { Layer } from "effect"
 import { PostgresApiKeyRepositoryLive } from "./postgres-api-key-repository.js"
 import { PostgresDatabaseHealthLive } from "./postgres-database-health.js"
+import { PostgresMagicLinkRepositoryLive } from "./postgres-magic-link-repository.js"
+import { PostgresMembershipRepositoryLive } from "./postgres-membership-repository.js"
 import { PostgresOrganizationRepositoryLive } from "./postgres-organization-repository.js"
 import { PostgresOutboxLive } from "./postgres-outbox.js"
+import { PostgresSessionRepositoryLive } from "./postgres-session-repository.js"
 import { PostgresSubscriberRepositoryLive } from "./postgres-subscriber-repository.js"
 import { PostgresTagAssignmentsLive } from "./postgres-tag-assignments.js"
 import { PostgresTagRepositoryLive } from "./postgres-tag-repository.js"
 import { PostgresUnitOfWorkLive } from "./postgres-unit-of-work.js"
+import { PostgresUserRepositoryLive } from "./postgres-user-repository.js"
 
 export { EmbeddedDatabaseInUse } from "./embedded-database-lock.js"
 export { runMigrations } from "./migrations/index.js"
@@ -23,6 +27,10 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresTagAssignmentsLive,
   PostgresOrganizationRepositoryLive,
   PostgresApiKeyRepositoryLive,
+  PostgresUserRepositoryLive,
+  PostgresMembershipRepositoryLive,
+  PostgresMagicLinkRepositoryLive,
+  PostgresSessionRepositoryLive,
   PostgresOutboxLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive

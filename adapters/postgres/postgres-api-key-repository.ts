@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { ApiKeyRepository, type ApiKeyWithOrganization } from "@roster/application"
-import { ApiKey, Organization } from "@roster/domain"
-import { Array, Effect, Layer } from "effect"
+import { ApiKey, Organization, OrganizationId } from "@roster/domain"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { apiKeyColumns, organizationColumns, selectList } from "./columns.js"
 import { decodeFirst, decodeRow, decodeRows, jsonb, type Row } from "./rows.js"
 
@@ -11,6 +11,7 @@ const decodeApiKey = decodeRow(ApiKey)
 const decodeFirstApiKey = decodeFirst(ApiKey)
 const decodeApiKeys = decodeRows(ApiKey)
 const decodeOrganization = decodeRow(Organization, ORGANIZATION)
+const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
 
 const decodeWithOrganization = (row: Row): Effect.Effect<ApiKeyWithOrganization> =>
   Effect.all({ apiKey: decodeApiKey(row), organization: decodeOrganization(row) })
@@ -55,7 +56,29 @@ export const PostgresApiKeyRepositoryLive = Layer.effect(
         ),
 
       markUsed: (id, at) =>
-        sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+        sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+
+      // The organization, environment and creation of a key never change.
+      update: (apiKey) =>
+        sql`
+          UPDATE api_keys SET
+            name = ${apiKey.name}, scopes = ${jsonb(apiKey.scopes)}, key_hash = ${apiKey.keyHash},
+            prefix = ${apiKey.prefix}, last_four = ${apiKey.lastFour}, last_used_at = ${apiKey.lastUsedAt},
+            revoked_at = ${apiKey.revokedAt}
+          WHERE organization_id = ${apiKey.organizationId} AND id = ${apiKey.id}`.pipe(Effect.asVoid, Effect.orDie),
+
+      delete: (organizationId, id) =>
+        sql`DELETE FROM api_keys WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
+
+      organizationOf: (id) =>
+        sql`SELECT organization_id FROM api_keys WHERE id = ${id}`.pipe(
+          Effect.flatMap(decodeOwner),
+          Effect.map(Option.map((row) => row.organizationId)),
+          Effect.orDie
+        )
     })
   })
 )

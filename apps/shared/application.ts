@@ -1,12 +1,33 @@
-import { ApiKeys, Onboarding, Organizations, Readiness, Subscribers, Tags } from "@roster/application"
+import { ApiKeys, Auth, Onboarding, Organizations, Readiness, Subscribers, Tags } from "@roster/application"
 import { Layer } from "effect"
+import { MailerLive, TemplatedAuthMailLive } from "../../adapters/mail/index.js"
+import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
+import { TokenSignerLive } from "../../adapters/tokens/index.js"
 import type { RosterConfig } from "./config.js"
 import { cacheLayer, cryptoLayer, persistenceLayer } from "./layers.js"
 
+/** Signing in: tokens, limits on sign-in requests, and the sign-in email over the configured mailer. */
+const signInLayer = Layer.mergeAll(
+  TokenSignerLive,
+  InProcessRateLimiterLive,
+  TemplatedAuthMailLive.pipe(Layer.provide(MailerLive))
+)
+
 /** Every use case over the adapters the configuration picks, the ports included. */
 export const applicationLayer = (config: RosterConfig) => {
-  const adapters = Layer.mergeAll(persistenceLayer(config, { migrate: config.migrate }), cacheLayer(config), cryptoLayer)
-  const useCases = Layer.mergeAll(Subscribers.Default, Tags.Default, Organizations.Default, ApiKeys.Default, Readiness.Default)
-    .pipe(Layer.provideMerge(adapters))
+  const adapters = Layer.mergeAll(
+    persistenceLayer(config, { migrate: config.migrate }),
+    cacheLayer(config),
+    cryptoLayer,
+    signInLayer
+  )
+  const useCases = Layer.mergeAll(
+    Subscribers.Default,
+    Tags.Default,
+    Organizations.Default,
+    ApiKeys.Default,
+    Auth.Default,
+    Readiness.Default
+  ).pipe(Layer.provideMerge(adapters))
   return Onboarding.Default.pipe(Layer.provideMerge(useCases))
 }

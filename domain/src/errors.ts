@@ -80,3 +80,26 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
     return `${this.field}: ${this.problem}`
   }
 }
+
+/** A magic link past its 15 minutes. */
+export class MagicLinkExpired extends Schema.TaggedError<MagicLinkExpired>()("MagicLinkExpired", {}) {
+  override get message() {
+    return "this sign-in link has expired; ask for a new one"
+  }
+}
+
+/** A magic link that was used already. */
+export class MagicLinkAlreadyUsed extends Schema.TaggedError<MagicLinkAlreadyUsed>()("MagicLinkAlreadyUsed", {}) {
+  override get message() {
+    return "this sign-in link has been used already; ask for a new one"
+  }
+}
+
+/** A token that names nothing, was tampered with, or is of another kind. */
+export class InvalidToken extends Schema.TaggedError<InvalidToken>()("InvalidToken", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.reason
+  }
+}

@@ -1,8 +1,8 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { ApiKeyRepository } from "@roster/application"
-import { ApiKeyId } from "@roster/domain"
+import { ApiKey, ApiKeyId } from "@roster/domain"
 import { Effect, Option } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import { anApiKey, givenApiKey, givenOrganization, instant, type PersistenceLayer } from "./fixtures.js"
 
 export const apiKeyRepositoryContract = (persistence: PersistenceLayer) =>
@@ -52,5 +52,65 @@ export const apiKeyRepositoryContract = (persistence: PersistenceLayer) =>
         const apiKey = yield* givenApiKey(organization.id)
         yield* apiKeys.markUsed(apiKey.id, instant(120))
         expect(Option.getOrThrow(yield* apiKeys.findById(organization.id, apiKey.id)).lastUsedAt).toStrictEqual(instant(120))
+      }))
+
+    it.effect("updates a key's name, scopes, secret, hint, use and revocation", () =>
+      Effect.gen(function*() {
+        const apiKeys = yield* ApiKeyRepository
+        const organization = yield* givenOrganization()
+        const apiKey = yield* givenApiKey(organization.id, { createdAt: instant(3) })
+        yield* apiKeys.markUsed(apiKey.id, instant(30))
+        const updated = new ApiKey({
+          ...apiKey,
+          name: "Nightly export",
+          scopes: ["subscribers:read", "tags:read"],
+          keyHash: randomBytes(32).toString("hex"),
+          prefix: "svc_test_EfGh",
+          lastFour: "9876",
+          lastUsedAt: null,
+          revokedAt: instant(40)
+        })
+        yield* apiKeys.update(updated)
+        expect(Option.getOrThrow(yield* apiKeys.findById(organization.id, apiKey.id))).toStrictEqual(updated)
+        assert.isTrue(Option.isNone(yield* apiKeys.findByHash(apiKey.keyHash)))
+        expect(Option.getOrThrow(yield* apiKeys.findByHash(updated.keyHash)).apiKey).toStrictEqual(updated)
+      }))
+
+    it.effect("an update naming another organization changes nothing", () =>
+      Effect.gen(function*() {
+        const apiKeys = yield* ApiKeyRepository
+        const organization = yield* givenOrganization()
+        const apiKey = yield* givenApiKey(organization.id)
+        const other = yield* givenOrganization()
+        yield* apiKeys.update(new ApiKey({ ...apiKey, organizationId: other.id, name: "Taken over", scopes: ["*"] }))
+        expect(Option.getOrThrow(yield* apiKeys.findById(organization.id, apiKey.id))).toStrictEqual(apiKey)
+        expect(yield* apiKeys.listByOrganization(other.id)).toStrictEqual([])
+      }))
+
+    it.effect("deletes a key of its own organization once", () =>
+      Effect.gen(function*() {
+        const apiKeys = yield* ApiKeyRepository
+        const organization = yield* givenOrganization()
+        const apiKey = yield* givenApiKey(organization.id)
+        const kept = yield* givenApiKey(organization.id)
+        assert.isFalse(yield* apiKeys.delete((yield* givenOrganization()).id, apiKey.id))
+        expect(Option.getOrThrow(yield* apiKeys.findById(organization.id, apiKey.id))).toStrictEqual(apiKey)
+
+        assert.isTrue(yield* apiKeys.delete(organization.id, apiKey.id))
+        assert.isFalse(yield* apiKeys.delete(organization.id, apiKey.id))
+        assert.isTrue(Option.isNone(yield* apiKeys.findById(organization.id, apiKey.id)))
+        assert.isTrue(Option.isNone(yield* apiKeys.findByHash(apiKey.keyHash)))
+        assert.isTrue(Option.isNone(yield* apiKeys.organizationOf(apiKey.id)))
+        expect(yield* apiKeys.listByOrganization(organization.id)).toStrictEqual([kept])
+      }))
+
+    it.effect("tells which organization a key belongs to, whichever it is", () =>
+      Effect.gen(function*() {
+        const apiKeys = yield* ApiKeyRepository
+        const [first, second] = [yield* givenOrganization(), yield* givenOrganization()]
+        const [ofFirst, ofSecond] = [yield* givenApiKey(first.id), yield* givenApiKey(second.id)]
+        expect(yield* apiKeys.organizationOf(ofFirst.id)).toStrictEqual(Option.some(first.id))
+        expect(yield* apiKeys.organizationOf(ofSecond.id)).toStrictEqual(Option.some(second.id))
+        assert.isTrue(Option.isNone(yield* apiKeys.organizationOf(ApiKeyId.make(randomUUID()))))
       }))
   })

@@ -1,12 +1,16 @@
 import {
   ApiKeyRepository,
   type DatabaseHealth,
+  type MagicLinkRepository,
+  MembershipRepository,
   OrganizationRepository,
   type Outbox,
+  type SessionRepository,
   SubscriberRepository,
   TagRepository,
   type TagAssignments,
-  type UnitOfWork
+  type UnitOfWork,
+  UserRepository
 } from "@roster/application"
 import {
   ApiKey,
@@ -15,16 +19,23 @@ import {
   EmailAddress,
   EventId,
   type EventType,
+  type Locale,
+  MagicLink,
+  Membership,
   Organization,
   OrganizationId,
   type PlanTier,
+  type Role,
   type Scope,
+  Session,
   Slug,
   Subscriber,
   SubscriberId,
   type SubscriberStatus,
   Tag,
-  TagId
+  TagId,
+  User,
+  UserId
 } from "@roster/domain"
 import { Effect, type Layer, Schema } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
@@ -36,6 +47,10 @@ export type Persistence =
   | TagAssignments
   | OrganizationRepository
   | ApiKeyRepository
+  | UserRepository
+  | MembershipRepository
+  | MagicLinkRepository
+  | SessionRepository
   | Outbox
   | UnitOfWork
   | DatabaseHealth
@@ -152,6 +167,62 @@ export const givenApiKey = (organizationId: OrganizationId, fields: Parameters<t
     const apiKey = anApiKey(organizationId, fields)
     yield* (yield* ApiKeyRepository).insert(apiKey)
     return apiKey
+  })
+
+export const aUser = (fields: { readonly email?: string; readonly createdAt?: Date } = {}) =>
+  new User({
+    id: UserId.make(randomUUID()),
+    email: email(fields.email ?? `user-${unique()}@example.com`),
+    createdAt: fields.createdAt ?? instant(0),
+    lastSignedInAt: fields.createdAt ?? instant(0)
+  })
+
+/** A user of this test alone, stored by a first sign-in. */
+export const givenUser = (fields: Parameters<typeof aUser>[0] = {}) =>
+  Effect.gen(function*() {
+    const user = aUser(fields)
+    return yield* (yield* UserRepository).signIn(user, user.createdAt)
+  })
+
+export const givenMembership = (
+  organizationId: OrganizationId,
+  userId: UserId,
+  fields: { readonly role?: Role; readonly createdAt?: Date } = {}
+) =>
+  Effect.gen(function*() {
+    const membership = new Membership({
+      organizationId,
+      userId,
+      role: fields.role ?? "member",
+      createdAt: fields.createdAt ?? instant(0)
+    })
+    yield* (yield* MembershipRepository).upsert(membership)
+    return membership
+  })
+
+/** A sign-in link asked for at `createdAt`, good for 15 minutes. */
+export const aMagicLink = (fields: { readonly email?: string; readonly locale?: Locale; readonly createdAt?: Date } = {}) => {
+  const createdAt = fields.createdAt ?? instant(0)
+  return new MagicLink({
+    tokenHash: randomBytes(32).toString("hex"),
+    email: email(fields.email ?? `user-${unique()}@example.com`),
+    locale: fields.locale ?? "en",
+    createdAt,
+    expiresAt: new Date(createdAt.getTime() + 15 * 60_000),
+    consumedAt: null
+  })
+}
+
+export const aSession = (
+  userId: UserId,
+  fields: { readonly createdAt?: Date; readonly expiresAt?: Date; readonly revokedAt?: Date | null } = {}
+) =>
+  new Session({
+    id: randomUUID(),
+    userId,
+    createdAt: fields.createdAt ?? instant(0),
+    expiresAt: fields.expiresAt ?? instant(7 * 24 * 3600),
+    revokedAt: fields.revokedAt ?? null
   })
 
 export const anEvent = (

@@ -1,23 +1,41 @@
+import type { Layer } from "effect"
 import { apiKeyRepositoryContract } from "./api-key-repository-contract.js"
-import type { PersistenceLayer } from "./fixtures.js"
+import { deletionContract, type DirectDeletion } from "./deletion-contract.js"
+import type { Persistence } from "./fixtures.js"
+import { magicLinkRepositoryContract } from "./magic-link-repository-contract.js"
+import { membershipRepositoryContract } from "./membership-repository-contract.js"
 import { organizationRepositoryContract } from "./organization-repository-contract.js"
 import { outboxContract } from "./outbox-contract.js"
+import { sessionRepositoryContract } from "./session-repository-contract.js"
 import { subscriberRepositoryContract } from "./subscriber-repository-contract.js"
 import { subscriberUseCasesContract } from "./subscriber-use-cases-contract.js"
 import { tagAssignmentsContract } from "./tag-assignments-contract.js"
 import { tagRepositoryContract } from "./tag-repository-contract.js"
 import { unitOfWorkContract } from "./unit-of-work-contract.js"
+import { userRepositoryContract } from "./user-repository-contract.js"
 
+export type { DirectDeletion } from "./deletion-contract.js"
 export type { Persistence, PersistenceLayer } from "./fixtures.js"
 
-/** Every persistence contract, each against its own build of `persistence`. */
-export const persistenceContracts = (persistence: PersistenceLayer): void => {
+/**
+ * Every persistence contract, each against its own build of `persistence`. A database that can
+ * delete organizations and users directly (`direct`) also shows what goes with them.
+ */
+export const persistenceContracts = <R = never>(
+  persistence: Layer.Layer<Persistence | R, unknown>,
+  direct?: DirectDeletion<R>
+): void => {
   subscriberRepositoryContract(persistence)
   tagRepositoryContract(persistence)
   tagAssignmentsContract(persistence)
   organizationRepositoryContract(persistence)
   apiKeyRepositoryContract(persistence)
+  userRepositoryContract(persistence)
+  membershipRepositoryContract(persistence)
+  magicLinkRepositoryContract(persistence)
+  sessionRepositoryContract(persistence)
   outboxContract(persistence)
   unitOfWorkContract(persistence)
   subscriberUseCasesContract(persistence)
+  if (direct !== undefined) deletionContract(persistence, direct)
 }

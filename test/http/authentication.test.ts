@@ -14,17 +14,17 @@ const nothing = "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"
 describe("the X-API-Key header", () => {
   const path = "/api/v1/subscribers"
 
-  it("answers 401 unauthorized naming the header when it is missing", async () => {
+  it("answers 401 unauthorized naming the header and the cookie when both are missing", async () => {
     const answer = await call(server, "GET", path)
     expectProblem(answer, "unauthorized", path)
-    expect(answer.body.detail).toBe("missing X-API-Key header")
+    expect(answer.body.detail).toBe("missing X-API-Key header or svc_session cookie")
     expect(answer.headers.get("www-authenticate")).toBe("ApiKey header=\"X-API-Key\"")
   })
 
   it("answers 401 for an empty header", async () => {
     const answer = await call(server, "GET", path, { headers: { "x-api-key": "   " } })
     expectProblem(answer, "unauthorized", path)
-    expect(answer.body.detail).toBe("missing X-API-Key header")
+    expect(answer.body.detail).toBe("missing X-API-Key header or svc_session cookie")
   })
 
   it("does not take a key from Authorization: Bearer", async () => {

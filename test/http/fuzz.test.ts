@@ -4,20 +4,33 @@
  * seeded, so a failure repeats with the same inputs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Answer, call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
+import {
+  type Answer,
+  call,
+  type CallOptions,
+  startHttpServer,
+  type TestHttpServer,
+  UnlimitedRateLimiterLive
+} from "../support/http-server.js"
 import { createSubscriber, createTag } from "./helpers.js"
 
 let server: TestHttpServer
 let key: string
 let subscriberId: string
 let tagId: string
+let apiKeyId: string
+let session: Record<string, string>
 
 beforeAll(async () => {
-  server = await startHttpServer()
+  // Thousands of sign-in requests from one client address: the limits would answer most of them.
+  server = await startHttpServer({ adapters: UnlimitedRateLimiterLive })
   ;({ key } = await server.seedOrganization())
   const tag = await createTag(server, key)
   tagId = tag.id
   subscriberId = (await createSubscriber(server, key, { tags: [tag.id] })).id
+  const issued = await call(server, "POST", "/api/v1/api-keys", { key, json: { name: "Fuzzed", scopes: ["tags:read"] } })
+  apiKeyId = issued.body.id
+  session = (await server.signIn()).headers()
 })
 afterAll(() => server.close())
 
@@ -189,14 +202,68 @@ const expectHandled = (answer: Answer, path: string, sent: unknown, method?: str
 }
 
 describe("random and hostile bodies", () => {
-  const targets = () => [
-    { method: "POST", path: "/api/v1/subscribers", shape: { email: "fuzz@example.com", tags: [tagId], metadata: {} } },
-    { method: "PUT", path: `/api/v1/subscribers/${subscriberId}`, shape: { status: "active", metadata: {} } },
-    { method: "POST", path: `/api/v1/subscribers/${subscriberId}/tags`, shape: { tag_ids: [tagId] } },
-    { method: "POST", path: "/api/v1/tags", shape: { name: "Fuzz", slug: "fuzz", description: null, metadata: {} } },
-    { method: "PUT", path: `/api/v1/tags/${tagId}`, shape: { name: "Fuzz", description: "d", metadata: {} } }
+  const targets = (): ReadonlyArray<{
+    method: string
+    path: string
+    shape: Record<string, unknown>
+    credential: CallOptions
+  }> => [
+    {
+      method: "POST",
+      path: "/api/v1/subscribers",
+      shape: { email: "fuzz@example.com", tags: [tagId], metadata: {} },
+      credential: { key }
+    },
+    {
+      method: "PUT",
+      path: `/api/v1/subscribers/${subscriberId}`,
+      shape: { status: "active", metadata: {} },
+      credential: { key }
+    },
+    { method: "POST", path: `/api/v1/subscribers/${subscriberId}/tags`, shape: { tag_ids: [tagId] }, credential: { key } },
+    {
+      method: "POST",
+      path: "/api/v1/tags",
+      shape: { name: "Fuzz", slug: "fuzz", description: null, metadata: {} },
+      credential: { key }
+    },
+    {
+      method: "PUT",
+      path: `/api/v1/tags/${tagId}`,
+      shape: { name: "Fuzz", description: "d", metadata: {} },
+      credential: { key }
+    },
+    {
+      method: "POST",
+      path: "/api/v1/api-keys",
+      shape: { name: "Fuzz", scopes: ["tags:read"], environment: "test" },
+      credential: { key }
+    },
+    {
+      method: "PATCH",
+      path: `/api/v1/api-keys/${apiKeyId}`,
+      shape: { name: "Fuzz", scopes: ["tags:read"] },
+      credential: { key }
+    },
+    { method: "POST", path: "/auth/magic-link", shape: { email: "fuzz@example.com", locale: "de" }, credential: {} },
+    {
+      method: "POST",
+      path: "/auth/organizations",
+      shape: { name: "Fuzz", slug: "fuzz" },
+      credential: { headers: session }
+    }
   ]
-  const names = ["POST /subscribers", "PUT /subscribers/{id}", "POST /subscribers/{id}/tags", "POST /tags", "PUT /tags/{id}"]
+  const names = [
+    "POST /subscribers",
+    "PUT /subscribers/{id}",
+    "POST /subscribers/{id}/tags",
+    "POST /tags",
+    "PUT /tags/{id}",
+    "POST /api-keys",
+    "PATCH /api-keys/{id}",
+    "POST /auth/magic-link",
+    "POST /auth/organizations"
+  ]
 
   names.forEach((name, index) => {
     it(`${name} answers every one of 300 bodies below 500`, async () => {
@@ -205,9 +272,9 @@ describe("random and hostile bodies", () => {
       for (let i = 0; i < 300; i++) {
         const body = randomBody(r, target.shape)
         const answer = await call(server, target.method, target.path, {
-          key,
+          ...target.credential,
           body,
-          headers: { "content-type": "application/json" }
+          headers: { ...target.credential.headers, "content-type": "application/json" }
         })
         expectHandled(answer, target.path, body)
       }
@@ -218,9 +285,9 @@ describe("random and hostile bodies", () => {
     for (const target of targets()) {
       for (const body of rawTexts) {
         const answer = await call(server, target.method, target.path, {
-          key,
+          ...target.credential,
           body,
-          headers: { "content-type": "application/json" }
+          headers: { ...target.credential.headers, "content-type": "application/json" }
         })
         expectHandled(answer, target.path, body)
       }
@@ -252,6 +319,9 @@ describe("random paths and queries", () => {
       (s: string) => `/api/v1/subscribers/${subscriberId}/tags/${s}`,
       (s: string) => `/api/v1/tags/${s}`,
       (s: string) => `/api/v1/tags/by-name/${s}`,
+      (s: string) => `/api/v1/api-keys/${s}`,
+      (s: string) => `/api/v1/api-keys/${s}/rotate`,
+      (s: string) => `/auth/${s}`,
       (s: string) => `/errors/${s}`,
       (s: string) => `/${s}`,
       (s: string) => `/api/v1/${s}/${s}`
@@ -272,6 +342,22 @@ describe("random paths and queries", () => {
       const query = Array.from({ length: 1 + r.int(4) }, () => `${r.pick(names)}=${r.pick(values)}`).join("&")
       const path = `${r.pick(["/api/v1/subscribers", "/api/v1/tags"])}?${query}`
       expectHandled(await call(server, "GET", path, { key }), path, query)
+    }
+  })
+
+  it("answers 300 random sign-in tokens and page queries below 500, the page always 200", async () => {
+    const r = generator(13)
+    for (let i = 0; i < 300; i++) {
+      const query = Array.from(
+        { length: r.int(4) },
+        () => `${r.pick(["token", "locale", "token[]", ""])}=${randomSegment(r)}`
+      ).join("&")
+      const verify = `/auth/verify?${query}`
+      expectHandled(await call(server, "GET", verify, { headers: session }), verify, query)
+      const page = await call(server, "GET", `/auth/sign-in?${query}`, {
+        headers: { "accept-language": String(randomValue(r, 5)).slice(0, 200).replace(/[^\x20-\x7e]/g, "") }
+      })
+      expect(page.status, query).toBe(200)
     }
   })
 })

@@ -94,9 +94,13 @@ describe("GET /openapi.json", () => {
   it("is OpenAPI 3.1 and lists every endpoint that runs", () => {
     expect(spec.openapi).toBe("3.1.0")
     expect(operations().map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+      "DELETE /api/v1/api-keys/{api_key_id}",
       "DELETE /api/v1/subscribers/{subscriber_id}",
       "DELETE /api/v1/subscribers/{subscriber_id}/tags/{tag_id}",
       "DELETE /api/v1/tags/{tag_id}",
+      "GET /api/v1/api-keys",
+      "GET /api/v1/api-keys/scopes",
+      "GET /api/v1/api-keys/{api_key_id}",
       "GET /api/v1/subscribers",
       "GET /api/v1/subscribers/by-email/{email}",
       "GET /api/v1/subscribers/{subscriber_id}",
@@ -104,12 +108,21 @@ describe("GET /openapi.json", () => {
       "GET /api/v1/tags",
       "GET /api/v1/tags/by-name/{name}",
       "GET /api/v1/tags/{tag_id}",
+      "GET /auth/organizations",
+      "GET /auth/sign-in",
+      "GET /auth/verify",
       "GET /errors/{code}",
       "GET /health",
       "GET /ready",
+      "PATCH /api/v1/api-keys/{api_key_id}",
+      "POST /api/v1/api-keys",
+      "POST /api/v1/api-keys/{api_key_id}/rotate",
       "POST /api/v1/subscribers",
       "POST /api/v1/subscribers/{subscriber_id}/tags",
       "POST /api/v1/tags",
+      "POST /auth/logout",
+      "POST /auth/magic-link",
+      "POST /auth/organizations",
       "PUT /api/v1/subscribers/{subscriber_id}",
       "PUT /api/v1/tags/{tag_id}"
     ])
@@ -145,12 +158,53 @@ describe("GET /openapi.json", () => {
     expect(statuses("get", "/ready")).toEqual(["200", "500", "503"])
   })
 
-  it("declares the X-API-Key scheme on every /api/v1 operation and on no probe", () => {
+  it("declares the X-API-Key and session schemes on every /api/v1 operation, the session alone on signed-in /auth routes", () => {
     expect(spec.components.securitySchemes.apiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" })
+    expect(spec.components.securitySchemes.session).toMatchObject({ type: "apiKey", in: "cookie", name: "svc_session" })
+    const sessionOnly = ["GET /auth/organizations", "POST /auth/organizations", "POST /auth/logout"]
     for (const { method, operation, path } of operations()) {
-      const expected = path.startsWith("/api/v1/") ? [{ apiKey: [] }] : []
+      const expected = path.startsWith("/api/v1/")
+        ? [{ apiKey: [] }, { session: [] }]
+        : sessionOnly.includes(`${method} ${path}`)
+        ? [{ session: [] }]
+        : []
       expect(operation.security, `${method} ${path}`).toEqual(expected)
     }
+  })
+
+  it("documents X-Organization-Id on every /api/v1 operation and on no other", () => {
+    for (const { method, operation, path } of operations()) {
+      const headers = (operation.parameters ?? []) as ReadonlyArray<{ name: string; in: string; required: boolean }>
+      const organization = headers.filter((p) => p.in === "header" && p.name === "X-Organization-Id")
+      expect(organization, `${method} ${path}`).toEqual(
+        path.startsWith("/api/v1/") ? [expect.objectContaining({ required: false })] : []
+      )
+    }
+  })
+
+  it("documents the statuses of the auth routes, Retry-After on 429 and the session cookie on verify", () => {
+    const statuses = (method: string, path: string) => Object.keys(spec.paths[path]![method]!.responses).sort()
+    expect(statuses("post", "/auth/magic-link")).toEqual(["200", "400", "413", "415", "429", "500", "503"])
+    expect(statuses("get", "/auth/verify")).toEqual(["200", "400", "401", "500", "503"])
+    expect(statuses("post", "/auth/organizations")).toEqual(["200", "400", "401", "403", "409", "413", "415", "500", "503"])
+    expect(statuses("post", "/auth/logout")).toEqual(["200", "401", "403", "413", "415", "500", "503"])
+    expect(Object.keys(spec.paths["/auth/magic-link"]!.post!.responses["429"]!.headers ?? {})).toEqual(["Retry-After"])
+    expect(Object.keys(spec.paths["/auth/verify"]!.get!.responses["200"]!.headers ?? {})).toEqual(["Set-Cookie"])
+    expect(Object.keys(spec.paths["/auth/sign-in"]!.get!.responses["200"]!.content ?? {})).toEqual(["text/html"])
+    const verify401 = spec.paths["/auth/verify"]!.get!.responses["401"]!
+    for (const code of ["magic_link_expired", "magic_link_already_used", "invalid_token"]) {
+      expect(verify401.description).toContain(`\`${code}\``)
+    }
+  })
+
+  it("documents the statuses of the API key routes", () => {
+    const statuses = (method: string, path: string) => Object.keys(spec.paths[path]![method]!.responses).sort()
+    expect(statuses("post", "/api/v1/api-keys")).toEqual(["201", "400", "401", "403", "413", "415", "500", "503"])
+    expect(statuses("get", "/api/v1/api-keys/scopes")).toEqual(["200", "400", "401", "403", "500", "503"])
+    expect(statuses("delete", "/api/v1/api-keys/{api_key_id}")).toEqual(["204", "400", "401", "403", "404", "500", "503"])
+    expect(statuses("post", "/api/v1/api-keys/{api_key_id}/rotate")).toEqual([
+      "200", "400", "401", "403", "404", "413", "415", "500", "503"
+    ])
   })
 
   it("documents X-Total-Count and Link on lists", () => {

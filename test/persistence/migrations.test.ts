@@ -14,16 +14,20 @@ describe("migrations", () => {
   layer(makePgliteClient("memory://"))("on a new embedded database", (it) => {
     it.effect("apply once, in order; a second run applies nothing", () =>
       Effect.gen(function*() {
-        expect(yield* runMigrations).toStrictEqual([[1, "initial_schema"]])
+        expect(yield* runMigrations).toStrictEqual([[1, "initial_schema"], [2, "dashboard_access"]])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
           "api_keys",
           "effect_sql_migrations",
+          "magic_links",
+          "memberships",
           "organizations",
           "outbox_events",
+          "sessions",
           "subscriber_tags",
           "subscribers",
-          "tags"
+          "tags",
+          "users"
         ])
       }))
   })

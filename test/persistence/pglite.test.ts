@@ -3,7 +3,11 @@ import { Layer } from "effect"
 import { makePgliteClient, PostgresPersistenceLive } from "../../adapters/postgres/index.js"
 import { persistenceContracts } from "../contract/index.js"
 import { migratedOnce } from "./migrated-database.js"
+import { sqlDeletion } from "./sql-deletion.js"
 
 describe("PostgreSQL persistence over PGlite in memory", () => {
-  persistenceContracts(PostgresPersistenceLive.pipe(Layer.provide(migratedOnce(makePgliteClient("memory://")))))
+  persistenceContracts(
+    PostgresPersistenceLive.pipe(Layer.provideMerge(migratedOnce(makePgliteClient("memory://")))),
+    sqlDeletion
+  )
 })

@@ -4,8 +4,9 @@ import { makePgClient, PostgresPersistenceLive } from "../../adapters/postgres/i
 import { persistenceContracts } from "../contract/index.js"
 import { postgres } from "../support/servers.js"
 import { migratedOnce } from "./migrated-database.js"
+import { sqlDeletion } from "./sql-deletion.js"
 
 describe.skipIf(!postgres.available)(postgres.label, () => {
   const database = migratedOnce(makePgClient(Redacted.make(postgres.url ?? "")))
-  persistenceContracts(PostgresPersistenceLive.pipe(Layer.provide(database)))
+  persistenceContracts(PostgresPersistenceLive.pipe(Layer.provideMerge(database)), sqlDeletion)
 })

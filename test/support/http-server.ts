@@ -1,13 +1,18 @@
 /**
  * The real HTTP server of the reference form on a free port, over the in-memory database, for
- * tests that speak HTTP with `fetch`. Like a composition root it reaches into adapters/.
+ * tests that speak HTTP with `fetch`. Emails are printed by the console mailer into a list the
+ * test reads (sign-in links included), and the server's clock can be moved forward. Like a
+ * composition root it reaches into adapters/.
  */
 import { HttpServer } from "@effect/platform"
 import {
   ApiKeyRepository,
   ApiKeys,
+  Auth,
+  MembershipRepository,
   Organizations,
   OrganizationRepository,
+  RateLimiter,
   Readiness,
   Secrets,
   Subscribers,
@@ -17,19 +22,26 @@ import {
   ApiKey,
   ApiKeyId,
   apiKeyHint,
+  Membership,
   Organization,
   OrganizationId,
   type PlanTier,
+  type Role,
   type Scope,
-  Slug
+  Slug,
+  UserId
 } from "@roster/domain"
-import { ConfigProvider, Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { Clock, ConfigProvider, Duration, Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import { CryptoLive } from "../../adapters/crypto/index.js"
 import { makeHttpServerLive } from "../../adapters/http/index.js"
+import { makeConsoleMailer, TemplatedAuthMailLive } from "../../adapters/mail/index.js"
 import { InProcessCacheHealthLive, MemoryPersistenceLive } from "../../adapters/memory/index.js"
+import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
+import { makeJoseTokenSigner } from "../../adapters/tokens/index.js"
 
 const UseCasesLive = Layer.mergeAll(
+  Auth.Default,
   Subscribers.Default,
   Tags.Default,
   ApiKeys.Default,
@@ -37,9 +49,62 @@ const UseCasesLive = Layer.mergeAll(
   Readiness.Default
 )
 
-const AdaptersLive = Layer.mergeAll(MemoryPersistenceLive, InProcessCacheHealthLive, CryptoLive)
+/** The secret that signs this test process's session tokens. */
+export const testSigningSecret: Uint8Array = randomBytes(32)
 
-type AdapterServices = Layer.Layer.Success<typeof AdaptersLive>
+/** Every port in memory or in process; emails go to `write`. */
+const adaptersLive = (write: (text: string) => Effect.Effect<void>) =>
+  Layer.mergeAll(
+    MemoryPersistenceLive,
+    InProcessCacheHealthLive,
+    CryptoLive,
+    makeJoseTokenSigner(testSigningSecret),
+    InProcessRateLimiterLive,
+    TemplatedAuthMailLive.pipe(Layer.provide(makeConsoleMailer(write)))
+  )
+
+/**
+ * A rate limiter that lets everything through, for suites that sign in more often than the
+ * limits per client address allow (every request of a test comes from 127.0.0.1).
+ */
+export const UnlimitedRateLimiterLive = Layer.succeed(
+  RateLimiter,
+  RateLimiter.of({
+    consume: (_key, limit, windowMs) =>
+      Effect.map(Clock.currentTimeMillis, (now) => ({
+        allowed: true,
+        limit,
+        remaining: limit,
+        resetAt: new Date(now + windowMs)
+      }))
+  })
+)
+
+/**
+ * The real clock moved forward by a chosen amount: the server's use cases read the time through
+ * it (links expire, sessions end, rate windows pass), while waiting still takes real time.
+ */
+class MovableClock implements Clock.Clock {
+  readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
+  private offsetMs = 0
+  private readonly real = Clock.make()
+  readonly currentTimeMillis = Effect.sync(() => this.unsafeCurrentTimeMillis())
+  readonly currentTimeNanos = Effect.sync(() => this.unsafeCurrentTimeNanos())
+  advance(by: Duration.DurationInput): void {
+    this.offsetMs += Duration.toMillis(by)
+  }
+  unsafeCurrentTimeMillis(): number {
+    return this.real.unsafeCurrentTimeMillis() + this.offsetMs
+  }
+  unsafeCurrentTimeNanos(): bigint {
+    return this.real.unsafeCurrentTimeNanos() + BigInt(this.offsetMs) * 1_000_000n
+  }
+  sleep(duration: Duration.Duration): Effect.Effect<void> {
+    return this.real.sleep(duration)
+  }
+}
+
+type AdapterServices = Layer.Layer.Success<ReturnType<typeof adaptersLive>>
 type UseCaseServices = Layer.Layer.Success<typeof UseCasesLive>
 
 /** What `run` can reach: the use cases and every port, for seeding and looking. */
@@ -52,6 +117,23 @@ export interface StartOptions {
   readonly adapters?: Layer.Layer<never>
   /** Receives every log line; without it, the server logs nothing. */
   readonly logger?: Logger.Logger<unknown, void>
+}
+
+/** A user signed in through the real flow: a magic link by email, then `GET /auth/verify`. */
+export interface SignedInUser {
+  readonly email: string
+  readonly userId: string
+  /** The session token, the value of the `svc_session` cookie. */
+  readonly sessionToken: string
+  /** `svc_session=<token>`, as a browser sends it back in the Cookie header. */
+  readonly cookie: string
+  /** The `Set-Cookie` header of the verify answer. */
+  readonly setCookie: string
+  /** The body of the verify answer. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly verified: any
+  /** The headers of a request with this session, acting for `organizationId` when given. */
+  readonly headers: (organizationId?: string) => Record<string, string>
 }
 
 export interface SeededOrganization {
@@ -74,17 +156,52 @@ export interface TestHttpServer {
   readonly createRevokedApiKey: (organization: Organization) => Promise<string>
   /** A new organization that is suspended, and a key of it. */
   readonly seedSuspendedOrganization: () => Promise<SeededOrganization>
+  /** Every email the server has sent so far, as the console mailer printed it. */
+  readonly emails: () => ReadonlyArray<string>
+  /**
+   * The token of the newest sign-in email to `email` beyond the first `seen` emails to it, waiting
+   * for it to arrive (emails go out in the background).
+   */
+  readonly signInTokenFor: (email: string, seen?: number) => Promise<string>
+  /** How many emails went to `email` so far. */
+  readonly emailCount: (email: string) => number
+  /** Asks for a sign-in link through `POST /auth/magic-link` and reads its token from the email. */
+  readonly requestSignInToken: (email: string, locale?: string) => Promise<string>
+  /** Signs in through the real flow (a fresh address unless one is given) and keeps the cookie. */
+  readonly signIn: (email?: string) => Promise<SignedInUser>
+  /** Creates an organization through `POST /auth/organizations`; the user becomes its owner. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly createOrganizationAs: (user: SignedInUser) => Promise<any>
+  /** Makes the user a member of the organization with `role`, through the repository. */
+  readonly addMember: (organizationId: string, user: SignedInUser, role: Role) => Promise<void>
+  /** Moves the server's clock forward. */
+  readonly advanceClock: (by: Duration.DurationInput) => void
   readonly close: () => Promise<void>
 }
 
 const uniqueSlug = () => Slug.make(`org-${randomUUID()}`)
 
+let addressCounter = 0
+/** An email address no other test of this process uses. */
+export const freshAddress = (prefix = "user") =>
+  `${prefix}-${Date.now().toString(36)}-${++addressCounter}@example.com`
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** The token of the sign-in link in a printed email. */
+const tokenIn = (email: string): string | undefined => /\/auth\/sign-in\?token=([A-Za-z0-9_%-]+)/.exec(email)?.[1]
+
 export const startHttpServer = async (options: StartOptions = {}): Promise<TestHttpServer> => {
-  const adapters = options.adapters === undefined ? AdaptersLive : Layer.merge(AdaptersLive, options.adapters)
+  const sent: Array<string> = []
+  const capture = (text: string) => Effect.sync(() => void sent.push(text))
+  const clock = new MovableClock()
+  const defaults = adaptersLive(capture)
+  const adapters = options.adapters === undefined ? defaults : Layer.merge(defaults, options.adapters)
   const layer = makeHttpServerLive({ port: 0, host: "127.0.0.1" }).pipe(
     Layer.provideMerge(UseCasesLive),
     Layer.provideMerge(adapters),
     Layer.provide(Logger.replace(Logger.defaultLogger, options.logger ?? Logger.none)),
+    Layer.provide(Layer.setClock(clock)),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson(options.config ?? {})))
   )
   const runtime = ManagedRuntime.make(layer)
@@ -146,14 +263,91 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
     return { organization, key: await createApiKey(organization) }
   }
 
+  const baseUrl = `http://127.0.0.1:${address.port}`
+
+  const emailsTo = (email: string) => {
+    const to = new RegExp(`^To: ${escapeRegExp(email)}$`, "m")
+    return sent.filter((text) => to.test(text))
+  }
+
+  const signInTokenFor = async (email: string, seen = 0) => {
+    for (let waited = 0; waited < 5_000; waited += 10) {
+      const received = emailsTo(email)
+      if (received.length > seen) {
+        const token = tokenIn(received[received.length - 1]!)
+        if (token === undefined) throw new Error(`the email to ${email} carries no sign-in link`)
+        return decodeURIComponent(token)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    throw new Error(`no sign-in email reached ${email}`)
+  }
+
+  const requestSignInToken = async (email: string, locale?: string) => {
+    const seen = emailsTo(email).length
+    const answer = await call({ baseUrl }, "POST", "/auth/magic-link", {
+      json: locale === undefined ? { email } : { email, locale }
+    })
+    if (answer.status !== 200) throw new Error(`POST /auth/magic-link answered ${answer.status}: ${answer.text}`)
+    return signInTokenFor(email, seen)
+  }
+
+  const signIn = async (email: string = freshAddress()): Promise<SignedInUser> => {
+    const token = await requestSignInToken(email)
+    const answer = await call({ baseUrl }, "GET", `/auth/verify?token=${encodeURIComponent(token)}`)
+    if (answer.status !== 200) throw new Error(`GET /auth/verify answered ${answer.status}: ${answer.text}`)
+    const setCookie = answer.headers.getSetCookie().find((c) => c.startsWith("svc_session="))
+    if (setCookie === undefined) throw new Error("GET /auth/verify set no svc_session cookie")
+    const cookie = setCookie.split(";")[0]!
+    return {
+      email,
+      userId: answer.body.user_id,
+      sessionToken: cookie.slice("svc_session=".length),
+      cookie,
+      setCookie,
+      verified: answer.body,
+      headers: (organizationId): Record<string, string> =>
+        organizationId === undefined ? { cookie } : { cookie, "x-organization-id": organizationId }
+    }
+  }
+
+  const createOrganizationAs = async (user: SignedInUser) => {
+    const slug = uniqueSlug()
+    const answer = await call({ baseUrl }, "POST", "/auth/organizations", {
+      headers: user.headers(),
+      json: { name: `Newsletters of ${user.email}`, slug }
+    })
+    if (answer.status !== 200) throw new Error(`POST /auth/organizations answered ${answer.status}: ${answer.text}`)
+    return answer.body
+  }
+
+  const addMember = (organizationId: string, user: SignedInUser, role: Role) =>
+    run(Effect.flatMap(MembershipRepository, (memberships) =>
+      memberships.upsert(
+        new Membership({
+          organizationId: OrganizationId.make(organizationId),
+          userId: UserId.make(user.userId),
+          role,
+          createdAt: new Date(clock.unsafeCurrentTimeMillis())
+        })
+      )))
+
   return {
-    baseUrl: `http://127.0.0.1:${address.port}`,
+    baseUrl,
     run,
     createOrganization,
     createApiKey,
     seedOrganization,
     createRevokedApiKey,
     seedSuspendedOrganization,
+    emails: () => [...sent],
+    emailCount: (email) => emailsTo(email).length,
+    signInTokenFor,
+    requestSignInToken,
+    signIn,
+    createOrganizationAs,
+    addMember,
+    advanceClock: (by) => clock.advance(by),
     close: () => runtime.dispose()
   }
 }

@@ -1,5 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ProbesGroup } from "../probes.js"
+import { ApiKeysGroup } from "./api-keys-group.js"
+import { AuthGroup } from "./auth-group.js"
 import { serviceVersion } from "../service-version.js"
 import { ErrorDocsGroup } from "./error-docs-group.js"
 import { finishOpenApi } from "./openapi.js"
@@ -7,9 +9,13 @@ import { InternalErrorProblem } from "./problems.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 
-const description = `Subscribers and tags of newsletter organizations, over HTTP.
+const description = `Subscribers, tags and API keys of newsletter organizations, over HTTP.
 
-Every \`/api/v1\` request carries an API key in the \`X-API-Key\` header; the key's organization is the one acted for.
+Every \`/api/v1\` request carries an API key in the \`X-API-Key\` header, or the dashboard session cookie \`svc_session\`.
+A key's organization is the one acted for, whatever else the request says; a session names its organization in the
+\`X-Organization-Id\` header (400 without it, 403 when the user is not a member of it), and a request with a session that
+changes something must come from the service's own site. Owners hold every scope, members those of subscribers and tags.
+Dashboard users sign in without a password: \`POST /auth/magic-link\` emails a link, \`GET /auth/verify\` sets the cookie.
 Bodies are bare JSON in snake_case; unknown fields are refused. Lists are keyset pages (\`limit\`, \`cursor\`, \`sort\`, \`order\`)
 with the total in \`X-Total-Count\` and the next page in \`Link\`.
 
@@ -20,8 +26,10 @@ JSON 415 \`unsupported_media_type\`. Every response carries \`X-Request-Id\`.`
 
 /** The reference wire form: `/api/v1`, bare JSON, cursor pages, PUT updates, problem details. */
 export class ReferenceApi extends HttpApi.make("reference")
+  .add(AuthGroup)
   .add(SubscribersGroup)
   .add(TagsGroup)
+  .add(ApiKeysGroup)
   .add(ProbesGroup)
   .add(ErrorDocsGroup)
   .addError(InternalErrorProblem)

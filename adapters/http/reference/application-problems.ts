@@ -1,26 +1,43 @@
-import { HttpServerRequest } from "@effect/platform"
-import type { MissingScope } from "@roster/application"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type {
+  MissingScope,
+  NotAMember,
+  OrganizationNotChosen,
+  Principal,
+  SignInRateLimited,
+  Unauthenticated
+} from "@roster/application"
 import type {
   EmailAlreadyExists,
   InvalidInput,
   InvalidStatusTransition,
+  InvalidToken,
+  MagicLinkAlreadyUsed,
+  MagicLinkExpired,
+  OrganizationSlugTaken,
   PlanLimitExceeded,
   ResourceNotFound,
   ResourceOfAnotherOrganization,
   TagAlreadyExists
 } from "@roster/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { CurrentPrincipal } from "../current-principal.js"
 import { HttpSettings } from "../http-settings.js"
 import { pathOf } from "../request-path.js"
 import {
   type ConflictProblem,
   type ForbiddenProblem,
   type InvalidStatusTransitionProblem,
+  type InvalidTokenProblem,
   type LimitExceededProblem,
+  type MagicLinkAlreadyUsedProblem,
+  type MagicLinkExpiredProblem,
   makeProblem,
   type NotFoundProblem,
   type Problem,
   type ProblemOccurrence,
+  type RateLimitedProblem,
+  type UnauthorizedProblem,
   type ValidationProblem
 } from "./problems.js"
 
@@ -35,23 +52,49 @@ export type ApplicationError =
   | PlanLimitExceeded
   | InvalidInput
   | InvalidStatusTransition
+  | OrganizationSlugTaken
+  | Unauthenticated
+  | OrganizationNotChosen
+  | NotAMember
+  | SignInRateLimited
+  | MagicLinkExpired
+  | MagicLinkAlreadyUsed
+  | InvalidToken
+
+/** The header a session names its organization with. */
+export const ORGANIZATION_HEADER = "X-Organization-Id"
 
 /** The problem each error becomes, so that an endpoint declares exactly what it can answer. */
-export type ProblemOf<E> = E extends MissingScope | ResourceOfAnotherOrganization ? ForbiddenProblem
+export type ProblemOf<E> = E extends MissingScope | ResourceOfAnotherOrganization | NotAMember ? ForbiddenProblem
   : E extends ResourceNotFound ? NotFoundProblem
-  : E extends EmailAlreadyExists | TagAlreadyExists ? ConflictProblem
+  : E extends EmailAlreadyExists | TagAlreadyExists | OrganizationSlugTaken ? ConflictProblem
   : E extends InvalidStatusTransition ? InvalidStatusTransitionProblem
   : E extends PlanLimitExceeded ? LimitExceededProblem
-  : E extends InvalidInput ? ValidationProblem
+  : E extends InvalidInput | OrganizationNotChosen ? ValidationProblem
+  : E extends Unauthenticated ? UnauthorizedProblem
+  : E extends SignInRateLimited ? RateLimitedProblem
+  : E extends MagicLinkExpired ? MagicLinkExpiredProblem
+  : E extends MagicLinkAlreadyUsed ? MagicLinkAlreadyUsedProblem
+  : E extends InvalidToken ? InvalidTokenProblem
   : never
 
 /** `api_key` -> `api key` */
 const spoken = (resource: string) => resource.replace("_", " ")
 
-export const problemOf = (error: ApplicationError, at: Omit<ProblemOccurrence, "detail">): Problem => {
+/** Who lacks a scope, in the words of their credential. */
+const lacksScope = (scope: string, credential: Principal["credential"] | undefined): string =>
+  credential?.kind === "session"
+    ? `the ${credential.role} role does not allow this; it needs the scope ${scope}, which only owners hold`
+    : `this API key lacks the scope ${scope}`
+
+export const problemOf = (
+  error: ApplicationError,
+  at: Omit<ProblemOccurrence, "detail">,
+  credential?: Principal["credential"]
+): Problem => {
   switch (error._tag) {
     case "MissingScope":
-      return makeProblem("forbidden", { ...at, detail: `this API key lacks the scope ${error.scope}` })
+      return makeProblem("forbidden", { ...at, detail: lacksScope(error.scope, credential) })
     case "ResourceOfAnotherOrganization":
       // Nothing of the resource is told beyond the id the client sent.
       return makeProblem("forbidden", { ...at, detail: "the resource belongs to another organization" })
@@ -72,8 +115,39 @@ export const problemOf = (error: ApplicationError, at: Omit<ProblemOccurrence, "
       return makeProblem("validation_error", { ...at, detail: `${error.field}: ${error.problem}` }, [
         { field: error.field, message: error.problem }
       ])
+    case "OrganizationSlugTaken":
+      return makeProblem("conflict", { ...at, detail: `an organization with slug '${error.slug}' already exists` })
+    case "Unauthenticated":
+      return makeProblem("unauthorized", { ...at, detail: error.reason })
+    case "OrganizationNotChosen": {
+      const message = "is required with a session cookie: the id of an organization you are a member of"
+      return makeProblem("validation_error", { ...at, detail: `${ORGANIZATION_HEADER}: ${message}` }, [
+        { field: ORGANIZATION_HEADER, message }
+      ])
+    }
+    case "NotAMember":
+      // The same answer whether the organization exists or not.
+      return makeProblem("forbidden", {
+        ...at,
+        detail: `you are not a member of the organization named in ${ORGANIZATION_HEADER}`
+      })
+    case "SignInRateLimited":
+      return makeProblem("rate_limited", {
+        ...at,
+        detail: `too many sign-in links were asked for; try again in ${error.retryAfterSeconds} seconds`
+      })
+    case "MagicLinkExpired":
+      return makeProblem("magic_link_expired", { ...at, detail: error.message })
+    case "MagicLinkAlreadyUsed":
+      return makeProblem("magic_link_already_used", { ...at, detail: error.message })
+    case "InvalidToken":
+      return makeProblem("invalid_token", { ...at, detail: error.reason })
   }
 }
+
+/** Headers that go with a problem: when to try again after a rate limit. */
+const headersOf = (error: ApplicationError): Record<string, string> =>
+  error._tag === "SignInRateLimited" ? { "Retry-After": String(error.retryAfterSeconds) } : {}
 
 /** Turns a use case's failure into the problem of the current request. */
 export const answerWithProblem = <A, E extends ApplicationError, R>(
@@ -83,5 +157,13 @@ export const answerWithProblem = <A, E extends ApplicationError, R>(
     Effect.gen(function*() {
       const { errorsBaseUrl } = yield* HttpSettings
       const request = yield* HttpServerRequest.HttpServerRequest
-      return yield* Effect.fail(problemOf(error, { errorsBaseUrl, instance: pathOf(request) }) as ProblemOf<E>)
+      const principal = yield* Effect.serviceOption(CurrentPrincipal)
+      const headers = headersOf(error)
+      if (Object.keys(headers).length > 0) {
+        yield* HttpApp.appendPreResponseHandler((_request, response) =>
+          Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+        )
+      }
+      const credential = Option.getOrUndefined(Option.map(principal, (p) => p.credential))
+      return yield* Effect.fail(problemOf(error, { errorsBaseUrl, instance: pathOf(request) }, credential) as ProblemOf<E>)
     }))

@@ -2,7 +2,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Layer } from "effect"
 import { DocsLive } from "../docs.js"
 import { ReferenceApi } from "./api.js"
-import { AuthenticationLive } from "./authentication.js"
+import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
+import { AuthHandlersLive } from "./auth-handlers.js"
+import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.js"
 import { ErrorDocsHandlersLive } from "./error-docs-handlers.js"
 import { ProblemsLive } from "./problem-middleware.js"
 import { ProbesHandlersLive } from "./probes-handlers.js"
@@ -14,11 +16,18 @@ export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./problem-middleware.js"
 
 /**
  * The reference wire form (`/api/v1`, bare JSON, cursor pages, problem details) with its
- * middleware and docs, ready for `HttpApiBuilder.serve`. Needs the use cases Subscribers, Tags,
- * ApiKeys and Readiness, and HttpSettings.
+ * middleware and docs, ready for `HttpApiBuilder.serve`. Needs the use cases Auth, Organizations,
+ * Subscribers, Tags, ApiKeys and Readiness, and HttpSettings.
  */
 export const ReferenceApiLive = Layer.mergeAll(ProblemsLive, DocsLive).pipe(
   Layer.provideMerge(HttpApiBuilder.api(ReferenceApi)),
-  Layer.provide([SubscribersHandlersLive, TagsHandlersLive, ProbesHandlersLive, ErrorDocsHandlersLive]),
-  Layer.provide(AuthenticationLive)
+  Layer.provide([
+    AuthHandlersLive,
+    SubscribersHandlersLive,
+    TagsHandlersLive,
+    ApiKeysHandlersLive,
+    ProbesHandlersLive,
+    ErrorDocsHandlersLive
+  ]),
+  Layer.provide([AuthenticationLive, SessionAuthenticationLive])
 )

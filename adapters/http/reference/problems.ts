@@ -50,6 +50,23 @@ export class UnauthorizedProblem extends Schema.Class<UnauthorizedProblem>("Unau
   problemAnnotations("unauthorized", "UnauthorizedProblem")
 ) {}
 
+export class MagicLinkExpiredProblem extends Schema.Class<MagicLinkExpiredProblem>("MagicLinkExpiredProblem")(
+  problemFields(401),
+  problemAnnotations("magic_link_expired", "MagicLinkExpiredProblem")
+) {}
+
+export class MagicLinkAlreadyUsedProblem
+  extends Schema.Class<MagicLinkAlreadyUsedProblem>("MagicLinkAlreadyUsedProblem")(
+    problemFields(401),
+    problemAnnotations("magic_link_already_used", "MagicLinkAlreadyUsedProblem")
+  )
+{}
+
+export class InvalidTokenProblem extends Schema.Class<InvalidTokenProblem>("InvalidTokenProblem")(
+  problemFields(401),
+  problemAnnotations("invalid_token", "InvalidTokenProblem")
+) {}
+
 export class LimitExceededProblem extends Schema.Class<LimitExceededProblem>("LimitExceededProblem")(
   problemFields(402),
   problemAnnotations("limit_exceeded", "LimitExceededProblem")
@@ -94,6 +111,11 @@ export class UnsupportedMediaTypeProblem
   )
 {}
 
+export class RateLimitedProblem extends Schema.Class<RateLimitedProblem>("RateLimitedProblem")(
+  problemFields(429),
+  problemAnnotations("rate_limited", "RateLimitedProblem")
+) {}
+
 export class InternalErrorProblem extends Schema.Class<InternalErrorProblem>("InternalErrorProblem")(
   problemFields(500),
   problemAnnotations("internal_error", "InternalErrorProblem")
@@ -108,6 +130,9 @@ export class ServiceUnavailableProblem extends Schema.Class<ServiceUnavailablePr
 export interface ProblemOfCode {
   readonly validation_error: ValidationProblem
   readonly unauthorized: UnauthorizedProblem
+  readonly magic_link_expired: MagicLinkExpiredProblem
+  readonly magic_link_already_used: MagicLinkAlreadyUsedProblem
+  readonly invalid_token: InvalidTokenProblem
   readonly limit_exceeded: LimitExceededProblem
   readonly forbidden: ForbiddenProblem
   readonly not_found: NotFoundProblem
@@ -116,6 +141,7 @@ export interface ProblemOfCode {
   readonly invalid_status_transition: InvalidStatusTransitionProblem
   readonly payload_too_large: PayloadTooLargeProblem
   readonly unsupported_media_type: UnsupportedMediaTypeProblem
+  readonly rate_limited: RateLimitedProblem
   readonly internal_error: InternalErrorProblem
   readonly service_unavailable: ServiceUnavailableProblem
 }
@@ -125,6 +151,9 @@ export type Problem = ProblemOfCode[ErrorCode]
 const classes = {
   validation_error: ValidationProblem,
   unauthorized: UnauthorizedProblem,
+  magic_link_expired: MagicLinkExpiredProblem,
+  magic_link_already_used: MagicLinkAlreadyUsedProblem,
+  invalid_token: InvalidTokenProblem,
   limit_exceeded: LimitExceededProblem,
   forbidden: ForbiddenProblem,
   not_found: NotFoundProblem,
@@ -133,6 +162,7 @@ const classes = {
   invalid_status_transition: InvalidStatusTransitionProblem,
   payload_too_large: PayloadTooLargeProblem,
   unsupported_media_type: UnsupportedMediaTypeProblem,
+  rate_limited: RateLimitedProblem,
   internal_error: InternalErrorProblem,
   service_unavailable: ServiceUnavailableProblem
 } as const

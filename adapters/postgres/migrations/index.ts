@@ -3,9 +3,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import initialSchema from "./0001_initial_schema.js"
+import dashboardAccess from "./0002_dashboard_access.js"
 
 const migrations = Migrator.fromRecord({
-  "0001_initial_schema": initialSchema
+  "0001_initial_schema": initialSchema,
+  "0002_dashboard_access": dashboardAccess
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

@@ -1,0 +1,109 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  ApiKey,
+  ApiKeyList,
+  ApiKeyPath,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  RotatedApiKey,
+  ScopeList,
+  UpdateApiKeyRequest
+} from "./api-key-schemas.js"
+import { Authentication } from "./authentication.js"
+import {
+  ForbiddenProblem,
+  NotFoundProblem,
+  PayloadTooLargeProblem,
+  ServiceUnavailableProblem,
+  UnsupportedMediaTypeProblem,
+  ValidationProblem
+} from "./problems.js"
+
+const ownersOnly = "Owners only: a session with the owner role or a key with scope `*`; anyone else gets 403."
+
+export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
+  .add(
+    HttpApiEndpoint.get("scopes", "/api-keys/scopes")
+      .addSuccess(ScopeList)
+      .annotateContext(OpenApi.annotations({
+        summary: "List the scopes",
+        description: "Every scope a key can hold, with what it allows. Any authenticated caller."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/api-keys")
+      .setPayload(CreateApiKeyRequest)
+      .addSuccess(CreatedApiKey)
+      .addError(PayloadTooLargeProblem)
+      .addError(UnsupportedMediaTypeProblem)
+      .annotateContext(OpenApi.annotations({
+        summary: "Create an API key",
+        description: "Makes a key of the organization with the scopes given and answers it in full, this once: only a " +
+          "hash is kept. `environment` `test` makes a `svc_test_` key. Scopes beyond the caller's own are 400 on " +
+          `\`scopes\`. ${ownersOnly}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/api-keys")
+      .addSuccess(ApiKeyList)
+      .annotateContext(OpenApi.annotations({
+        summary: "List API keys",
+        description: `Every key of the organization, without the keys themselves. ${ownersOnly}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api-keys/:api_key_id")
+      .setPath(ApiKeyPath)
+      .addSuccess(ApiKey)
+      .addError(NotFoundProblem)
+      .annotateContext(OpenApi.annotations({
+        summary: "Get an API key",
+        description: `The key's record, without the key itself. ${ownersOnly}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/api-keys/:api_key_id")
+      .setPath(ApiKeyPath)
+      .setPayload(UpdateApiKeyRequest)
+      .addSuccess(ApiKey)
+      .addError(NotFoundProblem)
+      .addError(PayloadTooLargeProblem)
+      .addError(UnsupportedMediaTypeProblem)
+      .annotateContext(OpenApi.annotations({
+        summary: "Rename an API key or change its scopes",
+        description: "Fields left out stay as they are; the key itself does not change. Scopes beyond the caller's own " +
+          `are 400 on \`scopes\`. ${ownersOnly}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("rotate", "/api-keys/:api_key_id/rotate")
+      .setPath(ApiKeyPath)
+      .addSuccess(RotatedApiKey)
+      .addError(NotFoundProblem)
+      .addError(PayloadTooLargeProblem)
+      .addError(UnsupportedMediaTypeProblem)
+      .annotateContext(OpenApi.annotations({
+        summary: "Rotate an API key",
+        description: "Gives the key a new secret and answers it in full, this once; the old key stops working at once. " +
+          `Name, scopes and id stay. ${ownersOnly}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/api-keys/:api_key_id")
+      .setPath(ApiKeyPath)
+      .addError(NotFoundProblem)
+      .annotateContext(OpenApi.annotations({
+        summary: "Delete an API key",
+        description: `Deletes the key; it stops working at once. ${ownersOnly}`
+      }))
+  )
+  .middleware(Authentication)
+  .addError(ValidationProblem)
+  .addError(ForbiddenProblem)
+  .addError(ServiceUnavailableProblem)
+  .prefix("/api/v1")
+  .annotate(OpenApi.Title, "API keys")
+  .annotate(
+    OpenApi.Description,
+    "Keys that let programs call the API for the organization, each with its scopes. Managing them is for owners."
+  )

@@ -1,0 +1,71 @@
+import type { Locale } from "@roster/domain"
+
+/**
+ * The sign-in email in each language, as Liquid templates. Variables: `email` (the recipient),
+ * `link` (the sign-in page), `minutes` (how long the link is good). HTML templates are rendered
+ * with every output escaped; text templates and subjects are plain text.
+ */
+export interface SignInTemplates {
+  readonly subject: string
+  readonly html: string
+  readonly text: string
+}
+
+const layout = (lang: Locale, body: string) => `<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ subject }}</title>
+</head>
+<body style="margin:0;padding:24px;background:#f6f6f4;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1f2328;">
+<div style="max-width:520px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px;line-height:1.5;">
+${body}
+</div>
+</body>
+</html>
+`
+
+const button = (label: string) =>
+  `<p style="margin:28px 0;"><a href="{{ link }}" style="display:inline-block;background:#1f2328;color:#ffffff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600;">${label}</a></p>`
+
+export const signInTemplates: Readonly<Record<Locale, SignInTemplates>> = {
+  en: {
+    subject: "Your sign-in link for Roster",
+    html: layout(
+      "en",
+      `<p>Hello,</p>
+<p>someone asked to sign in to Roster as <strong>{{ email }}</strong>. If that was you, use the button below.</p>
+${button("Sign in to Roster")}
+<p style="font-size:14px;color:#57606a;">Or open this address in your browser:<br><a href="{{ link }}" style="color:#57606a;word-break:break-all;">{{ link }}</a></p>
+<p style="font-size:14px;color:#57606a;">The link works once and expires in {{ minutes }} {% if minutes == 1 %}minute{% else %}minutes{% endif %}. If you did not ask for it, ignore this email: nobody can sign in without the link.</p>`
+    ),
+    text: `Hello,
+
+someone asked to sign in to Roster as {{ email }}. If that was you, open this link to sign in:
+
+{{ link }}
+
+The link works once and expires in {{ minutes }} {% if minutes == 1 %}minute{% else %}minutes{% endif %}. If you did not ask for it, ignore this email: nobody can sign in without the link.
+`
+  },
+  de: {
+    subject: "Ihr Anmeldelink für Roster",
+    html: layout(
+      "de",
+      `<p>Hallo,</p>
+<p>jemand möchte sich bei Roster als <strong>{{ email }}</strong> anmelden. Wenn Sie das waren, klicken Sie auf die Schaltfläche.</p>
+${button("Bei Roster anmelden")}
+<p style="font-size:14px;color:#57606a;">Oder öffnen Sie diese Adresse in Ihrem Browser:<br><a href="{{ link }}" style="color:#57606a;word-break:break-all;">{{ link }}</a></p>
+<p style="font-size:14px;color:#57606a;">Der Link gilt einmal und läuft in {{ minutes }} {% if minutes == 1 %}Minute{% else %}Minuten{% endif %} ab. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese E-Mail: Ohne den Link kann sich niemand anmelden.</p>`
+    ),
+    text: `Hallo,
+
+jemand möchte sich bei Roster als {{ email }} anmelden. Wenn Sie das waren, öffnen Sie diesen Link:
+
+{{ link }}
+
+Der Link gilt einmal und läuft in {{ minutes }} {% if minutes == 1 %}Minute{% else %}Minuten{% endif %} ab. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese E-Mail: Ohne den Link kann sich niemand anmelden.
+`
+  }
+}

@@ -1,0 +1,55 @@
+import { MembershipRepository } from "@roster/application"
+import { Membership } from "@roster/domain"
+import { Effect, Layer, Option } from "effect"
+import { membershipKey, MemoryStore } from "./memory-store.js"
+import { compareText } from "./ordering.js"
+
+/** Oldest first, ties by the id of the other side, as the database orders them. */
+const oldestFirst = (other: (m: Membership) => string) => (a: Membership, b: Membership): number =>
+  a.createdAt.getTime() - b.createdAt.getTime() || compareText(other(a), other(b))
+
+export const MemoryMembershipRepositoryLive = Layer.effect(
+  MembershipRepository,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    return MembershipRepository.of({
+      // A membership keeps the moment it began; only its role changes.
+      upsert: (membership) =>
+        store.write((t) => {
+          const key = membershipKey(membership.organizationId, membership.userId)
+          const current = t.memberships.get(key)
+          t.memberships.set(
+            key,
+            current === undefined ? membership : new Membership({ ...current, role: membership.role })
+          )
+        }),
+      find: (organizationId, userId) =>
+        store.read((t) => Option.fromNullable(t.memberships.get(membershipKey(organizationId, userId)))),
+      listForUser: (userId) =>
+        store.read((t) =>
+          [...t.memberships.values()]
+            .filter((m) => m.userId === userId)
+            .sort(oldestFirst((m) => m.organizationId))
+            .flatMap((membership) => {
+              const organization = t.organizations.get(membership.organizationId)
+              return organization === undefined ? [] : [{ membership, organization }]
+            })
+        ),
+      listForOrganization: (organizationId) =>
+        store.read((t) =>
+          [...t.memberships.values()]
+            .filter((m) => m.organizationId === organizationId)
+            .sort(oldestFirst((m) => m.userId))
+            .flatMap((membership) => {
+              const user = t.users.get(membership.userId)
+              return user === undefined ? [] : [{ membership, user }]
+            })
+        ),
+      remove: (organizationId, userId) => store.write((t) => t.memberships.delete(membershipKey(organizationId, userId))),
+      countWithRole: (organizationId, role) =>
+        store.read((t) =>
+          [...t.memberships.values()].filter((m) => m.organizationId === organizationId && m.role === role).length
+        )
+    })
+  })
+)

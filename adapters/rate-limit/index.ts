@@ -1,0 +1,6 @@
+export {
+  FixedWindows,
+  type FixedWindowsOptions,
+  InProcessRateLimiterLive,
+  makeInProcessRateLimiter
+} from "./in-process-rate-limiter.js"

@@ -1,0 +1,125 @@
+import { type TokenClaims, TokenSigner } from "@roster/application"
+import { InvalidToken, MIN_SIGNING_SECRET_BYTES, TokenKind } from "@roster/domain"
+import { Effect, Layer, Schema } from "effect"
+import { errors, type JWTPayload, jwtVerify, SignJWT } from "jose"
+import { webcrypto } from "node:crypto"
+
+/** The secret that signs tokens is missing, too short or unreadable. */
+export class SigningSecretError extends Schema.TaggedError<SigningSecretError>()("SigningSecretError", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
+const ALGORITHM = "HS256"
+const ISSUER = "roster"
+const TYPE = "JWT"
+
+/** Far longer than any token we issue; anything longer is refused before it is parsed. */
+const MAX_TOKEN_LENGTH = 4096
+
+const invalid = (reason: string) => new InvalidToken({ reason })
+
+/**
+ * A short reason for a refused token, in the product's words. jose's own messages name claims,
+ * headers and library internals, so they never reach the caller.
+ */
+const refusal = (error: unknown): InvalidToken => {
+  if (error instanceof errors.JWTExpired) return invalid("the token has expired")
+  if (error instanceof errors.JWSSignatureVerificationFailed) return invalid("the token's signature does not match")
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
+    return invalid("the token is not signed the way this service signs tokens")
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.reason === "missing") return invalid("the token lacks a required claim")
+    if (error.claim === "aud") return invalid("the token is not meant for this use")
+    if (error.claim === "iss") return invalid("the token was not issued by this service")
+    return invalid("the token's claims are not valid")
+  }
+  return invalid("the token is malformed")
+}
+
+const fromNumericDate = (seconds: number): Date => new Date(seconds * 1000)
+
+/** The claims of a verified payload; jose has checked presence, but not the types of these. */
+const claimsOf = (kind: TokenKind, payload: JWTPayload): TokenClaims | InvalidToken => {
+  const { aud, exp, iat, jti, org, sub } = payload
+  if (aud !== TokenKind[kind]) return invalid("the token is not meant for this use")
+  if (typeof sub !== "string" || sub === "" || typeof jti !== "string" || jti === "") {
+    return invalid("the token lacks a required claim")
+  }
+  if (typeof exp !== "number" || typeof iat !== "number") return invalid("the token lacks a required claim")
+  if (org !== undefined && typeof org !== "string") return invalid("the token's claims are not valid")
+  return {
+    subject: sub,
+    id: jti,
+    organizationId: org,
+    issuedAt: fromNumericDate(iat),
+    expiresAt: fromNumericDate(exp)
+  }
+}
+
+/**
+ * Signed tokens as HS256 JWTs: header `typ: JWT`; claims `iss: roster`, `aud` of the token's kind,
+ * `sub`, `jti`, `iat`, `exp` and, for tokens of one organization, `org`. Times are whole seconds
+ * (JWT NumericDate): a token's `exp` is its end rounded down, so it never outlives what was asked.
+ *
+ * Verification pins the algorithm, issuer, type and audience, requires every claim, and judges
+ * expiry at the `now` it is given. A secret shorter than 32 bytes is refused.
+ */
+export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner, SigningSecretError> =>
+  Layer.effect(
+    TokenSigner,
+    Effect.gen(function*() {
+      if (secret.byteLength < MIN_SIGNING_SECRET_BYTES) {
+        return yield* new SigningSecretError({
+          reason: `a signing secret needs at least ${MIN_SIGNING_SECRET_BYTES} bytes; this one has ${secret.byteLength}`
+        })
+      }
+      // The key is bound to HMAC SHA-256: even a verifier left unpinned could not use it for another algorithm.
+      const key = yield* Effect.promise(() =>
+        webcrypto.subtle.importKey("raw", Uint8Array.from(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+          "sign",
+          "verify"
+        ])
+      )
+
+      const sign = (kind: TokenKind, claims: TokenClaims) =>
+        Effect.promise(() => {
+          const jwt = new SignJWT(claims.organizationId === undefined ? {} : { org: claims.organizationId })
+            .setProtectedHeader({ alg: ALGORITHM, typ: TYPE })
+            .setIssuer(ISSUER)
+            .setAudience(TokenKind[kind])
+            .setSubject(claims.subject)
+            .setJti(claims.id)
+            .setIssuedAt(claims.issuedAt)
+            .setExpirationTime(claims.expiresAt)
+          return jwt.sign(key)
+        }).pipe(Effect.withSpan("TokenSigner.sign", { attributes: { kind } }))
+
+      const verify = (kind: TokenKind, token: string, now: Date) =>
+        Effect.gen(function*() {
+          if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
+            return yield* invalid("the token is malformed")
+          }
+          const { payload } = yield* Effect.tryPromise({
+            try: () =>
+              jwtVerify(token, key, {
+                algorithms: [ALGORITHM],
+                issuer: ISSUER,
+                audience: TokenKind[kind],
+                typ: TYPE,
+                requiredClaims: ["sub", "jti", "exp", "iat"],
+                currentDate: now
+              }),
+            catch: refusal
+          })
+          const claims = claimsOf(kind, payload)
+          return claims instanceof InvalidToken ? yield* claims : claims
+        }).pipe(Effect.withSpan("TokenSigner.verify", { attributes: { kind } }))
+
+      return TokenSigner.of({ sign, verify })
+    })
+  )

@@ -1,0 +1,19 @@
+import type { Membership, Organization, OrganizationId, Role, User, UserId } from "@roster/domain"
+import { Context, type Effect, type Option } from "effect"
+
+export class MembershipRepository extends Context.Tag("roster/MembershipRepository")<MembershipRepository, {
+  /** Adds the membership, or changes the role of an existing one. */
+  readonly upsert: (membership: Membership) => Effect.Effect<void>
+  readonly find: (organizationId: OrganizationId, userId: UserId) => Effect.Effect<Option.Option<Membership>>
+  /** The user's organizations, oldest membership first. */
+  readonly listForUser: (
+    userId: UserId
+  ) => Effect.Effect<ReadonlyArray<{ readonly membership: Membership; readonly organization: Organization }>>
+  /** The organization's members, oldest first. */
+  readonly listForOrganization: (
+    organizationId: OrganizationId
+  ) => Effect.Effect<ReadonlyArray<{ readonly membership: Membership; readonly user: User }>>
+  /** Whether a membership was removed. */
+  readonly remove: (organizationId: OrganizationId, userId: UserId) => Effect.Effect<boolean>
+  readonly countWithRole: (organizationId: OrganizationId, role: Role) => Effect.Effect<number>
+}>() {}

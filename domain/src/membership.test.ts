@@ -1,0 +1,21 @@
+import { describe, expect, it } from "@effect/vitest"
+import { allows, scopes } from "./scope.js"
+import { roleScopes } from "./membership.js"
+
+describe("roles", () => {
+  it("an owner may do everything, API keys, billing and settings included", () => {
+    for (const scope of scopes) expect(allows(roleScopes.owner, scope)).toBe(true)
+  })
+
+  it("a member works on subscribers and tags, and nothing that needs *", () => {
+    expect(roleScopes.member).toEqual([
+      "subscribers:read",
+      "subscribers:write",
+      "subscribers:delete",
+      "tags:read",
+      "tags:write"
+    ])
+    expect(allows(roleScopes.member, "*")).toBe(false)
+    expect(allows(roleScopes.member, "webhooks:manage")).toBe(false)
+  })
+})

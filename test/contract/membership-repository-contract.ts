@@ -1,0 +1,112 @@
+import { assert, expect, layer } from "@effect/vitest"
+import { MembershipRepository } from "@roster/application"
+import { Membership, UserId } from "@roster/domain"
+import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { compareCodePoints, givenMembership, givenOrganization, givenUser, instant, type PersistenceLayer } from "./fixtures.js"
+
+export const membershipRepositoryContract = (persistence: PersistenceLayer) =>
+  layer(persistence)("MembershipRepository", (it) => {
+    it.effect("adds a membership and finds it by organization and user", () =>
+      Effect.gen(function*() {
+        const memberships = yield* MembershipRepository
+        const organization = yield* givenOrganization()
+        const user = yield* givenUser()
+        const membership = new Membership({ organizationId: organization.id, userId: user.id, role: "owner", createdAt: instant(5) })
+        yield* memberships.upsert(membership)
+        expect(Option.getOrThrow(yield* memberships.find(organization.id, user.id))).toStrictEqual(membership)
+        assert.isTrue(Option.isNone(yield* memberships.find((yield* givenOrganization()).id, user.id)))
+        assert.isTrue(Option.isNone(yield* memberships.find(organization.id, UserId.make(randomUUID()))))
+      }))
+
+    it.effect("an upsert of an existing membership changes its role and keeps when it began", () =>
+      Effect.gen(function*() {
+        const memberships = yield* MembershipRepository
+        const organization = yield* givenOrganization()
+        const user = yield* givenUser()
+        const membership = yield* givenMembership(organization.id, user.id, { role: "member", createdAt: instant(5) })
+        yield* memberships.upsert(new Membership({ ...membership, role: "owner", createdAt: instant(90) }))
+        expect(Option.getOrThrow(yield* memberships.find(organization.id, user.id))).toStrictEqual(
+          new Membership({ ...membership, role: "owner" })
+        )
+        expect(yield* memberships.listForOrganization(organization.id)).toHaveLength(1)
+      }))
+
+    it.effect("lists a user's organizations oldest membership first, each with the user's role", () =>
+      Effect.gen(function*() {
+        const memberships = yield* MembershipRepository
+        const user = yield* givenUser()
+        const [late, early, tiedA, tiedB] = [
+          yield* givenOrganization(),
+          yield* givenOrganization(),
+          yield* givenOrganization(),
+          yield* givenOrganization()
+        ]
+        const tied = [tiedA, tiedB].sort((a, b) => compareCodePoints(a.id, b.id))
+        const joined = [
+          { organization: early, membership: yield* givenMembership(early.id, user.id, { createdAt: instant(1) }) },
+          ...(yield* Effect.forEach(tied, (organization) =>
+            Effect.map(
+              givenMembership(organization.id, user.id, { role: "owner", createdAt: instant(5) }),
+              (membership) => ({ organization, membership })
+            ))),
+          { organization: late, membership: yield* givenMembership(late.id, user.id, { createdAt: instant(9) }) }
+        ]
+        yield* givenMembership(early.id, (yield* givenUser()).id, { createdAt: instant(0) })
+
+        expect(yield* memberships.listForUser(user.id)).toStrictEqual(joined)
+        expect(yield* memberships.listForUser(UserId.make(randomUUID()))).toStrictEqual([])
+      }))
+
+    it.effect("lists an organization's members oldest first, each with the user", () =>
+      Effect.gen(function*() {
+        const memberships = yield* MembershipRepository
+        const organization = yield* givenOrganization()
+        const [owner, newcomer, tiedA, tiedB] = [yield* givenUser(), yield* givenUser(), yield* givenUser(), yield* givenUser()]
+        const tied = [tiedA, tiedB].sort((a, b) => compareCodePoints(a.id, b.id))
+        const newcomerMembership = yield* givenMembership(organization.id, newcomer.id, { createdAt: instant(8) })
+        const ownerMembership = yield* givenMembership(organization.id, owner.id, { role: "owner", createdAt: instant(2) })
+        const tiedMemberships = yield* Effect.forEach(tied, (user) =>
+          givenMembership(organization.id, user.id, { createdAt: instant(4) }))
+        yield* givenMembership((yield* givenOrganization()).id, owner.id, { createdAt: instant(1) })
+
+        expect(yield* memberships.listForOrganization(organization.id)).toStrictEqual([
+          { membership: ownerMembership, user: owner },
+          { membership: tiedMemberships[0], user: tied[0] },
+          { membership: tiedMemberships[1], user: tied[1] },
+          { membership: newcomerMembership, user: newcomer }
+        ])
+      }))
+
+    it.effect("removes a membership once, and only that one", () =>
+      Effect.gen(function*() {
+        const memberships = yield* MembershipRepository
+        const organization = yield* givenOrganization()
+        const [leaving, staying] = [yield* givenUser(), yield* givenUser()]
+        yield* givenMembership(organization.id, leaving.id)
+        const kept = yield* givenMembership(organization.id, staying.id)
+        assert.isTrue(yield* memberships.remove(organization.id, leaving.id))
+        assert.isFalse(yield* memberships.remove(organization.id, leaving.id))
+        assert.isTrue(Option.isNone(yield* memberships.find(organization.id, leaving.id)))
+        expect(yield* memberships.listForUser(leaving.id)).toStrictEqual([])
+        expect((yield* memberships.listForOrganization(organization.id)).map((m) => m.membership)).toStrictEqual([kept])
+      }))
+
+    it.effect("counts an organization's members of each role", () =>
+      Effect.gen(function*() {
+        const memberships = yield* MembershipRepository
+        const organization = yield* givenOrganization()
+        const users = yield* Effect.forEach(Array.from({ length: 5 }), () => givenUser())
+        for (const [i, user] of users.entries()) {
+          yield* givenMembership(organization.id, user.id, { role: i < 2 ? "owner" : "member" })
+        }
+        yield* givenMembership((yield* givenOrganization()).id, users[4]!.id, { role: "owner" })
+        expect(yield* memberships.countWithRole(organization.id, "owner")).toBe(2)
+        expect(yield* memberships.countWithRole(organization.id, "member")).toBe(3)
+
+        yield* givenMembership(organization.id, users[0]!.id, { role: "member" })
+        expect(yield* memberships.countWithRole(organization.id, "owner")).toBe(1)
+        expect(yield* memberships.countWithRole(organization.id, "member")).toBe(4)
+        expect(yield* memberships.countWithRole((yield* givenOrganization()).id, "owner")).toBe(0)
+      }))
+  })

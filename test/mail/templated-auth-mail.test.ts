@@ -1,0 +1,145 @@
+import { AuthMail, Mailer, MailerError, type OutgoingEmail, type SignInLinkMail } from "@roster/application"
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Ref } from "effect"
+import { makeConsoleMailer, TemplatedAuthMailLive } from "../../adapters/mail/index.js"
+
+/** A mailer that keeps what it is given, or refuses everything. */
+const recordingMailer = (sent: Ref.Ref<ReadonlyArray<OutgoingEmail>>) =>
+  Layer.succeed(Mailer, {
+    send: (email) => Effect.as(Ref.update(sent, (all) => [...all, email]), { providerId: `test-${Math.random()}` })
+  })
+
+const refusingMailer = Layer.succeed(Mailer, {
+  send: () => Effect.fail(new MailerError({ reason: "Resend answered 503 (application_error): unavailable", retryable: true }))
+})
+
+const withConfig = (entries: Record<string, string>) =>
+  Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(entries))))
+
+const signInMail = (overrides: Partial<SignInLinkMail> = {}): SignInLinkMail => ({
+  to: "ada@example.com",
+  token: "q0Wx-9_zA8",
+  locale: "en",
+  expiresInMinutes: 15,
+  ...overrides
+})
+
+/** Sends one sign-in email through the templated AuthMail and returns what reached the mailer. */
+const render = (mail: SignInLinkMail, config: Record<string, string> = { PUBLIC_BASE_URL: "https://roster.example.com/" }) =>
+  Effect.gen(function*() {
+    const sent = yield* Ref.make<ReadonlyArray<OutgoingEmail>>([])
+    yield* Effect.flatMap(AuthMail, (auth) => auth.sendSignInLink(mail)).pipe(
+      Effect.provide(TemplatedAuthMailLive.pipe(Layer.provide(recordingMailer(sent))))
+    )
+    const all = yield* Ref.get(sent)
+    expect(all).toHaveLength(1)
+    return all[0]!
+  }).pipe(withConfig(config))
+
+describe("sign-in email", () => {
+  it.effect("in English: subject, link to the sign-in page under PUBLIC_BASE_URL, and the expiry in minutes", () =>
+    Effect.gen(function*() {
+      const email = yield* render(signInMail())
+      const link = "https://roster.example.com/auth/sign-in?token=q0Wx-9_zA8"
+      expect(email.to).toBe("ada@example.com")
+      expect(email.from).toBeUndefined()
+      expect(email.subject).toBe("Your sign-in link for Roster")
+      expect(email.html).toContain('<html lang="en">')
+      expect(email.html).toContain(`href="${link}"`)
+      expect(email.html).toContain("Sign in to Roster")
+      expect(email.html).toContain("expires in 15 minutes")
+      expect(email.text).toContain(`\n${link}\n`)
+      expect(email.text).toContain("expires in 15 minutes")
+      expect(email.text).toContain("ada@example.com")
+    }))
+
+  it.effect("in German", () =>
+    Effect.gen(function*() {
+      const email = yield* render(signInMail({ locale: "de" }))
+      const link = "https://roster.example.com/auth/sign-in?token=q0Wx-9_zA8"
+      expect(email.subject).toBe("Ihr Anmeldelink für Roster")
+      expect(email.html).toContain('<html lang="de">')
+      expect(email.html).toContain(`href="${link}"`)
+      expect(email.html).toContain("Bei Roster anmelden")
+      expect(email.html).toContain("läuft in 15 Minuten ab")
+      expect(email.text).toContain(link)
+      expect(email.text).toContain("läuft in 15 Minuten ab")
+    }))
+
+  it.effect("one minute is singular", () =>
+    Effect.gen(function*() {
+      expect((yield* render(signInMail({ expiresInMinutes: 1 }))).text).toContain("expires in 1 minute.")
+      expect((yield* render(signInMail({ locale: "de", expiresInMinutes: 1 }))).text).toContain("in 1 Minute ab")
+    }))
+
+  it.effect("hostile input is escaped in the HTML body and encoded in the link", () =>
+    Effect.gen(function*() {
+      const email = yield* render(signInMail({
+        to: "\"<script>alert(1)</script>\"@example.com",
+        token: "a\"><img src=x onerror=alert(1)>&next=https://evil.example"
+      }))
+      expect(email.html).not.toContain("<script>")
+      expect(email.html).not.toContain("<img")
+      expect(email.html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;")
+      const encoded = encodeURIComponent("a\"><img src=x onerror=alert(1)>&next=https://evil.example")
+      expect(email.html).toContain(`href="https://roster.example.com/auth/sign-in?token=${encoded}"`)
+      expect(email.text).toContain(`https://roster.example.com/auth/sign-in?token=${encoded}`)
+      // The token has exactly one parameter of the link: nothing of it leaks into another.
+      const link = new URL(`https://roster.example.com/auth/sign-in?token=${encoded}`)
+      expect([...link.searchParams.keys()]).toEqual(["token"])
+    }))
+
+  it.effect("without PUBLIC_BASE_URL the link points at this machine's PORT", () =>
+    Effect.gen(function*() {
+      expect((yield* render(signInMail(), { PORT: "4010" })).text).toContain("http://localhost:4010/auth/sign-in?token=")
+      expect((yield* render(signInMail(), {})).text).toContain("http://localhost:3000/auth/sign-in?token=")
+    }))
+
+  it.effect("a PUBLIC_BASE_URL that is not an http(s) URL stops the layer", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(render(signInMail(), { PUBLIC_BASE_URL: "roster.example.com" }))
+      expect(Exit.isFailure(exit) && String(exit.cause)).toContain("PUBLIC_BASE_URL")
+    }))
+
+  it.effect("a retried send is delivered once: the idempotency key follows the link, and never carries the token", () =>
+    Effect.gen(function*() {
+      const first = yield* render(signInMail())
+      const again = yield* render(signInMail())
+      const other = yield* render(signInMail({ token: "another-token" }))
+      expect(first.idempotencyKey).toBeDefined()
+      expect(first.idempotencyKey).toBe(again.idempotencyKey)
+      expect(other.idempotencyKey).not.toBe(first.idempotencyKey)
+      expect(first.idempotencyKey).not.toContain("q0Wx-9_zA8")
+    }))
+
+  it.effect("a delivery failure is logged as a warning, not raised", () =>
+    Effect.gen(function*() {
+      const logs = yield* Ref.make<ReadonlyArray<{ level: LogLevel.LogLevel; message: unknown }>>([])
+      const logger = Logger.make(({ logLevel, message }) => {
+        Effect.runSync(Ref.update(logs, (all) => [...all, { level: logLevel, message }]))
+      })
+      yield* Effect.flatMap(AuthMail, (auth) => auth.sendSignInLink(signInMail())).pipe(
+        Effect.provide(TemplatedAuthMailLive.pipe(Layer.provide(refusingMailer))),
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+        withConfig({})
+      )
+      const warnings = (yield* Ref.get(logs)).filter((log) => log.level === LogLevel.Warning)
+      expect(warnings).toHaveLength(1)
+      expect(String(warnings[0]!.message)).toContain("could not be delivered")
+      expect(String(warnings[0]!.message)).not.toContain("q0Wx-9_zA8")
+    }))
+
+  it.effect("through the console mailer, the terminal shows the sign-in link", () =>
+    Effect.gen(function*() {
+      const printed = yield* Ref.make("")
+      const consoleMailer = makeConsoleMailer((text) => Ref.update(printed, (all) => all + text))
+      yield* Effect.flatMap(AuthMail, (auth) => auth.sendSignInLink(signInMail())).pipe(
+        Effect.provide(TemplatedAuthMailLive.pipe(Layer.provide(consoleMailer))),
+        withConfig({ PUBLIC_BASE_URL: "http://localhost:3000" })
+      )
+      const output = yield* Ref.get(printed)
+      expect(output).toContain("http://localhost:3000/auth/sign-in?token=q0Wx-9_zA8")
+      expect(output).toContain("Subject: Your sign-in link for Roster")
+      expect(output).toContain("To: ada@example.com")
+    }))
+})
