@@ -60,7 +60,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
         keyHash: yield* secrets.sha256(key),
         prefix: hint.prefix,
         lastFour: hint.lastFour,
-        scopes: [...input.scopes],
+        scopes: [...new Set(input.scopes)],
         createdAt: yield* now,
         lastUsedAt: null,
         revokedAt: null

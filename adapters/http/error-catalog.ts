@@ -52,9 +52,9 @@ const entries = {
     status: 403,
     title: "Forbidden",
     meaning:
-      "The credential is valid but may not do this: it lacks the scope the operation needs (owner-only areas such as API keys need `*`, which members do not hold), the resource belongs to another organization, the signed-in user is not a member of the organization named in X-Organization-Id, or a request with a session cookie came from another site.",
+      "The credential is valid but may not do this: it lacks the scope the operation needs (owner-only areas such as API keys need `*`, which members do not hold), the resource belongs to another organization, the signed-in user is not a member of the organization named in X-Organization-Id, a request with a session cookie came from another site, or administration was asked of an organization without the platform-admin flag.",
     remedy:
-      "Use a key with the scope named in the detail or a key of the organization that owns the resource; with a session, name an organization you are a member of, ask an owner, and send changes from the service's own pages."
+      "Use a key with the scope named in the detail or a key of the organization that owns the resource; with a session, name an organization you are a member of, ask an owner, and send changes from the service's own pages. Administration needs a key with `*` or an owner's session of a platform-admin organization."
   },
   not_found: {
     status: 404,

@@ -28,7 +28,7 @@ const WireFormLive = Layer.unwrapEffect(
 
 /**
  * Every route (the API, probes, error pages, OpenAPI and docs), served on whatever `HttpServer`
- * is provided. Needs the use cases Auth, Organizations, Subscribers, Tags, ApiKeys and Readiness;
+ * is provided. Needs the use cases Auth, Organizations, Subscribers, Tags, ApiKeys, Admin and Readiness;
  * reads `API_FORM`, `PORT`, `PUBLIC_BASE_URL`, `ERRORS_BASE_URL` and `NODE_ENV`.
  */
 export const HttpApiLive = HttpApiBuilder.serve(requestLogging).pipe(

@@ -1,12 +1,22 @@
 import { MembershipRepository } from "@roster/application"
-import { Membership } from "@roster/domain"
+import { Membership, type OrganizationId, type UserId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
-import { membershipKey, MemoryStore } from "./memory-store.js"
+import { membershipKey, MemoryStore, type Tables } from "./memory-store.js"
 import { compareText } from "./ordering.js"
 
 /** Oldest first, ties by the id of the other side, as the database orders them. */
 const oldestFirst = (other: (m: Membership) => string) => (a: Membership, b: Membership): number =>
   a.createdAt.getTime() - b.createdAt.getTime() || compareText(other(a), other(b))
+
+/** The user's memberships with their organizations, oldest first. */
+const organizationsOf = (t: Tables, userId: string) =>
+  [...t.memberships.values()]
+    .filter((m) => m.userId === userId)
+    .sort(oldestFirst((m) => m.organizationId))
+    .flatMap((membership) => {
+      const organization = t.organizations.get(membership.organizationId)
+      return organization === undefined ? [] : [{ membership, organization }]
+    })
 
 export const MemoryMembershipRepositoryLive = Layer.effect(
   MembershipRepository,
@@ -25,16 +35,7 @@ export const MemoryMembershipRepositoryLive = Layer.effect(
         }),
       find: (organizationId, userId) =>
         store.read((t) => Option.fromNullable(t.memberships.get(membershipKey(organizationId, userId)))),
-      listForUser: (userId) =>
-        store.read((t) =>
-          [...t.memberships.values()]
-            .filter((m) => m.userId === userId)
-            .sort(oldestFirst((m) => m.organizationId))
-            .flatMap((membership) => {
-              const organization = t.organizations.get(membership.organizationId)
-              return organization === undefined ? [] : [{ membership, organization }]
-            })
-        ),
+      listForUser: (userId) => store.read((t) => organizationsOf(t, userId)),
       listForOrganization: (organizationId) =>
         store.read((t) =>
           [...t.memberships.values()]
@@ -49,7 +50,25 @@ export const MemoryMembershipRepositoryLive = Layer.effect(
       countWithRole: (organizationId, role) =>
         store.read((t) =>
           [...t.memberships.values()].filter((m) => m.organizationId === organizationId && m.role === role).length
-        )
+        ),
+      countMembers: (organizationIds) =>
+        store.read((t) => {
+          const wanted = new Set<string>(organizationIds)
+          const counts = new Map<OrganizationId, number>()
+          for (const m of t.memberships.values()) {
+            if (wanted.has(m.organizationId)) counts.set(m.organizationId, (counts.get(m.organizationId) ?? 0) + 1)
+          }
+          return counts
+        }),
+      listForUsers: (userIds) =>
+        store.read((t) => {
+          const byUser = new Map<UserId, ReturnType<typeof organizationsOf>>()
+          for (const userId of new Set(userIds)) {
+            const joined = organizationsOf(t, userId)
+            if (joined.length > 0) byUser.set(userId, joined)
+          }
+          return byUser
+        })
     })
   })
 )

@@ -1,7 +1,33 @@
 import { OrganizationRepository } from "@roster/application"
 import { Organization, OrganizationSlugTaken } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
-import { MemoryStore } from "./memory-store.js"
+import { MemoryStore, type Tables } from "./memory-store.js"
+import { oldestFirstPage } from "./ordering.js"
+
+/** Removes every row of the organization from every table, as the database's cascades do, its events too. */
+const deleteOwnedBy = (t: Tables, id: string) => {
+  for (const subscriber of t.subscribers.values()) {
+    if (subscriber.organizationId !== id) continue
+    t.subscribers.delete(subscriber.id)
+    t.assignments.delete(subscriber.id)
+  }
+  for (const tag of t.tags.values()) {
+    if (tag.organizationId !== id) continue
+    t.tags.delete(tag.id)
+    for (const tags of t.assignments.values()) tags.delete(tag.id)
+  }
+  for (const apiKey of t.apiKeys.values()) {
+    if (apiKey.organizationId === id) t.apiKeys.delete(apiKey.id)
+  }
+  for (const [key, membership] of t.memberships) {
+    if (membership.organizationId === id) t.memberships.delete(key)
+  }
+  let kept = 0
+  for (const event of t.events) {
+    if (event.organizationId !== id) t.events[kept++] = event
+  }
+  t.events.length = kept
+}
 
 export const MemoryOrganizationRepositoryLive = Layer.effect(
   OrganizationRepository,
@@ -21,6 +47,31 @@ export const MemoryOrganizationRepositoryLive = Layer.effect(
         })),
       findById: (id) => store.read((t) => Option.fromNullable(t.organizations.get(id))),
       findBySlug: (slug) => store.read((t) => Option.fromNullable([...t.organizations.values()].find((o) => o.slug === slug))),
+      // The subscriber count belongs to the reservations below: an update never writes it back.
+      update: (organization) =>
+        store.write((t) => {
+          const current = t.organizations.get(organization.id)
+          if (current === undefined) return
+          t.organizations.set(
+            organization.id,
+            new Organization({
+              ...current,
+              name: organization.name,
+              tier: organization.tier,
+              isPlatformAdmin: organization.isPlatformAdmin,
+              suspendedAt: organization.suspendedAt,
+              updatedAt: organization.updatedAt
+            })
+          )
+        }),
+      delete: (id) =>
+        store.write((t) => {
+          if (!t.organizations.delete(id)) return false
+          deleteOwnedBy(t, id)
+          return true
+        }),
+      list: (query) => store.read((t) => oldestFirstPage(t.organizations.values(), query)),
+      count: store.read((t) => t.organizations.size),
       reserveSubscriberSlots: (id, count, max) =>
         store.write((t) => {
           const organization = t.organizations.get(id)

@@ -2,6 +2,7 @@ import { UserRepository } from "@roster/application"
 import { emailKey, User } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
+import { oldestFirstPage } from "./ordering.js"
 
 const withEmail = (t: Tables, email: string): Option.Option<User> => {
   const key = emailKey(email)
@@ -31,7 +32,9 @@ export const MemoryUserRepositoryLive = Layer.effect(
           })
         ),
       findById: (id) => store.read((t) => Option.fromNullable(t.users.get(id))),
-      findByEmail: (email) => store.read((t) => withEmail(t, email))
+      findByEmail: (email) => store.read((t) => withEmail(t, email)),
+      list: (query) => store.read((t) => oldestFirstPage(t.users.values(), query)),
+      count: store.read((t) => t.users.size)
     })
   })
 )

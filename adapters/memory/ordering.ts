@@ -1,3 +1,4 @@
+import type { KeysetPosition } from "@roster/application"
 import type { SortOrder } from "@roster/domain"
 
 /** Code-point order, as PostgreSQL's "C" collation compares text. */
@@ -28,3 +29,16 @@ export const isAfter = <A extends { readonly id: string }>(
 
 /** Instants compare as milliseconds; a position holds them as ISO strings. */
 export const instant = (value: SortKey): number => typeof value === "number" ? value : Date.parse(value)
+
+/** A keyset page of rows oldest first (created_at, then id), strictly after the position. */
+export const oldestFirstPage = <A extends { readonly id: string; readonly createdAt: Date }>(
+  rows: Iterable<A>,
+  query: { readonly after?: KeysetPosition | undefined; readonly limit: number }
+): ReadonlyArray<A> => {
+  const createdAt = (row: A): number => row.createdAt.getTime()
+  const after = query.after && { value: instant(query.after.value), id: query.after.id }
+  return [...rows]
+    .filter((row) => after === undefined || isAfter(row, createdAt, after, "asc"))
+    .sort(compareBy(createdAt, "asc"))
+    .slice(0, query.limit)
+}

@@ -1,9 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { MembershipRepository } from "@roster/application"
-import { Membership, Organization, User } from "@roster/domain"
-import { Effect, Layer } from "effect"
+import { Membership, Organization, OrganizationId, User, UserId } from "@roster/domain"
+import { Effect, Layer, Schema } from "effect"
 import { membershipColumns, organizationColumns, selectList, userColumns } from "./columns.js"
-import { decodeCount, decodeFirst, decodeRow, type Row } from "./rows.js"
+import { decodeCount, decodeFirst, decodeRow, decodeRows, type Row } from "./rows.js"
 
 const MEMBERSHIP = "membership."
 const ORGANIZATION = "organization."
@@ -19,12 +19,26 @@ const decodeWithOrganization = (row: Row) =>
 
 const decodeWithUser = (row: Row) => Effect.all({ membership: decodeMembershipOf(row), user: decodeUser(row) })
 
+const decodeMemberCounts = decodeRows(Schema.Struct({ organizationId: OrganizationId, count: Schema.Number }))
+
+/** Rows ordered by user, gathered per user in that order. */
+const byUser = <A extends { readonly membership: Membership }>(rows: ReadonlyArray<A>): ReadonlyMap<UserId, ReadonlyArray<A>> => {
+  const grouped = new Map<UserId, Array<A>>()
+  for (const row of rows) {
+    const list = grouped.get(row.membership.userId)
+    if (list === undefined) grouped.set(row.membership.userId, [row])
+    else list.push(row)
+  }
+  return grouped
+}
+
 export const PostgresMembershipRepositoryLive = Layer.effect(
   MembershipRepository,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = selectList(sql, membershipColumns)
     const membershipList = selectList(sql, membershipColumns, { from: "m", prefix: MEMBERSHIP })
+    const organizationList = selectList(sql, organizationColumns, { from: "o", prefix: ORGANIZATION })
 
     return MembershipRepository.of({
       // A membership keeps the moment it began; only its role changes.
@@ -42,7 +56,7 @@ export const PostgresMembershipRepositoryLive = Layer.effect(
 
       listForUser: (userId) =>
         sql`
-          SELECT ${membershipList}, ${selectList(sql, organizationColumns, { from: "o", prefix: ORGANIZATION })}
+          SELECT ${membershipList}, ${organizationList}
           FROM memberships m JOIN organizations o ON o.id = m.organization_id
           WHERE m.user_id = ${userId}
           ORDER BY m.created_at, m.organization_id`.pipe(
@@ -67,7 +81,28 @@ export const PostgresMembershipRepositoryLive = Layer.effect(
       countWithRole: (organizationId, role) =>
         sql`
           SELECT count(*)::integer AS count FROM memberships
-          WHERE organization_id = ${organizationId} AND role = ${role}`.pipe(Effect.flatMap(decodeCount), Effect.orDie)
+          WHERE organization_id = ${organizationId} AND role = ${role}`.pipe(Effect.flatMap(decodeCount), Effect.orDie),
+
+      countMembers: (organizationIds) =>
+        organizationIds.length === 0 ? Effect.succeed(new Map()) : sql`
+          SELECT organization_id, count(*)::integer AS count FROM memberships
+          WHERE organization_id = ANY(${organizationIds}::uuid[])
+          GROUP BY organization_id`.pipe(
+          Effect.flatMap(decodeMemberCounts),
+          Effect.map((rows) => new Map(rows.map((row) => [row.organizationId, row.count]))),
+          Effect.orDie
+        ),
+
+      listForUsers: (userIds) =>
+        userIds.length === 0 ? Effect.succeed(new Map()) : sql`
+          SELECT ${membershipList}, ${organizationList}
+          FROM memberships m JOIN organizations o ON o.id = m.organization_id
+          WHERE m.user_id = ANY(${userIds}::uuid[])
+          ORDER BY m.user_id, m.created_at, m.organization_id`.pipe(
+          Effect.flatMap((rows) => Effect.forEach(rows, decodeWithOrganization)),
+          Effect.map(byUser),
+          Effect.orDie
+        )
     })
   })
 )

@@ -3,9 +3,11 @@ import { UserRepository } from "@roster/application"
 import { emailKey, User } from "@roster/domain"
 import { Effect, Layer } from "effect"
 import { selectList, userColumns } from "./columns.js"
-import { decodeFirst, decodeRow, type Row } from "./rows.js"
+import { instant, keyset } from "./keyset.js"
+import { decodeCount, decodeFirst, decodeRow, decodeRows, type Row } from "./rows.js"
 
 const decodeUser = decodeFirst(User)
+const decodeUsers = decodeRows(User)
 const decodeUserRow = decodeRow(User)
 
 /** The one row a statement with RETURNING must answer; none is a defect. */
@@ -37,7 +39,18 @@ export const PostgresUserRepositoryLive = Layer.effect(
         sql`SELECT ${columns} FROM users WHERE email_key = ${emailKey(email)}`.pipe(
           Effect.flatMap(decodeUser),
           Effect.orDie
-        )
+        ),
+
+      list: (query) => {
+        const page = keyset(sql, "created_at", "asc", query.after && { value: instant(query.after.value), id: query.after.id })
+        return sql`
+          SELECT ${columns} FROM users
+          WHERE ${sql.and(page.after)}
+          ${page.orderBy}
+          LIMIT ${query.limit}`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
+      },
+
+      count: sql`SELECT count(*)::integer AS count FROM users`.pipe(Effect.flatMap(decodeCount), Effect.orDie)
     })
   })
 )

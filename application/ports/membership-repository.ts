@@ -16,4 +16,12 @@ export class MembershipRepository extends Context.Tag("roster/MembershipReposito
   /** Whether a membership was removed. */
   readonly remove: (organizationId: OrganizationId, userId: UserId) => Effect.Effect<boolean>
   readonly countWithRole: (organizationId: OrganizationId, role: Role) => Effect.Effect<number>
+  /** How many members each of these organizations has; organizations without members are absent. */
+  readonly countMembers: (organizationIds: ReadonlyArray<OrganizationId>) => Effect.Effect<ReadonlyMap<OrganizationId, number>>
+  /** The memberships of each of these users with their organizations, oldest first; users without any are absent. */
+  readonly listForUsers: (
+    userIds: ReadonlyArray<UserId>
+  ) => Effect.Effect<
+    ReadonlyMap<UserId, ReadonlyArray<{ readonly membership: Membership; readonly organization: Organization }>>
+  >
 }>() {}

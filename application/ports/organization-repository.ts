@@ -1,10 +1,23 @@
 import type { Organization, OrganizationId, OrganizationSlugTaken } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
+import type { KeysetPosition } from "./subscriber-repository.js"
 
 export class OrganizationRepository extends Context.Tag("roster/OrganizationRepository")<OrganizationRepository, {
   readonly insert: (organization: Organization) => Effect.Effect<void, OrganizationSlugTaken>
   readonly findById: (id: OrganizationId) => Effect.Effect<Option.Option<Organization>>
   readonly findBySlug: (slug: string) => Effect.Effect<Option.Option<Organization>>
+  /** Stores name, tier, platform-admin flag, suspension and updatedAt; the subscriber count is kept. */
+  readonly update: (organization: Organization) => Effect.Effect<void>
+  /**
+   * Deletes the organization with everything it owns: subscribers and their tags, tags, API keys,
+   * memberships and its recorded events. Whether it existed.
+   */
+  readonly delete: (id: OrganizationId) => Effect.Effect<boolean>
+  /** Organizations oldest first (created_at, then id), after the position. */
+  readonly list: (query: { readonly after?: KeysetPosition | undefined; readonly limit: number }) => Effect.Effect<
+    ReadonlyArray<Organization>
+  >
+  readonly count: Effect.Effect<number>
   /**
    * Adds `count` to the organization's subscriber count if the result stays within `max`
    * (`null`: no maximum), atomically and holding the organization until the transaction ends.

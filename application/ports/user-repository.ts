@@ -1,5 +1,6 @@
 import type { User, UserId } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
+import type { KeysetPosition } from "./subscriber-repository.js"
 
 export class UserRepository extends Context.Tag("roster/UserRepository")<UserRepository, {
   /**
@@ -9,4 +10,9 @@ export class UserRepository extends Context.Tag("roster/UserRepository")<UserRep
   readonly signIn: (candidate: User, at: Date) => Effect.Effect<User>
   readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>>
+  /** Users oldest first (created_at, then id), after the position. */
+  readonly list: (query: { readonly after?: KeysetPosition | undefined; readonly limit: number }) => Effect.Effect<
+    ReadonlyArray<User>
+  >
+  readonly count: Effect.Effect<number>
 }>() {}

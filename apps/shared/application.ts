@@ -1,4 +1,4 @@
-import { ApiKeys, Auth, Onboarding, Organizations, Readiness, Subscribers, Tags } from "@roster/application"
+import { Admin, ApiKeys, Auth, Onboarding, Organizations, Readiness, Subscribers, Tags } from "@roster/application"
 import { Layer } from "effect"
 import { MailerLive, TemplatedAuthMailLive } from "../../adapters/mail/index.js"
 import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
@@ -27,6 +27,7 @@ export const applicationLayer = (config: RosterConfig) => {
     Organizations.Default,
     ApiKeys.Default,
     Auth.Default,
+    Admin.Default,
     Readiness.Default
   ).pipe(Layer.provideMerge(adapters))
   return Onboarding.Default.pipe(Layer.provideMerge(useCases))

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { postgres } from "../support/servers.js"
+import { postgresForProcesses as postgres } from "../support/servers.js"
 import { run, start } from "../support/processes.js"
 
 /**

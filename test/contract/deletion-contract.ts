@@ -1,27 +1,115 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { ApiKeyRepository, MembershipRepository, SessionRepository, UserRepository } from "@roster/application"
-import type { OrganizationId, UserId } from "@roster/domain"
-import { Effect, type Layer, Option } from "effect"
 import {
+  ApiKeyRepository,
+  MembershipRepository,
+  OrganizationRepository,
+  Outbox,
+  SessionRepository,
+  SubscriberRepository,
+  TagAssignments,
+  TagRepository,
+  UnitOfWork,
+  UserRepository
+} from "@roster/application"
+import { type OrganizationId, Tag, type UserId } from "@roster/domain"
+import { Effect, Exit, type Layer, Option } from "effect"
+import {
+  anEvent,
   aSession,
   givenApiKey,
   givenMembership,
   givenOrganization,
+  givenSubscriber,
+  givenTag,
   givenUser,
+  instant,
   type Persistence
 } from "./fixtures.js"
 
 /**
- * Deleting an organization or a user straight in the database, as an operator would: no port
- * deletes them yet, and what goes with them is the schema's promise.
+ * Deleting a user straight in the database, as an operator would: no port deletes users yet, and
+ * what goes with them is the schema's promise.
  */
 export interface DirectDeletion<R> {
-  readonly deleteOrganization: (id: OrganizationId) => Effect.Effect<void, never, R>
   readonly deleteUser: (id: UserId) => Effect.Effect<void, never, R>
 }
 
-export const deletionContract = <R>(persistence: Layer.Layer<Persistence | R, unknown>, direct: DirectDeletion<R>) =>
+/** An organization with one of everything it can own: a tagged subscriber, an API key, a member, events. */
+const givenFurnishedOrganization = Effect.gen(function*() {
+  const organization = yield* givenOrganization()
+  const subscriber = yield* givenSubscriber(organization.id)
+  const tag = yield* givenTag(organization.id)
+  yield* (yield* TagAssignments).attach(organization.id, subscriber.id, [tag.id], instant(1))
+  const apiKey = yield* givenApiKey(organization.id)
+  const member = yield* givenUser()
+  const membership = yield* givenMembership(organization.id, member.id, { role: "owner" })
+  const events = [anEvent(organization.id, "subscriber.created"), anEvent(organization.id, "tag.subscribed")]
+  yield* (yield* Outbox).record(events)
+  return { organization, subscriber, tag, apiKey, member, membership, events }
+})
+
+/** Everything the organization owned is gone, as seen through every port. */
+const assertNothingLeftOf = (owned: Effect.Effect.Success<typeof givenFurnishedOrganization>) =>
+  Effect.gen(function*() {
+    const { apiKey, member, organization, subscriber, tag } = owned
+    const subscribers = yield* SubscriberRepository
+    const tags = yield* TagRepository
+    const apiKeys = yield* ApiKeyRepository
+    const memberships = yield* MembershipRepository
+    assert.isTrue(Option.isNone(yield* (yield* OrganizationRepository).findById(organization.id)))
+    assert.isTrue(Option.isNone(yield* subscribers.organizationOf(subscriber.id)))
+    expect(yield* subscribers.count(organization.id, {})).toBe(0)
+    assert.isTrue(Option.isNone(yield* tags.organizationOf(tag.id)))
+    expect(yield* tags.count(organization.id)).toBe(0)
+    expect(yield* (yield* TagAssignments).tagsOf(organization.id, [subscriber.id])).toStrictEqual(new Map())
+    assert.isTrue(Option.isNone(yield* apiKeys.findByHash(apiKey.keyHash)))
+    assert.isTrue(Option.isNone(yield* apiKeys.organizationOf(apiKey.id)))
+    expect(yield* apiKeys.listByOrganization(organization.id)).toStrictEqual([])
+    assert.isTrue(Option.isNone(yield* memberships.find(organization.id, member.id)))
+    expect(yield* memberships.countMembers([organization.id])).toStrictEqual(new Map())
+    expect(yield* (yield* Outbox).recorded(organization.id)).toStrictEqual([])
+  })
+
+/** Everything the organization owns is still there, as it was given. */
+const assertAllLeftOf = (owned: Effect.Effect.Success<typeof givenFurnishedOrganization>) =>
+  Effect.gen(function*() {
+    const { apiKey, events, member, membership, organization, subscriber, tag } = owned
+    assert.isTrue(Option.isSome(yield* (yield* OrganizationRepository).findById(organization.id)))
+    expect(yield* (yield* SubscriberRepository).findById(organization.id, subscriber.id)).toStrictEqual(Option.some(subscriber))
+    expect(yield* (yield* TagAssignments).tagsOf(organization.id, [subscriber.id])).toStrictEqual(
+      new Map([[subscriber.id, [{ tag: new Tag({ ...tag, subscriberCount: 1 }), subscribedAt: instant(1) }]]])
+    )
+    expect(Option.map(yield* (yield* ApiKeyRepository).findByHash(apiKey.keyHash), (found) => found.apiKey)).toStrictEqual(
+      Option.some(apiKey)
+    )
+    expect(yield* (yield* MembershipRepository).find(organization.id, member.id)).toStrictEqual(Option.some(membership))
+    expect(yield* (yield* Outbox).recorded(organization.id)).toStrictEqual(events)
+  })
+
+/**
+ * What goes with a deleted organization, on every database; what goes with a deleted user, on a
+ * database that can delete users directly (`direct`).
+ */
+export const deletionContract = <R>(persistence: Layer.Layer<Persistence | R, unknown>, direct?: DirectDeletion<R>) =>
   layer(persistence)("What goes with a deleted organization or user", (it) => {
+    const deleteOrganization = (id: OrganizationId) =>
+      Effect.flatMap(OrganizationRepository, (organizations) => organizations.delete(id))
+
+    it.effect("an organization's subscribers, tags, assignments, API keys, memberships and events go with it; another's stay", () =>
+      Effect.gen(function*() {
+        const [deleted, kept] = [yield* givenFurnishedOrganization, yield* givenFurnishedOrganization]
+        // A member of both keeps the other membership.
+        const elsewhere = yield* givenMembership(kept.organization.id, deleted.member.id)
+
+        assert.isTrue(yield* deleteOrganization(deleted.organization.id))
+
+        yield* assertNothingLeftOf(deleted)
+        yield* assertAllLeftOf(kept)
+        expect(yield* (yield* MembershipRepository).listForUser(deleted.member.id)).toStrictEqual([
+          { membership: elsewhere, organization: kept.organization }
+        ])
+      }))
+
     it.effect("an organization's memberships and keys go with it; its members stay, with their other memberships", () =>
       Effect.gen(function*() {
         const memberships = yield* MembershipRepository
@@ -32,7 +120,7 @@ export const deletionContract = <R>(persistence: Layer.Layer<Persistence | R, un
         const elsewhere = yield* givenMembership(other.id, owner.id, { role: "owner" })
         const apiKey = yield* givenApiKey(organization.id)
 
-        yield* direct.deleteOrganization(organization.id)
+        yield* deleteOrganization(organization.id)
 
         assert.isTrue(Option.isNone(yield* memberships.find(organization.id, owner.id)))
         expect(yield* memberships.listForOrganization(organization.id)).toStrictEqual([])
@@ -43,24 +131,36 @@ export const deletionContract = <R>(persistence: Layer.Layer<Persistence | R, un
         assert.isTrue(Option.isNone(yield* (yield* ApiKeyRepository).organizationOf(apiKey.id)))
       }))
 
-    it.effect("a user's memberships and sessions go with the user; other members' stay", () =>
+    it.effect("a deletion inside a transaction that fails leaves everything, events included", () =>
       Effect.gen(function*() {
-        const memberships = yield* MembershipRepository
-        const sessions = yield* SessionRepository
-        const organization = yield* givenOrganization()
-        const [leaving, staying] = [yield* givenUser(), yield* givenUser()]
-        yield* givenMembership(organization.id, leaving.id, { role: "owner" })
-        const kept = yield* givenMembership(organization.id, staying.id)
-        const [ended, continuing] = [aSession(leaving.id), aSession(staying.id)]
-        yield* sessions.insert(ended)
-        yield* sessions.insert(continuing)
-
-        yield* direct.deleteUser(leaving.id)
-
-        assert.isTrue(Option.isNone(yield* (yield* UserRepository).findById(leaving.id)))
-        assert.isTrue(Option.isNone(yield* memberships.find(organization.id, leaving.id)))
-        expect(yield* memberships.listForOrganization(organization.id)).toStrictEqual([{ membership: kept, user: staying }])
-        assert.isTrue(Option.isNone(yield* sessions.findById(ended.id)))
-        expect(yield* sessions.findById(continuing.id)).toStrictEqual(Option.some(continuing))
+        const owned = yield* givenFurnishedOrganization
+        const exit = yield* (yield* UnitOfWork).transaction(
+          Effect.zipRight(deleteOrganization(owned.organization.id), Effect.fail("changed my mind"))
+        ).pipe(Effect.exit)
+        expect(exit).toStrictEqual(Exit.fail("changed my mind"))
+        yield* assertAllLeftOf(owned)
       }))
+
+    if (direct !== undefined) {
+      it.effect("a user's memberships and sessions go with the user; other members' stay", () =>
+        Effect.gen(function*() {
+          const memberships = yield* MembershipRepository
+          const sessions = yield* SessionRepository
+          const organization = yield* givenOrganization()
+          const [leaving, staying] = [yield* givenUser(), yield* givenUser()]
+          yield* givenMembership(organization.id, leaving.id, { role: "owner" })
+          const kept = yield* givenMembership(organization.id, staying.id)
+          const [ended, continuing] = [aSession(leaving.id), aSession(staying.id)]
+          yield* sessions.insert(ended)
+          yield* sessions.insert(continuing)
+
+          yield* direct.deleteUser(leaving.id)
+
+          assert.isTrue(Option.isNone(yield* (yield* UserRepository).findById(leaving.id)))
+          assert.isTrue(Option.isNone(yield* memberships.find(organization.id, leaving.id)))
+          expect(yield* memberships.listForOrganization(organization.id)).toStrictEqual([{ membership: kept, user: staying }])
+          assert.isTrue(Option.isNone(yield* sessions.findById(ended.id)))
+          expect(yield* sessions.findById(continuing.id)).toStrictEqual(Option.some(continuing))
+        }))
+    }
   })

@@ -1,6 +1,7 @@
 import {
   ApiKeyRepository,
   type DatabaseHealth,
+  type KeysetPosition,
   type MagicLinkRepository,
   MembershipRepository,
   OrganizationRepository,
@@ -38,7 +39,7 @@ import {
   UserId
 } from "@roster/domain"
 import { Effect, type Layer, Schema } from "effect"
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomBytes, randomInt, randomUUID } from "node:crypto"
 
 /** Every persistence port; each contract suite runs against a layer that provides them all. */
 export type Persistence =
@@ -60,12 +61,23 @@ export type PersistenceLayer = Layer.Layer<Persistence, unknown>
 /** A moment of the test's story, to the millisecond: `instant(3)` is three seconds after the start. */
 export const instant = (seconds: number): Date => new Date(Date.UTC(2025, 0, 1) + seconds * 1000)
 
+/**
+ * A second in the 1990s of this test alone: rows created from it on come before every row other
+ * tests make (they start in 2025), and no other test's rows fall among them.
+ */
+export const anEarlierEra = (): Date => new Date(Date.UTC(1990, 0, 1) + randomInt(0, 10 * 365 * 24 * 3600) * 1000)
+
 const unique = (): string => randomBytes(6).toString("hex")
 
 export const email = (address: string) => Schema.decodeSync(EmailAddress)(address)
 
 export const anOrganization = (
-  fields: { readonly tier?: PlanTier; readonly subscriberCount?: number; readonly slug?: string } = {}
+  fields: {
+    readonly tier?: PlanTier
+    readonly subscriberCount?: number
+    readonly slug?: string
+    readonly createdAt?: Date
+  } = {}
 ) =>
   new Organization({
     id: OrganizationId.make(randomUUID()),
@@ -75,8 +87,8 @@ export const anOrganization = (
     isPlatformAdmin: false,
     suspendedAt: null,
     subscriberCount: fields.subscriberCount ?? 0,
-    createdAt: instant(0),
-    updatedAt: instant(0)
+    createdAt: fields.createdAt ?? instant(0),
+    updatedAt: fields.createdAt ?? instant(0)
   })
 
 /** A new organization of this test alone, so that tests never see each other's rows. */
@@ -231,6 +243,28 @@ export const anEvent = (
   data: Record<string, unknown> = {}
 ) =>
   new DomainEvent({ id: EventId.make(randomUUID()), organizationId, type, occurredAt: instant(0), data })
+
+/**
+ * Pages through a list that runs oldest first, `pageSize` rows a page, each page starting after the
+ * last row of the one before (its creation as an ISO string, as a cursor holds it), until the list
+ * ends or a page reaches past `until`. Every row seen, in order.
+ */
+export const walkOldestFirst = <A extends { readonly id: string; readonly createdAt: Date }, R>(
+  list: (query: { readonly after?: KeysetPosition | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<A>, never, R>,
+  until: Date,
+  pageSize: number
+) =>
+  Effect.gen(function*() {
+    const seen: Array<A> = []
+    let after: KeysetPosition | undefined
+    for (;;) {
+      const page = yield* list({ after, limit: pageSize })
+      seen.push(...page)
+      const last = page[page.length - 1]
+      if (page.length < pageSize || last === undefined || last.createdAt.getTime() > until.getTime()) return seen
+      after = { value: last.createdAt.toISOString(), id: last.id }
+    }
+  })
 
 /** Orders text as PostgreSQL's "C" collation does: by code point (UTF-8 bytes). */
 export const compareCodePoints = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))

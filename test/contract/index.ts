@@ -19,7 +19,7 @@ export type { Persistence, PersistenceLayer } from "./fixtures.js"
 
 /**
  * Every persistence contract, each against its own build of `persistence`. A database that can
- * delete organizations and users directly (`direct`) also shows what goes with them.
+ * delete users directly (`direct`) also shows what goes with them.
  */
 export const persistenceContracts = <R = never>(
   persistence: Layer.Layer<Persistence | R, unknown>,
@@ -37,5 +37,5 @@ export const persistenceContracts = <R = never>(
   outboxContract(persistence)
   unitOfWorkContract(persistence)
   subscriberUseCasesContract(persistence)
-  if (direct !== undefined) deletionContract(persistence, direct)
+  deletionContract(persistence, direct)
 }

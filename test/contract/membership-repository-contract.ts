@@ -1,6 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { MembershipRepository } from "@roster/application"
-import { Membership, UserId } from "@roster/domain"
+import { Membership, type Organization, UserId } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { compareCodePoints, givenMembership, givenOrganization, givenUser, instant, type PersistenceLayer } from "./fixtures.js"
@@ -108,5 +108,56 @@ export const membershipRepositoryContract = (persistence: PersistenceLayer) =>
         expect(yield* memberships.countWithRole(organization.id, "owner")).toBe(1)
         expect(yield* memberships.countWithRole(organization.id, "member")).toBe(4)
         expect(yield* memberships.countWithRole((yield* givenOrganization()).id, "owner")).toBe(0)
+      }))
+
+    it.effect("counts the members of several organizations at once; those without members are absent", () =>
+      Effect.gen(function*() {
+        const memberships = yield* MembershipRepository
+        const [busy, small, empty, unasked] = [
+          yield* givenOrganization(),
+          yield* givenOrganization(),
+          yield* givenOrganization(),
+          yield* givenOrganization()
+        ]
+        const users = yield* Effect.forEach(Array.from({ length: 3 }), () => givenUser())
+        for (const [i, user] of users.entries()) {
+          yield* givenMembership(busy.id, user.id, { role: i === 0 ? "owner" : "member" })
+        }
+        yield* givenMembership(small.id, users[0]!.id, { role: "owner" })
+        yield* givenMembership(unasked.id, users[1]!.id)
+
+        expect(yield* memberships.countMembers([busy.id, small.id, empty.id])).toStrictEqual(
+          new Map([[busy.id, 3], [small.id, 1]])
+        )
+        expect(yield* memberships.countMembers([empty.id])).toStrictEqual(new Map())
+        expect(yield* memberships.countMembers([])).toStrictEqual(new Map())
+      }))
+
+    it.effect("lists the memberships of several users at once, per user oldest first; users without any are absent", () =>
+      Effect.gen(function*() {
+        const memberships = yield* MembershipRepository
+        const [ada, grace, loner, unasked] = [yield* givenUser(), yield* givenUser(), yield* givenUser(), yield* givenUser()]
+        const [late, early, tiedA, tiedB] = [
+          yield* givenOrganization(),
+          yield* givenOrganization(),
+          yield* givenOrganization(),
+          yield* givenOrganization()
+        ]
+        const tied = [tiedA, tiedB].sort((a, b) => compareCodePoints(a.id, b.id))
+        const joined = (organization: Organization, membership: Membership) => ({ organization, membership })
+        const adas = [
+          joined(early, yield* givenMembership(early.id, ada.id, { role: "owner", createdAt: instant(1) })),
+          joined(tied[0]!, yield* givenMembership(tied[0]!.id, ada.id, { createdAt: instant(5) })),
+          joined(tied[1]!, yield* givenMembership(tied[1]!.id, ada.id, { createdAt: instant(5) })),
+          joined(late, yield* givenMembership(late.id, ada.id, { createdAt: instant(9) }))
+        ]
+        const graces = [joined(late, yield* givenMembership(late.id, grace.id, { role: "owner", createdAt: instant(2) }))]
+        yield* givenMembership(early.id, unasked.id, { createdAt: instant(0) })
+
+        const byUser = yield* memberships.listForUsers([grace.id, loner.id, ada.id])
+        expect(byUser).toStrictEqual(new Map([[ada.id, adas], [grace.id, graces]]))
+        expect(byUser.get(ada.id)).toStrictEqual(yield* memberships.listForUser(ada.id))
+        assert.isFalse(byUser.has(loner.id))
+        expect(yield* memberships.listForUsers([])).toStrictEqual(new Map())
       }))
   })

@@ -3,7 +3,15 @@ import { UserRepository } from "@roster/application"
 import { User, UserId } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
-import { aUser, instant, type PersistenceLayer } from "./fixtures.js"
+import {
+  anEarlierEra,
+  aUser,
+  expectedOrder,
+  givenUser,
+  instant,
+  type PersistenceLayer,
+  walkOldestFirst
+} from "./fixtures.js"
 
 export const userRepositoryContract = (persistence: PersistenceLayer) =>
   layer(persistence)("UserRepository", (it) => {
@@ -43,5 +51,43 @@ export const userRepositoryContract = (persistence: PersistenceLayer) =>
         const ids = new Set(signedIn.map((user) => user.id))
         expect(ids.size).toBe(1)
         expect(Option.getOrThrow(yield* users.findByEmail(address)).id).toBe([...ids][0])
+      }))
+
+    it.effect("lists users oldest first, every one exactly once across pages, equal creation times by id", () =>
+      Effect.gen(function*() {
+        const users = yield* UserRepository
+        const era = anEarlierEra()
+        const at = (seconds: number) => new Date(era.getTime() + seconds * 1000)
+        const created = yield* Effect.forEach([2, 0, 1, 1, 3, 1, 2], (seconds) => givenUser({ createdAt: at(seconds) }))
+
+        // No position starts at the oldest: nothing is older than this test's era.
+        const seen = yield* walkOldestFirst(users.list, at(3), 2)
+        const ours = new Set<string>(created.map((u) => u.id))
+        expect(seen.filter((u) => ours.has(u.id)).map((u) => u.id)).toStrictEqual(
+          expectedOrder(created, (u) => u.createdAt.getTime(), "asc")
+        )
+        expect(seen.slice(0, created.length)).toStrictEqual(seen.filter((u) => ours.has(u.id)))
+        expect(new Set(seen.map((u) => u.id)).size).toBe(seen.length)
+      }))
+
+    it.effect("a page holds at most the limit, and a position past the newest gives none", () =>
+      Effect.gen(function*() {
+        const users = yield* UserRepository
+        yield* givenUser()
+        yield* givenUser()
+        expect(yield* users.list({ limit: 1 })).toHaveLength(1)
+        const future = { value: new Date(Date.UTC(2999, 0, 1)).toISOString(), id: randomUUID() }
+        expect(yield* users.list({ after: future, limit: 10 })).toStrictEqual([])
+      }))
+
+    it.effect("counts every user; signing in again adds none", () =>
+      Effect.gen(function*() {
+        const users = yield* UserRepository
+        const before = yield* users.count
+        const user = yield* givenUser()
+        yield* givenUser()
+        expect(yield* users.count).toBe(before + 2)
+        yield* users.signIn(aUser({ email: user.email.toUpperCase() }), instant(99))
+        expect(yield* users.count).toBe(before + 2)
       }))
   })

@@ -20,6 +20,9 @@ let subscriberId: string
 let tagId: string
 let apiKeyId: string
 let session: Record<string, string>
+/** A key of a platform-admin organization, and an organization of its own for the admin routes to change. */
+let adminKey: string
+let adminTargetId: string
 
 beforeAll(async () => {
   // Thousands of sign-in requests from one client address: the limits would answer most of them.
@@ -31,6 +34,8 @@ beforeAll(async () => {
   const issued = await call(server, "POST", "/api/v1/api-keys", { key, json: { name: "Fuzzed", scopes: ["tags:read"] } })
   apiKeyId = issued.body.id
   session = (await server.signIn()).headers()
+  ;({ key: adminKey } = await server.seedOrganization({ isPlatformAdmin: true }))
+  adminTargetId = (await server.createOrganization()).id
 })
 afterAll(() => server.close())
 
@@ -251,6 +256,18 @@ describe("random and hostile bodies", () => {
       path: "/auth/organizations",
       shape: { name: "Fuzz", slug: "fuzz" },
       credential: { headers: session }
+    },
+    {
+      method: "PATCH",
+      path: `/api/v1/admin/organizations/${adminTargetId}`,
+      shape: { name: "Fuzz", tier: "pro", is_platform_admin: false, suspended: false },
+      credential: { key: adminKey }
+    },
+    {
+      method: "POST",
+      path: `/api/v1/admin/organizations/${adminTargetId}/members`,
+      shape: { user_id: "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10", role: "member" },
+      credential: { key: adminKey }
     }
   ]
   const names = [
@@ -262,7 +279,9 @@ describe("random and hostile bodies", () => {
     "POST /api-keys",
     "PATCH /api-keys/{id}",
     "POST /auth/magic-link",
-    "POST /auth/organizations"
+    "POST /auth/organizations",
+    "PATCH /admin/organizations/{id}",
+    "POST /admin/organizations/{id}/members"
   ]
 
   names.forEach((name, index) => {
@@ -331,6 +350,30 @@ describe("random paths and queries", () => {
       const method = r.pick(["GET", "GET", "PUT", "DELETE", "POST", "PATCH", "OPTIONS"])
       const answer = await call(server, method, path, { key, ...(method === "PUT" || method === "POST" ? { json: {} } : {}) })
       expectHandled(answer, path, method, method)
+    }
+  })
+
+  it("answers 400 hostile admin paths and list queries of a platform admin below 500", async () => {
+    const r = generator(17)
+    const templates = [
+      (s: string) => `/api/v1/admin/organizations/${s}`,
+      (s: string) => `/api/v1/admin/organizations/${s}/members`,
+      (s: string) => `/api/v1/admin/organizations/${adminTargetId}/members/${s}`,
+      (s: string) => `/api/v1/admin/users/${s}`,
+      (s: string) => `/api/v1/admin/${s}`
+    ]
+    for (let i = 0; i < 300; i++) {
+      const path = r.pick(templates)(randomSegment(r))
+      const method = r.pick(["GET", "GET", "DELETE", "POST", "PATCH"])
+      const answer = await call(server, method, path, { key: adminKey, ...(method === "POST" ? { json: {} } : {}) })
+      expectHandled(answer, path, method, method)
+    }
+    const names = ["limit", "cursor", "sort", "", "limit[]", "__proto__"]
+    const values = ["0", "1", "100", "101", "-1", "1e2", "", "asc", "%FF", "%", "eyJ9", adminTargetId]
+    for (let i = 0; i < 100; i++) {
+      const query = Array.from({ length: 1 + r.int(3) }, () => `${r.pick(names)}=${r.pick(values)}`).join("&")
+      const path = `${r.pick(["/api/v1/admin/organizations", "/api/v1/admin/users"])}?${query}`
+      expectHandled(await call(server, "GET", path, { key: adminKey }), path, query)
     }
   })
 

@@ -94,10 +94,17 @@ describe("GET /openapi.json", () => {
   it("is OpenAPI 3.1 and lists every endpoint that runs", () => {
     expect(spec.openapi).toBe("3.1.0")
     expect(operations().map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+      "DELETE /api/v1/admin/organizations/{organization_id}",
+      "DELETE /api/v1/admin/organizations/{organization_id}/members/{user_id}",
       "DELETE /api/v1/api-keys/{api_key_id}",
       "DELETE /api/v1/subscribers/{subscriber_id}",
       "DELETE /api/v1/subscribers/{subscriber_id}/tags/{tag_id}",
       "DELETE /api/v1/tags/{tag_id}",
+      "GET /api/v1/admin/organizations",
+      "GET /api/v1/admin/organizations/{organization_id}",
+      "GET /api/v1/admin/organizations/{organization_id}/members",
+      "GET /api/v1/admin/users",
+      "GET /api/v1/admin/users/{user_id}",
       "GET /api/v1/api-keys",
       "GET /api/v1/api-keys/scopes",
       "GET /api/v1/api-keys/{api_key_id}",
@@ -114,7 +121,9 @@ describe("GET /openapi.json", () => {
       "GET /errors/{code}",
       "GET /health",
       "GET /ready",
+      "PATCH /api/v1/admin/organizations/{organization_id}",
       "PATCH /api/v1/api-keys/{api_key_id}",
+      "POST /api/v1/admin/organizations/{organization_id}/members",
       "POST /api/v1/api-keys",
       "POST /api/v1/api-keys/{api_key_id}/rotate",
       "POST /api/v1/subscribers",
@@ -207,8 +216,22 @@ describe("GET /openapi.json", () => {
     ])
   })
 
+  it("documents the statuses of the platform-admin routes", () => {
+    const statuses = (method: string, path: string) => Object.keys(spec.paths[path]![method]!.responses).sort()
+    const organization = "/api/v1/admin/organizations/{organization_id}"
+    expect(statuses("get", "/api/v1/admin/organizations")).toEqual(["200", "400", "401", "403", "500", "503"])
+    expect(statuses("get", organization)).toEqual(["200", "400", "401", "403", "404", "500", "503"])
+    expect(statuses("patch", organization)).toEqual(["200", "400", "401", "403", "404", "413", "415", "500", "503"])
+    expect(statuses("delete", organization)).toEqual(["204", "400", "401", "403", "404", "500", "503"])
+    expect(statuses("post", `${organization}/members`)).toEqual([
+      "201", "400", "401", "403", "404", "413", "415", "500", "503"
+    ])
+    expect(statuses("delete", `${organization}/members/{user_id}`)).toEqual(["204", "400", "401", "403", "404", "500", "503"])
+    expect(statuses("get", "/api/v1/admin/users/{user_id}")).toEqual(["200", "400", "401", "403", "404", "500", "503"])
+  })
+
   it("documents X-Total-Count and Link on lists", () => {
-    for (const path of ["/api/v1/subscribers", "/api/v1/tags"]) {
+    for (const path of ["/api/v1/subscribers", "/api/v1/tags", "/api/v1/admin/organizations", "/api/v1/admin/users"]) {
       expect(Object.keys(spec.paths[path]!.get!.responses["200"]!.headers ?? {})).toEqual(["X-Total-Count", "Link"])
     }
   })

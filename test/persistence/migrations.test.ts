@@ -10,11 +10,24 @@ const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map((rows) => rows.map((row) => row.table_name))
   ))
 
+/** The columns each named index covers, in order. */
+const indexedColumns = (names: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ readonly name: string; readonly columns: string }>`
+      SELECT i.relname AS name, string_agg(a.attname, ',' ORDER BY k.position) AS columns
+      FROM pg_index x
+        JOIN pg_class i ON i.oid = x.indexrelid
+        CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, position)
+        JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
+      WHERE i.relname = ANY(${names}::text[])
+      GROUP BY i.relname
+      ORDER BY i.relname`)
+
 describe("migrations", () => {
   layer(makePgliteClient("memory://"))("on a new embedded database", (it) => {
     it.effect("apply once, in order; a second run applies nothing", () =>
       Effect.gen(function*() {
-        expect(yield* runMigrations).toStrictEqual([[1, "initial_schema"], [2, "dashboard_access"]])
+        expect(yield* runMigrations).toStrictEqual([[1, "initial_schema"], [2, "dashboard_access"], [3, "administration"]])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
           "api_keys",
@@ -28,6 +41,15 @@ describe("migrations", () => {
           "subscribers",
           "tags",
           "users"
+        ])
+      }))
+
+    it.effect("organizations and users are indexed in the order their lists walk", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        expect(yield* indexedColumns(["organizations_created_at_idx", "users_created_at_idx"])).toStrictEqual([
+          { name: "organizations_created_at_idx", columns: "created_at,id" },
+          { name: "users_created_at_idx", columns: "created_at,id" }
         ])
       }))
   })

@@ -4,8 +4,6 @@ import type { DirectDeletion } from "../contract/index.js"
 
 /** Deletes rows as an operator would in psql, so that the schema's cascades show. */
 export const sqlDeletion: DirectDeletion<SqlClient.SqlClient> = {
-  deleteOrganization: (id) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM organizations WHERE id = ${id}`).pipe(Effect.asVoid, Effect.orDie),
   deleteUser: (id) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM users WHERE id = ${id}`).pipe(Effect.asVoid, Effect.orDie)
 }

@@ -14,6 +14,8 @@ import pg from "pg"
 declare module "vitest" {
   export interface ProvidedContext {
     postgres: { readonly url: string | null; readonly server: string }
+    /** A second database of the run, for suites that start the service's own processes. */
+    postgresForProcesses: { readonly url: string | null; readonly server: string }
     redis: { readonly url: string | null; readonly server: string; readonly prefix: string }
   }
 }
@@ -48,25 +50,32 @@ const withAdmin = async <A>(f: (client: pg.Client) => Promise<A>): Promise<A> =>
 
 export default async function setup(project: TestProject) {
   const runId = `${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
-  const database = `roster_test_${runId}`
+  const databases = [`roster_test_${runId}`, `roster_test_${runId}_processes`]
 
-  let postgresUrl: string | null = null
+  const created: Array<string> = []
   try {
-    await withAdmin((c) => c.query(`CREATE DATABASE ${database}`))
+    for (const database of databases) {
+      await withAdmin((c) => c.query(`CREATE DATABASE ${database}`))
+      created.push(database)
+    }
+  } catch {
+    // No server, or no right to create databases: the suites that need one skip themselves.
+  }
+  const urlOf = (database: string) => {
+    if (!created.includes(database)) return null
     const u = new URL(adminUrl)
     u.pathname = `/${database}`
-    postgresUrl = u.toString()
-  } catch {
-    postgresUrl = null
+    return u.toString()
   }
-  project.provide("postgres", { url: postgresUrl, server: describeServer(adminUrl) })
+  project.provide("postgres", { url: urlOf(databases[0]!), server: describeServer(adminUrl) })
+  project.provide("postgresForProcesses", { url: urlOf(databases[1]!), server: describeServer(adminUrl) })
 
   const prefix = `roster-test:${runId}:`
   const redisUp = await reachable(redisUrl)
   project.provide("redis", { url: redisUp ? redisUrl : null, server: describeServer(redisUrl), prefix })
 
   return async () => {
-    if (postgresUrl !== null) {
+    for (const database of created) {
       await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`))
     }
     if (redisUp) {

@@ -6,6 +6,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import {
+  Admin,
   ApiKeyRepository,
   ApiKeys,
   Auth,
@@ -46,6 +47,7 @@ const UseCasesLive = Layer.mergeAll(
   Tags.Default,
   ApiKeys.Default,
   Organizations.Default,
+  Admin.Default,
   Readiness.Default
 )
 
@@ -142,15 +144,21 @@ export interface SeededOrganization {
   readonly key: string
 }
 
+export interface OrganizationOptions {
+  readonly tier?: PlanTier
+  readonly isPlatformAdmin?: boolean
+}
+
 export interface TestHttpServer {
   /** `http://127.0.0.1:<port>`, without a trailing slash. */
   readonly baseUrl: string
   readonly run: <A, E>(effect: Effect.Effect<A, E, ServerServices>) => Promise<A>
-  readonly createOrganization: (options?: { readonly tier?: PlanTier }) => Promise<Organization>
+  /** A new organization made by the Organizations use case, as operators make them. */
+  readonly createOrganization: (options?: OrganizationOptions) => Promise<Organization>
   readonly createApiKey: (organization: Organization, scopes?: ReadonlyArray<Scope>) => Promise<string>
   /** A new organization and an API key of it. */
   readonly seedOrganization: (
-    options?: { readonly tier?: PlanTier; readonly scopes?: ReadonlyArray<Scope> }
+    options?: OrganizationOptions & { readonly scopes?: ReadonlyArray<Scope> }
   ) => Promise<SeededOrganization>
   /** A well-formed key stored as revoked. */
   readonly createRevokedApiKey: (organization: Organization) => Promise<string>
@@ -209,16 +217,17 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
   if (address._tag !== "TcpAddress") throw new Error("the test server did not listen on TCP")
   const run = <A, E>(effect: Effect.Effect<A, E, ServerServices>) => runtime.runPromise(effect)
 
-  const createOrganization = (opts: { readonly tier?: PlanTier } = {}) =>
-    run(Effect.flatMap(Organizations, (o) => o.create({ name: "Acme Newsletters", slug: uniqueSlug(), tier: opts.tier })))
+  const createOrganization = (opts: OrganizationOptions = {}) =>
+    run(Effect.flatMap(Organizations, (o) =>
+      o.create({ name: "Acme Newsletters", slug: uniqueSlug(), tier: opts.tier, isPlatformAdmin: opts.isPlatformAdmin })))
 
   const createApiKey = (organization: Organization, scopes: ReadonlyArray<Scope> = ["*"]) =>
     run(Effect.flatMap(ApiKeys, (keys) =>
       keys.create({ organizationId: organization.id, name: "test key", scopes, environment: "test" })
     ).pipe(Effect.map(({ key }) => key)))
 
-  const seedOrganization = async (opts: { readonly tier?: PlanTier; readonly scopes?: ReadonlyArray<Scope> } = {}) => {
-    const organization = await createOrganization({ tier: opts.tier })
+  const seedOrganization = async (opts: OrganizationOptions & { readonly scopes?: ReadonlyArray<Scope> } = {}) => {
+    const organization = await createOrganization({ tier: opts.tier, isPlatformAdmin: opts.isPlatformAdmin })
     return { organization, key: await createApiKey(organization, opts.scopes) }
   }
 

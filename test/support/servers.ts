@@ -9,6 +9,12 @@ export const postgres = (() => {
   return { url, available: url !== null, label: url === null ? `skipped: no PostgreSQL at ${server}` : `PostgreSQL at ${server}` }
 })()
 
+/** The run's second database, for the service's own processes, so they never race the contract suites. */
+export const postgresForProcesses = (() => {
+  const { server, url } = inject("postgresForProcesses")
+  return { url, available: url !== null, label: url === null ? `skipped: no PostgreSQL at ${server}` : `PostgreSQL at ${server}` }
+})()
+
 export const redis = (() => {
   const { prefix, server, url } = inject("redis")
   return { url, prefix, available: url !== null, label: url === null ? `skipped: no Redis at ${server}` : `Redis at ${server}` }

@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ProbesGroup } from "../probes.js"
+import { AdminGroup } from "./admin-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { AuthGroup } from "./auth-group.js"
 import { serviceVersion } from "../service-version.js"
@@ -9,7 +10,8 @@ import { InternalErrorProblem } from "./problems.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 
-const description = `Subscribers, tags and API keys of newsletter organizations, over HTTP.
+const description = `Subscribers, tags and API keys of newsletter organizations, over HTTP, and the platform admin's
+view of every organization and user.
 
 Every \`/api/v1\` request carries an API key in the \`X-API-Key\` header, or the dashboard session cookie \`svc_session\`.
 A key's organization is the one acted for, whatever else the request says; a session names its organization in the
@@ -30,6 +32,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(ApiKeysGroup)
+  .add(AdminGroup)
   .add(ProbesGroup)
   .add(ErrorDocsGroup)
   .addError(InternalErrorProblem)

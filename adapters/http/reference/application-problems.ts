@@ -2,6 +2,7 @@ import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform
 import type {
   MissingScope,
   NotAMember,
+  NotPlatformAdmin,
   OrganizationNotChosen,
   Principal,
   SignInRateLimited,
@@ -45,6 +46,7 @@ import {
 
 export type ApplicationError =
   | MissingScope
+  | NotPlatformAdmin
   | ResourceNotFound
   | ResourceOfAnotherOrganization
   | EmailAlreadyExists
@@ -65,7 +67,8 @@ export type ApplicationError =
 export const ORGANIZATION_HEADER = "X-Organization-Id"
 
 /** The problem each error becomes, so that an endpoint declares exactly what it can answer. */
-export type ProblemOf<E> = E extends MissingScope | ResourceOfAnotherOrganization | NotAMember ? ForbiddenProblem
+export type ProblemOf<E> = E extends MissingScope | NotPlatformAdmin | ResourceOfAnotherOrganization | NotAMember
+  ? ForbiddenProblem
   : E extends ResourceNotFound ? NotFoundProblem
   : E extends EmailAlreadyExists | TagAlreadyExists | OrganizationSlugTaken ? ConflictProblem
   : E extends InvalidStatusTransition ? InvalidStatusTransitionProblem
@@ -95,6 +98,12 @@ export const problemOf = (
   switch (error._tag) {
     case "MissingScope":
       return makeProblem("forbidden", { ...at, detail: lacksScope(error.scope, credential) })
+    case "NotPlatformAdmin":
+      return makeProblem("forbidden", {
+        ...at,
+        detail: "administration needs a platform-admin organization, acting with the scope * " +
+          "(an API key with *, or an owner's session)"
+      })
     case "ResourceOfAnotherOrganization":
       // Nothing of the resource is told beyond the id the client sent.
       return makeProblem("forbidden", { ...at, detail: "the resource belongs to another organization" })

@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Layer } from "effect"
 import { DocsLive } from "../docs.js"
+import { AdminHandlersLive } from "./admin-handlers.js"
 import { ReferenceApi } from "./api.js"
 import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { AuthHandlersLive } from "./auth-handlers.js"
@@ -17,7 +18,7 @@ export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./problem-middleware.js"
 /**
  * The reference wire form (`/api/v1`, bare JSON, cursor pages, problem details) with its
  * middleware and docs, ready for `HttpApiBuilder.serve`. Needs the use cases Auth, Organizations,
- * Subscribers, Tags, ApiKeys and Readiness, and HttpSettings.
+ * Subscribers, Tags, ApiKeys, Admin and Readiness, and HttpSettings.
  */
 export const ReferenceApiLive = Layer.mergeAll(ProblemsLive, DocsLive).pipe(
   Layer.provideMerge(HttpApiBuilder.api(ReferenceApi)),
@@ -26,6 +27,7 @@ export const ReferenceApiLive = Layer.mergeAll(ProblemsLive, DocsLive).pipe(
     SubscribersHandlersLive,
     TagsHandlersLive,
     ApiKeysHandlersLive,
+    AdminHandlersLive,
     ProbesHandlersLive,
     ErrorDocsHandlersLive
   ]),

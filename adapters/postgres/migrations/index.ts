@@ -4,10 +4,12 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import initialSchema from "./0001_initial_schema.js"
 import dashboardAccess from "./0002_dashboard_access.js"
+import administration from "./0003_administration.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
-  "0002_dashboard_access": dashboardAccess
+  "0002_dashboard_access": dashboardAccess,
+  "0003_administration": administration
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

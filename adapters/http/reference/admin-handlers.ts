@@ -1,0 +1,136 @@
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Admin, type OrganizationOverview, type UserOverview } from "@roster/application"
+import type { Membership, ResourceNotFound, User } from "@roster/domain"
+import { Effect } from "effect"
+import { CurrentPrincipal } from "../current-principal.js"
+import { HttpSettings } from "../http-settings.js"
+import { pathOf } from "../request-path.js"
+import type { AdminMember, AdminOrganization, AdminUser } from "./admin-schemas.js"
+import { ReferenceApi } from "./api.js"
+import { answerWithProblem } from "./application-problems.js"
+import { setPageHeaders } from "./pagination.js"
+import { makeProblem } from "./problems.js"
+
+const toAdminOrganization = ({ memberCount, organization }: OrganizationOverview): typeof AdminOrganization.Type => ({
+  id: organization.id,
+  name: organization.name,
+  slug: organization.slug,
+  tier: organization.tier,
+  is_platform_admin: organization.isPlatformAdmin,
+  suspended: organization.isSuspended,
+  suspended_at: organization.suspendedAt === null ? null : organization.suspendedAt.toISOString(),
+  subscriber_count: organization.subscriberCount,
+  member_count: memberCount,
+  created_at: organization.createdAt.toISOString(),
+  updated_at: organization.updatedAt.toISOString()
+})
+
+const toAdminMember = (
+  { membership, user }: { readonly membership: Membership; readonly user: User }
+): typeof AdminMember.Type => ({
+  user_id: user.id,
+  email: user.email,
+  role: membership.role,
+  created_at: membership.createdAt.toISOString()
+})
+
+const toAdminUser = ({ memberships, user }: UserOverview): typeof AdminUser.Type => ({
+  id: user.id,
+  email: user.email,
+  created_at: user.createdAt.toISOString(),
+  last_signed_in_at: user.lastSignedInAt === null ? null : user.lastSignedInAt.toISOString(),
+  memberships: memberships.map(({ membership, organization }) => ({
+    organization_id: organization.id,
+    organization_slug: organization.slug,
+    role: membership.role
+  }))
+})
+
+/** A user who exists but is not a member is told as such, not as a user that does not exist. */
+const notAMember = (error: ResourceNotFound) =>
+  Effect.gen(function*() {
+    const { errorsBaseUrl } = yield* HttpSettings
+    const request = yield* HttpServerRequest.HttpServerRequest
+    return yield* Effect.fail(makeProblem("not_found", {
+      errorsBaseUrl,
+      instance: pathOf(request),
+      detail: `user ${error.id} is not a member of the organization`
+    }))
+  })
+
+export const AdminHandlersLive = HttpApiBuilder.group(ReferenceApi, "admin", (handlers) =>
+  Effect.gen(function*() {
+    const admin = yield* Admin
+    return handlers
+      .handle("listOrganizations", ({ urlParams }) =>
+        CurrentPrincipal.pipe(
+          Effect.flatMap((principal) => admin.listOrganizations(principal, { cursor: urlParams.cursor, limit: urlParams.limit })),
+          Effect.tap(setPageHeaders),
+          Effect.map((page) => ({
+            items: page.items.map(toAdminOrganization),
+            total: page.total,
+            next_cursor: page.nextCursor
+          })),
+          answerWithProblem
+        ))
+      .handle("getOrganization", ({ path }) =>
+        CurrentPrincipal.pipe(
+          Effect.flatMap((principal) => admin.getOrganization(principal, path.organization_id)),
+          Effect.map(toAdminOrganization),
+          answerWithProblem
+        ))
+      .handle("updateOrganization", ({ path, payload }) =>
+        CurrentPrincipal.pipe(
+          Effect.flatMap((principal) =>
+            admin.updateOrganization(principal, path.organization_id, {
+              name: payload.name,
+              tier: payload.tier,
+              isPlatformAdmin: payload.is_platform_admin,
+              suspended: payload.suspended
+            })
+          ),
+          Effect.map(toAdminOrganization),
+          answerWithProblem
+        ))
+      .handle("deleteOrganization", ({ path }) =>
+        CurrentPrincipal.pipe(
+          Effect.flatMap((principal) => admin.deleteOrganization(principal, path.organization_id)),
+          answerWithProblem
+        ))
+      .handle("listMembers", ({ path }) =>
+        CurrentPrincipal.pipe(
+          Effect.flatMap((principal) => admin.listMembers(principal, path.organization_id)),
+          Effect.map((members) => ({ items: members.map(toAdminMember), total: members.length })),
+          answerWithProblem
+        ))
+      .handle("addMember", ({ path, payload }) =>
+        CurrentPrincipal.pipe(
+          Effect.flatMap((principal) =>
+            admin.addMember(principal, path.organization_id, { userId: payload.user_id, role: payload.role })
+          ),
+          Effect.map(toAdminMember),
+          answerWithProblem
+        ))
+      .handle("removeMember", ({ path }) =>
+        CurrentPrincipal.pipe(
+          Effect.flatMap((principal) => admin.removeMember(principal, path.organization_id, path.user_id)),
+          Effect.catchAll((error) =>
+            error._tag === "ResourceNotFound" && error.resource === "user"
+              ? notAMember(error)
+              : answerWithProblem(Effect.fail(error))
+          )
+        ))
+      .handle("listUsers", ({ urlParams }) =>
+        CurrentPrincipal.pipe(
+          Effect.flatMap((principal) => admin.listUsers(principal, { cursor: urlParams.cursor, limit: urlParams.limit })),
+          Effect.tap(setPageHeaders),
+          Effect.map((page) => ({ items: page.items.map(toAdminUser), total: page.total, next_cursor: page.nextCursor })),
+          answerWithProblem
+        ))
+      .handle("getUser", ({ path }) =>
+        CurrentPrincipal.pipe(
+          Effect.flatMap((principal) => admin.getUser(principal, path.user_id)),
+          Effect.map(toAdminUser),
+          answerWithProblem
+        ))
+  }))

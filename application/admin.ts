@@ -1,0 +1,216 @@
+import {
+  allows,
+  InvalidInput,
+  Membership,
+  Organization,
+  type OrganizationId,
+  type PlanTier,
+  ResourceNotFound,
+  type Role,
+  type User,
+  type UserId
+} from "@roster/domain"
+import { Effect, Option, Schema } from "effect"
+import { now } from "./clock.js"
+import { cutPage, positionFromCursor } from "./keyset.js"
+import { MembershipRepository } from "./ports/membership-repository.js"
+import { OrganizationRepository } from "./ports/organization-repository.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
+import { UserRepository } from "./ports/user-repository.js"
+import type { Principal } from "./principal.js"
+
+/** Administration is for platform-admin organizations acting with every permission. */
+export class NotPlatformAdmin extends Schema.TaggedError<NotPlatformAdmin>()("NotPlatformAdmin", {}) {
+  override get message() {
+    return "administration is open to platform-admin organizations only, acting with the scope *"
+  }
+}
+
+export interface OrganizationOverview {
+  readonly organization: Organization
+  readonly memberCount: number
+}
+
+export interface UserOverview {
+  readonly user: User
+  readonly memberships: ReadonlyArray<{ readonly membership: Membership; readonly organization: Organization }>
+}
+
+export interface AdminPageRequest {
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
+
+export interface OrganizationChanges {
+  readonly name?: string | undefined
+  readonly tier?: PlanTier | undefined
+  readonly isPlatformAdmin?: boolean | undefined
+  readonly suspended?: boolean | undefined
+}
+
+/** Lists sort by creation, oldest first. */
+const SORT = "created_at"
+const ORDER = "asc" as const
+const createdAt = (row: { readonly createdAt: Date }) => row.createdAt.toISOString()
+
+/** The platform-admin area: every organization, user and membership. */
+export class Admin extends Effect.Service<Admin>()("roster/Admin", {
+  effect: Effect.gen(function*() {
+    const organizations = yield* OrganizationRepository
+    const users = yield* UserRepository
+    const memberships = yield* MembershipRepository
+    const unitOfWork = yield* UnitOfWork
+
+    const authorize = (principal: Principal) =>
+      principal.organization.isPlatformAdmin && allows(principal.scopes, "*")
+        ? Effect.void
+        : Effect.fail(new NotPlatformAdmin())
+
+    const organizationById = (id: OrganizationId) =>
+      Effect.flatMap(organizations.findById(id), Option.match({
+        onNone: () => Effect.fail(new ResourceNotFound({ resource: "organization", id })),
+        onSome: Effect.succeed
+      }))
+
+    const userById = (id: UserId) =>
+      Effect.flatMap(users.findById(id), Option.match({
+        onNone: () => Effect.fail(new ResourceNotFound({ resource: "user", id })),
+        onSome: Effect.succeed
+      }))
+
+    /** Changes that would lock the acting organization out of administration are refused. */
+    const guardSelf = (principal: Principal, id: OrganizationId, changes: OrganizationChanges) => {
+      if (principal.organization.id !== id) return Effect.void
+      if (changes.isPlatformAdmin === false) {
+        return Effect.fail(new InvalidInput({ field: "is_platform_admin", problem: "the organization you act for cannot drop its own flag" }))
+      }
+      if (changes.suspended === true) {
+        return Effect.fail(new InvalidInput({ field: "suspended", problem: "the organization you act for cannot suspend itself" }))
+      }
+      return Effect.void
+    }
+
+    const listOrganizations = Effect.fn("Admin.listOrganizations")(function*(principal: Principal, request: AdminPageRequest) {
+      yield* authorize(principal)
+      const after = yield* positionFromCursor(request.cursor, SORT, ORDER)
+      const [rows, total] = yield* Effect.all([organizations.list({ after, limit: request.limit + 1 }), organizations.count], {
+        concurrency: 2
+      })
+      const page = cutPage(rows, request.limit, SORT, ORDER, createdAt)
+      const counts = yield* memberships.countMembers(page.items.map((o) => o.id))
+      return {
+        items: page.items.map((organization): OrganizationOverview => ({ organization, memberCount: counts.get(organization.id) ?? 0 })),
+        total,
+        nextCursor: page.nextCursor
+      }
+    })
+
+    const getOrganization = Effect.fn("Admin.getOrganization")(function*(principal: Principal, id: OrganizationId) {
+      yield* authorize(principal)
+      const organization = yield* organizationById(id)
+      const counts = yield* memberships.countMembers([id])
+      return { organization, memberCount: counts.get(id) ?? 0 } satisfies OrganizationOverview
+    })
+
+    /** Renames, moves between tiers, grants or takes the platform-admin flag, suspends or lifts a suspension. */
+    const updateOrganization = Effect.fn("Admin.updateOrganization")(
+      function*(principal: Principal, id: OrganizationId, changes: OrganizationChanges) {
+        yield* authorize(principal)
+        yield* guardSelf(principal, id, changes)
+        return yield* unitOfWork.transaction(Effect.gen(function*() {
+          const current = yield* organizationById(id)
+          const at = yield* now
+          const suspendedAt = changes.suspended === undefined
+            ? current.suspendedAt
+            : changes.suspended
+            ? current.suspendedAt ?? at
+            : null
+          const organization = new Organization({
+            ...current,
+            name: changes.name ?? current.name,
+            tier: changes.tier ?? current.tier,
+            isPlatformAdmin: changes.isPlatformAdmin ?? current.isPlatformAdmin,
+            suspendedAt,
+            updatedAt: at
+          })
+          yield* organizations.update(organization)
+          const counts = yield* memberships.countMembers([id])
+          return { organization, memberCount: counts.get(id) ?? 0 } satisfies OrganizationOverview
+        }))
+      }
+    )
+
+    /** Deletes an organization and everything it owns. */
+    const deleteOrganization = Effect.fn("Admin.deleteOrganization")(function*(principal: Principal, id: OrganizationId) {
+      yield* authorize(principal)
+      if (principal.organization.id === id) {
+        return yield* new InvalidInput({ field: "organization_id", problem: "the organization you act for cannot delete itself" })
+      }
+      if (!(yield* organizations.delete(id))) return yield* new ResourceNotFound({ resource: "organization", id })
+    })
+
+    const listMembers = Effect.fn("Admin.listMembers")(function*(principal: Principal, id: OrganizationId) {
+      yield* authorize(principal)
+      yield* organizationById(id)
+      return yield* memberships.listForOrganization(id)
+    })
+
+    /** Adds a user to an organization with a role, or changes the role of a member. */
+    const addMember = Effect.fn("Admin.addMember")(
+      function*(principal: Principal, id: OrganizationId, input: { readonly userId: UserId; readonly role: Role }) {
+        yield* authorize(principal)
+        return yield* unitOfWork.transaction(Effect.gen(function*() {
+          yield* organizationById(id)
+          const user = yield* userById(input.userId)
+          const existing = yield* memberships.find(id, user.id)
+          const membership = new Membership({
+            organizationId: id,
+            userId: user.id,
+            role: input.role,
+            createdAt: Option.isSome(existing) ? existing.value.createdAt : yield* now
+          })
+          yield* memberships.upsert(membership)
+          return { membership, user }
+        }))
+      }
+    )
+
+    /** Removes a member; their sessions lose the organization at once. */
+    const removeMember = Effect.fn("Admin.removeMember")(function*(principal: Principal, id: OrganizationId, userId: UserId) {
+      yield* authorize(principal)
+      yield* organizationById(id)
+      if (!(yield* memberships.remove(id, userId))) return yield* new ResourceNotFound({ resource: "user", id: userId })
+    })
+
+    const listUsers = Effect.fn("Admin.listUsers")(function*(principal: Principal, request: AdminPageRequest) {
+      yield* authorize(principal)
+      const after = yield* positionFromCursor(request.cursor, SORT, ORDER)
+      const [rows, total] = yield* Effect.all([users.list({ after, limit: request.limit + 1 }), users.count], { concurrency: 2 })
+      const page = cutPage(rows, request.limit, SORT, ORDER, createdAt)
+      const byUser = yield* memberships.listForUsers(page.items.map((u) => u.id))
+      return {
+        items: page.items.map((user): UserOverview => ({ user, memberships: byUser.get(user.id) ?? [] })),
+        total,
+        nextCursor: page.nextCursor
+      }
+    })
+
+    const getUser = Effect.fn("Admin.getUser")(function*(principal: Principal, id: UserId) {
+      yield* authorize(principal)
+      const user = yield* userById(id)
+      return { user, memberships: yield* memberships.listForUser(id) } satisfies UserOverview
+    })
+
+    return {
+      listOrganizations,
+      getOrganization,
+      updateOrganization,
+      deleteOrganization,
+      listMembers,
+      addMember,
+      removeMember,
+      listUsers,
+      getUser
+    } as const
+  })
+}) {}
