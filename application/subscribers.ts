@@ -4,6 +4,7 @@ import {
   type EventType,
   InvalidInput,
   type Metadata,
+  type NumberedPage,
   type OrganizationId,
   PlanLimitExceeded,
   planLimits,
@@ -18,21 +19,30 @@ import {
   type SubscriberStatus,
   type Tag,
   type TagId,
-  type TagSubscription
+  type TagSubscription,
+  tagNameKey
 } from "@roster/domain"
 import { Array, Effect, Option } from "effect"
 import { now } from "./clock.js"
 import { requireOwned } from "./ownership.js"
 import { subscriberSnapshot, tagSubscriptionData } from "./event-payloads.js"
 import { cutPage, positionFromCursor } from "./keyset.js"
+import { numberedPage, type PageNumberRequest, pageWindow } from "./page-numbers.js"
 import { Ids } from "./ports/ids.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { Outbox } from "./ports/outbox.js"
-import { type SubscriberFilter, SubscriberRepository, type SubscriberSort } from "./ports/subscriber-repository.js"
+import {
+  type SubscriberFilter,
+  type SubscriberPageSort,
+  subscriberPageSorts,
+  SubscriberRepository,
+  type SubscriberSort
+} from "./ports/subscriber-repository.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { authorize, type Principal } from "./principal.js"
+import { makeTagNameResolver } from "./tag-names.js"
 
 /** A subscriber with the tags it carries. */
 export interface SubscriberView {
@@ -42,7 +52,13 @@ export interface SubscriberView {
 
 export interface NewSubscriber {
   readonly email: EmailAddress
+  /** Tags to attach, by id; each must be the organization's. */
   readonly tagIds?: ReadonlyArray<TagId> | undefined
+  /**
+   * Tags to attach, by name (instead of `tagIds`, never with them). A name no tag has becomes a
+   * new tag when the caller may write tags, and is refused otherwise.
+   */
+  readonly tagNames?: ReadonlyArray<string> | undefined
   readonly metadata?: Metadata | undefined
   readonly firstName?: string | null | undefined
   readonly lastName?: string | null | undefined
@@ -56,6 +72,26 @@ export interface SubscriberListRequest {
   readonly cursor?: string | undefined
   readonly limit: number
 }
+
+/** Tags to attach and to detach, by name. */
+export interface TagNameChanges {
+  /** Attached unless already; a name no tag has becomes a new tag when the caller may write tags. */
+  readonly add?: ReadonlyArray<string> | undefined
+  /** Detached if attached; a name no tag has is passed over. */
+  readonly remove?: ReadonlyArray<string> | undefined
+}
+
+/** A numbered page of subscribers, optionally of one status and of the tag with one name. */
+export interface SubscriberPageRequest extends PageNumberRequest {
+  readonly status?: SubscriberStatus | undefined
+  /** The tag's name, regardless of letter case; a name no tag has gives an empty page. */
+  readonly tagName?: string | undefined
+}
+
+export type SubscriberNumberedPage = NumberedPage<SubscriberView>
+
+/** Newest first, as a subscriber list is usually read. */
+const defaultPageSort = [{ field: "created_at", order: "desc" }] as const
 
 export interface SubscriberPage {
   readonly items: ReadonlyArray<SubscriberView>
@@ -75,6 +111,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     const unitOfWork = yield* UnitOfWork
     const outbox = yield* Outbox
     const ids = yield* Ids
+    const resolveTagNames = makeTagNameResolver(tags, ids)
 
     const event = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
       Effect.map(ids.next, (id) =>
@@ -131,8 +168,13 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         updatedAt: at
       })
       const { maxSubscribers } = planLimits[principal.organization.tier]
+      if (input.tagIds !== undefined && input.tagNames !== undefined) {
+        return yield* new InvalidInput({ field: "tags", problem: "name tags by id or by name, not both" })
+      }
       return yield* unitOfWork.transaction(Effect.gen(function*() {
-        const wanted = yield* requireTags(organizationId, input.tagIds ?? [], "tags")
+        const wanted = input.tagNames === undefined
+          ? yield* requireTags(organizationId, input.tagIds ?? [], "tags")
+          : yield* resolveTagNames(principal, input.tagNames, "create", "tags")
         yield* subscribers.insert(subscriber)
         yield* assignments.attach(organizationId, subscriber.id, wanted.map((tag) => tag.id), at)
         const result: SubscriberView = { subscriber, tags: wanted.map((tag) => ({ tag, subscribedAt: at })) }
@@ -276,7 +318,83 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       }))
     })
 
-    return { create, get, getByEmail, list, update, remove, listTags, attachTags, detachTag } as const
+    /**
+     * Attaches the tags named in `add` (making those no tag has yet, when the caller may write
+     * tags) and detaches those named in `remove`, in one transaction; `tag.subscribed` and
+     * `tag.unsubscribed` are recorded for the tags that really came or went. A name in both lists
+     * is refused. The subscriber with its tags afterwards.
+     */
+    const changeTags = Effect.fn("Subscribers.changeTags")(
+      function*(principal: Principal, id: SubscriberId, changes: TagNameChanges) {
+        yield* authorize(principal, "subscribers:write")
+        const organizationId = principal.organization.id
+        const add = changes.add ?? []
+        const remove = changes.remove ?? []
+        const adding = new Set(add.map(tagNameKey))
+        const both = remove.findIndex((name) => adding.has(tagNameKey(name)))
+        if (both >= 0) {
+          return yield* new InvalidInput({ field: `remove[${both}]`, problem: "is also to be added; name a tag in one list only" })
+        }
+        return yield* unitOfWork.transaction(Effect.gen(function*() {
+          const subscriber = yield* owned(organizationId, id, true)
+          const toDetach = yield* resolveTagNames(principal, remove, "ignore", "remove")
+          const toAttach = yield* resolveTagNames(principal, add, "create", "add")
+          const at = yield* now
+          const attached = new Set<string>(yield* assignments.attach(organizationId, id, toAttach.map((tag) => tag.id), at))
+          const detached: Array<Tag> = []
+          for (const tag of toDetach) {
+            if (yield* assignments.detach(organizationId, id, tag.id)) detached.push(tag)
+          }
+          yield* outbox.record([
+            ...yield* Effect.forEach(
+              toAttach.filter((tag) => attached.has(tag.id)),
+              (tag) => event(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag))
+            ),
+            ...yield* Effect.forEach(
+              detached,
+              (tag) => event(organizationId, "tag.unsubscribed", at, tagSubscriptionData(subscriber, tag))
+            )
+          ])
+          return yield* view(subscriber)
+        }))
+      }
+    )
+
+    /**
+     * One numbered page of subscribers, newest first unless sorted otherwise (`created_at`,
+     * `updated_at`, `email`, `status`); ties always end on the id, so pages never overlap.
+     */
+    const listPage = Effect.fn("Subscribers.listPage")(function*(principal: Principal, request: SubscriberPageRequest) {
+      yield* authorize(principal, "subscribers:read")
+      const organizationId = principal.organization.id
+      const window = yield* pageWindow<SubscriberPageSort>(request, subscriberPageSorts, defaultPageSort)
+      const tag = request.tagName === undefined
+        ? Option.none<Tag>()
+        : yield* tags.findByName(organizationId, request.tagName)
+      if (request.tagName !== undefined && Option.isNone(tag)) return numberedPage<SubscriberView>([], 0, request)
+      const filter: SubscriberFilter = { status: request.status, tagId: Option.getOrUndefined(tag)?.id }
+      const [rows, total] = yield* Effect.all([
+        subscribers.listPage(organizationId, { filter, ...window }),
+        countMatching(organizationId, filter, tag)
+      ], { concurrency: 2 })
+      const tagMap = yield* assignments.tagsOf(organizationId, rows.map((s) => s.id))
+      const items = rows.map((subscriber): SubscriberView => ({ subscriber, tags: tagMap.get(subscriber.id) ?? [] }))
+      return numberedPage(items, total, request) satisfies SubscriberNumberedPage
+    })
+
+    return {
+      create,
+      get,
+      getByEmail,
+      list,
+      listPage,
+      update,
+      remove,
+      listTags,
+      attachTags,
+      detachTag,
+      changeTags
+    } as const
   })
 }) {}
 

@@ -3,6 +3,7 @@ import {
   EventId,
   InvalidInput,
   type Metadata,
+  type NumberedPage,
   type OrganizationId,
   ResourceNotFound,
   sameMetadata,
@@ -11,33 +12,80 @@ import {
   slugify,
   slugProblem,
   Tag,
+  tagCategoryProblem,
   TagId,
-  tagNameKey
+  tagNameKey,
+  tagNameProblem
 } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { now } from "./clock.js"
 import { tagSubscriptionData } from "./event-payloads.js"
 import { cutPage, positionFromCursor } from "./keyset.js"
 import { requireOwned } from "./ownership.js"
+import { numberedPage, type PageNumberRequest, pageWindow } from "./page-numbers.js"
 import { Ids } from "./ports/ids.js"
 import { Outbox } from "./ports/outbox.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
-import { TagRepository, type TagSort } from "./ports/tag-repository.js"
+import { type TagPageSort, tagPageSorts, TagRepository, type TagSort } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { authorize, type Principal } from "./principal.js"
+import { makeTagNameResolver } from "./tag-names.js"
 
 export interface NewTag {
   readonly name: string
   readonly slug?: string | undefined
   readonly description?: string | null | undefined
+  /** How the tag is shown to people; a tag name's rules. */
+  readonly displayName?: string | null | undefined
+  /** The group the tag belongs to, 1 to 64 characters. */
+  readonly category?: string | null | undefined
   readonly metadata?: Metadata | undefined
 }
 
 export interface TagChanges {
   readonly name?: string | undefined
   readonly description?: string | null | undefined
+  /** `null` removes it; left out, it stays. */
+  readonly displayName?: string | null | undefined
+  /** `null` removes it; left out, it stays. */
+  readonly category?: string | null | undefined
   readonly metadata?: Metadata | undefined
 }
+
+/** A numbered page of tags, optionally of one category only. */
+export interface TagPageRequest extends PageNumberRequest {
+  readonly category?: string | undefined
+}
+
+export type TagNumberedPage = NumberedPage<Tag>
+
+/** What becomes of names that name no tag: with `createMissing`, tags are made for them. */
+export interface ResolveNamesOptions {
+  readonly createMissing: boolean
+  /** Where the names sit in the request, for errors: `tags` (the default) reports `tags[2]`. */
+  readonly field?: string | undefined
+}
+
+/** Names first, as a tag list is usually read. */
+const defaultPageSort = [{ field: "name", order: "asc" }] as const
+
+/**
+ * A display name or category as given: trimmed, `null` kept (it clears), checked against its rules.
+ * Left out, it stays left out.
+ */
+const presentation = (
+  value: string | null | undefined,
+  field: string,
+  problemOf: (s: string) => string | undefined
+): Effect.Effect<string | null | undefined, InvalidInput> => {
+  if (value === undefined || value === null) return Effect.succeed(value)
+  const trimmed = value.trim()
+  const problem = problemOf(trimmed)
+  return problem === undefined ? Effect.succeed(trimmed) : Effect.fail(new InvalidInput({ field, problem }))
+}
+
+const displayNameOf = (value: string | null | undefined) => presentation(value, "display_name", tagNameProblem)
+const categoryOf = (value: string | null | undefined) => presentation(value, "category", tagCategoryProblem)
 
 export interface TagListRequest {
   readonly sort: TagSort
@@ -62,6 +110,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
     const unitOfWork = yield* UnitOfWork
     const outbox = yield* Outbox
     const ids = yield* Ids
+    const resolveTagNames = makeTagNameResolver(tags, ids)
 
     const owned = (organizationId: OrganizationId, id: TagId) =>
       requireOwned("tag", id, tags.findById(organizationId, id), tags.organizationOf(id))
@@ -80,6 +129,8 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
 
     const create = Effect.fn("Tags.create")(function*(principal: Principal, input: NewTag) {
       yield* authorize(principal, "tags:write")
+      const displayName = yield* displayNameOf(input.displayName)
+      const category = yield* categoryOf(input.category)
       const at = yield* now
       const tag = new Tag({
         id: TagId.make(yield* ids.next),
@@ -87,6 +138,8 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
         name: input.name,
         slug: yield* slugFor(input),
         description: input.description ?? null,
+        displayName: displayName ?? null,
+        category: category ?? null,
         metadata: input.metadata ?? {},
         subscriberCount: 0,
         createdAt: at,
@@ -123,14 +176,19 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
     const update = Effect.fn("Tags.update")(function*(principal: Principal, id: TagId, changes: TagChanges) {
       yield* authorize(principal, "tags:write")
       const organizationId = principal.organization.id
+      const displayName = yield* displayNameOf(changes.displayName)
+      const category = yield* categoryOf(changes.category)
       return yield* unitOfWork.transaction(Effect.gen(function*() {
         const current = yield* owned(organizationId, id)
         const next = {
           name: changes.name ?? current.name,
           description: changes.description === undefined ? current.description : changes.description,
+          displayName: displayName === undefined ? current.displayName : displayName,
+          category: category === undefined ? current.category : category,
           metadata: changes.metadata ?? current.metadata
         }
         const unchanged = next.name === current.name && next.description === current.description &&
+          next.displayName === current.displayName && next.category === current.category &&
           sameMetadata(next.metadata, current.metadata)
         if (unchanged) return current
         const tag = new Tag({ ...current, ...next, updatedAt: yield* now })
@@ -161,6 +219,38 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
       }))
     })
 
-    return { create, get, getByName, list, update, remove } as const
+    /**
+     * One numbered page of tags, by `name` unless sorted otherwise (`name`, `created_at`,
+     * `subscriber_count`, `category`); ties always end on the id, so pages never overlap.
+     */
+    const listPage = Effect.fn("Tags.listPage")(function*(principal: Principal, request: TagPageRequest) {
+      yield* authorize(principal, "tags:read")
+      const organizationId = principal.organization.id
+      const window = yield* pageWindow<TagPageSort>(request, tagPageSorts, defaultPageSort)
+      const filter = { category: (yield* categoryOf(request.category)) ?? undefined }
+      const [items, total] = yield* Effect.all([
+        tags.listPage(organizationId, { filter, ...window }),
+        tags.count(organizationId, filter)
+      ], { concurrency: 2 })
+      return numberedPage(items, total, request) satisfies TagNumberedPage
+    })
+
+    /**
+     * The tags `names` name, in the order given and each once (names compare regardless of letter
+     * case). With `createMissing` and the scope `tags:write`, a name no tag has becomes a new tag
+     * (its slug made from the name, with a short suffix when that is taken or impossible);
+     * otherwise it is refused, naming its place (`tags[2]`). Tags made here go with the
+     * transaction around the call, if there is one.
+     */
+    const resolveNames = Effect.fn("Tags.resolveNames")(
+      function*(principal: Principal, names: ReadonlyArray<string>, options: ResolveNamesOptions) {
+        yield* authorize(principal, "tags:read")
+        return yield* unitOfWork.transaction(
+          resolveTagNames(principal, names, options.createMissing ? "create" : "refuse", options.field ?? "tags")
+        )
+      }
+    )
+
+    return { create, get, getByName, list, listPage, update, remove, resolveNames } as const
   })
 }) {}

@@ -80,6 +80,20 @@ const entries = {
     meaning: "The subscriber's status cannot move to the one asked for through the API. A complained subscriber can only become active again through their own action in the preference center; bounced and complained are set by the email provider only.",
     remedy: "Leave the status as it is, or let the subscriber act through the preference center."
   },
+  idempotency_request_in_progress: {
+    status: 409,
+    title: "Idempotent Request In Progress",
+    meaning:
+      "A request with this Idempotency-Key is still being processed; its answer is not known yet, so it can neither be replayed nor run a second time.",
+    remedy: "Wait a moment and send the same request with the same key again: it then answers what the first request answered."
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: "Idempotency Key Reused",
+    meaning:
+      "This Idempotency-Key was used before with another request: another method, path or body. A key stands for one request and is kept 24 hours, per organization and credential.",
+    remedy: "Use a new key (a fresh UUID, for example) for every new request; reuse a key only to retry exactly the same request."
+  },
   limit_exceeded: {
     status: 402,
     title: "Plan Limit Exceeded",
@@ -102,8 +116,9 @@ const entries = {
     status: 429,
     title: "Too Many Requests",
     meaning:
-      "Too many requests of this kind came in a short time: sign-in links are limited per email address and per client address.",
-    remedy: "Wait the number of seconds given in the Retry-After header, then try again."
+      "Too many requests came in a short time. Requests to /api/v1 are limited per organization, by the requests per minute of its plan, and those without a valid credential per client address; sign-in links are limited per email address and per client address. The request was not carried out.",
+    remedy:
+      "Wait the number of seconds given in the Retry-After header, then try again. Every /api/v1 answer tells the budget in X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix time in seconds when the count starts again)."
   },
   internal_error: {
     status: 500,

@@ -12,10 +12,15 @@ export interface OpenApiHeader {
   schema: unknown
 }
 
+/** A reference to a part of `components`, such as `#/components/headers/<name>`. */
+export interface OpenApiReference {
+  $ref: string
+}
+
 export interface OpenApiResponse {
   description: string
   content?: Record<string, OpenApiMediaType>
-  headers?: Record<string, OpenApiHeader>
+  headers?: Record<string, OpenApiHeader | OpenApiReference>
 }
 
 export interface OpenApiOperation {
@@ -30,7 +35,11 @@ export interface OpenApiOperation {
 export interface OpenApiDocument {
   openapi: string
   paths: Record<string, Record<string, OpenApiOperation>>
-  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, Record<string, unknown>> }
+  components: {
+    schemas: Record<string, unknown>
+    securitySchemes: Record<string, Record<string, unknown>>
+    headers?: Record<string, OpenApiHeader>
+  }
 }
 
 type Transform = (spec: Record<string, unknown>) => Record<string, unknown>

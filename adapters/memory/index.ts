@@ -12,6 +12,7 @@ import { MemoryTagAssignmentsLive } from "./memory-tag-assignments.js"
 import { MemoryTagRepositoryLive } from "./memory-tag-repository.js"
 import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
 
+export { InProcessIdempotencyStoreLive } from "./memory-idempotency-store.js"
 export { MemoryStore, MemoryStoreLive } from "./memory-store.js"
 
 const MemoryUnitOfWorkLive = Layer.effect(

@@ -1,12 +1,15 @@
-import { SubscriberRepository, type SubscriberFilter, type SubscriberSort } from "@roster/application"
+import { type SubscriberFilter, type SubscriberPageSort, SubscriberRepository, type SubscriberSort } from "@roster/application"
 import { EmailAlreadyExists, emailKey, type Subscriber } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
 import { adjustCount } from "./memory-tag-assignments.js"
-import { compareBy, instant, isAfter, type SortKey } from "./ordering.js"
+import { compareBy, compareByKeys, instant, isAfter, type SortKey } from "./ordering.js"
 
 const sortValue = (sort: SubscriberSort) => (s: Subscriber): SortKey =>
   sort === "email" ? emailKey(s.email) : (sort === "created_at" ? s.createdAt : s.updatedAt).getTime()
+
+const pageSortValue = (sort: SubscriberPageSort) => (s: Subscriber): SortKey =>
+  sort === "status" ? s.status : sortValue(sort)(s)
 
 const matches = (tables: Tables, organizationId: string, filter: SubscriberFilter) => (s: Subscriber): boolean =>
   s.organizationId === organizationId &&
@@ -77,6 +80,13 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
             .sort(compareBy(value, query.order))
             .slice(0, query.limit)
         }),
+      listPage: (organizationId, query) =>
+        store.read((t) =>
+          [...t.subscribers.values()]
+            .filter(matches(t, organizationId, query.filter))
+            .sort(compareByKeys(query.sort.map(({ field, order }) => ({ value: pageSortValue(field), order }))))
+            .slice(query.offset, query.offset + query.limit)
+        ),
       count: (organizationId, filter) =>
         store.read((t) => [...t.subscribers.values()].filter(matches(t, organizationId, filter)).length)
     })

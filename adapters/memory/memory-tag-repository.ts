@@ -1,11 +1,17 @@
-import { TagRepository, type TagSort } from "@roster/application"
+import { type TagFilter, type TagPageSort, TagRepository, type TagSort } from "@roster/application"
 import { Tag, TagAlreadyExists, tagNameKey } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
-import { compareBy, instant, isAfter, type SortKey } from "./ordering.js"
+import { compareBy, compareByKeys, instant, isAfter, type SortKey } from "./ordering.js"
 
 const sortValue = (sort: TagSort) => (tag: Tag): SortKey =>
   sort === "name" ? tagNameKey(tag.name) : sort === "created_at" ? tag.createdAt.getTime() : tag.subscriberCount
+
+const pageSortValue = (sort: TagPageSort) => (tag: Tag): SortKey | null =>
+  sort === "category" ? tag.category : sortValue(sort)(tag)
+
+const matches = (organizationId: string, filter: TagFilter) => (tag: Tag): boolean =>
+  tag.organizationId === organizationId && (filter.category === undefined || tag.category === filter.category)
 
 const clash = (t: Tables, tag: Tag): Option.Option<TagAlreadyExists> => {
   for (const other of t.tags.values()) {
@@ -55,6 +61,11 @@ export const MemoryTagRepositoryLive = Layer.effect(
           }
           return Option.none()
         }),
+      findByNames: (organizationId, names) =>
+        store.read((t) => {
+          const keys = new Set(names.map(tagNameKey))
+          return [...t.tags.values()].filter((tag) => tag.organizationId === organizationId && keys.has(tagNameKey(tag.name)))
+        }),
       findByIds: (organizationId, ids) =>
         store.read((t) => [...new Set(ids)].flatMap((id) => Option.toArray(owned(t, organizationId, id)))),
       organizationOf: (id) => store.read((t) => Option.fromNullable(t.tags.get(id)?.organizationId)),
@@ -71,7 +82,14 @@ export const MemoryTagRepositoryLive = Layer.effect(
             .sort(compareBy(value, query.order))
             .slice(0, query.limit)
         }),
-      count: (organizationId) => store.read((t) => [...t.tags.values()].filter((tag) => tag.organizationId === organizationId).length)
+      listPage: (organizationId, query) =>
+        store.read((t) =>
+          [...t.tags.values()]
+            .filter(matches(organizationId, query.filter))
+            .sort(compareByKeys(query.sort.map(({ field, order }) => ({ value: pageSortValue(field), order }))))
+            .slice(query.offset, query.offset + query.limit)
+        ),
+      count: (organizationId, filter = {}) => store.read((t) => [...t.tags.values()].filter(matches(organizationId, filter)).length)
     })
   })
 )

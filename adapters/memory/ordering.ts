@@ -16,6 +16,26 @@ export const compareBy = <A extends { readonly id: string }>(value: (row: A) => 
   return order === "asc" ? byValue : -byValue
 }
 
+/** One key of a numbered page's order; a null value sorts as PostgreSQL's: after every value ascending. */
+export interface OrderKey<A> {
+  readonly value: (row: A) => SortKey | null
+  readonly order: SortOrder
+}
+
+const compareNullable = (a: SortKey | null, b: SortKey | null): number =>
+  a === null ? (b === null ? 0 : 1) : b === null ? -1 : compareKey(a, b)
+
+/** Compares rows by the keys in turn, then by id in the direction of the last key (ascending when there is none). */
+export const compareByKeys = <A extends { readonly id: string }>(keys: ReadonlyArray<OrderKey<A>>) =>
+(a: A, b: A): number => {
+  for (const key of keys) {
+    const byKey = compareNullable(key.value(a), key.value(b))
+    if (byKey !== 0) return key.order === "asc" ? byKey : -byKey
+  }
+  const byId = compareText(a.id, b.id)
+  return (keys[keys.length - 1]?.order ?? "asc") === "asc" ? byId : -byId
+}
+
 /** Whether `row` lies strictly after the keyset position in the given order. */
 export const isAfter = <A extends { readonly id: string }>(
   row: A,

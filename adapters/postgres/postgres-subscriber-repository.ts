@@ -1,9 +1,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type SubscriberFilter, SubscriberRepository, type SubscriberSort } from "@roster/application"
+import {
+  type SubscriberFilter,
+  type SubscriberPageSort,
+  SubscriberRepository,
+  type SubscriberSort
+} from "@roster/application"
 import { EmailAlreadyExists, emailKey, OrganizationId, Subscriber } from "@roster/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { selectList, subscriberColumns } from "./columns.js"
 import { instant, keyset } from "./keyset.js"
+import { orderByKeys } from "./numbered-pages.js"
 import { decodeCount, decodeFirst, decodeRows, jsonb } from "./rows.js"
 import { detachAllTagsOf } from "./tag-counts.js"
 import { transactional } from "./transactions.js"
@@ -13,6 +19,9 @@ const sortColumns: Record<SubscriberSort, string> = {
   updated_at: "updated_at",
   email: "email_key"
 }
+
+/** `status` compares as its name in code-point order, whatever the database's collation. */
+const pageSortColumns: Record<SubscriberPageSort, string> = { ...sortColumns, status: `status COLLATE "C"` }
 
 const decodeSubscriber = decodeFirst(Subscriber)
 const decodeSubscribers = decodeRows(Subscriber)
@@ -97,6 +106,13 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
           ${page.orderBy}
           LIMIT ${query.limit}`.pipe(Effect.flatMap(decodeSubscribers), Effect.orDie)
       },
+
+      listPage: (organizationId, query) =>
+        sql`
+          SELECT ${columns} FROM subscribers
+          WHERE ${sql.and(matching(organizationId, query.filter))}
+          ${orderByKeys(sql, query.sort.map(({ field, order }) => ({ expression: pageSortColumns[field], order })))}
+          LIMIT ${query.limit} OFFSET ${query.offset}`.pipe(Effect.flatMap(decodeSubscribers), Effect.orDie),
 
       count: (organizationId, filter) =>
         sql`SELECT count(*)::integer AS count FROM subscribers WHERE ${sql.and(matching(organizationId, filter))}`.pipe(

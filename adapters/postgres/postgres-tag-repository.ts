@@ -1,9 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { TagRepository, type TagSort } from "@roster/application"
+import { type TagFilter, type TagPageSort, TagRepository, type TagSort } from "@roster/application"
 import { OrganizationId, Tag, TagAlreadyExists, tagNameKey } from "@roster/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { selectList, tagColumns } from "./columns.js"
 import { instant, keyset } from "./keyset.js"
+import { orderByKeys } from "./numbered-pages.js"
 import { decodeCount, decodeFirst, decodeRows, jsonb } from "./rows.js"
 import { onUniqueViolation, withSavepoint } from "./transactions.js"
 
@@ -12,6 +13,8 @@ const sortColumns: Record<TagSort, string> = {
   created_at: "created_at",
   subscriber_count: "subscriber_count"
 }
+
+const pageSortColumns: Record<TagPageSort, string> = { ...sortColumns, category: "category" }
 
 const positionValue = (sort: TagSort, value: string | number): unknown =>
   sort === "name" ? String(value) : sort === "created_at" ? instant(value) : Number(value)
@@ -31,6 +34,11 @@ export const PostgresTagRepositoryLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = selectList(sql, tagColumns)
 
+    const matching = (organizationId: OrganizationId, filter: TagFilter) => [
+      sql`organization_id = ${organizationId}`,
+      ...(filter.category === undefined ? [] : [sql`category = ${filter.category}`])
+    ]
+
     /** Which of the tag's unique values another tag of its organization holds. */
     const clashOf = (tag: Tag) =>
       sql<{ readonly name_taken: boolean | null }>`
@@ -46,10 +54,13 @@ export const PostgresTagRepositoryLive = Layer.effect(
     return TagRepository.of({
       insert: (tag) =>
         sql`
-          INSERT INTO tags (id, organization_id, name, name_key, slug, description, metadata, created_at, updated_at)
+          INSERT INTO tags (
+            id, organization_id, name, name_key, slug, description, display_name, category, metadata, created_at,
+            updated_at
+          )
           VALUES (
             ${tag.id}, ${tag.organizationId}, ${tag.name}, ${tagNameKey(tag.name)}, ${tag.slug}, ${tag.description},
-            ${jsonb(tag.metadata)}, ${tag.createdAt}, ${tag.updatedAt}
+            ${tag.displayName}, ${tag.category}, ${jsonb(tag.metadata)}, ${tag.createdAt}, ${tag.updatedAt}
           )
           ON CONFLICT DO NOTHING
           RETURNING id`.pipe(
@@ -62,7 +73,8 @@ export const PostgresTagRepositoryLive = Layer.effect(
         sql`
           UPDATE tags SET
             name = ${tag.name}, name_key = ${tagNameKey(tag.name)}, slug = ${tag.slug},
-            description = ${tag.description}, metadata = ${jsonb(tag.metadata)}, updated_at = ${tag.updatedAt}
+            description = ${tag.description}, display_name = ${tag.displayName}, category = ${tag.category},
+            metadata = ${jsonb(tag.metadata)}, updated_at = ${tag.updatedAt}
           WHERE organization_id = ${tag.organizationId} AND id = ${tag.id}`.pipe(
           withSavepoint(sql),
           Effect.asVoid,
@@ -87,6 +99,15 @@ export const PostgresTagRepositoryLive = Layer.effect(
           Effect.flatMap(decodeTag),
           Effect.orDie
         ),
+
+      findByNames: (organizationId, names) =>
+        names.length === 0
+          ? Effect.succeed([])
+          : sql`SELECT ${columns} FROM tags
+                WHERE organization_id = ${organizationId} AND name_key = ANY(${names.map(tagNameKey)}::text[])`.pipe(
+            Effect.flatMap(decodeTags),
+            Effect.orDie
+          ),
 
       findByIds: (organizationId, ids) =>
         ids.length === 0
@@ -115,8 +136,15 @@ export const PostgresTagRepositoryLive = Layer.effect(
           LIMIT ${query.limit}`.pipe(Effect.flatMap(decodeTags), Effect.orDie)
       },
 
-      count: (organizationId) =>
-        sql`SELECT count(*)::integer AS count FROM tags WHERE organization_id = ${organizationId}`.pipe(
+      listPage: (organizationId, query) =>
+        sql`
+          SELECT ${columns} FROM tags
+          WHERE ${sql.and(matching(organizationId, query.filter))}
+          ${orderByKeys(sql, query.sort.map(({ field, order }) => ({ expression: pageSortColumns[field], order })))}
+          LIMIT ${query.limit} OFFSET ${query.offset}`.pipe(Effect.flatMap(decodeTags), Effect.orDie),
+
+      count: (organizationId, filter = {}) =>
+        sql`SELECT count(*)::integer AS count FROM tags WHERE ${sql.and(matching(organizationId, filter))}`.pipe(
           Effect.flatMap(decodeCount),
           Effect.orDie
         )

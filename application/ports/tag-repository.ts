@@ -1,4 +1,4 @@
-import type { OrganizationId, SortOrder, Tag, TagAlreadyExists, TagId } from "@roster/domain"
+import type { OrganizationId, SortBy, SortOrder, Tag, TagAlreadyExists, TagId } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
 import type { KeysetPosition } from "./subscriber-repository.js"
 
@@ -11,10 +11,30 @@ export interface TagListQuery {
   readonly limit: number
 }
 
+/** The fields a numbered page of tags may be sorted by. */
+export const tagPageSorts = ["name", "created_at", "subscriber_count", "category"] as const
+export type TagPageSort = typeof tagPageSorts[number]
+
+export interface TagFilter {
+  /** Only tags of exactly this category. */
+  readonly category?: string | undefined
+}
+
+/** A numbered page: `limit` rows from `offset` on, in the order of the sort keys and then the id. */
+export interface TagPageQuery {
+  readonly filter: TagFilter
+  readonly sort: ReadonlyArray<SortBy<TagPageSort>>
+  readonly offset: number
+  readonly limit: number
+}
+
 /**
  * Tags, always within one organization. Names and slugs are unique per organization (names by
  * their case-insensitive key). Sort values: `name` compares the name key in code-point order,
  * `created_at` as an instant (ISO string), `subscriber_count` as a number; ties break on the id.
+ * Numbered pages (`listPage`) compare the same values, and `category` in code-point order with
+ * uncategorized tags after every category (first when descending); after the sort keys, ties
+ * break on the id in the direction of the last key (ascending when there is none).
  * `subscriberCount` is kept by {@link TagAssignments}; `insert` and `update` leave it alone.
  */
 export class TagRepository extends Context.Tag("roster/TagRepository")<TagRepository, {
@@ -25,9 +45,14 @@ export class TagRepository extends Context.Tag("roster/TagRepository")<TagReposi
   readonly findById: (organizationId: OrganizationId, id: TagId) => Effect.Effect<Option.Option<Tag>>
   /** Finds by name, case-insensitively. */
   readonly findByName: (organizationId: OrganizationId, name: string) => Effect.Effect<Option.Option<Tag>>
+  /** The tags of this organization whose names are among `names` (by name key), in no particular order. */
+  readonly findByNames: (organizationId: OrganizationId, names: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Tag>>
   /** The tags of this organization among `ids`, in no particular order. */
   readonly findByIds: (organizationId: OrganizationId, ids: ReadonlyArray<TagId>) => Effect.Effect<ReadonlyArray<Tag>>
   readonly organizationOf: (id: TagId) => Effect.Effect<Option.Option<OrganizationId>>
   readonly list: (organizationId: OrganizationId, query: TagListQuery) => Effect.Effect<ReadonlyArray<Tag>>
-  readonly count: (organizationId: OrganizationId) => Effect.Effect<number>
+  /** The rows of one numbered page; past the last row, none. */
+  readonly listPage: (organizationId: OrganizationId, query: TagPageQuery) => Effect.Effect<ReadonlyArray<Tag>>
+  /** How many tags the organization has, or how many match `filter`. */
+  readonly count: (organizationId: OrganizationId, filter?: TagFilter) => Effect.Effect<number>
 }>() {}

@@ -1,17 +1,23 @@
-import { Admin, ApiKeys, Auth, Onboarding, Organizations, Readiness, Subscribers, Tags } from "@roster/application"
+import {
+  Admin,
+  ApiKeys,
+  Auth,
+  Idempotency,
+  Onboarding,
+  Organizations,
+  RateLimits,
+  Readiness,
+  Subscribers,
+  Tags
+} from "@roster/application"
 import { Layer } from "effect"
 import { MailerLive, TemplatedAuthMailLive } from "../../adapters/mail/index.js"
-import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
 import { TokenSignerLive } from "../../adapters/tokens/index.js"
 import type { RosterConfig } from "./config.js"
 import { cacheLayer, cryptoLayer, persistenceLayer } from "./layers.js"
 
-/** Signing in: tokens, limits on sign-in requests, and the sign-in email over the configured mailer. */
-const signInLayer = Layer.mergeAll(
-  TokenSignerLive,
-  InProcessRateLimiterLive,
-  TemplatedAuthMailLive.pipe(Layer.provide(MailerLive))
-)
+/** Signing in: session tokens and the sign-in email over the configured mailer. */
+const signInLayer = Layer.merge(TokenSignerLive, TemplatedAuthMailLive.pipe(Layer.provide(MailerLive)))
 
 /** Every use case over the adapters the configuration picks, the ports included. */
 export const applicationLayer = (config: RosterConfig) => {
@@ -28,6 +34,8 @@ export const applicationLayer = (config: RosterConfig) => {
     ApiKeys.Default,
     Auth.Default,
     Admin.Default,
+    Idempotency.Default,
+    RateLimits.Default,
     Readiness.Default
   ).pipe(Layer.provideMerge(adapters))
   return Onboarding.Default.pipe(Layer.provideMerge(useCases))

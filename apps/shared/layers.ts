@@ -1,7 +1,13 @@
 import { makePgClient, makePgliteClient, PostgresPersistenceLive, runMigrations } from "../../adapters/postgres/index.js"
 import { CryptoLive } from "../../adapters/crypto/index.js"
-import { InProcessCacheHealthLive } from "../../adapters/memory/index.js"
-import { makeRedisClient, RedisCacheHealthLive } from "../../adapters/redis/index.js"
+import { InProcessCacheHealthLive, InProcessIdempotencyStoreLive } from "../../adapters/memory/index.js"
+import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
+import {
+  makeRedisClient,
+  RedisCacheHealthLive,
+  RedisIdempotencyStoreLive,
+  RedisRateLimiterLive
+} from "../../adapters/redis/index.js"
 import { Effect, Layer, Logger, Option } from "effect"
 import { embeddedDatabaseDir, type RosterConfig } from "./config.js"
 
@@ -37,10 +43,17 @@ export const persistenceLayer = (config: RosterConfig, options: { readonly migra
 }
 
 /** The cache store's health: Redis at REDIS_URL, else the in-process store. */
+/**
+ * The cache store: rate-limit windows, idempotency records and the cache's health, all in Redis at
+ * REDIS_URL (one connection) or all in this process.
+ */
 export const cacheLayer = (config: RosterConfig) =>
   Option.match(config.redisUrl, {
-    onSome: (url) => RedisCacheHealthLive.pipe(Layer.provide(makeRedisClient(url))),
-    onNone: () => InProcessCacheHealthLive
+    onSome: (url) =>
+      Layer.mergeAll(RedisCacheHealthLive, RedisRateLimiterLive, RedisIdempotencyStoreLive).pipe(
+        Layer.provide(makeRedisClient(url))
+      ),
+    onNone: () => Layer.mergeAll(InProcessCacheHealthLive, InProcessRateLimiterLive, InProcessIdempotencyStoreLive)
   })
 
 export const cryptoLayer = CryptoLive

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Encoding, FastCheck as fc } from "effect"
-import { type Cursor, decodeCursor, encodeCursor, SortOrder } from "./pagination.js"
+import { type Cursor, decodeCursor, encodeCursor, pageCount, parseSortList, SortOrder } from "./pagination.js"
 
 const id = "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"
 const issued = "is not a cursor this service issued"
@@ -60,6 +60,33 @@ describe("cursors", () => {
       const result = decodeCursor(text, { sort: "created_at", order: "desc" })
       if (Either.isLeft(result)) expect(result.left.length).toBeGreaterThan(0)
       else expect(result.right).toMatchObject({ sort: "created_at", order: "desc" })
+    }
+  )
+})
+
+describe("sorts over several fields", () => {
+  it.each([
+    ["created_at", [{ field: "created_at", order: "asc" }]],
+    ["-created_at", [{ field: "created_at", order: "desc" }]],
+    ["-status, email,-updated_at", [
+      { field: "status", order: "desc" },
+      { field: "email", order: "asc" },
+      { field: "updated_at", order: "desc" }
+    ]]
+  ])("%j reads as its keys in turn", (text, keys) => {
+    expect(parseSortList(text)).toEqual(Either.right(keys))
+  })
+
+  it.each(["", ",", "-", "name,", "name,,email", "--"])("%j is refused", (text) => {
+    expect(Either.isLeft(parseSortList(text))).toBe(true)
+  })
+})
+
+describe("page counts", () => {
+  it.each([[0, 10, 0], [1, 10, 1], [10, 10, 1], [11, 10, 2], [250, 100, 3]])(
+    "%i rows of %i a page fill %i pages",
+    (total, perPage, pages) => {
+      expect(pageCount(total, perPage)).toBe(pages)
     }
   )
 })

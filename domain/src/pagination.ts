@@ -52,3 +52,37 @@ export interface Page<A> {
   readonly total: number
   readonly nextCursor: Cursor | null
 }
+
+/** One key of a sort over several fields: a field and its direction. */
+export interface SortBy<F extends string = string> {
+  readonly field: F
+  readonly order: SortOrder
+}
+
+/**
+ * Reads a sort written as comma-separated fields, each optionally prefixed with `-` for descending
+ * (`-created_at,email`). Which fields exist is for the list to say; this reads the notation only.
+ */
+export const parseSortList = (text: string): Either.Either<ReadonlyArray<SortBy>, string> => {
+  const keys: Array<SortBy> = []
+  for (const part of text.split(",")) {
+    const item = part.trim()
+    const descending = item.startsWith("-")
+    const field = descending ? item.slice(1) : item
+    if (field.length === 0 || field.startsWith("-")) return Either.left("must be field names separated by commas, each with an optional '-'")
+    keys.push({ field, order: descending ? "desc" : "asc" })
+  }
+  return Either.right(keys)
+}
+
+/** One numbered page: the rows, how many rows match in all, and where the page stands among them. */
+export interface NumberedPage<A> {
+  readonly items: ReadonlyArray<A>
+  readonly total: number
+  readonly page: number
+  readonly perPage: number
+  readonly totalPages: number
+}
+
+/** How many pages of `perPage` rows `total` rows fill; none when there are no rows. */
+export const pageCount = (total: number, perPage: number): number => Math.ceil(total / perPage)

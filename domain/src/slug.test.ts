@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc, Schema } from "effect"
-import { MAX_SLUG_LENGTH, Slug, slugify, slugProblem } from "./slug.js"
+import { MAX_SLUG_LENGTH, Slug, slugify, slugProblem, suffixedSlug } from "./slug.js"
 
 const decode = Schema.decodeUnknownEither(Slug)
 
@@ -60,4 +60,24 @@ describe("slugify", () => {
   it.prop("a valid slug suggests itself", [fc.stringMatching(/^[a-z0-9]{1,10}(-[a-z0-9]{1,10}){0,4}$/)], ([slug]) => {
     expect(slugify(slug)).toBe(slug)
   })
+})
+
+describe("suffixed slugs", () => {
+  it.each([
+    ["weekly", "3f9a2c", "weekly-3f9a2c"],
+    ["", "3f9a2c", "tag-3f9a2c"],
+    ["a".repeat(MAX_SLUG_LENGTH), "3f9a2c", `${"a".repeat(57)}-3f9a2c`],
+    [`${"a".repeat(56)}-bcd`, "3f9a2c", `${"a".repeat(56)}-3f9a2c`]
+  ])("%j with %s is %s", (base, suffix, slug) => {
+    expect(suffixedSlug(base, suffix, "tag")).toBe(slug)
+    expect(slugProblem(slug)).toBeUndefined()
+  })
+
+  it.prop(
+    "are slugs for any name's slug and any hex suffix",
+    [fc.string({ maxLength: 120 }), fc.stringMatching(/^[0-9a-f]{6}$/)],
+    ([name, suffix]) => {
+      expect(slugProblem(suffixedSlug(slugify(name), suffix, "tag"))).toBeUndefined()
+    }
+  )
 })

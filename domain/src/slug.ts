@@ -30,3 +30,12 @@ export const slugify = (name: string): string =>
     .replace(/[^a-z0-9]+/g, "-")
     .slice(0, MAX_SLUG_LENGTH)
     .replace(/^-+|-+$/g, "")
+
+/**
+ * `base` with a short distinguishing `suffix` (`weekly-news-3f9a2c`), cut so that the whole stays
+ * within the slug length; `fallback` stands in for a base that is empty.
+ */
+export const suffixedSlug = (base: string, suffix: string, fallback: string): string => {
+  const stem = base.length === 0 ? fallback : base
+  return `${stem.slice(0, MAX_SLUG_LENGTH - suffix.length - 1).replace(/-+$/g, "")}-${suffix}`
+}

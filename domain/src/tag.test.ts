@@ -1,6 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc, Schema } from "effect"
-import { MAX_DESCRIPTION_LENGTH, MAX_TAG_NAME_LENGTH, TagDescription, TagName, tagNameKey } from "./tag.js"
+import {
+  MAX_CATEGORY_LENGTH,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_TAG_NAME_LENGTH,
+  TagCategory,
+  TagDescription,
+  TagDisplayName,
+  TagName,
+  tagNameKey
+} from "./tag.js"
 
 const decodeName = Schema.decodeUnknownEither(TagName)
 
@@ -40,5 +49,25 @@ describe("tag names", () => {
     const decode = Schema.decodeUnknownEither(TagDescription)
     expect(Either.isRight(decode("d".repeat(MAX_DESCRIPTION_LENGTH)))).toBe(true)
     expect(Either.isLeft(decode("d".repeat(MAX_DESCRIPTION_LENGTH + 1)))).toBe(true)
+  })
+})
+
+describe("display names and categories", () => {
+  const decodeDisplayName = Schema.decodeUnknownEither(TagDisplayName)
+  const decodeCategory = Schema.decodeUnknownEither(TagCategory)
+
+  it("display names follow the rules of names", () => {
+    expect(decodeDisplayName("  The weekly digest ")).toEqual(Either.right("The weekly digest"))
+    for (const refused of ["", "  ", "n".repeat(MAX_TAG_NAME_LENGTH + 1), "Weekly\u0007digest", "a\u0000b"]) {
+      expect(Either.isLeft(decodeDisplayName(refused))).toBe(true)
+    }
+  })
+
+  it("categories are 1 to 64 characters of storable text, trimmed, letter case kept", () => {
+    expect(decodeCategory(" Interests ")).toEqual(Either.right("Interests"))
+    expect(decodeCategory("😀".repeat(MAX_CATEGORY_LENGTH))).toEqual(Either.right("😀".repeat(MAX_CATEGORY_LENGTH)))
+    for (const refused of ["", "   ", "c".repeat(MAX_CATEGORY_LENGTH + 1), "a\u0000b", "\ud800"]) {
+      expect(Either.isLeft(decodeCategory(refused))).toBe(true)
+    }
   })
 })

@@ -6,18 +6,51 @@ import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
 
 export const MAX_TAG_NAME_LENGTH = 100
 export const MAX_DESCRIPTION_LENGTH = 1000
+export const MAX_CATEGORY_LENGTH = 64
 
 const controlCharacters = /\p{Cc}/u
 
-/** A tag's display name: trimmed, 1 to 100 characters, no control characters. */
+/** Why `s` (already trimmed) cannot be a tag's name or display name, if it cannot. */
+export const tagNameProblem = (s: string): string | undefined => {
+  if (s.length === 0) return "must not be empty"
+  if ([...s].length > MAX_TAG_NAME_LENGTH) return `must be at most ${MAX_TAG_NAME_LENGTH} characters`
+  if (controlCharacters.test(s)) return "must not contain control characters"
+  if (!isStorableText(s)) return UNSTORABLE_TEXT
+  return undefined
+}
+
+/** A tag's name: trimmed, 1 to 100 characters, no control characters. */
 export const TagName = Schema.Trim.pipe(
-  Schema.filter((s) => {
-    if (s.length === 0) return "must not be empty"
-    if ([...s].length > MAX_TAG_NAME_LENGTH) return `must be at most ${MAX_TAG_NAME_LENGTH} characters`
-    if (controlCharacters.test(s)) return "must not contain control characters"
-    if (!isStorableText(s)) return UNSTORABLE_TEXT
-    return undefined
-  }, { identifier: "TagName", description: "1 to 100 characters", examples: ["Weekly digest"] })
+  Schema.filter(tagNameProblem, { identifier: "TagName", description: "1 to 100 characters", examples: ["Weekly digest"] })
+)
+
+/** How a tag is shown to people where its name is too terse; the same rules as a name. */
+export const TagDisplayName = Schema.Trim.pipe(
+  Schema.filter(tagNameProblem, {
+    identifier: "TagDisplayName",
+    description: "1 to 100 characters",
+    examples: ["The weekly digest"]
+  })
+)
+
+/** Why `s` (already trimmed) cannot be a tag's category, if it cannot. */
+export const tagCategoryProblem = (s: string): string | undefined => {
+  if (s.length === 0) return "must not be empty"
+  if ([...s].length > MAX_CATEGORY_LENGTH) return `must be at most ${MAX_CATEGORY_LENGTH} characters`
+  if (!isStorableText(s)) return UNSTORABLE_TEXT
+  return undefined
+}
+
+/**
+ * The group a tag belongs to (`interests`, `source`): trimmed, 1 to 64 characters. Categories
+ * compare exactly as written, letter case included.
+ */
+export const TagCategory = Schema.Trim.pipe(
+  Schema.filter(tagCategoryProblem, {
+    identifier: "TagCategory",
+    description: "1 to 64 characters",
+    examples: ["interests"]
+  })
 )
 
 export const TagDescription = Schema.String.pipe(
@@ -39,6 +72,8 @@ export class Tag extends Schema.Class<Tag>("Tag")({
   name: Schema.String,
   slug: Slug,
   description: Schema.NullOr(Schema.String),
+  displayName: Schema.NullOr(Schema.String),
+  category: Schema.NullOr(Schema.String),
   metadata: Metadata,
   subscriberCount: Schema.Number,
   createdAt: Schema.DateFromSelf,

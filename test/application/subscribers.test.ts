@@ -578,3 +578,224 @@ describe("scopes", () => {
       })
     })))
 })
+
+describe("subscribers with tags by name", () => {
+  it.effect("a create names tags, known and new, with first and last name; each tag once, in order", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const subscribers = yield* Subscribers
+      const created = yield* subscribers.create(principal, {
+        email: email("ada@example.com"),
+        firstName: "Ada",
+        lastName: "Lovelace",
+        tagNames: ["Launches", "product NEWS", "launches"]
+      })
+      expect(created.subscriber).toMatchObject({ firstName: "Ada", lastName: "Lovelace" })
+      expect(created.tags.map(({ tag }) => tag.name)).toEqual(["Launches", "Product news"])
+      expect(created.tags[1]!.tag.id).toBe(news.id)
+      const launches = yield* (yield* Tags).getByName(principal, "launches")
+      expect(launches).toMatchObject({ slug: "launches", subscriberCount: 1 })
+      expect(yield* recordedTypes(organization.id)).toEqual(["subscriber.created", "tag.subscribed", "tag.subscribed"])
+      expect((yield* subscribers.get(principal, created.subscriber.id)).tags.map(({ tag }) => tag.id).sort())
+        .toEqual([launches.id, news.id].sort())
+    })))
+
+  it.effect("tag ids and tag names together are refused", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const error = yield* Effect.flip((yield* Subscribers).create(principal, {
+        email: email("ada@example.com"),
+        tagIds: [news.id],
+        tagNames: ["Product news"]
+      }))
+      expect(error).toMatchObject({ _tag: "InvalidInput", field: "tags" })
+      expect(yield* recordedTypes(organization.id)).toEqual([])
+    })))
+
+  it.effect("without tags:write an unknown name is refused at its place, and neither subscriber nor tag is made", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      yield* newTag(principal, "Product news")
+      const writer = yield* keyFor(organization.id, ["subscribers:write", "subscribers:read"])
+      const subscribers = yield* Subscribers
+      const error = yield* Effect.flip(
+        subscribers.create(writer, { email: email("ada@example.com"), tagNames: ["Product news", "Launches"] })
+      )
+      expect(error).toMatchObject({ _tag: "InvalidInput", field: "tags[1]" })
+      expect(yield* Effect.flip(subscribers.getByEmail(principal, email("ada@example.com")))).toMatchObject({
+        _tag: "ResourceNotFound"
+      })
+      expect(yield* Effect.flip((yield* Tags).getByName(principal, "Launches"))).toMatchObject({ _tag: "ResourceNotFound" })
+      const created = yield* subscribers.create(writer, { email: email("ada@example.com"), tagNames: ["product news"] })
+      expect(created.tags.map(({ tag }) => tag.name)).toEqual(["Product news"])
+    })))
+
+  it.effect("a create that fails leaves no tag it would have made", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      yield* subscribers.create(principal, { email: email("ada@example.com") })
+      const error = yield* Effect.flip(subscribers.create(principal, { email: email("ADA@example.com"), tagNames: ["Launches"] }))
+      expect(error).toMatchObject({ _tag: "EmailAlreadyExists" })
+      expect(yield* Effect.flip((yield* Tags).getByName(principal, "Launches"))).toMatchObject({ _tag: "ResourceNotFound" })
+    })))
+
+  it.effect("changing tags records tag.subscribed and tag.unsubscribed for real changes only", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const offers = yield* newTag(principal, "Offers")
+      const subscribers = yield* Subscribers
+      const ada = yield* subscribers.create(principal, { email: email("ada@example.com"), tagIds: [news.id, offers.id] })
+      const before = (yield* recordedTypes(organization.id)).length
+
+      const changed = yield* subscribers.changeTags(principal, ada.subscriber.id, {
+        add: ["product news", "Launches", "LAUNCHES"],
+        remove: ["offers", "Never heard of it"]
+      })
+      expect(changed.subscriber.id).toBe(ada.subscriber.id)
+      expect(changed.tags.map(({ tag }) => tag.name)).toEqual(["Product news", "Launches"])
+      const events = (yield* (yield* Outbox).recorded(organization.id)).slice(before)
+      expect(events.map((e) => e.type)).toEqual(["tag.subscribed", "tag.unsubscribed"])
+      expect(events.map((e) => e.data)).toEqual([
+        {
+          subscriber: { id: ada.subscriber.id, email: "ada@example.com" },
+          tag: { id: changed.tags[1]!.tag.id, name: "Launches", slug: "launches" }
+        },
+        {
+          subscriber: { id: ada.subscriber.id, email: "ada@example.com" },
+          tag: { id: offers.id, name: "Offers", slug: "offers" }
+        }
+      ])
+      expect((yield* (yield* Tags).get(principal, offers.id)).subscriberCount).toBe(0)
+      expect(yield* Effect.flip((yield* Tags).getByName(principal, "Never heard of it"))).toMatchObject({
+        _tag: "ResourceNotFound"
+      })
+
+      const again = yield* subscribers.changeTags(principal, ada.subscriber.id, { add: ["Launches"], remove: ["Offers"] })
+      expect(again.tags).toEqual(changed.tags)
+      expect((yield* recordedTypes(organization.id)).length).toBe(before + 2)
+      expect((yield* subscribers.changeTags(principal, ada.subscriber.id, {})).tags).toEqual(changed.tags)
+    })))
+
+  it.effect("changing tags refuses a name in both lists, a bad name, and another organization's subscriber", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const ada = yield* subscribers.create(principal, { email: email("ada@example.com"), tagNames: ["News"] })
+      expect(
+        yield* Effect.flip(subscribers.changeTags(principal, ada.subscriber.id, { add: ["Offers"], remove: ["News", "offers "] }))
+      ).toMatchObject({ _tag: "InvalidInput", field: "remove[1]" })
+      expect(yield* Effect.flip(subscribers.changeTags(principal, ada.subscriber.id, { add: ["Fine", ""] }))).toMatchObject({
+        _tag: "InvalidInput",
+        field: "add[1]"
+      })
+      expect(yield* Effect.flip(subscribers.changeTags(principal, ada.subscriber.id, { remove: ["x".repeat(101)] })))
+        .toMatchObject({ _tag: "InvalidInput", field: "remove[0]" })
+      expect(yield* Effect.flip((yield* Tags).getByName(principal, "Fine"))).toMatchObject({ _tag: "ResourceNotFound" })
+      const intruder = yield* openOrganization()
+      expect(yield* Effect.flip(subscribers.changeTags(intruder.principal, ada.subscriber.id, { add: ["News"] })))
+        .toMatchObject({ _tag: "ResourceOfAnotherOrganization", resource: "subscriber" })
+      const reader = yield* keyFor(organization.id, ["subscribers:read"])
+      expect(yield* Effect.flip(subscribers.changeTags(reader, ada.subscriber.id, { add: ["News"] }))).toMatchObject({
+        _tag: "MissingScope",
+        scope: "subscribers:write"
+      })
+      expect((yield* subscribers.get(principal, ada.subscriber.id)).tags.map(({ tag }) => tag.name)).toEqual(["News"])
+    })))
+})
+
+describe("numbered pages of subscribers", () => {
+  /** Five subscribers a minute apart, of mixed statuses, some tagged `News`. */
+  const givenFive = (principal: Principal) =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(startOfJune)
+      const subscribers = yield* Subscribers
+      const created: Array<SubscriberView> = []
+      for (const [address, tagNames] of [
+        ["dora@example.com", ["News"]],
+        ["ada@example.com", []],
+        ["carl@example.com", ["news"]],
+        ["bea@example.com", ["News"]],
+        ["eve@example.com", []]
+      ] as const) {
+        yield* TestClock.adjust("1 minute")
+        created.push(yield* subscribers.create(principal, { email: email(address), tagNames }))
+      }
+      yield* subscribers.update(principal, created[1]!.subscriber.id, { status: "unsubscribed" })
+      yield* subscribers.update(principal, created[2]!.subscriber.id, { status: "unsubscribed" })
+      return created
+    })
+
+  const emails = (page: { readonly items: ReadonlyArray<SubscriberView> }) => page.items.map((view) => view.subscriber.email)
+
+  it.effect("come newest first unless told otherwise, with their tags and the totals", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      yield* givenFive(principal)
+      const subscribers = yield* Subscribers
+      const first = yield* subscribers.listPage(principal, { page: 1, perPage: 2 })
+      expect(first).toMatchObject({ total: 5, page: 1, perPage: 2, totalPages: 3 })
+      expect(emails(first)).toEqual(["eve@example.com", "bea@example.com"])
+      expect(first.items[1]!.tags.map(({ tag }) => tag.name)).toEqual(["News"])
+      expect(emails(yield* subscribers.listPage(principal, { page: 3, perPage: 2 }))).toEqual(["dora@example.com"])
+      expect(yield* subscribers.listPage(principal, { page: 9, perPage: 2 })).toMatchObject({ items: [], total: 5, totalPages: 3 })
+    })))
+
+  it.effect("sort by several fields and filter by status and by tag name", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      yield* givenFive(principal)
+      const subscribers = yield* Subscribers
+      const byStatus = yield* subscribers.listPage(principal, {
+        page: 1,
+        perPage: 10,
+        sort: [{ field: "status", order: "desc" }, { field: "email", order: "asc" }]
+      })
+      expect(emails(byStatus)).toEqual(["ada@example.com", "carl@example.com", "bea@example.com", "dora@example.com", "eve@example.com"])
+      const tagged = yield* subscribers.listPage(principal, {
+        page: 1,
+        perPage: 10,
+        tagName: "NEWS",
+        sort: [{ field: "email", order: "asc" }]
+      })
+      expect(tagged).toMatchObject({ total: 3, totalPages: 1 })
+      expect(emails(tagged)).toEqual(["bea@example.com", "carl@example.com", "dora@example.com"])
+      const activeTagged = yield* subscribers.listPage(principal, { page: 1, perPage: 1, tagName: "news", status: "active" })
+      expect(activeTagged).toMatchObject({ total: 2, totalPages: 2 })
+      expect(emails(activeTagged)).toEqual(["bea@example.com"])
+      expect(yield* subscribers.listPage(principal, { page: 1, perPage: 10, tagName: "Nothing by this name" })).toEqual({
+        items: [],
+        total: 0,
+        page: 1,
+        perPage: 10,
+        totalPages: 0
+      })
+    })))
+
+  it.effect("refuse a page, a page size or a sort they cannot serve", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      const refusals = [
+        [{ page: 0, perPage: 10 }, "page"],
+        [{ page: -1, perPage: 10 }, "page"],
+        [{ page: 1, perPage: 0 }, "per_page"],
+        [{ page: 1, perPage: 100.5 }, "per_page"],
+        [{ page: 1, perPage: 101 }, "per_page"],
+        [{ page: 1, perPage: 10, sort: [{ field: "name", order: "asc" }] }, "sort"],
+        [{ page: 1, perPage: 10, sort: [{ field: "email", order: "asc" }, { field: "email", order: "asc" }] }, "sort"]
+      ] as const
+      for (const [request, field] of refusals) {
+        expect(yield* Effect.flip(subscribers.listPage(principal, request))).toMatchObject({ _tag: "InvalidInput", field })
+      }
+      expect(yield* subscribers.listPage(principal, { page: 1, perPage: 100 })).toMatchObject({ items: [], total: 0 })
+      const none = yield* keyFor(principal.organization.id, [])
+      expect(yield* Effect.flip(subscribers.listPage(none, { page: 1, perPage: 10 }))).toMatchObject({
+        _tag: "MissingScope",
+        scope: "subscribers:read"
+      })
+    })))
+})

@@ -248,3 +248,223 @@ describe("tenancy and scopes", () => {
       expect((yield* tags.get(principal, news.id)).name).toBe("Product news")
     })))
 })
+
+describe("a tag's display name and category", () => {
+  it.effect("are kept trimmed on create, changed or cleared on update, and checked", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const tags = yield* Tags
+      const news = yield* tags.create(principal, { name: "news", displayName: "  Product news ", category: " Newsletters " })
+      expect(news).toMatchObject({ displayName: "Product news", category: "Newsletters" })
+      const plain = yield* tags.create(principal, { name: "plain" })
+      expect(plain).toMatchObject({ displayName: null, category: null })
+
+      expect(yield* tags.update(principal, news.id, { category: "Announcements" })).toMatchObject({
+        displayName: "Product news",
+        category: "Announcements"
+      })
+      expect(yield* tags.update(principal, news.id, { displayName: null })).toMatchObject({
+        displayName: null,
+        category: "Announcements"
+      })
+      expect(yield* tags.get(principal, news.id)).toMatchObject({ displayName: null, category: "Announcements" })
+
+      expect(yield* Effect.flip(tags.create(principal, { name: "long", category: "c".repeat(65) }))).toMatchObject({
+        _tag: "InvalidInput",
+        field: "category"
+      })
+      expect((yield* tags.create(principal, { name: "long", category: "c".repeat(64) })).category).toBe("c".repeat(64))
+      expect(yield* Effect.flip(tags.update(principal, news.id, { category: "  " }))).toMatchObject({
+        _tag: "InvalidInput",
+        field: "category"
+      })
+      expect(yield* Effect.flip(tags.update(principal, news.id, { displayName: "Bell\u0007" }))).toMatchObject({
+        _tag: "InvalidInput",
+        field: "display_name"
+      })
+      expect(yield* Effect.flip(tags.create(principal, { name: "nul", displayName: "a\u0000b" }))).toMatchObject({
+        _tag: "InvalidInput",
+        field: "display_name"
+      })
+    })))
+})
+
+describe("tags by name", () => {
+  it.effect("come in the order asked, each once, whatever the letter case", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const tags = yield* Tags
+      const news = yield* tags.create(principal, { name: "Product news" })
+      const events = yield* tags.create(principal, { name: "Events" })
+      const found = yield* tags.resolveNames(principal, [" events", "PRODUCT NEWS", "Events", "product news "], {
+        createMissing: false
+      })
+      expect(found.map((tag) => tag.id)).toEqual([events.id, news.id])
+      expect(yield* tags.resolveNames(principal, [], { createMissing: true })).toEqual([])
+      expect(yield* recordedTypes(organization.id)).toEqual([])
+    })))
+
+  it.effect("unknown names become tags when asked, with a slug from the name or a suffixed one", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const tags = yield* Tags
+      const cafe = yield* tags.create(principal, { name: "Café-News" })
+      expect(cafe.slug).toBe("cafe-news")
+      const resolved = yield* tags.resolveNames(principal, ["Launches", "café-news", "新闻", "Cafe News!", "LAUNCHES"], {
+        createMissing: true
+      })
+      expect(resolved.map((tag) => tag.name)).toEqual(["Launches", "Café-News", "新闻", "Cafe News!"])
+      const [launches, existing, chinese, other] = resolved
+      expect(existing!.id).toBe(cafe.id)
+      expect(launches).toMatchObject({ slug: "launches", description: null, displayName: null, category: null, subscriberCount: 0 })
+      expect(chinese!.slug).toMatch(/^tag-[0-9a-f]{6}$/)
+      expect(other!.slug).toMatch(/^cafe-news-[0-9a-f]{6}$/)
+      for (const tag of [launches!, chinese!, other!]) {
+        expect(yield* tags.getByName(principal, tag.name)).toEqual(tag)
+      }
+      const again = yield* tags.resolveNames(principal, ["新闻", "launches"], { createMissing: true })
+      expect(again.map((tag) => tag.id)).toEqual([chinese!.id, launches!.id])
+      expect((yield* tags.list(principal, { sort: "name", order: "asc", limit: 50 })).total).toBe(4)
+    })))
+
+  it.effect("a long name that suggests a taken slug gets a suffixed one within the slug length", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const tags = yield* Tags
+      const long = "a".repeat(70)
+      yield* tags.create(principal, { name: "first", slug: "a".repeat(64) })
+      const [tag] = yield* tags.resolveNames(principal, [long], { createMissing: true })
+      expect(tag!.slug).toMatch(new RegExp(`^a{57}-[0-9a-f]{6}$`))
+    })))
+
+  it.effect("an unknown name is refused at its place when not to be made, and nothing is made", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const tags = yield* Tags
+      yield* tags.create(principal, { name: "News" })
+      expect(yield* Effect.flip(tags.resolveNames(principal, ["news", "Launches", "Other"], { createMissing: false })))
+        .toMatchObject({ _tag: "InvalidInput", field: "tags[1]" })
+      expect(
+        yield* Effect.flip(tags.resolveNames(principal, ["news", "Launches"], { createMissing: false, field: "add" }))
+      ).toMatchObject({ _tag: "InvalidInput", field: "add[1]" })
+      expect(yield* Effect.flip(tags.resolveNames(principal, ["news", "  "], { createMissing: true }))).toMatchObject({
+        _tag: "InvalidInput",
+        field: "tags[1]",
+        problem: "must not be empty"
+      })
+      expect(yield* Effect.flip(tags.getByName(principal, "Launches"))).toMatchObject({ _tag: "ResourceNotFound" })
+    })))
+
+  it.effect("making tags needs tags:write; without it unknown names are refused, known ones found", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const tags = yield* Tags
+      const news = yield* tags.create(principal, { name: "News" })
+      const reader = yield* keyFor(organization.id, ["tags:read"])
+      expect(yield* Effect.flip(tags.resolveNames(reader, ["News", "Launches"], { createMissing: true }))).toMatchObject({
+        _tag: "InvalidInput",
+        field: "tags[1]",
+        problem: "no tag named 'Launches' in this organization, and making one needs the scope tags:write"
+      })
+      expect((yield* tags.resolveNames(reader, ["news"], { createMissing: true })).map((tag) => tag.id)).toEqual([news.id])
+      expect(yield* Effect.flip(tags.getByName(principal, "Launches"))).toMatchObject({ _tag: "ResourceNotFound" })
+      const none = yield* keyFor(organization.id, [])
+      expect(yield* Effect.flip(tags.resolveNames(none, ["News"], { createMissing: false }))).toMatchObject({
+        _tag: "MissingScope",
+        scope: "tags:read"
+      })
+    })))
+
+  it.effect("the same new name asked for at once by many is made once", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const tags = yield* Tags
+      const results = yield* Effect.forEach(
+        Array.from({ length: 6 }, () => ["Launches", "Beta"]),
+        (names) => tags.resolveNames(principal, names, { createMissing: true }),
+        { concurrency: "unbounded" }
+      )
+      expect(new Set(results.map((found) => found.map((tag) => tag.id).join()))).toHaveProperty("size", 1)
+      expect((yield* tags.list(principal, { sort: "name", order: "asc", limit: 50 })).total).toBe(2)
+    })))
+})
+
+describe("numbered pages of tags", () => {
+  const givenCatalogue = (principal: Principal) =>
+    Effect.gen(function*() {
+      const tags = yield* Tags
+      for (const [name, category] of [
+        ["weekly", "Newsletters"],
+        ["Announcements", "Newsletters"],
+        ["events", null],
+        ["Beta", "Programmes"],
+        ["offers", "Newsletters"]
+      ] as const) {
+        yield* tags.create(principal, { name, category })
+      }
+    })
+
+  it.effect("sort by name unless told otherwise, and tell the totals", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const tags = yield* Tags
+      yield* givenCatalogue(principal)
+      const first = yield* tags.listPage(principal, { page: 1, perPage: 2 })
+      expect(first).toMatchObject({ total: 5, page: 1, perPage: 2, totalPages: 3 })
+      expect(first.items.map((tag) => tag.name)).toEqual(["Announcements", "Beta"])
+      const last = yield* tags.listPage(principal, { page: 3, perPage: 2 })
+      expect(last.items.map((tag) => tag.name)).toEqual(["weekly"])
+      const beyond = yield* tags.listPage(principal, { page: 4, perPage: 2 })
+      expect(beyond).toMatchObject({ items: [], total: 5, page: 4, totalPages: 3 })
+    })))
+
+  it.effect("sort by several fields and filter by category", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const tags = yield* Tags
+      yield* givenCatalogue(principal)
+      const byCategory = yield* tags.listPage(principal, {
+        page: 1,
+        perPage: 10,
+        sort: [{ field: "category", order: "asc" }, { field: "name", order: "desc" }]
+      })
+      expect(byCategory.items.map((tag) => tag.name)).toEqual(["weekly", "offers", "Announcements", "Beta", "events"])
+      const newsletters = yield* tags.listPage(principal, {
+        page: 1,
+        perPage: 2,
+        category: " Newsletters ",
+        sort: [{ field: "name", order: "desc" }]
+      })
+      expect(newsletters).toMatchObject({ total: 3, totalPages: 2 })
+      expect(newsletters.items.map((tag) => tag.name)).toEqual(["weekly", "offers"])
+      expect(yield* tags.listPage(principal, { page: 1, perPage: 10, category: "newsletters" })).toMatchObject({
+        items: [],
+        total: 0,
+        totalPages: 0
+      })
+    })))
+
+  it.effect("refuse a page, a page size or a sort they cannot serve", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const tags = yield* Tags
+      const refusals = [
+        [{ page: 0, perPage: 10 }, "page"],
+        [{ page: 1.5, perPage: 10 }, "page"],
+        [{ page: Number.MAX_SAFE_INTEGER, perPage: 100 }, "page"],
+        [{ page: 1, perPage: 0 }, "per_page"],
+        [{ page: 1, perPage: 101 }, "per_page"],
+        [{ page: 1, perPage: 10, sort: [{ field: "email", order: "asc" }] }, "sort"],
+        [{ page: 1, perPage: 10, sort: [{ field: "name", order: "asc" }, { field: "name", order: "desc" }] }, "sort"],
+        [{ page: 1, perPage: 10, category: "" }, "category"]
+      ] as const
+      for (const [request, field] of refusals) {
+        expect(yield* Effect.flip(tags.listPage(principal, request))).toMatchObject({ _tag: "InvalidInput", field })
+      }
+      const none = yield* keyFor(principal.organization.id, [])
+      expect(yield* Effect.flip(tags.listPage(none, { page: 1, perPage: 10 }))).toMatchObject({
+        _tag: "MissingScope",
+        scope: "tags:read"
+      })
+    })))
+})

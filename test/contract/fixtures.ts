@@ -131,6 +131,8 @@ export const givenSubscriber = (organizationId: OrganizationId, fields: Subscrib
 export interface TagFields {
   readonly name?: string
   readonly slug?: string
+  readonly displayName?: string | null
+  readonly category?: string | null
   readonly createdAt?: Date
 }
 
@@ -142,6 +144,8 @@ export const aTag = (organizationId: OrganizationId, fields: TagFields = {}) => 
     name,
     slug: Slug.make(fields.slug ?? `tag-${unique()}`),
     description: null,
+    displayName: fields.displayName ?? null,
+    category: fields.category ?? null,
     metadata: {},
     subscriberCount: 0,
     createdAt: fields.createdAt ?? instant(0),
@@ -283,3 +287,52 @@ export const expectedOrder = <A extends { readonly id: string }>(
       return order === "asc" ? result : -result
     })
     .map((row) => row.id)
+
+/** One key of an expected order over several fields; a null comes after every value ascending. */
+export interface ExpectedKey<A> {
+  readonly value: (row: A) => string | number | null
+  readonly order: "asc" | "desc"
+}
+
+/**
+ * The ids that a numbered page walk must see, in order: by each key in turn, then by id in the
+ * direction of the last key (ascending when there is none).
+ */
+export const expectedOrderByKeys = <A extends { readonly id: string }>(
+  rows: ReadonlyArray<A>,
+  keys: ReadonlyArray<ExpectedKey<A>>
+): ReadonlyArray<string> => {
+  const compare = (x: string | number | null, y: string | number | null): number => {
+    if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1
+    return typeof x === "number" && typeof y === "number" ? x - y : compareCodePoints(String(x), String(y))
+  }
+  const lastOrder = keys[keys.length - 1]?.order ?? "asc"
+  return [...rows]
+    .sort((a, b) => {
+      for (const key of keys) {
+        const byKey = compare(key.value(a), key.value(b))
+        if (byKey !== 0) return key.order === "asc" ? byKey : -byKey
+      }
+      const byId = compareCodePoints(a.id, b.id)
+      return lastOrder === "asc" ? byId : -byId
+    })
+    .map((row) => row.id)
+}
+
+/**
+ * Walks a numbered list page by page, `perPage` rows a page, until a page comes back short. Every
+ * row seen, in order; each page also checked to hold at most `perPage` rows.
+ */
+export const walkNumberedPages = <A, R>(
+  listPage: (window: { readonly offset: number; readonly limit: number }) => Effect.Effect<ReadonlyArray<A>, never, R>,
+  perPage: number
+) =>
+  Effect.gen(function*() {
+    const seen: Array<A> = []
+    for (let page = 1;; page++) {
+      const rows = yield* listPage({ offset: (page - 1) * perPage, limit: perPage })
+      if (rows.length > perPage) throw new Error(`page ${page} holds ${rows.length} rows, more than ${perPage}`)
+      seen.push(...rows)
+      if (rows.length < perPage) return seen
+    }
+  })

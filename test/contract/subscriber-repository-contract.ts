@@ -3,21 +3,24 @@ import {
   type KeysetPosition,
   SubscriberRepository,
   type SubscriberFilter,
+  type SubscriberPageSort,
   type SubscriberSort,
   TagAssignments
 } from "@roster/application"
-import { emailKey, type OrganizationId, type SortOrder, Subscriber, SubscriberId } from "@roster/domain"
+import { emailKey, type OrganizationId, type SortBy, type SortOrder, Subscriber, SubscriberId } from "@roster/domain"
 import { Effect, Exit, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import {
   aSubscriber,
   email,
   expectedOrder,
+  expectedOrderByKeys,
   givenOrganization,
   givenSubscriber,
   givenTag,
   instant,
-  type PersistenceLayer
+  type PersistenceLayer,
+  walkNumberedPages
 } from "./fixtures.js"
 
 const sortValue = (sort: SubscriberSort) => (s: Subscriber): string =>
@@ -55,6 +58,52 @@ const givenSeven = (organizationId: OrganizationId) =>
     { email: "bob.smith@example.com", createdAt: instant(0), updatedAt: instant(7) },
     { email: "ZED@example.net", createdAt: instant(3), updatedAt: instant(4) }
   ], (fields) => givenSubscriber(organizationId, fields))
+
+const pageSortValue = (sort: SubscriberPageSort) => (s: Subscriber): string =>
+  sort === "status" ? s.status : sortValue(sort)(s)
+
+/** Walks every numbered page of `perPage` rows in the given order; the ids seen. */
+const walkPages = (
+  organizationId: OrganizationId,
+  sort: ReadonlyArray<SortBy<SubscriberPageSort>>,
+  filter: SubscriberFilter = {},
+  perPage = 2
+) =>
+  Effect.flatMap(SubscriberRepository, (subscribers) =>
+    walkNumberedPages((window) => subscribers.listPage(organizationId, { filter, sort, ...window }), perPage)).pipe(
+      Effect.map((seen) => seen.map((s) => s.id))
+    )
+
+/** Nine subscribers whose statuses, emails, creation and update times order differently, with many ties. */
+const givenNine = (organizationId: OrganizationId) =>
+  Effect.forEach([
+    { email: "zoe@example.com", status: "active", createdAt: instant(1), updatedAt: instant(9) },
+    { email: "Adam@example.com", status: "unsubscribed", createdAt: instant(2), updatedAt: instant(2) },
+    { email: "émile@example.com", status: "active", createdAt: instant(2), updatedAt: instant(7) },
+    { email: "Ölaf@example.org", status: "bounced", createdAt: instant(2), updatedAt: instant(7) },
+    { email: "bob@example.com", status: "active", createdAt: instant(3), updatedAt: instant(3) },
+    { email: "bob.smith@example.com", status: "complained", createdAt: instant(0), updatedAt: instant(7) },
+    { email: "ZED@example.net", status: "unsubscribed", createdAt: instant(3), updatedAt: instant(4) },
+    { email: "carol@example.com", status: "active", createdAt: instant(2), updatedAt: instant(7) },
+    { email: "dave@example.com", status: "active", createdAt: instant(2), updatedAt: instant(2) }
+  ] as const, (fields) => givenSubscriber(organizationId, fields))
+
+const pageSorts: ReadonlyArray<ReadonlyArray<SortBy<SubscriberPageSort>>> = [
+  [],
+  [{ field: "created_at", order: "asc" }],
+  [{ field: "created_at", order: "desc" }],
+  [{ field: "updated_at", order: "desc" }],
+  [{ field: "email", order: "asc" }],
+  [{ field: "status", order: "asc" }],
+  [{ field: "status", order: "desc" }],
+  [{ field: "status", order: "asc" }, { field: "created_at", order: "desc" }],
+  [{ field: "updated_at", order: "desc" }, { field: "email", order: "asc" }],
+  [{ field: "status", order: "desc" }, { field: "updated_at", order: "asc" }, { field: "created_at", order: "asc" }],
+  [{ field: "created_at", order: "asc" }, { field: "updated_at", order: "asc" }, { field: "status", order: "desc" }]
+]
+
+const describeSort = (sort: ReadonlyArray<SortBy>) =>
+  sort.length === 0 ? "the id alone" : sort.map(({ field, order }) => `${field} ${order}`).join(", ")
 
 export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
   layer(persistence)("SubscriberRepository", (it) => {
@@ -214,6 +263,47 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         yield* expectIds({ tagId: weekly.id }, weeklyReaders)
         yield* expectIds({ tagId: weekly.id, status: "active" }, [all[0]!, all[4]!])
         yield* expectIds({ tagId: daily.id, status: "bounced" }, [])
+      }))
+
+    for (const sort of pageSorts) {
+      it.effect(`numbered pages hold every subscriber exactly once by ${describeSort(sort)}`, () =>
+        Effect.gen(function*() {
+          const organization = yield* givenOrganization()
+          const nine = yield* givenNine(organization.id)
+          yield* givenSubscriber((yield* givenOrganization()).id)
+          const keys = sort.map(({ field, order }) => ({ value: pageSortValue(field), order }))
+          const expected = expectedOrderByKeys(nine, keys)
+          for (const perPage of [1, 2, 4, 9, 100]) {
+            expect(yield* walkPages(organization.id, sort, {}, perPage)).toStrictEqual(expected)
+          }
+        }))
+    }
+
+    it.effect("numbered pages filter by status and by tag, and past the last row hold nothing", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const weekly = yield* givenTag(organization.id)
+        const nine = yield* givenNine(organization.id)
+        const weeklyReaders = [nine[0]!, nine[1]!, nine[2]!, nine[5]!, nine[7]!]
+        for (const subscriber of weeklyReaders) {
+          yield* assignments.attach(organization.id, subscriber.id, [weekly.id], instant(100))
+        }
+        const sort = [{ field: "email", order: "desc" }] as const
+        const byEmail = [{ value: pageSortValue("email"), order: "desc" }] as const
+
+        const active = nine.filter((s) => s.status === "active")
+        expect(yield* walkPages(organization.id, sort, { status: "active" })).toStrictEqual(expectedOrderByKeys(active, byEmail))
+        expect(yield* walkPages(organization.id, sort, { tagId: weekly.id })).toStrictEqual(
+          expectedOrderByKeys(weeklyReaders, byEmail)
+        )
+        const activeWeekly = weeklyReaders.filter((s) => s.status === "active")
+        expect(yield* walkPages(organization.id, sort, { tagId: weekly.id, status: "active" }, 1)).toStrictEqual(
+          expectedOrderByKeys(activeWeekly, byEmail)
+        )
+        expect(yield* subscribers.listPage(organization.id, { filter: {}, sort, offset: 9, limit: 5 })).toStrictEqual([])
+        expect((yield* subscribers.listPage(organization.id, { filter: {}, sort, offset: 8, limit: 5 })).length).toBe(1)
       }))
 
     it.effect("keeps an email exactly as given, apart from surrounding spaces", () =>

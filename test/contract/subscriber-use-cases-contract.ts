@@ -153,4 +153,53 @@ export const subscriberUseCasesContract = (persistence: PersistenceLayer) =>
           ["bob@example.com", 0]
         ])
       }))
+
+    it.effect("concurrent creates naming the same new tags, in either order, all succeed and make each tag once", () =>
+      Effect.gen(function*() {
+        const organization = yield* givenOrganization({ tier: "pro" })
+        const principal = principalOf(organization)
+        const subscribers = yield* Subscribers
+        const names = [["Launch news", "Beta testers", "新闻"], ["新闻", "BETA TESTERS", "launch NEWS"]] as const
+        const created = yield* Effect.forEach(
+          Array.from({ length: 10 }, (_, i) => i),
+          (i) => subscribers.create(principal, { email: email(`early-${i}@example.com`), tagNames: names[i % 2]! }),
+          { concurrency: "unbounded" }
+        )
+        const tags = yield* TagRepository
+        expect(yield* tags.count(organization.id)).toBe(3)
+        const stored = yield* tags.findByNames(organization.id, ["launch news", "beta testers", "新闻"])
+        expect(stored.map((tag) => tag.subscriberCount)).toStrictEqual([10, 10, 10])
+        for (const [i, view] of created.entries()) {
+          const byName = new Map(stored.map((tag) => [tag.name.toLowerCase(), tag.id] as const))
+          expect(view.tags.map(({ tag }) => tag.id)).toStrictEqual(names[i % 2]!.map((name) => byName.get(name.toLowerCase())))
+        }
+        const events = (yield* (yield* Outbox).recorded(organization.id)).map((e) => e.type)
+        expect(events.filter((type) => type === "tag.subscribed")).toHaveLength(30)
+      }))
+
+    it.effect("changing tags by name attaches, makes and detaches in one transaction, with an event per real change", () =>
+      Effect.gen(function*() {
+        const organization = yield* givenOrganization()
+        const principal = principalOf(organization)
+        const subscribers = yield* Subscribers
+        const news = yield* (yield* Tags).create(principal, { name: "News" })
+        const offers = yield* (yield* Tags).create(principal, { name: "Offers" })
+        const ada = yield* subscribers.create(principal, { email: email("ada@example.com"), tagIds: [news.id, offers.id] })
+        const before = (yield* (yield* Outbox).recorded(organization.id)).length
+
+        const changed = yield* subscribers.changeTags(principal, ada.subscriber.id, {
+          add: ["news", "Events"],
+          remove: ["OFFERS", "Nothing by this name"]
+        })
+        expect(changed.tags.map(({ tag }) => tag.name)).toStrictEqual(["News", "Events"])
+        const events = (yield* (yield* Outbox).recorded(organization.id)).slice(before)
+        expect(events.map((e) => [e.type, (e.data as { tag: { name: string } }).tag.name])).toStrictEqual([
+          ["tag.subscribed", "Events"],
+          ["tag.unsubscribed", "Offers"]
+        ])
+        const tags = yield* TagRepository
+        expect(Option.getOrThrow(yield* tags.findById(organization.id, offers.id)).subscriberCount).toBe(0)
+        expect(Option.getOrThrow(yield* tags.findByName(organization.id, "events")).subscriberCount).toBe(1)
+        expect(yield* tags.findByName(organization.id, "Nothing by this name")).toStrictEqual(Option.none())
+      }))
   })

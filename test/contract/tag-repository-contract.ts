@@ -1,9 +1,19 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { type KeysetPosition, TagAssignments, TagRepository, type TagSort } from "@roster/application"
-import { type OrganizationId, type SortOrder, Slug, Tag, TagId, tagNameKey } from "@roster/domain"
+import { type KeysetPosition, TagAssignments, type TagFilter, type TagPageSort, TagRepository, type TagSort } from "@roster/application"
+import { type OrganizationId, type SortBy, type SortOrder, Slug, Tag, TagId, tagNameKey } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { aTag, expectedOrder, givenOrganization, givenSubscriber, givenTag, instant, type PersistenceLayer } from "./fixtures.js"
+import {
+  aTag,
+  expectedOrder,
+  expectedOrderByKeys,
+  givenOrganization,
+  givenSubscriber,
+  givenTag,
+  instant,
+  type PersistenceLayer,
+  walkNumberedPages
+} from "./fixtures.js"
 
 const sortValue = (sort: TagSort) => (tag: Tag): string | number =>
   sort === "name" ? tagNameKey(tag.name) : sort === "created_at" ? tag.createdAt.toISOString() : tag.subscriberCount
@@ -22,6 +32,65 @@ const walk = (organizationId: OrganizationId, sort: TagSort, order: SortOrder, p
     }
   })
 
+const pageSortValue = (sort: TagPageSort) => (tag: Tag): string | number | null =>
+  sort === "category" ? tag.category : sortValue(sort)(tag)
+
+/** Walks every numbered page of `perPage` rows in the given order; the ids seen. */
+const walkPages = (
+  organizationId: OrganizationId,
+  sort: ReadonlyArray<SortBy<TagPageSort>>,
+  filter: TagFilter = {},
+  perPage = 2
+) =>
+  Effect.flatMap(TagRepository, (tags) =>
+    walkNumberedPages((window) => tags.listPage(organizationId, { filter, sort, ...window }), perPage)).pipe(
+      Effect.map((seen) => seen.map((tag) => tag.id))
+    )
+
+const pageSorts: ReadonlyArray<ReadonlyArray<SortBy<TagPageSort>>> = [
+  [],
+  [{ field: "name", order: "asc" }],
+  [{ field: "name", order: "desc" }],
+  [{ field: "created_at", order: "desc" }],
+  [{ field: "subscriber_count", order: "desc" }],
+  [{ field: "category", order: "asc" }],
+  [{ field: "category", order: "desc" }],
+  [{ field: "category", order: "asc" }, { field: "name", order: "desc" }],
+  [{ field: "category", order: "desc" }, { field: "created_at", order: "asc" }],
+  [{ field: "subscriber_count", order: "desc" }, { field: "category", order: "asc" }],
+  [{ field: "created_at", order: "asc" }, { field: "subscriber_count", order: "asc" }, { field: "category", order: "desc" }]
+]
+
+const describeSort = (sort: ReadonlyArray<SortBy>) =>
+  sort.length === 0 ? "the id alone" : sort.map(({ field, order }) => `${field} ${order}`).join(", ")
+
+/** Eight tags whose names, categories, creation times and subscriber counts order differently, with ties. */
+const givenEight = (organizationId: OrganizationId) =>
+  Effect.gen(function*() {
+    const assignments = yield* TagAssignments
+    const specs = [
+      { name: "zebra", category: "Animals", createdAt: instant(1), carriers: 2 },
+      { name: "Apple", category: "fruit", createdAt: instant(2), carriers: 0 },
+      { name: "Äpfel", category: "fruit", createdAt: instant(2), carriers: 2 },
+      { name: "apple pie", category: null, createdAt: instant(2), carriers: 1 },
+      { name: "Banana", category: "fruit", createdAt: instant(0), carriers: 0 },
+      { name: "cherry", category: null, createdAt: instant(5), carriers: 2 },
+      { name: "Date", category: "Älteres", createdAt: instant(1), carriers: 3 },
+      { name: "elk", category: "Animals", createdAt: instant(1), carriers: 0 }
+    ]
+    const readers = yield* Effect.forEach(Array.from({ length: 3 }), () => givenSubscriber(organizationId))
+    for (const spec of specs) {
+      const tag = yield* givenTag(organizationId, { name: spec.name, category: spec.category, createdAt: spec.createdAt })
+      for (const reader of readers.slice(0, spec.carriers)) {
+        yield* assignments.attach(organizationId, reader.id, [tag.id], instant(10))
+      }
+    }
+    // Read back, so that each holds its subscriber count.
+    return yield* walkPages(organizationId, [], {}, 100).pipe(
+      Effect.flatMap((ids) => Effect.flatMap(TagRepository, (tags) => tags.findByIds(organizationId, ids as Array<TagId>)))
+    )
+  })
+
 export const tagRepositoryContract = (persistence: PersistenceLayer) =>
   layer(persistence)("TagRepository", (it) => {
     it.effect("stores a tag and finds it by id, by ids and by name in any letter case", () =>
@@ -31,9 +100,13 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
         const tag = new Tag({
           ...aTag(organization.id, { name: "Weekly Digest", slug: "weekly-digest", createdAt: instant(3) }),
           description: "Every Friday",
+          displayName: "The weekly digest",
+          category: "Newsletters",
           metadata: { colour_code: "#ff0", order_hint: [1, 2] }
         })
         yield* tags.insert(tag)
+        expect(yield* tags.findByNames(organization.id, ["WEEKLY digest", "unknown", " weekly digest"])).toStrictEqual([tag])
+        expect(yield* tags.findByNames(organization.id, [])).toStrictEqual([])
         expect(Option.getOrThrow(yield* tags.findById(organization.id, tag.id))).toStrictEqual(tag)
         expect(Option.getOrThrow(yield* tags.findByName(organization.id, "  weekly DIGEST "))).toStrictEqual(tag)
         expect(yield* tags.findByIds(organization.id, [tag.id, tag.id])).toStrictEqual([tag])
@@ -48,6 +121,7 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
         const own = yield* givenTag(mine.id)
         assert.isTrue(Option.isNone(yield* tags.findById(mine.id, theirs.id)))
         assert.isTrue(Option.isNone(yield* tags.findByName(mine.id, "Theirs")))
+        expect(yield* tags.findByNames(mine.id, ["Theirs", own.name])).toStrictEqual([own])
         expect(yield* tags.findByIds(mine.id, [theirs.id, own.id, TagId.make(randomUUID())])).toStrictEqual([own])
         expect(yield* tags.findByIds(mine.id, [])).toStrictEqual([])
         expect(yield* tags.organizationOf(TagId.make(randomUUID()))).toStrictEqual(Option.none())
@@ -90,6 +164,8 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
           name: "Renamed",
           slug: Slug.make("renamed"),
           description: "now described",
+          displayName: "Renamed, shown",
+          category: "Announcements",
           metadata: { a_b: true },
           subscriberCount: 99,
           updatedAt: instant(30)
@@ -167,4 +243,38 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
           }))
       }
     }
+
+    for (const sort of pageSorts) {
+      it.effect(`numbered pages hold every tag exactly once by ${describeSort(sort)}`, () =>
+        Effect.gen(function*() {
+          const organization = yield* givenOrganization()
+          const eight = yield* givenEight(organization.id)
+          yield* givenTag((yield* givenOrganization()).id, { category: "fruit" })
+          expect(eight.map((tag) => tag.subscriberCount).sort()).toStrictEqual([0, 0, 0, 1, 2, 2, 2, 3])
+          const keys = sort.map(({ field, order }) => ({ value: pageSortValue(field), order }))
+          const expected = expectedOrderByKeys(eight, keys)
+          for (const perPage of [1, 3, 8, 100]) {
+            expect(yield* walkPages(organization.id, sort, {}, perPage)).toStrictEqual(expected)
+          }
+        }))
+    }
+
+    it.effect("numbered pages and counts filter by the exact category", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        const eight = yield* givenEight(organization.id)
+        yield* givenTag((yield* givenOrganization()).id, { category: "fruit" })
+        const sort = [{ field: "subscriber_count", order: "asc" }] as const
+        const fruit = eight.filter((tag) => tag.category === "fruit")
+        expect(yield* walkPages(organization.id, sort, { category: "fruit" })).toStrictEqual(
+          expectedOrderByKeys(fruit, [{ value: pageSortValue("subscriber_count"), order: "asc" }])
+        )
+        expect(yield* tags.count(organization.id, { category: "fruit" })).toBe(3)
+        expect(yield* tags.count(organization.id, { category: "Fruit" })).toBe(0)
+        expect(yield* walkPages(organization.id, sort, { category: "Fruit" })).toStrictEqual([])
+        expect(yield* tags.count(organization.id, {})).toBe(8)
+        expect(yield* tags.count(organization.id)).toBe(8)
+        expect(yield* tags.listPage(organization.id, { filter: {}, sort, offset: 8, limit: 2 })).toStrictEqual([])
+      }))
   })

@@ -158,11 +158,13 @@ describe("GET /openapi.json", () => {
 
   it("documents the status codes of each kind of operation", () => {
     const statuses = (method: string, path: string) => Object.keys(spec.paths[path]![method]!.responses).sort()
-    expect(statuses("post", "/api/v1/subscribers")).toEqual(["201", "400", "401", "402", "403", "409", "413", "415", "500", "503"])
-    expect(statuses("put", "/api/v1/subscribers/{subscriber_id}")).toEqual([
-      "200", "400", "401", "403", "404", "409", "413", "415", "500", "503"
+    expect(statuses("post", "/api/v1/subscribers")).toEqual([
+      "201", "400", "401", "402", "403", "409", "413", "415", "422", "429", "500", "503"
     ])
-    expect(statuses("delete", "/api/v1/tags/{tag_id}")).toEqual(["204", "400", "401", "403", "404", "500", "503"])
+    expect(statuses("put", "/api/v1/subscribers/{subscriber_id}")).toEqual([
+      "200", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503"
+    ])
+    expect(statuses("delete", "/api/v1/tags/{tag_id}")).toEqual(["204", "400", "401", "403", "404", "429", "500", "503"])
     expect(statuses("get", "/health")).toEqual(["200", "500"])
     expect(statuses("get", "/ready")).toEqual(["200", "500", "503"])
   })
@@ -208,31 +210,82 @@ describe("GET /openapi.json", () => {
 
   it("documents the statuses of the API key routes", () => {
     const statuses = (method: string, path: string) => Object.keys(spec.paths[path]![method]!.responses).sort()
-    expect(statuses("post", "/api/v1/api-keys")).toEqual(["201", "400", "401", "403", "413", "415", "500", "503"])
-    expect(statuses("get", "/api/v1/api-keys/scopes")).toEqual(["200", "400", "401", "403", "500", "503"])
-    expect(statuses("delete", "/api/v1/api-keys/{api_key_id}")).toEqual(["204", "400", "401", "403", "404", "500", "503"])
+    expect(statuses("post", "/api/v1/api-keys")).toEqual([
+      "201", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503"
+    ])
+    expect(statuses("get", "/api/v1/api-keys/scopes")).toEqual(["200", "400", "401", "403", "429", "500", "503"])
+    expect(statuses("delete", "/api/v1/api-keys/{api_key_id}")).toEqual([
+      "204", "400", "401", "403", "404", "429", "500", "503"
+    ])
     expect(statuses("post", "/api/v1/api-keys/{api_key_id}/rotate")).toEqual([
-      "200", "400", "401", "403", "404", "413", "415", "500", "503"
+      "200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"
     ])
   })
 
   it("documents the statuses of the platform-admin routes", () => {
     const statuses = (method: string, path: string) => Object.keys(spec.paths[path]![method]!.responses).sort()
     const organization = "/api/v1/admin/organizations/{organization_id}"
-    expect(statuses("get", "/api/v1/admin/organizations")).toEqual(["200", "400", "401", "403", "500", "503"])
-    expect(statuses("get", organization)).toEqual(["200", "400", "401", "403", "404", "500", "503"])
-    expect(statuses("patch", organization)).toEqual(["200", "400", "401", "403", "404", "413", "415", "500", "503"])
-    expect(statuses("delete", organization)).toEqual(["204", "400", "401", "403", "404", "500", "503"])
-    expect(statuses("post", `${organization}/members`)).toEqual([
-      "201", "400", "401", "403", "404", "413", "415", "500", "503"
+    expect(statuses("get", "/api/v1/admin/organizations")).toEqual(["200", "400", "401", "403", "429", "500", "503"])
+    expect(statuses("get", organization)).toEqual(["200", "400", "401", "403", "404", "429", "500", "503"])
+    expect(statuses("patch", organization)).toEqual([
+      "200", "400", "401", "403", "404", "413", "415", "429", "500", "503"
     ])
-    expect(statuses("delete", `${organization}/members/{user_id}`)).toEqual(["204", "400", "401", "403", "404", "500", "503"])
-    expect(statuses("get", "/api/v1/admin/users/{user_id}")).toEqual(["200", "400", "401", "403", "404", "500", "503"])
+    expect(statuses("delete", organization)).toEqual(["204", "400", "401", "403", "404", "429", "500", "503"])
+    expect(statuses("post", `${organization}/members`)).toEqual([
+      "201", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"
+    ])
+    expect(statuses("delete", `${organization}/members/{user_id}`)).toEqual([
+      "204", "400", "401", "403", "404", "429", "500", "503"
+    ])
+    expect(statuses("get", "/api/v1/admin/users/{user_id}")).toEqual(["200", "400", "401", "403", "404", "429", "500", "503"])
   })
 
   it("documents X-Total-Count and Link on lists", () => {
     for (const path of ["/api/v1/subscribers", "/api/v1/tags", "/api/v1/admin/organizations", "/api/v1/admin/users"]) {
-      expect(Object.keys(spec.paths[path]!.get!.responses["200"]!.headers ?? {})).toEqual(["X-Total-Count", "Link"])
+      expect(Object.keys(spec.paths[path]!.get!.responses["200"]!.headers ?? {})).toEqual(
+        expect.arrayContaining(["X-Total-Count", "Link"])
+      )
+    }
+  })
+
+  it("documents the rate-limit headers on every answer of /api/v1 and on no other, and Retry-After on its 429s", () => {
+    const rateLimitHeaders = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
+    expect(Object.keys(spec.components.headers ?? {})).toEqual(rateLimitHeaders)
+    for (const { method, operation, path } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const headers = Object.keys(response.headers ?? {})
+        if (path.startsWith("/api/v1/")) {
+          expect(headers, `${method} ${path} ${status}`).toEqual(expect.arrayContaining(rateLimitHeaders))
+          expect(response.headers!["X-RateLimit-Reset"]).toEqual({ $ref: "#/components/headers/X-RateLimit-Reset" })
+        } else {
+          expect(headers.filter((h) => h.startsWith("X-RateLimit")), `${method} ${path} ${status}`).toEqual([])
+        }
+      }
+      if (path.startsWith("/api/v1/")) {
+        expect(Object.keys(operation.responses["429"]?.headers ?? {}), `${method} ${path}`).toContain("Retry-After")
+      }
+    }
+  })
+
+  it("documents Idempotency-Key on every POST of /api/v1 and on no other operation, with its answers", () => {
+    for (const { method, operation, path } of operations()) {
+      const parameters = (operation.parameters ?? []) as ReadonlyArray<{ name: string; in: string; required: boolean }>
+      const idempotencyKey = parameters.filter((p) => p.in === "header" && p.name === "Idempotency-Key")
+      const takesKey = method === "POST" && path.startsWith("/api/v1/")
+      expect(idempotencyKey, `${method} ${path}`).toEqual(takesKey ? [expect.objectContaining({ required: false })] : [])
+      const replayed = Object.entries(operation.responses)
+        .filter(([, response]) => Object.keys(response.headers ?? {}).includes("Idempotent-Replayed"))
+        .map(([status]) => status)
+      if (!takesKey) {
+        expect(replayed, `${method} ${path}`).toEqual([])
+        continue
+      }
+      const success = Object.keys(operation.responses).find((status) => status.startsWith("2"))!
+      expect(replayed, `${method} ${path}`).toContain(success)
+      expect(replayed, `${method} ${path}`).not.toContain("400")
+      expect(replayed, `${method} ${path}`).not.toContain("429")
+      expect(operation.responses["422"]?.content?.["application/problem+json"], `${method} ${path}`).toBeDefined()
+      expect(operation.responses["409"]?.description, `${method} ${path}`).toContain("`idempotency_request_in_progress`")
     }
   })
 

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Answer, call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
+import {
+  type Answer,
+  call,
+  startHttpServer,
+  type TestHttpServer,
+  UnlimitedRateLimiterLive
+} from "../support/http-server.js"
 import { createSubscriber, createTag, expectInvalid, freshEmail } from "./helpers.js"
 
 let server: TestHttpServer
@@ -8,7 +14,8 @@ let key: string
 let created: Array<string>
 
 beforeAll(async () => {
-  server = await startHttpServer()
+  // More requests a minute than a free organization may send.
+  server = await startHttpServer({ adapters: UnlimitedRateLimiterLive })
   ;({ key } = await server.seedOrganization())
   created = []
   for (let i = 0; i < 120; i++) {

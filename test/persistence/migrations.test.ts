@@ -27,7 +27,12 @@ describe("migrations", () => {
   layer(makePgliteClient("memory://"))("on a new embedded database", (it) => {
     it.effect("apply once, in order; a second run applies nothing", () =>
       Effect.gen(function*() {
-        expect(yield* runMigrations).toStrictEqual([[1, "initial_schema"], [2, "dashboard_access"], [3, "administration"]])
+        expect(yield* runMigrations).toStrictEqual([
+          [1, "initial_schema"],
+          [2, "dashboard_access"],
+          [3, "administration"],
+          [4, "tag_presentation"]
+        ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
           "api_keys",
@@ -50,6 +55,14 @@ describe("migrations", () => {
         expect(yield* indexedColumns(["organizations_created_at_idx", "users_created_at_idx"])).toStrictEqual([
           { name: "organizations_created_at_idx", columns: "created_at,id" },
           { name: "users_created_at_idx", columns: "created_at,id" }
+        ])
+      }))
+
+    it.effect("tags are indexed by organization and category, the order a category list walks", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        expect(yield* indexedColumns(["tags_category_idx"])).toStrictEqual([
+          { name: "tags_category_idx", columns: "organization_id,category,id" }
         ])
       }))
   })

@@ -10,10 +10,12 @@ import {
   ApiKeyRepository,
   ApiKeys,
   Auth,
+  Idempotency,
   MembershipRepository,
   Organizations,
   OrganizationRepository,
   RateLimiter,
+  RateLimits,
   Readiness,
   Secrets,
   Subscribers,
@@ -37,7 +39,11 @@ import { randomBytes, randomUUID } from "node:crypto"
 import { CryptoLive } from "../../adapters/crypto/index.js"
 import { makeHttpServerLive } from "../../adapters/http/index.js"
 import { makeConsoleMailer, TemplatedAuthMailLive } from "../../adapters/mail/index.js"
-import { InProcessCacheHealthLive, MemoryPersistenceLive } from "../../adapters/memory/index.js"
+import {
+  InProcessCacheHealthLive,
+  InProcessIdempotencyStoreLive,
+  MemoryPersistenceLive
+} from "../../adapters/memory/index.js"
 import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
 import { makeJoseTokenSigner } from "../../adapters/tokens/index.js"
 
@@ -48,7 +54,9 @@ const UseCasesLive = Layer.mergeAll(
   ApiKeys.Default,
   Organizations.Default,
   Admin.Default,
-  Readiness.Default
+  Readiness.Default,
+  RateLimits.Default,
+  Idempotency.Default
 )
 
 /** The secret that signs this test process's session tokens. */
@@ -62,12 +70,14 @@ const adaptersLive = (write: (text: string) => Effect.Effect<void>) =>
     CryptoLive,
     makeJoseTokenSigner(testSigningSecret),
     InProcessRateLimiterLive,
+    InProcessIdempotencyStoreLive,
     TemplatedAuthMailLive.pipe(Layer.provide(makeConsoleMailer(write)))
   )
 
 /**
  * A rate limiter that lets everything through, for suites that sign in more often than the
- * limits per client address allow (every request of a test comes from 127.0.0.1).
+ * limits per client address allow (every request of a test comes from 127.0.0.1), or that send an
+ * organization more API requests in a minute than its plan allows.
  */
 export const UnlimitedRateLimiterLive = Layer.succeed(
   RateLimiter,

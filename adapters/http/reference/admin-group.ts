@@ -17,8 +17,11 @@ import { Authentication } from "./authentication.js"
 import { documentPageHeaders } from "./pagination.js"
 import {
   ForbiddenProblem,
+  IdempotencyKeyReusedProblem,
+  IdempotentRequestInProgressProblem,
   NotFoundProblem,
   PayloadTooLargeProblem,
+  RateLimitedProblem,
   ServiceUnavailableProblem,
   UnsupportedMediaTypeProblem,
   ValidationProblem
@@ -93,6 +96,8 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .addError(NotFoundProblem)
       .addError(PayloadTooLargeProblem)
       .addError(UnsupportedMediaTypeProblem)
+      .addError(IdempotencyKeyReusedProblem)
+      .addError(IdempotentRequestInProgressProblem)
       .annotateContext(OpenApi.annotations({
         summary: "Add a member, or change a member's role",
         description: "Makes the user a member of the organization with the role given, and answers 201 with the " +
@@ -135,6 +140,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .middleware(Authentication)
   .addError(ValidationProblem)
   .addError(ForbiddenProblem)
+  .addError(RateLimitedProblem)
   .addError(ServiceUnavailableProblem)
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "Platform admin")

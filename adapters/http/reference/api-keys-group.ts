@@ -12,8 +12,11 @@ import {
 import { Authentication } from "./authentication.js"
 import {
   ForbiddenProblem,
+  IdempotencyKeyReusedProblem,
+  IdempotentRequestInProgressProblem,
   NotFoundProblem,
   PayloadTooLargeProblem,
+  RateLimitedProblem,
   ServiceUnavailableProblem,
   UnsupportedMediaTypeProblem,
   ValidationProblem
@@ -36,6 +39,8 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
       .addSuccess(CreatedApiKey)
       .addError(PayloadTooLargeProblem)
       .addError(UnsupportedMediaTypeProblem)
+      .addError(IdempotencyKeyReusedProblem)
+      .addError(IdempotentRequestInProgressProblem)
       .annotateContext(OpenApi.annotations({
         summary: "Create an API key",
         description: "Makes a key of the organization with the scopes given and answers it in full, this once: only a " +
@@ -82,6 +87,8 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
       .addError(NotFoundProblem)
       .addError(PayloadTooLargeProblem)
       .addError(UnsupportedMediaTypeProblem)
+      .addError(IdempotencyKeyReusedProblem)
+      .addError(IdempotentRequestInProgressProblem)
       .annotateContext(OpenApi.annotations({
         summary: "Rotate an API key",
         description: "Gives the key a new secret and answers it in full, this once; the old key stops working at once. " +
@@ -100,6 +107,7 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .middleware(Authentication)
   .addError(ValidationProblem)
   .addError(ForbiddenProblem)
+  .addError(RateLimitedProblem)
   .addError(ServiceUnavailableProblem)
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "API keys")

@@ -21,6 +21,12 @@ Dashboard users sign in without a password: \`POST /auth/magic-link\` emails a l
 Bodies are bare JSON in snake_case; unknown fields are refused. Lists are keyset pages (\`limit\`, \`cursor\`, \`sort\`, \`order\`)
 with the total in \`X-Total-Count\` and the next page in \`Link\`.
 
+Requests to \`/api/v1\` are limited per organization by the requests per minute of its plan (those without a valid
+credential per client address); every answer carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
+\`X-RateLimit-Reset\` (Unix seconds), and a request past the limit answers 429 \`rate_limited\` with \`Retry-After\`
+without being carried out. Every POST there takes an optional \`Idempotency-Key\` header: a repeat of the same request
+with the same key answers the first answer again, with \`Idempotent-Replayed: true\`, instead of running twice.
+
 Every error is an RFC 9457 problem (\`application/problem+json\`) with \`type\`, \`title\`, \`status\`, \`detail\` and \`instance\`;
 \`type\` links to a page that documents the code. A path that exists answers 405 \`method_not_allowed\` (with \`Allow\`) to
 other methods, and 404 \`not_found\` otherwise. Bodies over 1 MiB answer 413 \`payload_too_large\`, bodies that are not

@@ -1,5 +1,7 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type {
+  IdempotencyKeyReused,
+  IdempotentRequestInProgress,
   MissingScope,
   NotAMember,
   NotPlatformAdmin,
@@ -28,6 +30,8 @@ import { pathOf } from "../request-path.js"
 import {
   type ConflictProblem,
   type ForbiddenProblem,
+  type IdempotencyKeyReusedProblem,
+  type IdempotentRequestInProgressProblem,
   type InvalidStatusTransitionProblem,
   type InvalidTokenProblem,
   type LimitExceededProblem,
@@ -62,6 +66,8 @@ export type ApplicationError =
   | MagicLinkExpired
   | MagicLinkAlreadyUsed
   | InvalidToken
+  | IdempotencyKeyReused
+  | IdempotentRequestInProgress
 
 /** The header a session names its organization with. */
 export const ORGANIZATION_HEADER = "X-Organization-Id"
@@ -79,6 +85,8 @@ export type ProblemOf<E> = E extends MissingScope | NotPlatformAdmin | ResourceO
   : E extends MagicLinkExpired ? MagicLinkExpiredProblem
   : E extends MagicLinkAlreadyUsed ? MagicLinkAlreadyUsedProblem
   : E extends InvalidToken ? InvalidTokenProblem
+  : E extends IdempotencyKeyReused ? IdempotencyKeyReusedProblem
+  : E extends IdempotentRequestInProgress ? IdempotentRequestInProgressProblem
   : never
 
 /** `api_key` -> `api key` */
@@ -151,6 +159,10 @@ export const problemOf = (
       return makeProblem("magic_link_already_used", { ...at, detail: error.message })
     case "InvalidToken":
       return makeProblem("invalid_token", { ...at, detail: error.reason })
+    case "IdempotencyKeyReused":
+      return makeProblem("idempotency_key_reused", { ...at, detail: error.message })
+    case "IdempotentRequestInProgress":
+      return makeProblem("idempotency_request_in_progress", { ...at, detail: error.message })
   }
 }
 

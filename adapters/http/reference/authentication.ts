@@ -7,7 +7,7 @@ import {
   OpenApi
 } from "@effect/platform"
 import { ApiKeys, Auth, type Principal } from "@roster/application"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { Context, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { CurrentPrincipal } from "../current-principal.js"
 import { CurrentSessionUser } from "../current-session-user.js"
 import { HttpSettings } from "../http-settings.js"
@@ -58,10 +58,13 @@ export class SessionAuthentication
 {}
 
 /** A 401 names the scheme it wants (RFC 9110 asks every 401 for a challenge). */
-const challenge = (scheme: string) =>
-  HttpApp.appendPreResponseHandler((_request, response) =>
-    Effect.succeed(HttpServerResponse.setHeader(response, "WWW-Authenticate", scheme))
-  )
+const challengedWith = (scheme: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapError(effect, (problem) =>
+    problem instanceof UnauthorizedProblem
+      ? HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.succeed(HttpServerResponse.setHeader(response, "WWW-Authenticate", scheme))
+      )
+      : Effect.void)
 const apiKeyChallenge = `ApiKey header="${API_KEY_HEADER}"`
 const sessionChallenge = `Cookie cookie-name="${SESSION_COOKIE}"`
 
@@ -70,12 +73,12 @@ const presentedApiKey = (request: HttpServerRequest.HttpServerRequest): string |
   return value === undefined || value.trim() === "" ? undefined : value.trim()
 }
 
-const makeRefusals = (scheme: string) => Effect.gen(function*() {
+const makeRefusals = Effect.gen(function*() {
   const { errorsBaseUrl, publicBaseUrl } = yield* HttpSettings
   const at = (request: HttpServerRequest.HttpServerRequest) => ({ errorsBaseUrl, instance: pathOf(request) })
   const unauthorized = (detail: string) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      Effect.zipRight(challenge(scheme), Effect.fail(makeProblem("unauthorized", { ...at(request), detail }))))
+      Effect.fail(makeProblem("unauthorized", { ...at(request), detail })))
   /** Refuses a request with a session cookie that changes something from another site. */
   const sameSiteOnly = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const reason = crossSiteReason(request, publicBaseUrl)
@@ -84,58 +87,89 @@ const makeRefusals = (scheme: string) => Effect.gen(function*() {
   return { at, unauthorized, sameSiteOnly } as const
 })
 
-export const AuthenticationLive = Layer.effect(
-  Authentication,
+/** What authenticating a request can answer instead of a principal. */
+export type AuthenticationProblem = UnauthorizedProblem | ForbiddenProblem | ValidationProblem
+
+/** The outcome of authenticating the current request, once it has been established. */
+class EstablishedAuthentication extends Context.Tag("roster/reference/EstablishedAuthentication")<
+  EstablishedAuthentication,
+  Exit.Exit<Principal, AuthenticationProblem>
+>() {}
+
+/**
+ * Who sends the current `/api/v1` request: the organization of its API key, else the user of its
+ * session cookie acting for the organization named in `X-Organization-Id`. The API's middleware
+ * establishes it once per request (rate limits and idempotency need it before the endpoint runs);
+ * the {@link Authentication} of the endpoints then answers the same outcome.
+ */
+export class RequestAuthentication extends Context.Tag("roster/reference/RequestAuthentication")<RequestAuthentication, {
+  /** The principal of the current request, or the problem to answer; established once per request when it was. */
+  readonly authenticate: Effect.Effect<Principal, AuthenticationProblem, HttpServerRequest.HttpServerRequest>
+  /** Authenticates the current request and runs `f` with the outcome, which the request keeps. */
+  readonly establish: <A, E, R>(
+    f: (outcome: Exit.Exit<Principal, AuthenticationProblem>) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E, R | HttpServerRequest.HttpServerRequest>
+  /** The principal established for the current request, if it has one. */
+  readonly established: Effect.Effect<Option.Option<Principal>>
+}>() {}
+
+export const RequestAuthenticationLive = Layer.effect(
+  RequestAuthentication,
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys
     const auth = yield* Auth
-    const { at, sameSiteOnly, unauthorized } = yield* makeRefusals(apiKeyChallenge)
+    const { at, sameSiteOnly, unauthorized } = yield* makeRefusals
 
-    const byApiKey = (
-      presented: string
-    ): Effect.Effect<Principal, UnauthorizedProblem, HttpServerRequest.HttpServerRequest> =>
-      apiKeys.authenticate(presented).pipe(Effect.catchTag("Unauthenticated", (e) => unauthorized(e.reason)))
+    /**
+     * A key that was presented decides alone, over any cookie. Without a key, the session cookie
+     * decides, and a request with neither is told both. No challenge is set here: it goes with the
+     * endpoints' refusal, not with every answer to a request without credentials.
+     */
+    const authenticateAnew = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const key = presentedApiKey(request)
+      if (key !== undefined) {
+        return yield* apiKeys.authenticate(key).pipe(Effect.catchTag("Unauthenticated", (e) => unauthorized(e.reason)))
+      }
+      const token = sessionCookieOf(request)
+      if (token === undefined) return yield* unauthorized(`missing ${API_KEY_HEADER} header or ${SESSION_COOKIE} cookie`)
+      yield* sameSiteOnly
+      return yield* auth.authenticate(token, request.headers[ORGANIZATION_HEADER.toLowerCase()]).pipe(
+        Effect.catchAll((error): Effect.Effect<never, AuthenticationProblem, HttpServerRequest.HttpServerRequest> =>
+          error._tag === "Unauthenticated"
+            ? unauthorized(error.reason)
+            : Effect.fail(problemOf(error, at(request)) as ForbiddenProblem | ValidationProblem)
+        )
+      )
+    })
 
-    // The schemes are tried in order and only the last failure is answered: a failure of `apiKey`
-    // is never seen by the client, so `session`, tried next, answers for both.
-    return {
-      /** A valid key wins at once, over any cookie. */
-      apiKey: (key) => {
-        const presented = Redacted.value(key).trim()
-        return presented === "" ? unauthorized(`missing ${API_KEY_HEADER} header`) : byApiKey(presented)
-      },
-      /**
-       * A key that was presented failed: it decides alone, so its own reason is answered (looked up
-       * once more, which only refused keys pay). Without a key, the session cookie decides, and a
-       * request with neither is told both.
-       */
-      session: (): Effect.Effect<
-        Principal,
-        UnauthorizedProblem | ForbiddenProblem | ValidationProblem,
-        HttpServerRequest.HttpServerRequest
-      > =>
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const key = presentedApiKey(request)
-          if (key !== undefined) return yield* byApiKey(key)
-          const token = sessionCookieOf(request)
-          if (token === undefined) {
-            return yield* unauthorized(`missing ${API_KEY_HEADER} header or ${SESSION_COOKIE} cookie`)
-          }
-          yield* sameSiteOnly
-          return yield* auth.authenticate(token, request.headers[ORGANIZATION_HEADER.toLowerCase()]).pipe(
-            Effect.catchAll((error): Effect.Effect<
-              never,
-              UnauthorizedProblem | ForbiddenProblem | ValidationProblem,
-              HttpServerRequest.HttpServerRequest
-            > =>
-              error._tag === "Unauthenticated"
-                ? unauthorized(error.reason)
-                : Effect.fail(problemOf(error, at(request)) as ForbiddenProblem | ValidationProblem)
-            )
-          )
-        })
-    }
+    return RequestAuthentication.of({
+      authenticate: Effect.flatMap(
+        Effect.serviceOption(EstablishedAuthentication),
+        Option.match({ onNone: () => authenticateAnew, onSome: (outcome) => outcome })
+      ),
+      establish: (f) =>
+        Effect.flatMap(
+          Effect.exit(authenticateAnew),
+          (outcome) => Effect.provideService(f(outcome), EstablishedAuthentication, outcome)
+        ),
+      established: Effect.map(
+        Effect.serviceOption(EstablishedAuthentication),
+        Option.flatMap((outcome) => Exit.isSuccess(outcome) ? Option.some(outcome.value) : Option.none())
+      )
+    })
+  })
+)
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const { authenticate } = yield* RequestAuthentication
+    const challenged = challengedWith(apiKeyChallenge)(authenticate)
+    // The schemes are tried in order and only the last failure is answered. Both answer the
+    // request's one outcome, which looks at the key and the cookie alike: a request refused by
+    // `apiKey` is told the same by `session`.
+    return { apiKey: () => challenged, session: () => challenged }
   })
 )
 
@@ -143,15 +177,16 @@ export const SessionAuthenticationLive = Layer.effect(
   SessionAuthentication,
   Effect.gen(function*() {
     const auth = yield* Auth
-    const { sameSiteOnly, unauthorized } = yield* makeRefusals(sessionChallenge)
+    const { sameSiteOnly, unauthorized } = yield* makeRefusals
+    const challenged = challengedWith(sessionChallenge)
     return {
       session: (cookie) => {
         const token = Redacted.value(cookie).trim()
-        if (token === "") return unauthorized(`missing ${SESSION_COOKIE} cookie: sign in first`)
-        return Effect.zipRight(
+        if (token === "") return challenged(unauthorized(`missing ${SESSION_COOKIE} cookie: sign in first`))
+        return challenged(Effect.zipRight(
           sameSiteOnly,
           auth.sessionUser(token).pipe(Effect.catchTag("Unauthenticated", (e) => unauthorized(e.reason)))
-        )
+        ))
       }
     }
   })

@@ -1,16 +1,20 @@
+import { IDEMPOTENCY_RETENTION_MS, keepsResponse, MAX_IDEMPOTENCY_KEY_LENGTH } from "@roster/application"
 import {
   documentTransform,
   type OpenApiDocument,
+  type OpenApiHeader,
   type OpenApiOperation,
   type OpenApiResponse
 } from "../openapi-model.js"
+import { IDEMPOTENCY_KEY_HEADER, isApiPath, RATE_LIMIT_HEADERS, REPLAYED_HEADER } from "./api-v1.js"
 
 /**
  * Finishes the generated OpenAPI document so that it describes exactly what runs: bad input
  * anywhere answers a `validation_error` problem (never the framework's own decode error), a
  * status that several problems share is still `application/problem+json` and names them all,
  * operations that take no input cannot answer 400, and operations that take a session as well as
- * an API key read the organization from `X-Organization-Id`.
+ * an API key read the organization from `X-Organization-Id`. Every answer of `/api/v1` tells the
+ * rate limit, a 429 when to try again, and every POST there takes an `Idempotency-Key`.
  */
 
 const ValidationProblemRef = { $ref: "#/components/schemas/ValidationProblem" }
@@ -58,28 +62,102 @@ const joinSharedStatus = (spec: OpenApiDocument, response: OpenApiResponse): voi
   response.content = { "application/problem+json": json }
 }
 
+/** The headers every `/api/v1` answer carries, declared once under `components.headers`. */
+const rateLimitHeaders: Record<string, OpenApiHeader> = {
+  [RATE_LIMIT_HEADERS.limit]: {
+    description: "How many requests the current one-minute window allows: the organization's plan rate, or for " +
+      "requests without a valid credential that of the client address.",
+    schema: { type: "integer", minimum: 0 }
+  },
+  [RATE_LIMIT_HEADERS.remaining]: {
+    description: "How many requests are left in the current window.",
+    schema: { type: "integer", minimum: 0 }
+  },
+  [RATE_LIMIT_HEADERS.reset]: {
+    description: "When the current window ends and the count starts again, as Unix time in seconds.",
+    schema: { type: "integer" }
+  }
+}
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
+
+const retryAfterHeader: OpenApiHeader = {
+  description: "seconds to wait before trying again",
+  schema: { type: "integer", minimum: 1 }
+}
+
+const replayedHeader: OpenApiHeader = {
+  description: `\`true\` when this answer was kept for the \`${IDEMPOTENCY_KEY_HEADER}\` of an earlier request and is ` +
+    "given again instead of carrying the request out a second time; absent otherwise.",
+  schema: { type: "string", enum: ["true"] }
+}
+
+const idempotencyKeyParameter = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: "header",
+  required: false,
+  description: [
+    "A key of your choosing (a UUID, for example) that makes retrying this request safe.",
+    `The first answer to the key is kept ${IDEMPOTENCY_RETENTION_MS / 3_600_000} hours, per organization and credential,`,
+    "and a repeat of the same request (same method, path and body) gets it again with",
+    `\`${REPLAYED_HEADER}: true\` instead of running twice. The key with another request is 422`,
+    "`idempotency_key_reused`; a repeat while the first is still running is 409 `idempotency_request_in_progress`.",
+    "Answers 400 and 5xx are not kept, so a corrected request may use the key again."
+  ].join(" "),
+  schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: "^[\\x21-\\x7e]+$" }
+}
+
+const takesIdempotencyKey = (path: string, method: string): boolean => isApiPath(path) && method === "post"
+
+/** Refusals that come before the endpoint runs: never kept for a key, so never replayed. */
+const refusedBeforeTheEndpoint = new Set([401, 413, 415, 422, 429])
+
+/** Whether an answer of this status may be a replay of a kept one. */
+const mayBeReplayed = (status: number): boolean => keepsResponse(status) && !refusedBeforeTheEndpoint.has(status)
+
+/** Rate-limit headers on every answer of an `/api/v1` operation; for a POST also its `Idempotency-Key`. */
+const documentApiConventions = (path: string, method: string, operation: OpenApiOperation): void => {
+  if (!isApiPath(path)) return
+  const isPost = takesIdempotencyKey(path, method)
+  if (isPost) operation.parameters = [...(operation.parameters ?? []), idempotencyKeyParameter]
+  for (const [status, response] of Object.entries(operation.responses)) {
+    const headers = { ...response.headers }
+    for (const name of Object.keys(rateLimitHeaders)) headers[name] = headerRef(name)
+    if (status === "429") headers["Retry-After"] = retryAfterHeader
+    if (isPost && mayBeReplayed(Number(status))) headers[REPLAYED_HEADER] = replayedHeader
+    response.headers = headers
+  }
+}
+
 const takesInput = (operation: OpenApiOperation): boolean =>
   (operation.parameters?.length ?? 0) > 0 || operation.requestBody !== undefined
 
 export const finishOpenApi = documentTransform((spec: OpenApiDocument) => {
-  for (const pathItem of Object.values(spec.paths)) {
-    for (const operation of Object.values(pathItem)) {
+  for (const [path, pathItem] of Object.entries(spec.paths)) {
+    for (const [method, operation] of Object.entries(pathItem)) {
       if (takesKeyOrSession(operation)) operation.parameters = [...(operation.parameters ?? []), organizationHeader]
       const responses = operation.responses
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 400) joinSharedStatus(spec, response)
       }
-      if (responses["400"] === undefined) continue
-      if (!takesInput(operation)) {
-        delete responses["400"]
-        continue
+      if (responses["400"] !== undefined) {
+        if (takesInput(operation)) {
+          const headers = takesIdempotencyKey(path, method)
+            ? `\`X-Organization-Id\` with a session, \`${IDEMPOTENCY_KEY_HEADER}\``
+            : "`X-Organization-Id` with a session"
+          responses["400"] = {
+            description: `Validation Error (\`validation_error\`): a field, a path or query parameter, or a header (${headers}) ` +
+              "is missing, unknown or invalid; every one is named",
+            content: { "application/problem+json": { schema: ValidationProblemRef } }
+          }
+        } else {
+          delete responses["400"]
+        }
       }
-      responses["400"] = {
-        description: "Validation Error (`validation_error`): a field, a path or query parameter, or a header (`X-Organization-Id` with a session) is missing, unknown or invalid; every one is named",
-        content: { "application/problem+json": { schema: ValidationProblemRef } }
-      }
+      documentApiConventions(path, method, operation)
     }
   }
+  spec.components.headers = { ...spec.components.headers, ...rateLimitHeaders }
   for (const name of frameworkSchemas) delete spec.components.schemas[name]
   return spec
 })

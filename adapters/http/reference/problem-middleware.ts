@@ -1,11 +1,4 @@
-import {
-  HttpApiBuilder,
-  HttpApiError,
-  type HttpApp,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import { HttpApiError, type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
 import { Cause, Effect, Option, Predicate } from "effect"
 import { docsRoutes } from "../docs.js"
 import type { ErrorCode } from "../error-catalog.js"
@@ -14,13 +7,7 @@ import { jsonNestingDepth } from "../json-depth.js"
 import { pathOf } from "../request-path.js"
 import { methodsAt, routesOf } from "../route-table.js"
 import { ReferenceApi } from "./api.js"
-import { type FieldIssue, isProblem, makeProblem, type Problem, problemBody } from "./problems.js"
-
-/**
- * Makes every answer of the reference form that is not a success a problem: the framework's
- * failures (bad input, unknown routes, unreadable bodies) and every defect, which never shows
- * its internals. Problems raised by endpoints pass through to be encoded as declared.
- */
+import { type FieldIssue, isProblem, makeProblem, problemResponse } from "./problems.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Arrays and objects nest at most this deep in a body. */
@@ -83,92 +70,87 @@ const isSqlError = (u: unknown): boolean => Predicate.isTagged(u, "SqlError")
 const isBodyTooLarge = (u: HttpServerError.RequestError): boolean =>
   u.cause instanceof Error && u.cause.message === "maxBytes exceeded"
 
-const answer = (problem: Problem, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson(problemBody(problem), {
-    status: problem.status,
-    contentType: "application/problem+json",
-    headers
-  })
+/**
+ * Makes every answer of the reference form that is not a success a problem: the framework's
+ * failures (bad input, unknown routes, unreadable bodies) and every defect, which never shows
+ * its internals. Problems raised by endpoints pass through to be encoded as declared.
+ */
+export const makeProblemAnswers = Effect.gen(function*() {
+  const { errorsBaseUrl } = yield* HttpSettings
+  const routes = [...routesOf(ReferenceApi), ...docsRoutes]
 
-export const ProblemsLive = HttpApiBuilder.middleware(
-  ReferenceApi,
-  Effect.gen(function*() {
-    const { errorsBaseUrl } = yield* HttpSettings
-    const routes = [...routesOf(ReferenceApi), ...docsRoutes]
+  return (app: HttpApp.Default) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const instance = pathOf(request)
+      const methods = methodsAt(routes, instance)
+      const problem = <C extends Exclude<ErrorCode, "validation_error">>(code: C, detail: string) =>
+        makeProblem(code, { errorsBaseUrl, instance, detail } as const)
+      const invalid = (issues: ReadonlyArray<FieldIssue>) =>
+        problemResponse(makeProblem("validation_error", { errorsBaseUrl, instance, detail: detailOf(issues) }, issues.slice(0, MAX_LISTED_ISSUES)))
 
-    return (app: HttpApp.Default) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const instance = pathOf(request)
-        const methods = methodsAt(routes, instance)
-        const problem = <C extends Exclude<ErrorCode, "validation_error">>(code: C, detail: string) =>
-          makeProblem(code, { errorsBaseUrl, instance, detail } as const)
-        const invalid = (issues: ReadonlyArray<FieldIssue>) =>
-          answer(makeProblem("validation_error", { errorsBaseUrl, instance, detail: detailOf(issues) }, issues.slice(0, MAX_LISTED_ISSUES)))
-
-        if (methods.includes(request.method) && methodsWithBody.has(request.method)) {
-          const declaredLength = Number(request.headers["content-length"] ?? 0)
-          if (declaredLength > MAX_BODY_BYTES) {
-            return answer(problem("payload_too_large", `the body is ${declaredLength} bytes; at most ${MAX_BODY_BYTES} are accepted`))
-          }
-          const contentType = request.headers["content-type"]
-          if (contentType !== undefined && !isJsonMediaType(contentType)) {
-            return answer(problem("unsupported_media_type", "the body must be JSON, sent with Content-Type: application/json"))
-          }
-          // Read once here (the request keeps the text for the endpoint) to refuse deep nesting early.
-          const text = yield* Effect.either(request.text.pipe(HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES))))
-          if (text._tag === "Left") {
-            return isBodyTooLarge(text.left)
-              ? answer(problem("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
-              : invalid([{ field: "body", message: "could not be read" }])
-          }
-          if (jsonNestingDepth(text.right) > MAX_BODY_DEPTH) {
-            return invalid([{ field: "body", message: `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep` }])
-          }
+      if (methods.includes(request.method) && methodsWithBody.has(request.method)) {
+        const declaredLength = Number(request.headers["content-length"] ?? 0)
+        if (declaredLength > MAX_BODY_BYTES) {
+          return problemResponse(problem("payload_too_large", `the body is ${declaredLength} bytes; at most ${MAX_BODY_BYTES} are accepted`))
         }
+        const contentType = request.headers["content-type"]
+        if (contentType !== undefined && !isJsonMediaType(contentType)) {
+          return problemResponse(problem("unsupported_media_type", "the body must be JSON, sent with Content-Type: application/json"))
+        }
+        // Read once here (the request keeps the text for the endpoint) to refuse deep nesting early.
+        const text = yield* Effect.either(request.text.pipe(HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES))))
+        if (text._tag === "Left") {
+          return isBodyTooLarge(text.left)
+            ? problemResponse(problem("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
+            : invalid([{ field: "body", message: "could not be read" }])
+        }
+        if (jsonNestingDepth(text.right) > MAX_BODY_DEPTH) {
+          return invalid([{ field: "body", message: `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep` }])
+        }
+      }
 
-        return yield* app.pipe(
-          HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-          Effect.catchAllCause((cause) => {
-            const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
-            if (Option.isSome(failure)) {
-              const error = failure.value
-              // Declared by the endpoints: HttpApi encodes them with their status and content type.
-              if (isProblem(error)) return Effect.fail(error as never)
-              if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(invalid(issuesOf(error)))
-              if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
-                // The path has this method's route, yet the router could not read a parameter.
-                if (methods.includes(request.method)) {
-                  return Effect.succeed(invalid([{ field: "path", message: "has a parameter that is too long or not valid percent-encoded UTF-8" }]))
-                }
-                return Effect.succeed(
-                  methods.length > 0
-                    ? answer(problem("method_not_allowed", `${request.method} is not allowed here; use ${methods.join(", ")}`), {
-                      Allow: methods.join(", ")
-                    })
-                    : answer(problem("not_found", `no route for ${request.method} ${instance}`))
-                )
+      return yield* app.pipe(
+        HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+        Effect.catchAllCause((cause) => {
+          const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
+          if (Option.isSome(failure)) {
+            const error = failure.value
+            // Declared by the endpoints: HttpApi encodes them with their status and content type.
+            if (isProblem(error)) return Effect.fail(error as never)
+            if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(invalid(issuesOf(error)))
+            if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+              // The path has this method's route, yet the router could not read a parameter.
+              if (methods.includes(request.method)) {
+                return Effect.succeed(invalid([{ field: "path", message: "has a parameter that is too long or not valid percent-encoded UTF-8" }]))
               }
-            }
-            if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-            const defect = Option.getOrUndefined(Cause.dieOption(cause))
-            if (HttpServerError.isServerError(defect) && defect._tag === "RequestError") {
               return Effect.succeed(
-                isBodyTooLarge(defect)
-                  ? answer(problem("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
-                  : invalid([{ field: "body", message: "is not valid JSON" }])
+                methods.length > 0
+                  ? problemResponse(problem("method_not_allowed", `${request.method} is not allowed here; use ${methods.join(", ")}`), {
+                    Allow: methods.join(", ")
+                  })
+                  : problemResponse(problem("not_found", `no route for ${request.method} ${instance}`))
               )
             }
-            if (isSqlError(defect)) {
-              return Effect.logWarning("the database did not answer", cause).pipe(
-                Effect.as(answer(problem("service_unavailable", "the database is not reachable at the moment; try again shortly")))
-              )
-            }
-            return Effect.logError("unexpected failure", cause).pipe(
-              Effect.as(answer(problem("internal_error", "the service failed to answer; nothing about the fault is disclosed")))
+          }
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          const defect = Option.getOrUndefined(Cause.dieOption(cause))
+          if (HttpServerError.isServerError(defect) && defect._tag === "RequestError") {
+            return Effect.succeed(
+              isBodyTooLarge(defect)
+                ? problemResponse(problem("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
+                : invalid([{ field: "body", message: "is not valid JSON" }])
             )
-          })
-        )
-      })
-  })
-)
+          }
+          if (isSqlError(defect)) {
+            return Effect.logWarning("the database did not answer", cause).pipe(
+              Effect.as(problemResponse(problem("service_unavailable", "the database is not reachable at the moment; try again shortly")))
+            )
+          }
+          return Effect.logError("unexpected failure", cause).pipe(
+            Effect.as(problemResponse(problem("internal_error", "the service failed to answer; nothing about the fault is disclosed")))
+          )
+        })
+      )
+    })
+})

@@ -1,4 +1,4 @@
-import { HttpApiSchema } from "@effect/platform"
+import { HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import { Schema } from "effect"
 import { errorCatalog, type ErrorCode } from "../error-catalog.js"
 
@@ -92,6 +92,18 @@ export class ConflictProblem extends Schema.Class<ConflictProblem>("ConflictProb
   problemAnnotations("conflict", "ConflictProblem")
 ) {}
 
+export class IdempotentRequestInProgressProblem
+  extends Schema.Class<IdempotentRequestInProgressProblem>("IdempotentRequestInProgressProblem")(
+    problemFields(409),
+    problemAnnotations("idempotency_request_in_progress", "IdempotentRequestInProgressProblem")
+  )
+{}
+
+export class IdempotencyKeyReusedProblem extends Schema.Class<IdempotencyKeyReusedProblem>("IdempotencyKeyReusedProblem")(
+  problemFields(422),
+  problemAnnotations("idempotency_key_reused", "IdempotencyKeyReusedProblem")
+) {}
+
 export class InvalidStatusTransitionProblem
   extends Schema.Class<InvalidStatusTransitionProblem>("InvalidStatusTransitionProblem")(
     problemFields(409),
@@ -139,6 +151,8 @@ export interface ProblemOfCode {
   readonly method_not_allowed: MethodNotAllowedProblem
   readonly conflict: ConflictProblem
   readonly invalid_status_transition: InvalidStatusTransitionProblem
+  readonly idempotency_request_in_progress: IdempotentRequestInProgressProblem
+  readonly idempotency_key_reused: IdempotencyKeyReusedProblem
   readonly payload_too_large: PayloadTooLargeProblem
   readonly unsupported_media_type: UnsupportedMediaTypeProblem
   readonly rate_limited: RateLimitedProblem
@@ -160,6 +174,8 @@ const classes = {
   method_not_allowed: MethodNotAllowedProblem,
   conflict: ConflictProblem,
   invalid_status_transition: InvalidStatusTransitionProblem,
+  idempotency_request_in_progress: IdempotentRequestInProgressProblem,
+  idempotency_key_reused: IdempotencyKeyReusedProblem,
   payload_too_large: PayloadTooLargeProblem,
   unsupported_media_type: UnsupportedMediaTypeProblem,
   rate_limited: RateLimitedProblem,
@@ -204,3 +220,11 @@ export function makeProblem(code: ErrorCode, occurrence: ProblemOccurrence, erro
 
 /** The JSON body of a problem, for answers built outside an endpoint. */
 export const problemBody = (problem: Problem): Record<string, unknown> => ({ ...problem })
+
+/** The answer of a problem built outside an endpoint, as an endpoint would encode it. */
+export const problemResponse = (problem: Problem, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(problemBody(problem), {
+    status: problem.status,
+    contentType: "application/problem+json",
+    headers
+  })

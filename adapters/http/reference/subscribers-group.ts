@@ -4,10 +4,13 @@ import { documentPageHeaders } from "./pagination.js"
 import {
   ConflictProblem,
   ForbiddenProblem,
+  IdempotencyKeyReusedProblem,
+  IdempotentRequestInProgressProblem,
   InvalidStatusTransitionProblem,
   LimitExceededProblem,
   NotFoundProblem,
   PayloadTooLargeProblem,
+  RateLimitedProblem,
   ServiceUnavailableProblem,
   UnsupportedMediaTypeProblem,
   ValidationProblem
@@ -35,6 +38,8 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
       .addError(ConflictProblem)
       .addError(PayloadTooLargeProblem)
       .addError(UnsupportedMediaTypeProblem)
+      .addError(IdempotencyKeyReusedProblem)
+      .addError(IdempotentRequestInProgressProblem)
       .annotateContext(OpenApi.annotations({
         summary: "Create a subscriber",
         description: "Creates an `active` subscriber, optionally with tags (ids of the organization's tags) and metadata. " +
@@ -106,6 +111,8 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
       .addError(NotFoundProblem)
       .addError(PayloadTooLargeProblem)
       .addError(UnsupportedMediaTypeProblem)
+      .addError(IdempotencyKeyReusedProblem)
+      .addError(IdempotentRequestInProgressProblem)
       .annotateContext(OpenApi.annotations({
         summary: "Attach tags to a subscriber",
         description: "Attaches the tags (ids of the organization's tags) and answers the updated subscriber. Tags already " +
@@ -135,6 +142,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .middleware(Authentication)
   .addError(ValidationProblem)
   .addError(ForbiddenProblem)
+  .addError(RateLimitedProblem)
   .addError(ServiceUnavailableProblem)
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "Subscribers")

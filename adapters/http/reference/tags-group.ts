@@ -4,8 +4,11 @@ import { documentPageHeaders } from "./pagination.js"
 import {
   ConflictProblem,
   ForbiddenProblem,
+  IdempotencyKeyReusedProblem,
+  IdempotentRequestInProgressProblem,
   NotFoundProblem,
   PayloadTooLargeProblem,
+  RateLimitedProblem,
   ServiceUnavailableProblem,
   UnsupportedMediaTypeProblem,
   ValidationProblem
@@ -20,6 +23,8 @@ export const TagsGroup = HttpApiGroup.make("tags")
       .addError(ConflictProblem)
       .addError(PayloadTooLargeProblem)
       .addError(UnsupportedMediaTypeProblem)
+      .addError(IdempotencyKeyReusedProblem)
+      .addError(IdempotentRequestInProgressProblem)
       .annotateContext(OpenApi.annotations({
         summary: "Create a tag",
         description: "Creates a tag with no subscribers. The slug is made from the name when left out. 409 `conflict` " +
@@ -81,6 +86,7 @@ export const TagsGroup = HttpApiGroup.make("tags")
   .middleware(Authentication)
   .addError(ValidationProblem)
   .addError(ForbiddenProblem)
+  .addError(RateLimitedProblem)
   .addError(ServiceUnavailableProblem)
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "Tags")

@@ -5,11 +5,13 @@ import { Effect } from "effect"
 import initialSchema from "./0001_initial_schema.js"
 import dashboardAccess from "./0002_dashboard_access.js"
 import administration from "./0003_administration.js"
+import tagPresentation from "./0004_tag_presentation.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
   "0002_dashboard_access": dashboardAccess,
-  "0003_administration": administration
+  "0003_administration": administration,
+  "0004_tag_presentation": tagPresentation
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

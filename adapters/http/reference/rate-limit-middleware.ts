@@ -1,0 +1,58 @@
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type RateDecision, RateLimits } from "@roster/application"
+import { Clock, Effect, Exit, Option } from "effect"
+import { HttpSettings } from "../http-settings.js"
+import { pathOf } from "../request-path.js"
+import { isApiPath, RATE_LIMIT_HEADERS } from "./api-v1.js"
+import { RequestAuthentication } from "./authentication.js"
+import { makeProblem, problemResponse } from "./problems.js"
+
+const headersOf = (decision: RateDecision): Record<string, string> => ({
+  [RATE_LIMIT_HEADERS.limit]: String(decision.limit),
+  [RATE_LIMIT_HEADERS.remaining]: String(decision.remaining),
+  [RATE_LIMIT_HEADERS.reset]: String(Math.ceil(decision.resetAt.getTime() / 1000))
+})
+
+/** Whole seconds until the window ends, at least one. */
+const secondsUntil = (resetAt: Date, nowMs: number): number => Math.max(1, Math.ceil((resetAt.getTime() - nowMs) / 1000))
+
+/**
+ * Counts every `/api/v1` request against its organization's rate (once authenticated) or, without a
+ * valid credential, against the client address. Every answer tells the budget in the
+ * `X-RateLimit-*` headers, errors included; a request past the limit is not carried out and answers
+ * 429 `rate_limited` with `Retry-After`. The request's authentication is established here, once.
+ */
+export const makeRateLimiting = Effect.gen(function*() {
+  const rateLimits = yield* RateLimits
+  const authentication = yield* RequestAuthentication
+  const { errorsBaseUrl } = yield* HttpSettings
+
+  return (app: HttpApp.Default) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const instance = pathOf(request)
+      if (!isApiPath(instance)) return yield* app
+      return yield* authentication.establish((outcome) =>
+        Effect.gen(function*() {
+          const decision = Exit.isSuccess(outcome)
+            ? yield* rateLimits.forOrganization(outcome.value)
+            : yield* rateLimits.forAnonymous(Option.getOrElse(request.remoteAddress, () => "unknown"))
+          const headers = headersOf(decision)
+          yield* HttpApp.appendPreResponseHandler((_request, response) =>
+            Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+          )
+          if (decision.allowed) return yield* app
+          const retryAfter = secondsUntil(decision.resetAt, yield* Clock.currentTimeMillis)
+          const whose = Exit.isSuccess(outcome) ? "the organization's" : "this client address's"
+          return problemResponse(
+            makeProblem("rate_limited", {
+              errorsBaseUrl,
+              instance,
+              detail: `${whose} limit of ${decision.limit} requests is reached; try again in ${retryAfter} seconds`
+            }),
+            { "Retry-After": String(retryAfter) }
+          )
+        })
+      )
+    })
+})

@@ -1,0 +1,66 @@
+import { type RateDecision, RateLimiter } from "@roster/application"
+import { Clock, Effect, Layer, Schema } from "effect"
+import { defineScript, makeOccasionalWarning, redisCallAs } from "./redis-call.js"
+import { RedisClient } from "./redis-client.js"
+
+/**
+ * One fixed window per key, counted atomically: the first request of a window sets its expiry, so
+ * the window starts at a key's first request and the key disappears when it ends. A key found
+ * without an expiry (written by something else) is given one, so it can never block for good.
+ * Answers the count including this request and the milliseconds until the window ends.
+ */
+const FIXED_WINDOW_LUA = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`
+
+const WindowCount = Schema.Tuple(Schema.Int, Schema.Int)
+
+/**
+ * Rate limits in Redis, shared by every process. When Redis does not answer within the call
+ * timeout, or answers with an error, the request is let through with the whole limit remaining,
+ * and a warning says so at most once per interval; the readiness check reports Redis itself.
+ */
+export const RedisRateLimiterLive = Layer.effect(
+  RateLimiter,
+  Effect.gen(function*() {
+    const redis = yield* RedisClient
+    const countInWindow = defineScript(redis, "rosterFixedWindow", { lua: FIXED_WINDOW_LUA, keys: 1 })
+    const warn = yield* makeOccasionalWarning("Rate limits are not enforced while Redis does not answer")
+
+    const consume = (key: string, limit: number, windowMs: number): Effect.Effect<RateDecision> => {
+      const windowArg = Math.max(1, Math.ceil(windowMs))
+      return redisCallAs(WindowCount, () => countInWindow([key], [windowArg])).pipe(
+        Effect.flatMap(([count, ttlMs]) =>
+          Effect.map(Clock.currentTimeMillis, (nowMs): RateDecision => ({
+            allowed: count <= limit,
+            limit,
+            remaining: Math.max(0, limit - count),
+            resetAt: new Date(nowMs + Math.max(0, ttlMs))
+          }))
+        ),
+        Effect.catchAll((failure) =>
+          Effect.zipRight(
+            warn(failure),
+            Effect.map(Clock.currentTimeMillis, (nowMs): RateDecision => ({
+              allowed: true,
+              limit,
+              remaining: limit,
+              resetAt: new Date(nowMs + windowArg)
+            }))
+          )
+        )
+      )
+    }
+
+    return RateLimiter.of({ consume })
+  })
+)

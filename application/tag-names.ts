@@ -1,0 +1,138 @@
+import {
+  allows,
+  InvalidInput,
+  type OrganizationId,
+  Slug,
+  slugify,
+  slugProblem,
+  suffixedSlug,
+  Tag,
+  type TagAlreadyExists,
+  TagId,
+  tagNameKey,
+  tagNameProblem
+} from "@roster/domain"
+import { type Context, Effect, Option } from "effect"
+import { now } from "./clock.js"
+import type { Ids } from "./ports/ids.js"
+import type { TagRepository } from "./ports/tag-repository.js"
+import type { Principal } from "./principal.js"
+
+/**
+ * What becomes of a name that names no tag of the organization: a new tag is made for it
+ * (`create`, when the caller may write tags), it is refused (`refuse`), or it is left out
+ * (`ignore`).
+ */
+export type UnknownTagNames = "create" | "refuse" | "ignore"
+
+/** How many times a new tag's slug is tried with a fresh suffix before giving up. */
+const SLUG_ATTEMPTS = 5
+
+/** Slugs of tags made from names alone, when the name suggests none: `tag-3f9a2c`. */
+const FALLBACK_SLUG_STEM = "tag"
+
+/** How much of the end of the new tag's id (random, lower-case hex) sets its slug apart. */
+const SUFFIX_LENGTH = 6
+
+/**
+ * Finds tags by name, and makes the ones that are missing, as Kit and Mailchimp do when a
+ * subscriber is tagged with a name they have not seen. Shared by the use cases that take tag names.
+ */
+export const makeTagNameResolver = (
+  tags: Context.Tag.Service<typeof TagRepository>,
+  ids: Context.Tag.Service<typeof Ids>
+) => {
+  /** A new tag named `name`; its slug is made from the name, with a suffix when that is taken or impossible. */
+  const createNamed = (organizationId: OrganizationId, name: string): Effect.Effect<Tag, TagAlreadyExists> => {
+    const base = slugify(name)
+    const attempt = (n: number): Effect.Effect<Tag, TagAlreadyExists> =>
+      Effect.gen(function*() {
+        const id = yield* ids.next
+        const slug = n === 0 && slugProblem(base) === undefined
+          ? base
+          : suffixedSlug(base, id.slice(-SUFFIX_LENGTH), FALLBACK_SLUG_STEM)
+        const at = yield* now
+        const tag = new Tag({
+          id: TagId.make(id),
+          organizationId,
+          name,
+          slug: Slug.make(slug),
+          description: null,
+          displayName: null,
+          category: null,
+          metadata: {},
+          subscriberCount: 0,
+          createdAt: at,
+          updatedAt: at
+        })
+        return yield* tags.insert(tag).pipe(
+          Effect.as(tag),
+          Effect.catchTag("TagAlreadyExists", (clash) => {
+            if (n + 1 >= SLUG_ATTEMPTS) return Effect.fail(clash)
+            if (clash.field === "slug") return attempt(n + 1)
+            // Someone made a tag of this name meanwhile: theirs is the one. If it is gone again
+            // (their change was undone), make it anew.
+            return Effect.flatMap(
+              tags.findByName(organizationId, name),
+              Option.match({ onSome: Effect.succeed, onNone: () => attempt(n + 1) })
+            )
+          })
+        )
+      })
+    return attempt(0)
+  }
+
+  /**
+   * The tags `names` name, in the order given, each once (names compare as tag names do,
+   * regardless of letter case). A name that is not a possible tag name is refused at its index in
+   * `field`; so is an unknown one unless `unknown` says otherwise. Run it inside a transaction
+   * when it may create tags, so that they go with the change that needed them.
+   */
+  const resolve = (
+    principal: Principal,
+    names: ReadonlyArray<string>,
+    unknown: UnknownTagNames,
+    field: string
+  ): Effect.Effect<ReadonlyArray<Tag>, InvalidInput | TagAlreadyExists> =>
+    Effect.gen(function*() {
+      const organizationId = principal.organization.id
+      const wanted: Array<{ readonly name: string; readonly key: string; readonly index: number }> = []
+      const keys = new Set<string>()
+      for (const [index, given] of names.entries()) {
+        const name = given.trim()
+        const problem = tagNameProblem(name)
+        if (problem !== undefined) return yield* new InvalidInput({ field: `${field}[${index}]`, problem })
+        const key = tagNameKey(name)
+        if (keys.has(key)) continue
+        keys.add(key)
+        wanted.push({ name, key, index })
+      }
+      if (wanted.length === 0) return []
+
+      const found = yield* tags.findByNames(organizationId, wanted.map(({ name }) => name))
+      const byKey = new Map(found.map((tag) => [tagNameKey(tag.name), tag] as const))
+      const missing = wanted.filter(({ key }) => !byKey.has(key))
+      const first = missing[0]
+      if (first !== undefined && unknown !== "ignore") {
+        if (unknown === "refuse") {
+          return yield* new InvalidInput({
+            field: `${field}[${first.index}]`,
+            problem: `no tag named '${first.name}' in this organization`
+          })
+        }
+        if (!allows(principal.scopes, "tags:write")) {
+          return yield* new InvalidInput({
+            field: `${field}[${first.index}]`,
+            problem: `no tag named '${first.name}' in this organization, and making one needs the scope tags:write`
+          })
+        }
+        // In the order of their keys, so that two changes making the same new tags never wait on
+        // each other in a cycle.
+        const byKeyOrder = [...missing].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+        for (const { key, name } of byKeyOrder) byKey.set(key, yield* createNamed(organizationId, name))
+      }
+      return wanted.flatMap(({ key }) => Option.toArray(Option.fromNullable(byKey.get(key))))
+    })
+
+  return resolve
+}

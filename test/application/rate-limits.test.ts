@@ -1,0 +1,43 @@
+import { describe, expect, it } from "@effect/vitest"
+import { RateLimits } from "@roster/application"
+import { planLimits } from "@roster/domain"
+import { Effect, Layer, TestClock } from "effect"
+import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
+import { openOrganization, UseCasesInMemory } from "./test-kit.js"
+
+const Limits = RateLimits.Default.pipe(Layer.provideMerge(Layer.merge(UseCasesInMemory, InProcessRateLimiterLive)))
+const limited = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, Limits)
+
+describe("rate limits", () => {
+  it.effect("an organization gets its plan's requests per minute, then waits for the next minute", () =>
+    limited(Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const { principal } = yield* openOrganization({ tier: "free" })
+      const allowed = planLimits.free.requestsPerMinute
+      for (let i = 1; i <= allowed; i++) {
+        const decision = yield* limits.forOrganization(principal)
+        expect(decision).toMatchObject({ allowed: true, limit: allowed, remaining: allowed - i })
+      }
+      const refused = yield* limits.forOrganization(principal)
+      expect(refused).toMatchObject({ allowed: false, remaining: 0 })
+      yield* TestClock.adjust("1 minute")
+      expect((yield* limits.forOrganization(principal)).allowed).toBe(true)
+    })))
+
+  it.effect("each plan has its own rate, and organizations never share a count", () =>
+    limited(Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const pro = yield* openOrganization({ tier: "pro" })
+      const free = yield* openOrganization({ tier: "free" })
+      expect((yield* limits.forOrganization(pro.principal)).limit).toBe(planLimits.pro.requestsPerMinute)
+      expect((yield* limits.forOrganization(free.principal)).remaining).toBe(planLimits.free.requestsPerMinute - 1)
+    })))
+
+  it.effect("callers without a credential are counted per client address at the lowest plan's rate", () =>
+    limited(Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const first = yield* limits.forAnonymous("198.51.100.1")
+      expect(first.limit).toBe(planLimits.free.requestsPerMinute)
+      expect((yield* limits.forAnonymous("198.51.100.2")).remaining).toBe(first.remaining)
+    })))
+})
