@@ -3,6 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { HttpSettingsLive } from "./http-settings.js"
+import { OverviewApiLive } from "./overview/index.js"
 import { ReferenceApiLive } from "./reference/index.js"
 import { requestLogging } from "./request-log.js"
 
@@ -11,18 +12,19 @@ export { CurrentSessionUser } from "./current-session-user.js"
 export { SESSION_COOKIE } from "./session-cookie.js"
 export { type ErrorCode, errorCatalog, errorCodes } from "./error-catalog.js"
 export { HttpSettings, HttpSettingsLive } from "./http-settings.js"
+export { OverviewApi } from "./overview/index.js"
 export { ReferenceApi } from "./reference/index.js"
 
 const MAX_PATH_PARAMETER_LENGTH = 1024
 
 /**
- * The wire form chosen by `API_FORM` with its middleware and docs. Only `reference` is served so
- * far; another value stops the start with a message naming the variable.
+ * The wire form chosen by `API_FORM` (`reference`, the default, or `overview`) with its middleware
+ * and docs; another value stops the start with a message naming the variable.
  */
 const WireFormLive = Layer.unwrapEffect(
-  Config.literal("reference")("API_FORM").pipe(
+  Config.literal("reference", "overview")("API_FORM").pipe(
     Config.withDefault("reference" as const),
-    Effect.map(() => ReferenceApiLive)
+    Effect.map((form) => form === "overview" ? OverviewApiLive : ReferenceApiLive)
   )
 )
 

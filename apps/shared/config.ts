@@ -83,10 +83,6 @@ export const RosterConfig = Config.all({
   logFormat: LogFormat
 }).pipe(
   Config.validate({
-    message: "API_FORM: this version serves the reference form only; unset API_FORM or set it to reference",
-    validation: (c) => c.apiForm === "reference"
-  }),
-  Config.validate({
     message: "SESSION_SECRET: required when NODE_ENV=production",
     validation: (c) => c.nodeEnv !== "production" || Option.isSome(c.sessionSecret)
   })

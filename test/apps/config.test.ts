@@ -40,7 +40,6 @@ describe("configuration", () => {
     [{ SESSION_SECRET: "short" }, /^SESSION_SECRET: must be at least 32 characters$/],
     [{ NODE_ENV: "production" }, /^SESSION_SECRET: required when NODE_ENV=production$/],
     [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: expected one of trace, debug, info, warning, error, fatal, none; got "loud"$/],
-    [{ API_FORM: "overview" }, /^API_FORM: this version serves the reference form only/],
     [{ MIGRATE: "maybe" }, /^MIGRATE: expected one of/],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes" }, /^WEBHOOK_ALLOW_PRIVATE_TARGETS: expected one of/]
   ] as const)("a bad value stops the start with one line naming the variable: %o", ([env, expected]) =>
@@ -55,6 +54,12 @@ describe("configuration", () => {
       for (const [text, label] of [["warning", "WARN"], ["WARN", "WARN"], ["debug", "DEBUG"], ["none", "OFF"]] as const) {
         expect(Either.getOrThrow(yield* read({ LOG_LEVEL: text })).logLevel.label).toBe(label)
       }
+    }))
+
+  it.effect("either wire form may be chosen", () =>
+    Effect.gen(function*() {
+      expect(Either.getOrThrow(yield* read({ API_FORM: "overview" })).apiForm).toBe("overview")
+      expect(Either.getOrThrow(yield* read({ API_FORM: "reference" })).apiForm).toBe("reference")
     }))
 
   it.effect("production with a long enough session secret is accepted", () =>

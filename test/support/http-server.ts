@@ -129,6 +129,8 @@ export interface StartOptions {
   readonly adapters?: Layer.Layer<never>
   /** Receives every log line; without it, the server logs nothing. */
   readonly logger?: Logger.Logger<unknown, void>
+  /** The wire form served (`API_FORM`); `reference` unless told, or unless `config` names one. */
+  readonly form?: "reference" | "overview"
 }
 
 /** A user signed in through the real flow: a magic link by email, then `GET /auth/verify`. */
@@ -220,7 +222,10 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
     Layer.provideMerge(adapters),
     Layer.provide(Logger.replace(Logger.defaultLogger, options.logger ?? Logger.none)),
     Layer.provide(Layer.setClock(clock)),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson(options.config ?? {})))
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({
+      ...(options.form === undefined ? {} : { API_FORM: options.form }),
+      ...options.config
+    })))
   )
   const runtime = ManagedRuntime.make(layer)
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))

@@ -1,9 +1,11 @@
 import { HttpApiBuilder, type HttpApp } from "@effect/platform"
 import { Effect } from "effect"
+import { routesOf } from "../route-table.js"
 import { ReferenceApi } from "./api.js"
-import { makeIdempotentPosts } from "./idempotency-middleware.js"
-import { makeProblemAnswers } from "./problem-middleware.js"
-import { makeRateLimiting } from "./rate-limit-middleware.js"
+import { isApiPath } from "./api-v1.js"
+import { makeIdempotentPosts } from "../idempotency-middleware.js"
+import { makeProblemAnswers } from "../problem-middleware.js"
+import { makeRateLimiting } from "../rate-limit-middleware.js"
 
 /**
  * What every request of the reference form passes through, outermost first: the rate limits of
@@ -14,9 +16,12 @@ import { makeRateLimiting } from "./rate-limit-middleware.js"
 export const ApiMiddlewareLive = HttpApiBuilder.middleware(
   ReferenceApi,
   Effect.gen(function*() {
-    const rateLimited = yield* makeRateLimiting
-    const problems = yield* makeProblemAnswers
-    const idempotent = yield* makeIdempotentPosts
+    const routes = routesOf(ReferenceApi)
+    const rateLimited = yield* makeRateLimiting(isApiPath)
+    const problems = yield* makeProblemAnswers({ routes })
+    const idempotent = yield* makeIdempotentPosts({
+      posts: routes.filter((route) => route.method === "POST" && isApiPath(route.path))
+    })
     return (app: HttpApp.Default) => rateLimited(problems(idempotent(app)))
   })
 )

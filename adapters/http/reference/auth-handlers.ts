@@ -1,4 +1,4 @@
-import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpApi, HttpApiBuilder, type HttpApiGroup, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Auth, Organizations, type SignedIn as SignedInResult } from "@roster/application"
 import {
   DEFAULT_LOCALE,
@@ -13,6 +13,7 @@ import { clearSessionCookie, sessionCookieOf, setSessionCookie } from "../sessio
 import { negotiateLocale, signInPage, signInPageHeaders } from "../sign-in-page.js"
 import { ReferenceApi } from "./api.js"
 import { answerWithProblem } from "./application-problems.js"
+import type { AuthGroup } from "./auth-group.js"
 import type { SignedIn, UserOrganization } from "./auth-schemas.js"
 
 const toUserOrganization = (
@@ -46,7 +47,14 @@ const linkSent = `A sign-in link is on its way to this address. It works once, w
   Duration.toMinutes(MAGIC_LINK_LIFETIME)
 } minutes.`
 
-export const AuthHandlersLive = HttpApiBuilder.group(ReferenceApi, "auth", (handlers) =>
+/**
+ * The `/auth/*` handlers for an API that serves the auth group as it is: the reference form, and
+ * the overview form (which answers their problems in its own error body).
+ */
+// The API's own errors and requirements do not matter to these handlers; any API with the group will do.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const makeAuthHandlersLive = <ApiId extends string>(api: HttpApi.HttpApi<ApiId, HttpApiGroup.HttpApiGroup.Any, any, any>) =>
+  HttpApiBuilder.group(api as unknown as HttpApi.HttpApi<ApiId, typeof AuthGroup>, "auth", (handlers) =>
   Effect.gen(function*() {
     const auth = yield* Auth
     const organizations = yield* Organizations
@@ -92,3 +100,5 @@ export const AuthHandlersLive = HttpApiBuilder.group(ReferenceApi, "auth", (hand
           answerWithProblem
         ))
   }))
+
+export const AuthHandlersLive = makeAuthHandlersLive(ReferenceApi)

@@ -18,7 +18,7 @@ import { ForbiddenProblem, makeProblem, UnauthorizedProblem, ValidationProblem }
 
 const API_KEY_HEADER = "X-API-Key"
 
-const apiKeyScheme = HttpApiSecurity.apiKey({ in: "header", key: API_KEY_HEADER }).pipe(
+export const apiKeyScheme = HttpApiSecurity.apiKey({ in: "header", key: API_KEY_HEADER }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
     "An API key of the organization (`svc_live_...` or `svc_test_...`), sent in the `X-API-Key` header. " +
@@ -27,7 +27,7 @@ const apiKeyScheme = HttpApiSecurity.apiKey({ in: "header", key: API_KEY_HEADER 
   )
 )
 
-const sessionScheme = HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }).pipe(
+export const sessionScheme = HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
     "The dashboard session, set by `GET /auth/verify` and ended by `POST /auth/logout`. On `/api/v1` a session " +

@@ -14,7 +14,7 @@ import { TagsHandlersLive } from "./tags-handlers.js"
 
 export { ReferenceApi }
 export { IDEMPOTENCY_KEY_HEADER, RATE_LIMIT_HEADERS, REPLAYED_HEADER } from "./api-v1.js"
-export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./problem-middleware.js"
+export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "../problem-middleware.js"
 
 /**
  * The reference wire form (`/api/v1`, bare JSON, cursor pages, problem details) with its

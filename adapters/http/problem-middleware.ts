@@ -1,13 +1,12 @@
 import { HttpApiError, type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
 import { Cause, Effect, Option, Predicate } from "effect"
-import { docsRoutes } from "../docs.js"
-import type { ErrorCode } from "../error-catalog.js"
-import { HttpSettings } from "../http-settings.js"
-import { jsonNestingDepth } from "../json-depth.js"
-import { pathOf } from "../request-path.js"
-import { methodsAt, routesOf } from "../route-table.js"
-import { ReferenceApi } from "./api.js"
-import { type FieldIssue, isProblem, makeProblem, problemResponse } from "./problems.js"
+import { docsRoutes } from "./docs.js"
+import type { ErrorCode } from "./error-catalog.js"
+import { HttpSettings } from "./http-settings.js"
+import { jsonNestingDepth } from "./json-depth.js"
+import { pathOf } from "./request-path.js"
+import { type KnownRoute, methodsAt } from "./route-table.js"
+import { type FieldIssue, isProblem, makeProblem, problemResponse } from "./reference/problems.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Arrays and objects nest at most this deep in a body. */
@@ -71,13 +70,23 @@ const isBodyTooLarge = (u: HttpServerError.RequestError): boolean =>
   u.cause instanceof Error && u.cause.message === "maxBytes exceeded"
 
 /**
- * Makes every answer of the reference form that is not a success a problem: the framework's
- * failures (bad input, unknown routes, unreadable bodies) and every defect, which never shows
- * its internals. Problems raised by endpoints pass through to be encoded as declared.
+ * Makes every answer of a wire form that is not a success a problem: the framework's failures
+ * (bad input, unknown routes, unreadable bodies) and every defect, which never shows its
+ * internals. Failures the endpoints declare pass through to be encoded as declared; a form with
+ * another error body answers these problems in it (the problems are the service's one account
+ * of its errors, shared by the forms).
  */
-export const makeProblemAnswers = Effect.gen(function*() {
+export interface ProblemAnswersOptions {
+  /** The routes of the form's API (the docs' are added). */
+  readonly routes: ReadonlyArray<KnownRoute>
+  /** Failures the endpoints declare, which pass through to be encoded as declared; problems by default. */
+  readonly isDeclared?: (u: unknown) => boolean
+}
+
+export const makeProblemAnswers = (options: ProblemAnswersOptions) => Effect.gen(function*() {
   const { errorsBaseUrl } = yield* HttpSettings
-  const routes = [...routesOf(ReferenceApi), ...docsRoutes]
+  const routes = [...options.routes, ...docsRoutes]
+  const isDeclared = options.isDeclared ?? isProblem
 
   return (app: HttpApp.Default) =>
     Effect.gen(function*() {
@@ -117,7 +126,7 @@ export const makeProblemAnswers = Effect.gen(function*() {
           if (Option.isSome(failure)) {
             const error = failure.value
             // Declared by the endpoints: HttpApi encodes them with their status and content type.
-            if (isProblem(error)) return Effect.fail(error as never)
+            if (isDeclared(error)) return Effect.fail(error as never)
             if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(invalid(issuesOf(error)))
             if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
               // The path has this method's route, yet the router could not read a parameter.

@@ -9,14 +9,13 @@ import {
 import type { InvalidInput } from "@roster/domain"
 import { Cause, Data, Effect, Either, Exit, FiberRef, Option } from "effect"
 import { createHash } from "node:crypto"
-import { HttpSettings } from "../http-settings.js"
-import { pathOf } from "../request-path.js"
-import { methodsAt, routesOf } from "../route-table.js"
-import { ReferenceApi } from "./api.js"
-import { IDEMPOTENCY_KEY_HEADER, isApiPath, REPLAYED_HEADER } from "./api-v1.js"
-import { problemOf } from "./application-problems.js"
-import { RequestAuthentication } from "./authentication.js"
-import { isProblem, type Problem, problemResponse } from "./problems.js"
+import { HttpSettings } from "./http-settings.js"
+import { pathOf } from "./request-path.js"
+import { type KnownRoute, methodsAt } from "./route-table.js"
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from "./reference/api-v1.js"
+import { problemOf } from "./reference/application-problems.js"
+import { RequestAuthentication } from "./reference/authentication.js"
+import { isProblem, type Problem, problemResponse } from "./reference/problems.js"
 
 /**
  * The headers that belong to an answer and are kept with it. Request ids and rate-limit headers
@@ -67,11 +66,19 @@ const answerOf = ({ replayed, response: stored }: IdempotentOutcome): HttpServer
 const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: string): string =>
   createHash("sha256").update(`${request.method} ${request.url}\n`).update(body, "utf8").digest("base64url")
 
-const problemIn = (cause: Cause.Cause<unknown>): Option.Option<Problem> =>
-  Option.filter(Cause.failureOption(cause), isProblem)
+/** The answer of a problem an endpoint failed with. */
+const problemAnswer = (u: unknown): Option.Option<HttpServerResponse.HttpServerResponse> =>
+  isProblem(u) ? Option.some(problemResponse(u as Problem)) : Option.none()
+
+export interface IdempotentPostsOptions {
+  /** The API's POST routes that take an `Idempotency-Key`. */
+  readonly posts: ReadonlyArray<KnownRoute>
+  /** The answer of a failure the endpoint declares; problems by default. */
+  readonly declaredAnswer?: (u: unknown) => Option.Option<HttpServerResponse.HttpServerResponse>
+}
 
 /**
- * `Idempotency-Key` on the API's POST routes: the endpoint's whole answer (status, the headers
+ * `Idempotency-Key` on the API's POST routes, in every wire form: the endpoint's whole answer (status, the headers
  * that belong to it, body; problems included) is kept for the key, and a repeat of the same
  * request gets it again with `Idempotent-Replayed: true` instead of running twice. Wraps the
  * whole handling of the request, reading of the body included, so it runs inside the answers to
@@ -79,11 +86,12 @@ const problemIn = (cause: Cause.Cause<unknown>): Option.Option<Problem> =>
  * organization and credential. Which answers are kept, and when a key is refused, the
  * Idempotency use case decides.
  */
-export const makeIdempotentPosts = Effect.gen(function*() {
+export const makeIdempotentPosts = (options: IdempotentPostsOptions) => Effect.gen(function*() {
   const idempotency = yield* Idempotency
   const authentication = yield* RequestAuthentication
   const { errorsBaseUrl } = yield* HttpSettings
-  const posts = routesOf(ReferenceApi).filter((route) => route.method === "POST" && isApiPath(route.path))
+  const { posts } = options
+  const declaredAnswer = options.declaredAnswer ?? problemAnswer
 
   return (app: HttpApp.Default) =>
     Effect.gen(function*() {
@@ -113,13 +121,13 @@ export const makeIdempotentPosts = Effect.gen(function*() {
         if (Exit.isSuccess(exit)) {
           answer = exit.value
         } else {
-          const problem = problemIn(exit.cause)
-          if (Option.isNone(problem)) {
+          const declared = Option.flatMap(Cause.failureOption(exit.cause), declaredAnswer)
+          if (Option.isNone(declared)) {
             // Not an answer of the endpoint (bad input, a fault): answered further out, and not kept.
             if (Option.isSome(ownHeaders)) yield* HttpApp.appendPreResponseHandler(ownHeaders.value)
             return yield* Effect.failCause(exit.cause)
           }
-          answer = problemResponse(problem.value)
+          answer = declared.value
         }
         const response = Option.isSome(ownHeaders) ? yield* Effect.orDie(ownHeaders.value(request, answer)) : answer
         const text = bodyText(response.body)

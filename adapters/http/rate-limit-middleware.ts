@@ -1,11 +1,11 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type RateDecision, RateLimits } from "@roster/application"
 import { Clock, Effect, Exit, Option } from "effect"
-import { HttpSettings } from "../http-settings.js"
-import { pathOf } from "../request-path.js"
-import { isApiPath, RATE_LIMIT_HEADERS } from "./api-v1.js"
-import { RequestAuthentication } from "./authentication.js"
-import { makeProblem, problemResponse } from "./problems.js"
+import { HttpSettings } from "./http-settings.js"
+import { pathOf } from "./request-path.js"
+import { RATE_LIMIT_HEADERS } from "./reference/api-v1.js"
+import { RequestAuthentication } from "./reference/authentication.js"
+import { makeProblem, problemResponse } from "./reference/problems.js"
 
 const headersOf = (decision: RateDecision): Record<string, string> => ({
   [RATE_LIMIT_HEADERS.limit]: String(decision.limit),
@@ -21,8 +21,9 @@ const secondsUntil = (resetAt: Date, nowMs: number): number => Math.max(1, Math.
  * valid credential, against the client address. Every answer tells the budget in the
  * `X-RateLimit-*` headers, errors included; a request past the limit is not carried out and answers
  * 429 `rate_limited` with `Retry-After`. The request's authentication is established here, once.
+ * `isApiPath` tells the paths of the form's API (the others are not counted).
  */
-export const makeRateLimiting = Effect.gen(function*() {
+export const makeRateLimiting = (isApiPath: (path: string) => boolean) => Effect.gen(function*() {
   const rateLimits = yield* RateLimits
   const authentication = yield* RequestAuthentication
   const { errorsBaseUrl } = yield* HttpSettings

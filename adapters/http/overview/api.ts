@@ -1,0 +1,83 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { ProbesGroup } from "../probes.js"
+import { ErrorDocsGroup } from "./error-docs-group.js"
+import { AuthGroup } from "../reference/auth-group.js"
+import { serviceVersion } from "../service-version.js"
+import {
+  ConflictError,
+  ForbiddenError,
+  IdempotencyKeyReusedError,
+  IdempotentRequestInProgressError,
+  InternalError,
+  InvalidStatusTransitionError,
+  InvalidTokenError,
+  LimitExceededError,
+  MagicLinkAlreadyUsedError,
+  MagicLinkExpiredError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  ValidationError
+} from "./errors.js"
+import { finishOverviewOpenApi } from "./openapi.js"
+import { SubscribersGroup } from "./subscribers-group.js"
+import { TagsGroup } from "./tags-group.js"
+
+const description = `Subscribers and tags of newsletter organizations, over HTTP.
+
+Dashboard users sign in without a password: \`POST /auth/magic-link\` emails a link, \`GET /auth/verify\` sets the
+session cookie. The \`/auth\` routes are the same in every form of the API, and answer errors in this form's body.
+
+The API is served under \`/v1\` and, the same, under \`/api/v1\`. Every request there carries an API key in the
+\`X-API-Key\` header, or the dashboard session cookie \`svc_session\` with the organization to act for in the
+\`X-Organization-Id\` header (400 without it, 403 when the user is not a member of it).
+
+A single resource answers \`{data: {...}}\`, a list \`{data: [...], meta: {total, page, per_page, total_pages}}\`.
+Lists take \`page\` (from 1, default 1) and \`per_page\` (1 to 100, default 50), and \`sort\`: field names separated by
+commas, each descending with a leading \`-\` (\`-created_at,email\`). Changes are PATCH; a subscriber's tags are named.
+
+Requests are limited per organization by the requests per minute of its plan; every answer carries
+\`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds), and a request past the limit
+answers 429 \`rate_limited\` with \`Retry-After\`. Every POST takes an optional \`Idempotency-Key\` header: a repeat of
+the same request with the same key answers the first answer again, with \`Idempotent-Replayed: true\`.
+
+Every error answers \`{error: {code, message, details: [{field, message}]}}\`; a \`validation_error\` lists every
+field concerned in \`details\`.`
+
+/** The design-overview wire form: `/v1` (and `/api/v1`), `data` envelopes, numbered pages, PATCH, error envelopes. */
+export class OverviewApi extends HttpApi.make("overview")
+  .add(AuthGroup)
+  .add(SubscribersGroup)
+  .add(TagsGroup)
+  .add(ProbesGroup)
+  .add(ErrorDocsGroup)
+  .addError(ValidationError)
+  .addError(UnauthorizedError)
+  .addError(ForbiddenError)
+  .addError(NotFoundError)
+  .addError(MethodNotAllowedError)
+  .addError(ConflictError)
+  .addError(InvalidStatusTransitionError)
+  .addError(IdempotentRequestInProgressError)
+  .addError(IdempotencyKeyReusedError)
+  .addError(LimitExceededError)
+  .addError(PayloadTooLargeError)
+  .addError(UnsupportedMediaTypeError)
+  .addError(RateLimitedError)
+  .addError(InternalError)
+  .addError(ServiceUnavailableError)
+  .addError(MagicLinkExpiredError)
+  .addError(MagicLinkAlreadyUsedError)
+  .addError(InvalidTokenError)
+  .annotateContext(OpenApi.annotations({
+    title: "Roster API",
+    version: serviceVersion,
+    description,
+    license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
+    transform: finishOverviewOpenApi
+  }))
+{}
