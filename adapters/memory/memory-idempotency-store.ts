@@ -1,38 +1,19 @@
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from "@roster/application"
 import { Clock, Effect, Layer } from "effect"
+import { ExpiringEntries, type ExpiringEntriesOptions } from "./expiring-entries.js"
 
 type Held =
   | { readonly state: "running"; readonly fingerprint: string }
   | { readonly state: "completed"; readonly fingerprint: string; readonly response: StoredResponse }
 
-interface Entry {
-  readonly held: Held
-  readonly expiresAtMs: number
-}
+export type IdempotencyEntriesOptions = ExpiringEntriesOptions
 
-export interface IdempotencyEntriesOptions {
-  /** How often, at most, entries that have expired are swept away. */
-  readonly sweepIntervalMs?: number
-  /**
-   * How many keys are kept at most. Past it, the oldest entries are dropped early: a repeat of
-   * those requests runs again, as it would without a key, rather than being refused.
-   */
-  readonly maxKeys?: number
-}
-
-/**
- * Idempotency records kept in this process, each until it expires. Expired entries are swept away
- * as time passes and the number of keys is capped, so the map cannot grow without bound.
- */
+/** Idempotency records kept in this process, each until it expires; see {@link ExpiringEntries}. */
 export class IdempotencyEntries {
-  private readonly entries = new Map<string, Entry>()
-  private readonly sweepIntervalMs: number
-  private readonly maxKeys: number
-  private nextSweepAtMs = 0
+  private readonly entries: ExpiringEntries<Held>
 
   constructor(options: IdempotencyEntriesOptions = {}) {
-    this.sweepIntervalMs = Math.max(1, options.sweepIntervalMs ?? 60_000)
-    this.maxKeys = Math.max(1, options.maxKeys ?? 100_000)
+    this.entries = new ExpiringEntries(options)
   }
 
   /** How many keys are kept now (expired entries not yet swept included). */
@@ -41,43 +22,22 @@ export class IdempotencyEntries {
   }
 
   claim(key: string, fingerprint: string, lockMs: number, nowMs: number): IdempotencyClaim {
-    this.sweep(nowMs)
-    const entry = this.entries.get(key)
-    if (entry !== undefined && entry.expiresAtMs > nowMs) {
-      const { held } = entry
+    const held = this.entries.get(key, nowMs)
+    if (held !== undefined) {
       return held.state === "running"
         ? { _tag: "Running", fingerprint: held.fingerprint }
         : { _tag: "Completed", fingerprint: held.fingerprint, response: held.response }
     }
-    this.put(key, { state: "running", fingerprint }, nowMs + Math.max(1, lockMs))
+    this.entries.set(key, { state: "running", fingerprint }, nowMs + Math.max(1, lockMs), nowMs)
     return { _tag: "Claimed" }
   }
 
   complete(key: string, fingerprint: string, response: StoredResponse, retainMs: number, nowMs: number): void {
-    this.sweep(nowMs)
-    this.put(key, { state: "completed", fingerprint, response }, nowMs + Math.max(1, retainMs))
+    this.entries.set(key, { state: "completed", fingerprint, response }, nowMs + Math.max(1, retainMs), nowMs)
   }
 
   release(key: string): void {
     this.entries.delete(key)
-  }
-
-  private put(key: string, held: Held, expiresAtMs: number): void {
-    // Re-inserting keeps the map in order of writing, oldest first, for eviction.
-    this.entries.delete(key)
-    this.entries.set(key, { held, expiresAtMs })
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.maxKeys) return
-      this.entries.delete(oldest)
-    }
-  }
-
-  private sweep(nowMs: number): void {
-    if (nowMs < this.nextSweepAtMs) return
-    this.nextSweepAtMs = nowMs + this.sweepIntervalMs
-    for (const [key, entry] of this.entries) {
-      if (entry.expiresAtMs <= nowMs) this.entries.delete(key)
-    }
   }
 }
 
