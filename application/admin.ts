@@ -179,7 +179,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     const removeMember = Effect.fn("Admin.removeMember")(function*(principal: Principal, id: OrganizationId, userId: UserId) {
       yield* authorize(principal)
       yield* organizationById(id)
-      if (!(yield* memberships.remove(id, userId))) return yield* new ResourceNotFound({ resource: "user", id: userId })
+      if (!(yield* memberships.remove(id, userId))) return yield* new ResourceNotFound({ resource: "membership", id: userId })
     })
 
     const listUsers = Effect.fn("Admin.listUsers")(function*(principal: Principal, request: AdminPageRequest) {

@@ -37,7 +37,7 @@ export class OrganizationSlugTaken extends Schema.TaggedError<OrganizationSlugTa
   }
 }
 
-export const ResourceKind = Schema.Literal("subscriber", "tag", "organization", "api_key", "user")
+export const ResourceKind = Schema.Literal("subscriber", "tag", "organization", "api_key", "user", "membership")
 export type ResourceKind = typeof ResourceKind.Type
 
 export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("ResourceNotFound", {
@@ -45,7 +45,9 @@ export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("Re
   id: Schema.String
 }) {
   override get message() {
-    return `no ${this.resource.replace("_", " ")} ${this.id}`
+    return this.resource === "membership"
+      ? `user ${this.id} is not a member of the organization`
+      : `no ${this.resource.replace("_", " ")} ${this.id}`
   }
 }
 

@@ -1,15 +1,12 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Admin, type OrganizationOverview, type UserOverview } from "@roster/application"
-import type { Membership, ResourceNotFound, User } from "@roster/domain"
+import type { Membership, User } from "@roster/domain"
 import { Effect } from "effect"
 import { CurrentPrincipal } from "../current-principal.js"
-import { HttpSettings } from "../http-settings.js"
-import { pathOf } from "../request-path.js"
 import type { AdminMember, AdminOrganization, AdminUser } from "./admin-schemas.js"
 import { ReferenceApi } from "./api.js"
 import { answerWithProblem } from "./application-problems.js"
 import { setPageHeaders } from "./pagination.js"
-import { makeProblem } from "./problems.js"
 
 const toAdminOrganization = ({ memberCount, organization }: OrganizationOverview): typeof AdminOrganization.Type => ({
   id: organization.id,
@@ -45,18 +42,6 @@ const toAdminUser = ({ memberships, user }: UserOverview): typeof AdminUser.Type
     role: membership.role
   }))
 })
-
-/** A user who exists but is not a member is told as such, not as a user that does not exist. */
-const notAMember = (error: ResourceNotFound) =>
-  Effect.gen(function*() {
-    const { errorsBaseUrl } = yield* HttpSettings
-    const request = yield* HttpServerRequest.HttpServerRequest
-    return yield* Effect.fail(makeProblem("not_found", {
-      errorsBaseUrl,
-      instance: pathOf(request),
-      detail: `user ${error.id} is not a member of the organization`
-    }))
-  })
 
 export const AdminHandlersLive = HttpApiBuilder.group(ReferenceApi, "admin", (handlers) =>
   Effect.gen(function*() {
@@ -114,11 +99,7 @@ export const AdminHandlersLive = HttpApiBuilder.group(ReferenceApi, "admin", (ha
       .handle("removeMember", ({ path }) =>
         CurrentPrincipal.pipe(
           Effect.flatMap((principal) => admin.removeMember(principal, path.organization_id, path.user_id)),
-          Effect.catchAll((error) =>
-            error._tag === "ResourceNotFound" && error.resource === "user"
-              ? notAMember(error)
-              : answerWithProblem(Effect.fail(error))
-          )
+          answerWithProblem
         ))
       .handle("listUsers", ({ urlParams }) =>
         CurrentPrincipal.pipe(

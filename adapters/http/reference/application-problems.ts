@@ -89,9 +89,6 @@ export type ProblemOf<E> = E extends MissingScope | NotPlatformAdmin | ResourceO
   : E extends IdempotentRequestInProgress ? IdempotentRequestInProgressProblem
   : never
 
-/** `api_key` -> `api key` */
-const spoken = (resource: string) => resource.replace("_", " ")
-
 /** Who lacks a scope, in the words of their credential. */
 const lacksScope = (scope: string, credential: Principal["credential"] | undefined): string =>
   credential?.kind === "session"
@@ -116,11 +113,11 @@ export const problemOf = (
       // Nothing of the resource is told beyond the id the client sent.
       return makeProblem("forbidden", { ...at, detail: "the resource belongs to another organization" })
     case "ResourceNotFound":
-      return makeProblem("not_found", { ...at, detail: `no ${spoken(error.resource)} ${error.id}` })
+      return makeProblem("not_found", { ...at, detail: error.message })
     case "EmailAlreadyExists":
-      return makeProblem("conflict", { ...at, detail: `a subscriber with email ${error.email} already exists` })
+      return makeProblem("conflict", { ...at, detail: error.message })
     case "TagAlreadyExists":
-      return makeProblem("conflict", { ...at, detail: `a tag with ${error.field} '${error.value}' already exists` })
+      return makeProblem("conflict", { ...at, detail: error.message })
     case "InvalidStatusTransition":
       return makeProblem("invalid_status_transition", {
         ...at,
@@ -129,11 +126,11 @@ export const problemOf = (
     case "PlanLimitExceeded":
       return makeProblem("limit_exceeded", { ...at, detail: error.message })
     case "InvalidInput":
-      return makeProblem("validation_error", { ...at, detail: `${error.field}: ${error.problem}` }, [
+      return makeProblem("validation_error", { ...at, detail: error.message }, [
         { field: error.field, message: error.problem }
       ])
     case "OrganizationSlugTaken":
-      return makeProblem("conflict", { ...at, detail: `an organization with slug '${error.slug}' already exists` })
+      return makeProblem("conflict", { ...at, detail: error.message })
     case "Unauthenticated":
       return makeProblem("unauthorized", { ...at, detail: error.reason })
     case "OrganizationNotChosen": {
