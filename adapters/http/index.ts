@@ -30,8 +30,8 @@ const WireFormLive = Layer.unwrapEffect(
 
 /**
  * Every route (the API, probes, error pages, OpenAPI and docs), served on whatever `HttpServer`
- * is provided. Needs the use cases Auth, Organizations, Subscribers, Tags, ApiKeys, Admin, Readiness,
- * RateLimits and Idempotency; reads `API_FORM`, `PORT`, `PUBLIC_BASE_URL`, `ERRORS_BASE_URL` and
+ * is provided. Needs the use cases Auth, Organizations, Subscribers, Tags, ApiKeys, Webhooks, Admin,
+ * Readiness, RateLimits and Idempotency; reads `API_FORM`, `PORT`, `PUBLIC_BASE_URL`, `ERRORS_BASE_URL` and
  * `NODE_ENV`.
  */
 export const HttpApiLive = HttpApiBuilder.serve(requestLogging).pipe(

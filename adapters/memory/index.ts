@@ -11,6 +11,8 @@ import { MemorySubscriberRepositoryLive } from "./memory-subscriber-repository.j
 import { MemoryTagAssignmentsLive } from "./memory-tag-assignments.js"
 import { MemoryTagRepositoryLive } from "./memory-tag-repository.js"
 import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
+import { MemoryWebhookDeliveryRepositoryLive } from "./memory-webhook-delivery-repository.js"
+import { MemoryWebhookEndpointRepositoryLive } from "./memory-webhook-endpoint-repository.js"
 
 export { InProcessIdempotencyStoreLive } from "./memory-idempotency-store.js"
 export { MemoryStore, MemoryStoreLive } from "./memory-store.js"
@@ -34,6 +36,8 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryMagicLinkRepositoryLive,
   MemorySessionRepositoryLive,
   MemoryOutboxLive,
+  MemoryWebhookEndpointRepositoryLive,
+  MemoryWebhookDeliveryRepositoryLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive
 ).pipe(Layer.provideMerge(MemoryStoreLive))

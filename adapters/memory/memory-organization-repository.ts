@@ -2,9 +2,13 @@ import { OrganizationRepository } from "@roster/application"
 import { Organization, OrganizationSlugTaken } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
+import { deleteWebhookEndpoint } from "./memory-webhook-endpoint-repository.js"
 import { oldestFirstPage } from "./ordering.js"
 
-/** Removes every row of the organization from every table, as the database's cascades do, its events too. */
+/**
+ * Removes every row of the organization from every table, as the database's cascades do (webhook
+ * endpoints take their deliveries and attempts), its events too.
+ */
 const deleteOwnedBy = (t: Tables, id: string) => {
   for (const subscriber of t.subscribers.values()) {
     if (subscriber.organizationId !== id) continue
@@ -22,9 +26,13 @@ const deleteOwnedBy = (t: Tables, id: string) => {
   for (const [key, membership] of t.memberships) {
     if (membership.organizationId === id) t.memberships.delete(key)
   }
+  for (const endpoint of t.webhookEndpoints.values()) {
+    if (endpoint.organizationId === id) deleteWebhookEndpoint(t, endpoint.id)
+  }
   let kept = 0
   for (const event of t.events) {
     if (event.organizationId !== id) t.events[kept++] = event
+    else t.dispatchedEvents.delete(event.id)
   }
   t.events.length = kept
 }

@@ -1,14 +1,37 @@
 import { Outbox } from "@roster/application"
+import type { DomainEvent } from "@roster/domain"
 import { Effect, Layer } from "effect"
 import { MemoryStore } from "./memory-store.js"
 
+/**
+ * Events in the order they were recorded. A claim takes no lock of its own: a transaction holds
+ * the store's turn until it ends, so no other dispatcher claims while one is between its claim and
+ * its mark.
+ */
 export const MemoryOutboxLive = Layer.effect(
   Outbox,
   Effect.gen(function*() {
     const store = yield* MemoryStore
     return Outbox.of({
       record: (events) => store.write((t) => void t.events.push(...events)),
-      recorded: (organizationId) => store.read((t) => t.events.filter((e) => e.organizationId === organizationId))
+      recorded: (organizationId) => store.read((t) => t.events.filter((e) => e.organizationId === organizationId)),
+      claimUndispatched: (limit) =>
+        store.read((t) => {
+          const claimed: Array<DomainEvent> = []
+          for (const event of t.events) {
+            if (claimed.length >= limit) break
+            if (!t.dispatchedEvents.has(event.id)) claimed.push(event)
+          }
+          return claimed
+        }),
+      // An event dispatched already keeps its first time.
+      markDispatched: (ids, at) =>
+        ids.length === 0 ? Effect.void : store.write((t) => {
+          const marked = new Set<string>(ids)
+          for (const event of t.events) {
+            if (marked.has(event.id) && !t.dispatchedEvents.has(event.id)) t.dispatchedEvents.set(event.id, at)
+          }
+        })
     })
   })
 )

@@ -7,7 +7,10 @@ import type {
   Session,
   Subscriber,
   Tag,
-  User
+  User,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint
 } from "@roster/domain"
 import { Context, Effect, FiberRef, Layer, Option } from "effect"
 
@@ -26,6 +29,18 @@ export interface Tables {
   readonly magicLinks: Map<string, MagicLink>
   readonly sessions: Map<string, Session>
   readonly events: Array<DomainEvent>
+  /** event id -> when it was dispatched; an event not here is undispatched */
+  readonly dispatchedEvents: Map<string, Date>
+  readonly webhookEndpoints: Map<string, WebhookEndpoint>
+  readonly webhookDeliveries: Map<string, StoredDelivery>
+  /** delivery id -> its attempts, oldest first (each list is replaced, never changed in place) */
+  readonly webhookAttempts: Map<string, ReadonlyArray<WebhookAttempt>>
+}
+
+/** A delivery with the lease a worker holds on it, if one does. */
+export interface StoredDelivery {
+  readonly delivery: WebhookDelivery
+  readonly leaseToken: string | null
 }
 
 /** The key of a membership in its table: one per organization and user. */
@@ -41,7 +56,11 @@ const emptyTables = (): Tables => ({
   memberships: new Map(),
   magicLinks: new Map(),
   sessions: new Map(),
-  events: []
+  events: [],
+  dispatchedEvents: new Map(),
+  webhookEndpoints: new Map(),
+  webhookDeliveries: new Map(),
+  webhookAttempts: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -54,7 +73,11 @@ const copyTables = (t: Tables): Tables => ({
   memberships: new Map(t.memberships),
   magicLinks: new Map(t.magicLinks),
   sessions: new Map(t.sessions),
-  events: [...t.events]
+  events: [...t.events],
+  dispatchedEvents: new Map(t.dispatchedEvents),
+  webhookEndpoints: new Map(t.webhookEndpoints),
+  webhookDeliveries: new Map(t.webhookDeliveries),
+  webhookAttempts: new Map(t.webhookAttempts)
 })
 
 /**

@@ -11,6 +11,8 @@ import { PostgresTagAssignmentsLive } from "./postgres-tag-assignments.js"
 import { PostgresTagRepositoryLive } from "./postgres-tag-repository.js"
 import { PostgresUnitOfWorkLive } from "./postgres-unit-of-work.js"
 import { PostgresUserRepositoryLive } from "./postgres-user-repository.js"
+import { PostgresWebhookDeliveryRepositoryLive } from "./postgres-webhook-delivery-repository.js"
+import { PostgresWebhookEndpointRepositoryLive } from "./postgres-webhook-endpoint-repository.js"
 
 export { EmbeddedDatabaseInUse } from "./embedded-database-lock.js"
 export { runMigrations } from "./migrations/index.js"
@@ -32,6 +34,8 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresMagicLinkRepositoryLive,
   PostgresSessionRepositoryLive,
   PostgresOutboxLive,
+  PostgresWebhookEndpointRepositoryLive,
+  PostgresWebhookDeliveryRepositoryLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive
 )

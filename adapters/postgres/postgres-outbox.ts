@@ -9,7 +9,11 @@ const decodeEvents = decodeRows(DomainEvent)
 /** A statement takes at most 65,535 parameters; five per event. */
 const EVENTS_PER_INSERT = 1_000
 
-/** Events are kept in the order they were recorded (`position`), which a dispatcher follows. */
+/**
+ * Events are kept in the order they were recorded (`position`), which a dispatcher follows. An
+ * event is undispatched until `dispatched_at` is set; the partial index `outbox_events_pending_idx`
+ * holds exactly those, so a claim reads only what is left to do.
+ */
 export const PostgresOutboxLive = Layer.effect(
   Outbox,
   Effect.gen(function*() {
@@ -35,7 +39,23 @@ export const PostgresOutboxLive = Layer.effect(
         sql`
           SELECT id, organization_id, type, occurred_at, data FROM outbox_events
           WHERE organization_id = ${organizationId}
-          ORDER BY position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie)
+          ORDER BY position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
+
+      // Inside a transaction the rows stay locked until it ends; other dispatchers skip them
+      // rather than wait. Outside one, the lock ends with the statement.
+      claimUndispatched: (limit) =>
+        sql`
+          SELECT id, organization_id, type, occurred_at, data FROM outbox_events
+          WHERE dispatched_at IS NULL
+          ORDER BY position
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
+
+      // An event dispatched already keeps its first time.
+      markDispatched: (ids, at) =>
+        ids.length === 0 ? Effect.void : sql`
+          UPDATE outbox_events SET dispatched_at = ${at}
+          WHERE id = ANY(${ids}::uuid[]) AND dispatched_at IS NULL`.pipe(Effect.asVoid, Effect.orDie)
     })
   })
 )

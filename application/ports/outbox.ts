@@ -1,9 +1,19 @@
-import type { DomainEvent, OrganizationId } from "@roster/domain"
+import type { DomainEvent, EventId, OrganizationId } from "@roster/domain"
 import { Context, type Effect } from "effect"
 
-/** Events written in the same transaction as the change they describe, for delivery later. */
+/**
+ * Events written in the same transaction as the change they describe, for delivery later. An
+ * event is dispatched once: a dispatcher claims undispatched events, hands them on, and marks them
+ * dispatched, all in one transaction.
+ */
 export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
   readonly record: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void>
   /** The organization's recorded events, oldest first. */
   readonly recorded: (organizationId: OrganizationId) => Effect.Effect<ReadonlyArray<DomainEvent>>
+  /**
+   * Up to `limit` undispatched events, oldest first. Inside a transaction they stay locked until it
+   * ends, and other dispatchers skip them (`FOR UPDATE SKIP LOCKED`) rather than wait.
+   */
+  readonly claimUndispatched: (limit: number) => Effect.Effect<ReadonlyArray<DomainEvent>>
+  readonly markDispatched: (ids: ReadonlyArray<EventId>, at: Date) => Effect.Effect<void>
 }>() {}

@@ -78,6 +78,13 @@ export const RosterConfig = Config.all({
   stripePricePro: Config.string("STRIPE_PRICE_PRO").pipe(Config.option),
   stripePriceEnterprise: Config.string("STRIPE_PRICE_ENTERPRISE").pipe(Config.option),
   webhookAllowPrivateTargets: flag("WEBHOOK_ALLOW_PRIVATE_TARGETS", false),
+  workerLeaseSeconds: Config.integer("WORKER_LEASE_SECONDS").pipe(
+    Config.validate({
+      message: "WORKER_LEASE_SECONDS: must be a whole number of seconds from 12 to 3600",
+      validation: (n) => n >= 12 && n <= 3600
+    }),
+    Config.withDefault(30)
+  ),
   migrate: flag("MIGRATE", true),
   logLevel: logLevel.pipe(Config.withDefault(LogLevel.Info)),
   logFormat: LogFormat

@@ -8,6 +8,7 @@ import {
   RedisIdempotencyStoreLive,
   RedisRateLimiterLive
 } from "../../adapters/redis/index.js"
+import { makeHttpWebhookTransport } from "../../adapters/webhooks/index.js"
 import { Effect, Layer, Logger, Option } from "effect"
 import { embeddedDatabaseDir, type RosterConfig } from "./config.js"
 
@@ -42,7 +43,6 @@ export const persistenceLayer = (config: RosterConfig, options: { readonly migra
   return PostgresPersistenceLive.pipe(Layer.provide(migrations), Layer.provideMerge(client))
 }
 
-/** The cache store's health: Redis at REDIS_URL, else the in-process store. */
 /**
  * The cache store: rate-limit windows, idempotency records and the cache's health, all in Redis at
  * REDIS_URL (one connection) or all in this process.
@@ -57,6 +57,10 @@ export const cacheLayer = (config: RosterConfig) =>
   })
 
 export const cryptoLayer = CryptoLive
+
+/** Outgoing webhooks over HTTP; private and loopback targets only with WEBHOOK_ALLOW_PRIVATE_TARGETS. */
+export const webhookTransportLayer = (config: RosterConfig) =>
+  makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets })
 
 /** Log level and format: JSON in production or off a terminal, pretty on a terminal. */
 export const loggerLayer = (config: RosterConfig) => {

@@ -1,9 +1,9 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Onboarding } from "@roster/application"
 import { Console, Effect, Layer, Option } from "effect"
-import { WorkerLive } from "../worker/worker.js"
+import { WorkerLive, workerSettingsLayer } from "../worker/worker.js"
 import { loadConfig, type RosterConfig } from "../shared/config.js"
-import { describeDatabase } from "../shared/layers.js"
+import { describeDatabase, loggerLayer } from "../shared/layers.js"
 import { serverLayer } from "../shared/server.js"
 
 /**
@@ -47,6 +47,10 @@ const welcome = (config: RosterConfig, url: string) =>
   })
 
 const main = Effect.map(loadConfig, (config) =>
-  serverLayer(config, (url) => welcome(config, url)).pipe(Layer.provideMerge(WorkerLive)))
+  WorkerLive.pipe(
+    Layer.provide(workerSettingsLayer(config)),
+    Layer.provideMerge(serverLayer(config, (url) => welcome(config, url))),
+    Layer.provide(loggerLayer(config))
+  ))
 
 NodeRuntime.runMain(Layer.launch(Layer.unwrapEffect(main)), { disablePrettyLogger: true })

@@ -1,14 +1,16 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import { workerApplicationLayer } from "../shared/application.js"
 import { loadConfig } from "../shared/config.js"
-import { describeDatabase, loggerLayer, persistenceLayer } from "../shared/layers.js"
-import { WorkerLive } from "./worker.js"
+import { describeDatabase, loggerLayer } from "../shared/layers.js"
+import { WorkerLive, workerSettingsLayer } from "./worker.js"
 
 /** `npm run worker`: background work alone, as many copies as the load needs. */
 const main = Effect.gen(function*() {
   const config = yield* loadConfig
   return WorkerLive.pipe(
-    Layer.provide(persistenceLayer(config, { migrate: config.migrate })),
+    Layer.provide(workerSettingsLayer(config)),
+    Layer.provide(workerApplicationLayer(config)),
     Layer.provide(Layer.effectDiscard(Effect.logInfo(`worker started (${describeDatabase(config)})`))),
     Layer.provide(loggerLayer(config))
   )

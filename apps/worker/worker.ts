@@ -1,9 +1,24 @@
+import { runJobs, WebhookDispatch, WebhookDispatchSettings } from "@roster/application"
 import { Effect, Layer } from "effect"
+import type { RosterConfig } from "../shared/config.js"
 
 /**
- * The background worker. It runs until the process is told to stop (SIGTERM or SIGINT), then
- * lets the work in hand finish. Jobs join it as the capabilities that need them arrive.
+ * The background worker: every job in its lanes, until the process is told to stop (SIGTERM or
+ * SIGINT). Then it takes no new work and finishes the batches in hand; work a killed worker held
+ * comes due again for the others when its lease runs out.
  */
 export const WorkerLive = Layer.scopedDiscard(
-  Effect.addFinalizer(() => Effect.logInfo("worker stopped"))
+  Effect.gen(function*() {
+    const jobs = yield* Effect.flatMap(WebhookDispatch, (dispatch) => dispatch.jobs)
+    yield* Effect.addFinalizer(() => Effect.logInfo("worker stopped"))
+    yield* Effect.forkScoped(runJobs(jobs))
+    yield* Effect.logDebug(`worker running: ${jobs.map((job) => `${job.name} (${job.lanes} lane(s))`).join(", ")}`)
+  })
 )
+
+/** How the worker's jobs are sized, from the configuration. */
+export const workerSettingsLayer = (config: RosterConfig) =>
+  Layer.effect(
+    WebhookDispatchSettings,
+    Effect.map(WebhookDispatchSettings, (defaults) => ({ ...defaults, leaseMs: config.workerLeaseSeconds * 1000 }))
+  )

@@ -37,7 +37,16 @@ export class OrganizationSlugTaken extends Schema.TaggedError<OrganizationSlugTa
   }
 }
 
-export const ResourceKind = Schema.Literal("subscriber", "tag", "organization", "api_key", "user", "membership")
+export const ResourceKind = Schema.Literal(
+  "subscriber",
+  "tag",
+  "organization",
+  "api_key",
+  "user",
+  "membership",
+  "webhook",
+  "webhook_delivery"
+)
 export type ResourceKind = typeof ResourceKind.Type
 
 export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("ResourceNotFound", {

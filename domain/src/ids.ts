@@ -36,3 +36,9 @@ export const EventId = brandedId("EventId")
 export type EventId = typeof EventId.Type
 
 export const isUuid = (s: string): boolean => uuidPattern.test(s)
+
+export const WebhookEndpointId = brandedId("WebhookEndpointId")
+export type WebhookEndpointId = typeof WebhookEndpointId.Type
+
+export const WebhookDeliveryId = brandedId("WebhookDeliveryId")
+export type WebhookDeliveryId = typeof WebhookDeliveryId.Type

@@ -9,13 +9,19 @@ import {
   TagAssignments,
   TagRepository,
   UnitOfWork,
-  UserRepository
+  UserRepository,
+  WebhookDeliveryRepository,
+  WebhookEndpointRepository
 } from "@roster/application"
 import { type OrganizationId, Tag, type UserId } from "@roster/domain"
 import { Effect, Exit, type Layer, Option } from "effect"
 import {
+  anEraOfItsOwn,
   anEvent,
   aSession,
+  givenAttempts,
+  givenDelivery,
+  givenEndpoint,
   givenApiKey,
   givenMembership,
   givenOrganization,
@@ -34,7 +40,10 @@ export interface DirectDeletion<R> {
   readonly deleteUser: (id: UserId) => Effect.Effect<void, never, R>
 }
 
-/** An organization with one of everything it can own: a tagged subscriber, an API key, a member, events. */
+/**
+ * An organization with one of everything it can own: a tagged subscriber, an API key, a member,
+ * events, a webhook endpoint with a delivery sent (one attempt) and one waiting.
+ */
 const givenFurnishedOrganization = Effect.gen(function*() {
   const organization = yield* givenOrganization()
   const subscriber = yield* givenSubscriber(organization.id)
@@ -45,14 +54,35 @@ const givenFurnishedOrganization = Effect.gen(function*() {
   const membership = yield* givenMembership(organization.id, member.id, { role: "owner" })
   const events = [anEvent(organization.id, "subscriber.created"), anEvent(organization.id, "tag.subscribed")]
   yield* (yield* Outbox).record(events)
-  return { organization, subscriber, tag, apiKey, member, membership, events }
+  const endpoint = yield* givenEndpoint(organization.id)
+  const era = anEraOfItsOwn()
+  // Sent at once: nothing of it is left to claim.
+  const sent = yield* givenAttempts(
+    yield* givenDelivery(endpoint, { createdAt: era(1) }),
+    [{ status: "succeeded", at: era(2) }],
+    { status: "succeeded", nextAttemptAt: null }
+  )
+  const waiting = yield* givenDelivery(endpoint, { createdAt: instant(3), nextAttemptAt: instant(10 * 365 * 24 * 3600) })
+  // The deliveries' events are recorded too.
+  const recorded = yield* (yield* Outbox).recorded(organization.id)
+  expect(recorded.slice(0, events.length)).toStrictEqual(events)
+  return { organization, subscriber, tag, apiKey, member, membership, events: recorded, endpoint, sent, waiting }
 })
+
+/** Every attempt and waiting delivery of the organization, as its stats count them. */
+const webhookStatsOf = (organizationId: OrganizationId) =>
+  Effect.flatMap(WebhookDeliveryRepository, (deliveries) =>
+    deliveries.stats({ organizationId, endpointId: Option.none(), since: new Date(0) })).pipe(
+      Effect.map((stats) => ({ attempts: stats.attempts, pending: stats.pending }))
+    )
 
 /** Everything the organization owned is gone, as seen through every port. */
 const assertNothingLeftOf = (owned: Effect.Effect.Success<typeof givenFurnishedOrganization>) =>
   Effect.gen(function*() {
-    const { apiKey, member, organization, subscriber, tag } = owned
+    const { apiKey, endpoint, member, organization, sent, subscriber, tag, waiting } = owned
     const subscribers = yield* SubscriberRepository
+    const endpoints = yield* WebhookEndpointRepository
+    const deliveries = yield* WebhookDeliveryRepository
     const tags = yield* TagRepository
     const apiKeys = yield* ApiKeyRepository
     const memberships = yield* MembershipRepository
@@ -68,12 +98,18 @@ const assertNothingLeftOf = (owned: Effect.Effect.Success<typeof givenFurnishedO
     assert.isTrue(Option.isNone(yield* memberships.find(organization.id, member.id)))
     expect(yield* memberships.countMembers([organization.id])).toStrictEqual(new Map())
     expect(yield* (yield* Outbox).recorded(organization.id)).toStrictEqual([])
+    assert.isTrue(Option.isNone(yield* endpoints.findById(organization.id, endpoint.id)))
+    assert.isTrue(Option.isNone(yield* endpoints.organizationOf(endpoint.id)))
+    expect(yield* endpoints.countByOrganization(organization.id)).toBe(0)
+    assert.isTrue(Option.isNone(yield* deliveries.findById(organization.id, endpoint.id, sent.delivery.id)))
+    assert.isTrue(Option.isNone(yield* deliveries.findById(organization.id, endpoint.id, waiting.id)))
+    expect(yield* webhookStatsOf(organization.id)).toStrictEqual({ attempts: 0, pending: 0 })
   })
 
 /** Everything the organization owns is still there, as it was given. */
 const assertAllLeftOf = (owned: Effect.Effect.Success<typeof givenFurnishedOrganization>) =>
   Effect.gen(function*() {
-    const { apiKey, events, member, membership, organization, subscriber, tag } = owned
+    const { apiKey, endpoint, events, member, membership, organization, sent, subscriber, tag, waiting } = owned
     assert.isTrue(Option.isSome(yield* (yield* OrganizationRepository).findById(organization.id)))
     expect(yield* (yield* SubscriberRepository).findById(organization.id, subscriber.id)).toStrictEqual(Option.some(subscriber))
     expect(yield* (yield* TagAssignments).tagsOf(organization.id, [subscriber.id])).toStrictEqual(
@@ -84,6 +120,15 @@ const assertAllLeftOf = (owned: Effect.Effect.Success<typeof givenFurnishedOrgan
     )
     expect(yield* (yield* MembershipRepository).find(organization.id, member.id)).toStrictEqual(Option.some(membership))
     expect(yield* (yield* Outbox).recorded(organization.id)).toStrictEqual(events)
+    expect(yield* (yield* WebhookEndpointRepository).findById(organization.id, endpoint.id)).toStrictEqual(
+      Option.some(endpoint)
+    )
+    const deliveries = yield* WebhookDeliveryRepository
+    expect(yield* deliveries.findById(organization.id, endpoint.id, sent.delivery.id)).toStrictEqual(Option.some(sent))
+    expect(yield* deliveries.findById(organization.id, endpoint.id, waiting.id)).toStrictEqual(
+      Option.some({ delivery: waiting, attempts: [] })
+    )
+    expect(yield* webhookStatsOf(organization.id)).toStrictEqual({ attempts: 1, pending: 1 })
   })
 
 /**
@@ -95,7 +140,7 @@ export const deletionContract = <R>(persistence: Layer.Layer<Persistence | R, un
     const deleteOrganization = (id: OrganizationId) =>
       Effect.flatMap(OrganizationRepository, (organizations) => organizations.delete(id))
 
-    it.effect("an organization's subscribers, tags, assignments, API keys, memberships and events go with it; another's stay", () =>
+    it.effect("everything an organization owns goes with it, from subscribers to webhook attempts; another's stays", () =>
       Effect.gen(function*() {
         const [deleted, kept] = [yield* givenFurnishedOrganization, yield* givenFurnishedOrganization]
         // A member of both keeps the other membership.

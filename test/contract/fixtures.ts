@@ -5,13 +5,15 @@ import {
   type MagicLinkRepository,
   MembershipRepository,
   OrganizationRepository,
-  type Outbox,
+  Outbox,
   type SessionRepository,
   SubscriberRepository,
   TagRepository,
   type TagAssignments,
   type UnitOfWork,
-  UserRepository
+  UserRepository,
+  WebhookDeliveryRepository,
+  WebhookEndpointRepository
 } from "@roster/application"
 import {
   ApiKey,
@@ -36,7 +38,16 @@ import {
   Tag,
   TagId,
   User,
-  UserId
+  UserId,
+  WebhookAttempt,
+  type WebhookAttemptStatus,
+  WebhookDelivery,
+  WebhookDeliveryId,
+  type WebhookDeliveryStatus,
+  type WebhookDisabledReason,
+  WebhookEndpoint,
+  WebhookEndpointId,
+  type WebhookEndpointStatus
 } from "@roster/domain"
 import { Effect, type Layer, Schema } from "effect"
 import { randomBytes, randomInt, randomUUID } from "node:crypto"
@@ -53,6 +64,8 @@ export type Persistence =
   | MagicLinkRepository
   | SessionRepository
   | Outbox
+  | WebhookEndpointRepository
+  | WebhookDeliveryRepository
   | UnitOfWork
   | DatabaseHealth
 
@@ -334,5 +347,173 @@ export const walkNumberedPages = <A, R>(
       if (rows.length > perPage) throw new Error(`page ${page} holds ${rows.length} rows, more than ${perPage}`)
       seen.push(...rows)
       if (rows.length < perPage) return seen
+    }
+  })
+
+/**
+ * A time-ordered id (UUIDv7) made at `at`, as the service makes delivery ids: ids made at later
+ * milliseconds sort after.
+ */
+export const aTimeOrderedId = (at: Date): string => {
+  const random = randomBytes(10).toString("hex")
+  const variant = (8 | (parseInt(random[3]!, 16) & 3)).toString(16)
+  const hex = at.getTime().toString(16).padStart(12, "0") + "7" + random.slice(0, 3) + variant + random.slice(4, 19)
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
+}
+
+export interface EndpointFields {
+  readonly events?: ReadonlyArray<EventType>
+  readonly status?: WebhookEndpointStatus
+  readonly disabledReason?: WebhookDisabledReason | null
+  readonly failingSince?: Date | null
+  readonly createdAt?: Date
+}
+
+export const anEndpoint = (organizationId: OrganizationId, fields: EndpointFields = {}) =>
+  new WebhookEndpoint({
+    id: WebhookEndpointId.make(randomUUID()),
+    organizationId,
+    url: `https://hooks.example.com/${unique()}`,
+    events: fields.events ?? ["subscriber.created", "tag.subscribed"],
+    description: "Syncs the CRM",
+    status: fields.status ?? "active",
+    disabledReason: fields.disabledReason ?? (fields.status === "disabled" ? "by_user" : null),
+    signingSecret: `whsec_${randomBytes(32).toString("base64")}`,
+    previousSigningSecret: null,
+    previousSigningSecretExpiresAt: null,
+    failingSince: fields.failingSince ?? null,
+    createdAt: fields.createdAt ?? instant(0),
+    updatedAt: fields.createdAt ?? instant(0)
+  })
+
+export const givenEndpoint = (organizationId: OrganizationId, fields: EndpointFields = {}) =>
+  Effect.gen(function*() {
+    const endpoint = anEndpoint(organizationId, fields)
+    yield* (yield* WebhookEndpointRepository).insert(endpoint)
+    return endpoint
+  })
+
+export interface DeliveryFields {
+  readonly status?: WebhookDeliveryStatus
+  readonly attemptCount?: number
+  /** Left out: due at its creation (unless it is done). */
+  readonly nextAttemptAt?: Date | null
+  readonly createdAt?: Date
+}
+
+/** A delivery of `event` to `endpoint`, with a time-ordered id made at its creation. */
+export const aDelivery = (endpoint: WebhookEndpoint, event: DomainEvent, fields: DeliveryFields = {}) => {
+  const createdAt = fields.createdAt ?? instant(0)
+  const status = fields.status ?? "pending"
+  return new WebhookDelivery({
+    id: WebhookDeliveryId.make(aTimeOrderedId(createdAt)),
+    organizationId: endpoint.organizationId,
+    endpointId: endpoint.id,
+    eventId: event.id,
+    eventType: event.type,
+    status,
+    attemptCount: fields.attemptCount ?? 0,
+    nextAttemptAt: fields.nextAttemptAt === undefined ? (status === "pending" ? createdAt : null) : fields.nextAttemptAt,
+    createdAt,
+    updatedAt: createdAt
+  })
+}
+
+/** An event recorded in the outbox and its delivery to `endpoint`, stored. */
+export const givenDelivery = (endpoint: WebhookEndpoint, fields: DeliveryFields = {}) =>
+  Effect.gen(function*() {
+    const event = anEvent(endpoint.organizationId, "subscriber.created", { subscriber: { id: randomUUID() } })
+    yield* (yield* Outbox).record([event])
+    const delivery = aDelivery(endpoint, event, fields)
+    yield* (yield* WebhookDeliveryRepository).insertMany([delivery])
+    return delivery
+  })
+
+/**
+ * A stretch of time of this test alone, in the 1970s and 1980s, for deliveries to come due in:
+ * claiming is not limited to an organization, and nothing that other tests leave behind is due
+ * this early (they make deliveries due from 2025 on). A test that claims deletes its
+ * organizations afterwards (see {@link deletingAfterwards}), so that nothing of it is left to
+ * claim either. `era(3)` is three seconds into it.
+ */
+export const anEraOfItsOwn = (): ((seconds: number) => Date) => {
+  const start = Date.UTC(1970, 0, 1) + randomInt(0, 19 * 365 * 24 * 3600) * 1000
+  return (seconds) => new Date(start + seconds * 1000)
+}
+
+/** Runs `effect`, then deletes the organizations, whatever came of it. */
+export const deletingAfterwards = (organizationIds: ReadonlyArray<OrganizationId>) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.ensuring(
+    effect,
+    Effect.flatMap(OrganizationRepository, (organizations) =>
+      Effect.forEach(organizationIds, (id) => organizations.delete(id), { discard: true }))
+  )
+
+export interface AttemptFields {
+  readonly status: WebhookAttemptStatus
+  readonly at: Date
+  readonly durationMs?: number
+}
+
+/** An attempt as the worker judges it: a failure answered 503 and is tried again a minute later. */
+export const anAttempt = (number: number, fields: AttemptFields) =>
+  new WebhookAttempt({
+    number,
+    attemptedAt: fields.at,
+    status: fields.status,
+    responseStatus: fields.status === "succeeded" ? 200 : 503,
+    durationMs: fields.durationMs ?? 40,
+    error: fields.status === "succeeded" ? null : "answered 503",
+    nextAttemptAt: fields.status === "succeeded" ? null : new Date(fields.at.getTime() + 60_000)
+  })
+
+/**
+ * Sends `delivery` as a worker would, once per attempt: leases it at its due time (which must be
+ * in the test's era, and every delivery of the test due before it done or due later), records the
+ * attempt, and leaves it due again at the same time until the last, after which it is `end`.
+ * The delivery as it ends.
+ */
+export const givenAttempts = (
+  delivery: WebhookDelivery,
+  attempts: ReadonlyArray<AttemptFields>,
+  end: { readonly status: WebhookDeliveryStatus; readonly nextAttemptAt: Date | null }
+) =>
+  Effect.gen(function*() {
+    const deliveries = yield* WebhookDeliveryRepository
+    const due = delivery.nextAttemptAt
+    if (due === null) throw new Error("a delivery that is not due cannot be attempted")
+    const made: Array<WebhookAttempt> = []
+    for (const [index, fields] of attempts.entries()) {
+      const leaseToken = randomUUID()
+      const leased = yield* deliveries.claimDue({
+        now: due,
+        limit: 1,
+        leaseToken,
+        leasedUntil: new Date(due.getTime() + 60_000)
+      })
+      if (leased[0]?.delivery.id !== delivery.id) throw new Error("another delivery came due before this one")
+      const attempt = anAttempt(delivery.attemptCount + index + 1, fields)
+      const last = index === attempts.length - 1
+      const recorded = yield* deliveries.recordAttempt({
+        deliveryId: delivery.id,
+        leaseToken,
+        attempt,
+        status: last ? end.status : "pending",
+        nextAttemptAt: last ? end.nextAttemptAt : due
+      })
+      if (!recorded) throw new Error("the lease did not hold")
+      made.push(attempt)
+    }
+    const last = made[made.length - 1]
+    return {
+      delivery: last === undefined ? delivery : new WebhookDelivery({
+        ...delivery,
+        status: end.status,
+        attemptCount: last.number,
+        nextAttemptAt: end.nextAttemptAt,
+        updatedAt: last.attemptedAt
+      }),
+      attempts: made
     }
   })

@@ -13,6 +13,8 @@ import { tagAssignmentsContract } from "./tag-assignments-contract.js"
 import { tagRepositoryContract } from "./tag-repository-contract.js"
 import { unitOfWorkContract } from "./unit-of-work-contract.js"
 import { userRepositoryContract } from "./user-repository-contract.js"
+import { webhookDeliveryRepositoryContract } from "./webhook-delivery-repository-contract.js"
+import { webhookEndpointRepositoryContract } from "./webhook-endpoint-repository-contract.js"
 
 export type { DirectDeletion } from "./deletion-contract.js"
 export type { Persistence, PersistenceLayer } from "./fixtures.js"
@@ -35,6 +37,8 @@ export const persistenceContracts = <R = never>(
   magicLinkRepositoryContract(persistence)
   sessionRepositoryContract(persistence)
   outboxContract(persistence)
+  webhookEndpointRepositoryContract(persistence)
+  webhookDeliveryRepositoryContract(persistence)
   unitOfWorkContract(persistence)
   subscriberUseCasesContract(persistence)
   deletionContract(persistence, direct)

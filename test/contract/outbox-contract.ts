@@ -1,9 +1,28 @@
 import { expect, layer } from "@effect/vitest"
-import { Outbox } from "@roster/application"
-import { OrganizationId } from "@roster/domain"
-import { Effect } from "effect"
+import { Outbox, UnitOfWork } from "@roster/application"
+import { type DomainEvent, OrganizationId } from "@roster/domain"
+import { Effect, Exit } from "effect"
 import { randomUUID } from "node:crypto"
-import { anEvent, givenOrganization, type PersistenceLayer } from "./fixtures.js"
+import { anEvent, givenOrganization, instant, type PersistenceLayer } from "./fixtures.js"
+
+/** Claims up to `limit` events and marks them dispatched, in one transaction, as a dispatcher does. */
+export const dispatchBatch = (limit: number) =>
+  Effect.flatMap(Effect.all([Outbox, UnitOfWork]), ([outbox, unitOfWork]) =>
+    unitOfWork.transaction(Effect.gen(function*() {
+      const events = yield* outbox.claimUndispatched(limit)
+      yield* outbox.markDispatched(events.map((event) => event.id), instant(0))
+      return events
+    })))
+
+/**
+ * Dispatches every event recorded so far, whoever recorded it, so that a test's claims see only
+ * the events it records next. The outbox is one queue for every organization; the tests of a file
+ * run one after another, and no other file claims from its database.
+ */
+export const dispatchEverything: Effect.Effect<void, never, Outbox | UnitOfWork> = Effect.flatMap(
+  dispatchBatch(5_000),
+  (events) => events.length === 0 ? Effect.void : dispatchEverything
+)
 
 export const outboxContract = (persistence: PersistenceLayer) =>
   layer(persistence)("Outbox", (it) => {
@@ -54,5 +73,75 @@ export const outboxContract = (persistence: PersistenceLayer) =>
         const event = anEvent(OrganizationId.make(randomUUID()), "subscriber.deleted")
         yield* outbox.record([event])
         expect(yield* outbox.recorded(event.organizationId)).toStrictEqual([event])
+      }))
+
+    it.effect("hands out undispatched events of every organization oldest first, until they are marked dispatched", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        yield* dispatchEverything
+        const [organization, other] = [yield* givenOrganization(), yield* givenOrganization()]
+        const events = [
+          anEvent(organization.id, "subscriber.created", { n: 0 }),
+          anEvent(other.id, "tag.subscribed", { n: 1 }),
+          anEvent(organization.id, "subscriber.updated", { n: 2 })
+        ]
+        yield* outbox.record(events.slice(0, 2))
+        yield* outbox.record(events.slice(2))
+        const later = anEvent(organization.id, "subscriber.deleted", { n: 3 })
+        yield* outbox.record([later])
+
+        expect(yield* outbox.claimUndispatched(2)).toStrictEqual(events.slice(0, 2))
+        // Outside a transaction nothing stays claimed: the same events come again.
+        expect(yield* outbox.claimUndispatched(10)).toStrictEqual([...events, later])
+
+        yield* outbox.markDispatched([events[0]!.id, events[2]!.id], instant(5))
+        yield* outbox.markDispatched([], instant(5))
+        expect(yield* outbox.claimUndispatched(10)).toStrictEqual([events[1], later])
+        yield* outbox.markDispatched([events[1]!.id, later.id, events[0]!.id], instant(6))
+        expect(yield* outbox.claimUndispatched(10)).toStrictEqual([])
+        expect(yield* outbox.claimUndispatched(0)).toStrictEqual([])
+
+        // Dispatched events are still the organization's record.
+        expect(yield* outbox.recorded(organization.id)).toStrictEqual([events[0], events[2], later])
+      }))
+
+    it.effect("dispatchers working at once take every event exactly once", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        yield* dispatchEverything
+        const organization = yield* givenOrganization()
+        const events = Array.from({ length: 60 }, (_, n) => anEvent(organization.id, "tag.subscribed", { n }))
+        yield* outbox.record(events)
+
+        const dispatcher: Effect.Effect<ReadonlyArray<DomainEvent>, never, Outbox | UnitOfWork> = Effect.flatMap(
+          dispatchBatch(7),
+          (taken) => taken.length === 0 ? Effect.succeed([]) : Effect.map(dispatcher, (rest) => [...taken, ...rest])
+        )
+        const taken = (yield* Effect.all(Array.from({ length: 4 }, () => dispatcher), { concurrency: "unbounded" })).flat()
+
+        expect(taken).toHaveLength(events.length)
+        expect(taken.map((event) => event.data.n).sort((a, b) => Number(a) - Number(b))).toStrictEqual(
+          events.map((event) => event.data.n)
+        )
+        expect(yield* outbox.claimUndispatched(10)).toStrictEqual([])
+      }))
+
+    it.effect("a claim in a transaction that fails leaves its events undispatched", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        yield* dispatchEverything
+        const organization = yield* givenOrganization()
+        const events = [anEvent(organization.id), anEvent(organization.id, "subscriber.note_added")]
+        yield* outbox.record(events)
+
+        const exit = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
+          const claimed = yield* outbox.claimUndispatched(10)
+          yield* outbox.markDispatched(claimed.map((event) => event.id), instant(1))
+          return yield* Effect.fail("the fan-out failed")
+        })).pipe(Effect.exit)
+
+        expect(exit).toStrictEqual(Exit.fail("the fan-out failed"))
+        expect(yield* outbox.claimUndispatched(10)).toStrictEqual(events)
+        expect(yield* dispatchBatch(10)).toStrictEqual(events)
       }))
   })

@@ -1,8 +1,10 @@
 /**
- * What the HTTP suites share: checks of problem answers and short ways to make subscribers and
- * tags through the API itself.
+ * What the HTTP suites share: checks of problem answers, short ways to make subscribers and tags
+ * through the API itself, and local receivers of outgoing webhooks.
  */
 import { errorCatalog, type ErrorCode } from "../../adapters/http/index.js"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { expect } from "vitest"
 import { type Answer, call, type TestHttpServer } from "../support/http-server.js"
 
@@ -67,3 +69,64 @@ export const createTag = async (server: TestHttpServer, key: string, body: Recor
   expect(answer.status, answer.text).toBe(201)
   return answer.body
 }
+
+/** One request a {@link Receiver} got. */
+export interface ReceivedRequest {
+  readonly method: string
+  readonly url: string
+  /** Header names in lower case, as node gives them. */
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+/** A local HTTP server standing in for a webhook receiver. */
+export interface Receiver {
+  /** `http://127.0.0.1:<port>/hooks`. */
+  readonly url: string
+  readonly received: ReadonlyArray<ReceivedRequest>
+  readonly close: () => Promise<void>
+}
+
+/** Starts a receiver on a free loopback port that answers every request with `status` (200 unless told). */
+export const startReceiver = async (status: (request: ReceivedRequest) => number = () => 200): Promise<Receiver> => {
+  const received: Array<ReceivedRequest> = []
+  const server = createServer((request, response) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => {
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : value ?? ""])
+      )
+      const got = { method: request.method ?? "", url: request.url ?? "", headers, body: Buffer.concat(chunks).toString("utf8") }
+      received.push(got)
+      response.writeHead(status(got), { "content-type": "text/plain" }).end("ok")
+    })
+  })
+  const port = await listenOnLoopback(server)
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    close: () => closeServer(server)
+  }
+}
+
+/** A loopback URL where nothing listens: connections to it are refused. */
+export const closedPortUrl = async (): Promise<string> => {
+  const server = createServer()
+  const port = await listenOnLoopback(server)
+  await closeServer(server)
+  return `http://127.0.0.1:${port}/hooks`
+}
+
+const listenOnLoopback = (server: Server): Promise<number> =>
+  new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))
+  })
+
+/** Closes the server with its kept-alive connections (the webhook transport pools them). */
+const closeServer = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    server.close(() => resolve())
+    server.closeAllConnections()
+  })

@@ -100,6 +100,7 @@ describe("GET /openapi.json", () => {
       "DELETE /api/v1/subscribers/{subscriber_id}",
       "DELETE /api/v1/subscribers/{subscriber_id}/tags/{tag_id}",
       "DELETE /api/v1/tags/{tag_id}",
+      "DELETE /api/v1/webhooks/{webhook_id}",
       "GET /api/v1/admin/organizations",
       "GET /api/v1/admin/organizations/{organization_id}",
       "GET /api/v1/admin/organizations/{organization_id}/members",
@@ -115,6 +116,13 @@ describe("GET /openapi.json", () => {
       "GET /api/v1/tags",
       "GET /api/v1/tags/by-name/{name}",
       "GET /api/v1/tags/{tag_id}",
+      "GET /api/v1/webhooks",
+      "GET /api/v1/webhooks/event-types",
+      "GET /api/v1/webhooks/stats/global",
+      "GET /api/v1/webhooks/{webhook_id}",
+      "GET /api/v1/webhooks/{webhook_id}/deliveries",
+      "GET /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}",
+      "GET /api/v1/webhooks/{webhook_id}/stats",
       "GET /auth/organizations",
       "GET /auth/sign-in",
       "GET /auth/verify",
@@ -129,11 +137,16 @@ describe("GET /openapi.json", () => {
       "POST /api/v1/subscribers",
       "POST /api/v1/subscribers/{subscriber_id}/tags",
       "POST /api/v1/tags",
+      "POST /api/v1/webhooks",
+      "POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry",
+      "POST /api/v1/webhooks/{webhook_id}/regenerate-secret",
+      "POST /api/v1/webhooks/{webhook_id}/test",
       "POST /auth/logout",
       "POST /auth/magic-link",
       "POST /auth/organizations",
       "PUT /api/v1/subscribers/{subscriber_id}",
-      "PUT /api/v1/tags/{tag_id}"
+      "PUT /api/v1/tags/{tag_id}",
+      "PUT /api/v1/webhooks/{webhook_id}"
     ])
   })
 

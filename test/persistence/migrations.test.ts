@@ -31,7 +31,8 @@ describe("migrations", () => {
           [1, "initial_schema"],
           [2, "dashboard_access"],
           [3, "administration"],
-          [4, "tag_presentation"]
+          [4, "tag_presentation"],
+          [5, "outgoing_webhooks"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -45,7 +46,10 @@ describe("migrations", () => {
           "subscriber_tags",
           "subscribers",
           "tags",
-          "users"
+          "users",
+          "webhook_attempts",
+          "webhook_deliveries",
+          "webhook_endpoints"
         ])
       }))
 
@@ -63,6 +67,24 @@ describe("migrations", () => {
         yield* runMigrations
         expect(yield* indexedColumns(["tags_category_idx"])).toStrictEqual([
           { name: "tags_category_idx", columns: "organization_id,category,id" }
+        ])
+      }))
+
+    it.effect("webhook deliveries are indexed in the order the claimer and the newest-first list walk", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        expect(
+          yield* indexedColumns([
+            "webhook_deliveries_due_idx",
+            "webhook_deliveries_endpoint_idx",
+            "webhook_attempts_endpoint_idx",
+            "webhook_attempts_organization_idx"
+          ])
+        ).toStrictEqual([
+          { name: "webhook_attempts_endpoint_idx", columns: "endpoint_id,attempted_at" },
+          { name: "webhook_attempts_organization_idx", columns: "organization_id,attempted_at" },
+          { name: "webhook_deliveries_due_idx", columns: "next_attempt_at,id" },
+          { name: "webhook_deliveries_endpoint_idx", columns: "endpoint_id,id" }
         ])
       }))
   })

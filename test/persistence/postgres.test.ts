@@ -3,10 +3,15 @@ import { Layer, Redacted } from "effect"
 import { makePgClient, PostgresPersistenceLive } from "../../adapters/postgres/index.js"
 import { persistenceContracts } from "../contract/index.js"
 import { postgres } from "../support/servers.js"
+import { concurrentClaims } from "./concurrent-claims.js"
 import { migratedOnce } from "./migrated-database.js"
 import { sqlDeletion } from "./sql-deletion.js"
 
 describe.skipIf(!postgres.available)(postgres.label, () => {
   const database = migratedOnce(makePgClient(Redacted.make(postgres.url ?? "")))
-  persistenceContracts(PostgresPersistenceLive.pipe(Layer.provideMerge(database)), sqlDeletion)
+  const persistence = PostgresPersistenceLive.pipe(Layer.provideMerge(database))
+  persistenceContracts(persistence, sqlDeletion)
+  // In this file, after the contract suites: claims are not limited to an organization, so no
+  // other file's tests may claim from this database at the same time.
+  concurrentClaims(persistence)
 })

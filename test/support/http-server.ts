@@ -19,7 +19,9 @@ import {
   Readiness,
   Secrets,
   Subscribers,
-  Tags
+  Tags,
+  WebhookDispatch,
+  Webhooks
 } from "@roster/application"
 import {
   ApiKey,
@@ -46,6 +48,7 @@ import {
 } from "../../adapters/memory/index.js"
 import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
 import { makeJoseTokenSigner } from "../../adapters/tokens/index.js"
+import { makeHttpWebhookTransport } from "../../adapters/webhooks/index.js"
 
 const UseCasesLive = Layer.mergeAll(
   Auth.Default,
@@ -56,14 +59,20 @@ const UseCasesLive = Layer.mergeAll(
   Admin.Default,
   Readiness.Default,
   RateLimits.Default,
-  Idempotency.Default
+  Idempotency.Default,
+  Webhooks.Default,
+  // No worker runs beside the test server; tests move webhook work with it through `run`.
+  WebhookDispatch.Default
 )
 
 /** The secret that signs this test process's session tokens. */
 export const testSigningSecret: Uint8Array = randomBytes(32)
 
-/** Every port in memory or in process; emails go to `write`. */
-const adaptersLive = (write: (text: string) => Effect.Effect<void>) =>
+/**
+ * Every port in memory or in process; emails go to `write`. Webhooks go out over real HTTP, through
+ * the real target guard: loopback receivers of a test are refused unless `allowPrivateTargets`.
+ */
+const adaptersLive = (write: (text: string) => Effect.Effect<void>, allowPrivateTargets: boolean) =>
   Layer.mergeAll(
     MemoryPersistenceLive,
     InProcessCacheHealthLive,
@@ -71,7 +80,8 @@ const adaptersLive = (write: (text: string) => Effect.Effect<void>) =>
     makeJoseTokenSigner(testSigningSecret),
     InProcessRateLimiterLive,
     InProcessIdempotencyStoreLive,
-    TemplatedAuthMailLive.pipe(Layer.provide(makeConsoleMailer(write)))
+    TemplatedAuthMailLive.pipe(Layer.provide(makeConsoleMailer(write))),
+    makeHttpWebhookTransport({ allowPrivateTargets })
   )
 
 /**
@@ -123,9 +133,12 @@ type UseCaseServices = Layer.Layer.Success<typeof UseCasesLive>
 export type ServerServices = AdapterServices | UseCaseServices
 
 export interface StartOptions {
-  /** Configuration seen by the server instead of the environment (which tests never see). */
+  /**
+   * Configuration seen by the server instead of the environment (which tests never see).
+   * `WEBHOOK_ALLOW_PRIVATE_TARGETS: "true"` lets webhooks reach the test's local receivers.
+   */
   readonly config?: Readonly<Record<string, string>>
-  /** Ports that replace the in-memory ones, e.g. a repository that fails. */
+  /** Ports that replace the in-memory ones, e.g. a repository that fails, or another webhook transport. */
   readonly adapters?: Layer.Layer<never>
   /** Receives every log line; without it, the server logs nothing. */
   readonly logger?: Logger.Logger<unknown, void>
@@ -215,7 +228,7 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
   const sent: Array<string> = []
   const capture = (text: string) => Effect.sync(() => void sent.push(text))
   const clock = new MovableClock()
-  const defaults = adaptersLive(capture)
+  const defaults = adaptersLive(capture, options.config?.WEBHOOK_ALLOW_PRIVATE_TARGETS === "true")
   const adapters = options.adapters === undefined ? defaults : Layer.merge(defaults, options.adapters)
   const layer = makeHttpServerLive({ port: 0, host: "127.0.0.1" }).pipe(
     Layer.provideMerge(UseCasesLive),

@@ -9,7 +9,8 @@ import {
   SubscriberStatus,
   TagCategory,
   TagDisplayName,
-  TagId
+  TagId,
+  WebhookEndpointId
 } from "@roster/domain"
 import { Either, ParseResult, Schema } from "effect"
 import {
@@ -27,9 +28,10 @@ import {
   Uuid,
   withStatus
 } from "../reference/wire-fields.js"
+import { WebhookEndpoint, WebhookEndpointWithSecret } from "../reference/webhook-schemas.js"
 
 /**
- * Subscribers and tags as the overview form shows and accepts them: snake_case inside a `data`
+ * Subscribers, tags and webhook endpoints as the overview form shows and accepts them: snake_case inside a `data`
  * envelope, tags of a subscriber by name, numbered pages.
  */
 
@@ -215,3 +217,15 @@ export const TagListParams = Schema.Struct({
   ),
   sort: Schema.optionalWith(SortList(["name", "created_at", "subscriber_count", "category"], "name"), { exact: true })
 }).annotations(strictInput)
+
+/** Webhook endpoints: the reference form's fields inside the `data` envelope. */
+export const CreatedWebhookEndpointData = withStatus(
+  Single(WebhookEndpointWithSecret, "WebhookEndpointWithSecretData"),
+  201,
+  "WebhookEndpointWithSecretData"
+)
+export const WebhookEndpointList = NumberedList(WebhookEndpoint, "WebhookEndpointList")
+
+export const WebhookPath = Schema.Struct({ id: IdInput(WebhookEndpointId, "the webhook endpoint's id") })
+
+export const WebhookListParams = Schema.Struct(pageParams).annotations(strictInput)

@@ -9,9 +9,10 @@ import { finishOpenApi } from "./openapi.js"
 import { InternalErrorProblem } from "./problems.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
+import { WebhooksGroup } from "./webhooks-group.js"
 
-const description = `Subscribers, tags and API keys of newsletter organizations, over HTTP, and the platform admin's
-view of every organization and user.
+const description = `Subscribers, tags, outgoing webhooks and API keys of newsletter organizations, over HTTP, and the
+platform admin's view of every organization and user.
 
 Every \`/api/v1\` request carries an API key in the \`X-API-Key\` header, or the dashboard session cookie \`svc_session\`.
 A key's organization is the one acted for, whatever else the request says; a session names its organization in the
@@ -38,6 +39,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(ApiKeysGroup)
+  .add(WebhooksGroup)
   .add(AdminGroup)
   .add(ProbesGroup)
   .add(ErrorDocsGroup)

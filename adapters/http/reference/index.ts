@@ -11,6 +11,7 @@ import { ErrorDocsHandlersLive } from "./error-docs-handlers.js"
 import { ProbesHandlersLive } from "./probes-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
+import { WebhooksHandlersLive } from "./webhooks-handlers.js"
 
 export { ReferenceApi }
 export { IDEMPOTENCY_KEY_HEADER, RATE_LIMIT_HEADERS, REPLAYED_HEADER } from "./api-v1.js"
@@ -19,7 +20,7 @@ export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "../problem-middleware.js"
 /**
  * The reference wire form (`/api/v1`, bare JSON, cursor pages, problem details) with its
  * middleware and docs, ready for `HttpApiBuilder.serve`. Needs the use cases Auth, Organizations,
- * Subscribers, Tags, ApiKeys, Admin, Readiness, RateLimits and Idempotency, and HttpSettings.
+ * Subscribers, Tags, ApiKeys, Webhooks, Admin, Readiness, RateLimits and Idempotency, and HttpSettings.
  */
 export const ReferenceApiLive = Layer.mergeAll(ApiMiddlewareLive, DocsLive).pipe(
   Layer.provideMerge(HttpApiBuilder.api(ReferenceApi)),
@@ -28,6 +29,7 @@ export const ReferenceApiLive = Layer.mergeAll(ApiMiddlewareLive, DocsLive).pipe
     SubscribersHandlersLive,
     TagsHandlersLive,
     ApiKeysHandlersLive,
+    WebhooksHandlersLive,
     AdminHandlersLive,
     ProbesHandlersLive,
     ErrorDocsHandlersLive

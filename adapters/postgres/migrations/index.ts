@@ -6,12 +6,14 @@ import initialSchema from "./0001_initial_schema.js"
 import dashboardAccess from "./0002_dashboard_access.js"
 import administration from "./0003_administration.js"
 import tagPresentation from "./0004_tag_presentation.js"
+import outgoingWebhooks from "./0005_outgoing_webhooks.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
   "0002_dashboard_access": dashboardAccess,
   "0003_administration": administration,
-  "0004_tag_presentation": tagPresentation
+  "0004_tag_presentation": tagPresentation,
+  "0005_outgoing_webhooks": outgoingWebhooks
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

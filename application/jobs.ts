@@ -1,0 +1,50 @@
+import { Cause, Duration, Effect, Schedule } from "effect"
+
+/**
+ * Background work that a worker repeats: webhook fan-out and delivery now, campaign sends,
+ * triggers, erasures and domain checks later. A job claims its own work from the database, so any
+ * number of workers can run the same job side by side.
+ */
+export interface Job {
+  readonly name: string
+  /**
+   * Does one batch of due work and says how many items it handled. It should not be interrupted
+   * halfway (make it uninterruptible): a worker told to stop waits for the batch in hand.
+   */
+  readonly run: Effect.Effect<number>
+  /** A batch this size means more may be waiting: the next runs at once. */
+  readonly batchSize: number
+  /** Batches of this job in flight at once in one worker. */
+  readonly lanes: number
+  /** The pause after a batch that found less than a full batch. */
+  readonly idleMs: number
+}
+
+/** After a failed batch the lane waits 1 s, doubling up to a minute, until a batch succeeds. */
+const afterFailure = Schedule.exponential(Duration.seconds(1)).pipe(
+  Schedule.union(Schedule.spaced(Duration.minutes(1)))
+)
+
+/** One lane of a job: batch after batch, pausing when there was little to do. */
+const lane = (job: Job): Effect.Effect<never> =>
+  job.run.pipe(
+    Effect.flatMap((handled) => handled >= job.batchSize ? Effect.yieldNow() : Effect.sleep(job.idleMs)),
+    Effect.tapErrorCause((cause) =>
+      Effect.logError(`job ${job.name} failed; it will try again`).pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) }))
+    ),
+    Effect.sandbox,
+    Effect.retry(afterFailure),
+    Effect.orDie,
+    Effect.forever
+  )
+
+/**
+ * Runs every lane of every job until interrupted. Interruption reaches a lane between batches (or
+ * in its pause), so stopping waits only for the batches in hand.
+ */
+export const runJobs = (jobs: ReadonlyArray<Job>): Effect.Effect<never> =>
+  Effect.forEach(
+    jobs.flatMap((job) => Array.from({ length: Math.max(1, job.lanes) }, () => job)),
+    lane,
+    { concurrency: "unbounded", discard: true }
+  ).pipe(Effect.zipRight(Effect.never))

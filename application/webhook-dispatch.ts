@@ -1,0 +1,188 @@
+import {
+  activeSigningSecrets,
+  DELIVERY_TIMEOUT_MS,
+  hasFailedTooLong,
+  judgeAttempt,
+  WebhookDelivery,
+  WebhookDeliveryId,
+  type WebhookDisabledReason,
+  type WebhookEndpoint,
+  webhookPayload
+} from "@roster/domain"
+import { Context, Effect, Option, Random } from "effect"
+import { now } from "./clock.js"
+import type { Job } from "./jobs.js"
+import { Ids } from "./ports/ids.js"
+import { Outbox } from "./ports/outbox.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
+import { type LeasedDelivery, WebhookDeliveryRepository } from "./ports/webhook-delivery-repository.js"
+import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.js"
+import { WebhookTransport } from "./ports/webhook-transport.js"
+
+/** How the worker moves webhook work; the defaults suit production. */
+export class WebhookDispatchSettings extends Context.Reference<WebhookDispatchSettings>()(
+  "roster/WebhookDispatchSettings",
+  {
+    defaultValue: () => ({
+      /** Recorded events turned into deliveries per transaction. */
+      fanOutBatch: 200,
+      /** Deliveries one lane leases and sends at a time. */
+      deliveryBatch: 25,
+      /** Lanes of the delivery job per worker: batches in flight at once. */
+      deliveryLanes: 4,
+      /**
+       * How long a worker holds leased deliveries. Longer than a send can take, so that no other
+       * worker sends the same attempt; a killed worker's deliveries come due again after it.
+       */
+      leaseMs: 30_000,
+      /** The pause of a job that found no work, which bounds how long new work waits. */
+      idleMs: 100
+    })
+  }
+) {}
+
+/** The shortest lease that still outlasts a send. */
+export const MIN_LEASE_MS = DELIVERY_TIMEOUT_MS + 2_000
+
+/**
+ * Moves recorded events to webhook endpoints: fan-out turns each event into a delivery per
+ * endpoint that hears it; delivery sends what is due and records each attempt. Both run in any
+ * number of workers at once without sending an attempt twice.
+ */
+export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/WebhookDispatch", {
+  effect: Effect.gen(function*() {
+    const outbox = yield* Outbox
+    const endpoints = yield* WebhookEndpointRepository
+    const deliveries = yield* WebhookDeliveryRepository
+    const transport = yield* WebhookTransport
+    const unitOfWork = yield* UnitOfWork
+    const ids = yield* Ids
+
+    /**
+     * Takes up to `limit` recorded events and makes a delivery, due at once, for every active
+     * endpoint of the event's organization that hears its kind. How many events it took.
+     */
+    const fanOut = (limit: number) =>
+      unitOfWork.transaction(Effect.gen(function*() {
+        const events = yield* outbox.claimUndispatched(limit)
+        if (events.length === 0) return 0
+        const listening = yield* endpoints.activeOf([...new Set(events.map((event) => event.organizationId))])
+        const at = yield* now
+        const pairs = events.flatMap((event) =>
+          listening.filter((endpoint) => endpoint.hears(event)).map((endpoint) => ({ event, endpoint }))
+        )
+        const made = yield* Effect.forEach(pairs, ({ endpoint, event }) =>
+          Effect.map(ids.next, (id) =>
+            new WebhookDelivery({
+              id: WebhookDeliveryId.make(id),
+              organizationId: event.organizationId,
+              endpointId: endpoint.id,
+              eventId: event.id,
+              eventType: event.type,
+              status: "pending",
+              attemptCount: 0,
+              nextAttemptAt: at,
+              createdAt: at,
+              updatedAt: at
+            })))
+        yield* deliveries.insertMany(made)
+        yield* outbox.markDispatched(events.map((event) => event.id), at)
+        return events.length
+      })).pipe(Effect.withSpan("WebhookDispatch.fanOut"))
+
+    /** Disables the endpoint; its pending deliveries wait, out of every claim, until it is resumed. */
+    const disable = (endpoint: WebhookEndpoint, reason: WebhookDisabledReason, at: Date) =>
+      unitOfWork.transaction(Effect.zipRight(
+        endpoints.disable(endpoint.id, reason, at),
+        deliveries.holdPending(endpoint.id, at)
+      )).pipe(
+        Effect.zipRight(
+          Effect.logWarning(`webhook endpoint disabled: ${reason === "gone" ? "it answered 410 Gone" : "it has failed for five days"}`)
+            .pipe(Effect.annotateLogs({ webhook_id: endpoint.id, organization_id: endpoint.organizationId }))
+        )
+      )
+
+    /** Sends one leased delivery and records the attempt; then what the answer means for the endpoint. */
+    const attempt = (leased: LeasedDelivery, leaseToken: string) =>
+      Effect.gen(function*() {
+        const { delivery, endpoint, event } = leased
+        const at = yield* now
+        const result = yield* transport.send({
+          url: endpoint.url,
+          id: event.id,
+          timestamp: at,
+          body: webhookPayload(event),
+          secrets: activeSigningSecrets(endpoint, at)
+        })
+        const verdict = judgeAttempt({
+          attempt: delivery.attemptCount + 1,
+          at,
+          result,
+          jitter: yield* Random.next
+        })
+        const recorded = yield* deliveries.recordAttempt({
+          deliveryId: delivery.id,
+          leaseToken,
+          attempt: verdict.attempt,
+          status: verdict.deliveryStatus,
+          nextAttemptAt: verdict.nextAttemptAt
+        })
+        if (!recorded) {
+          return yield* Effect.logWarning("a webhook delivery's lease ran out while it was being sent").pipe(
+            Effect.annotateLogs({ delivery_id: delivery.id })
+          )
+        }
+        switch (verdict.endpoint) {
+          case "answered":
+            return yield* endpoints.markAnswered(endpoint.id)
+          case "gone":
+            return yield* disable(endpoint, "gone", at)
+          case "failed": {
+            const failingSince = yield* endpoints.markFailed(endpoint.id, at)
+            if (Option.isSome(failingSince) && hasFailedTooLong(failingSince.value, at)) {
+              yield* disable(endpoint, "failing", at)
+            }
+          }
+        }
+      })
+
+    /**
+     * Leases up to `limit` due deliveries and sends them side by side. The batch is not
+     * interrupted: a worker told to stop finishes what it holds (each send ends within the
+     * delivery time-out). How many it sent.
+     */
+    const deliverDue = (limit: number, leaseMs: number) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const leaseToken = yield* ids.next
+        const leased = yield* deliveries.claimDue({
+          now: at,
+          limit,
+          leaseToken,
+          leasedUntil: new Date(at.getTime() + leaseMs)
+        })
+        yield* Effect.forEach(leased, (item) => attempt(item, leaseToken), { concurrency: "unbounded", discard: true })
+        return leased.length
+      }).pipe(Effect.uninterruptible, Effect.withSpan("WebhookDispatch.deliverDue"))
+
+    /** The worker's webhook jobs, sized by {@link WebhookDispatchSettings}. */
+    const jobs = Effect.map(WebhookDispatchSettings, (settings): ReadonlyArray<Job> => [
+      {
+        name: "webhook fan-out",
+        run: fanOut(settings.fanOutBatch),
+        batchSize: settings.fanOutBatch,
+        lanes: 1,
+        idleMs: settings.idleMs
+      },
+      {
+        name: "webhook delivery",
+        run: deliverDue(settings.deliveryBatch, Math.max(settings.leaseMs, MIN_LEASE_MS)),
+        batchSize: settings.deliveryBatch,
+        lanes: settings.deliveryLanes,
+        idleMs: settings.idleMs
+      }
+    ])
+
+    return { fanOut, deliverDue, jobs } as const
+  })
+}) {}

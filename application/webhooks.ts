@@ -1,0 +1,307 @@
+import {
+  activeSigningSecrets,
+  allEventTypes,
+  type EventType,
+  InvalidInput,
+  isUuid,
+  MAX_WEBHOOK_ENDPOINTS,
+  ResourceNotFound,
+  signingSecretFromBytes,
+  SIGNING_SECRET_BYTES,
+  TEST_EVENT_TYPE,
+  WebhookDeliveryId,
+  type WebhookDeliveryStatus,
+  WebhookEndpoint,
+  WebhookEndpointId,
+  type WebhookEndpointStatus,
+  withNewSigningSecret
+} from "@roster/domain"
+import { Effect, Option } from "effect"
+import { now } from "./clock.js"
+import { cutPage, positionFromCursor } from "./keyset.js"
+import { requireOwned } from "./ownership.js"
+import { Ids } from "./ports/ids.js"
+import { Secrets } from "./ports/secrets.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
+import { WebhookDeliveryRepository } from "./ports/webhook-delivery-repository.js"
+import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.js"
+import { WebhookTransport } from "./ports/webhook-transport.js"
+import { authorize, type Principal } from "./principal.js"
+
+export interface NewWebhookEndpoint {
+  readonly url: string
+  /** Left out: every event kind. */
+  readonly events?: ReadonlyArray<EventType> | undefined
+  readonly description?: string | null | undefined
+}
+
+export interface WebhookEndpointChanges {
+  readonly url?: string | undefined
+  readonly events?: ReadonlyArray<EventType> | undefined
+  readonly description?: string | null | undefined
+  /** `disabled` pauses deliveries; `active` resumes them, the pending ones at once. */
+  readonly status?: WebhookEndpointStatus | undefined
+}
+
+/** What `POST /webhooks/{id}/test` reports. */
+export interface WebhookTestResult {
+  readonly success: boolean
+  /** The receiver's status, or 0 when no answer came. */
+  readonly statusCode: number
+  readonly responseTimeMs: number
+  readonly error: string | null
+}
+
+/** Stats cover the attempts of this span, up to now. */
+export const WEBHOOK_STATS_SPAN_MS = 7 * 24 * 3_600_000
+
+export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
+  effect: Effect.gen(function*() {
+    const endpoints = yield* WebhookEndpointRepository
+    const deliveries = yield* WebhookDeliveryRepository
+    const transport = yield* WebhookTransport
+    const unitOfWork = yield* UnitOfWork
+    const secrets = yield* Secrets
+    const ids = yield* Ids
+
+    const newSecret = Effect.map(secrets.randomBytes(SIGNING_SECRET_BYTES), signingSecretFromBytes)
+
+    const owned = (principal: Principal, id: WebhookEndpointId) =>
+      requireOwned("webhook", id, endpoints.findById(principal.organization.id, id), endpoints.organizationOf(id))
+
+    const create = Effect.fn("Webhooks.create")(function*(principal: Principal, input: NewWebhookEndpoint) {
+      yield* authorize(principal, "webhooks:manage")
+      yield* transport.checkTarget(input.url, "url")
+      const at = yield* now
+      const endpoint = new WebhookEndpoint({
+        id: WebhookEndpointId.make(yield* ids.next),
+        organizationId: principal.organization.id,
+        url: input.url,
+        events: input.events ?? allEventTypes,
+        description: input.description ?? null,
+        status: "active",
+        disabledReason: null,
+        signingSecret: yield* newSecret,
+        previousSigningSecret: null,
+        previousSigningSecretExpiresAt: null,
+        failingSince: null,
+        createdAt: at,
+        updatedAt: at
+      })
+      yield* unitOfWork.transaction(Effect.gen(function*() {
+        if ((yield* endpoints.countByOrganization(principal.organization.id)) >= MAX_WEBHOOK_ENDPOINTS) {
+          return yield* new InvalidInput({
+            field: "url",
+            problem: `an organization may register at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`
+          })
+        }
+        yield* endpoints.insert(endpoint)
+      }))
+      return endpoint
+    })
+
+    const list = Effect.fn("Webhooks.list")(function*(principal: Principal) {
+      yield* authorize(principal, "webhooks:manage")
+      return yield* endpoints.listByOrganization(principal.organization.id)
+    })
+
+    const get = Effect.fn("Webhooks.get")(function*(principal: Principal, id: WebhookEndpointId) {
+      yield* authorize(principal, "webhooks:manage")
+      return yield* owned(principal, id)
+    })
+
+    const update = Effect.fn("Webhooks.update")(function*(
+      principal: Principal,
+      id: WebhookEndpointId,
+      changes: WebhookEndpointChanges
+    ) {
+      yield* authorize(principal, "webhooks:manage")
+      if (changes.url !== undefined) yield* transport.checkTarget(changes.url, "url")
+      const current = yield* owned(principal, id)
+      const status = changes.status ?? current.status
+      const resumed = current.status === "disabled" && status === "active"
+      const updated = new WebhookEndpoint({
+        ...current,
+        url: changes.url ?? current.url,
+        events: changes.events ?? current.events,
+        description: changes.description === undefined ? current.description : changes.description,
+        status,
+        disabledReason: status === "active" ? null : current.status === "disabled" ? current.disabledReason : "by_user",
+        // A resumed endpoint starts with a clean record: five more days before it can be disabled again.
+        failingSince: resumed ? null : current.failingSince,
+        updatedAt: yield* now
+      })
+      yield* unitOfWork.transaction(Effect.gen(function*() {
+        yield* endpoints.update(updated)
+        if (resumed) yield* deliveries.resumeHeld(id, updated.updatedAt)
+        if (current.status === "active" && status === "disabled") yield* deliveries.holdPending(id, updated.updatedAt)
+      }))
+      return updated
+    })
+
+    const remove = Effect.fn("Webhooks.remove")(function*(principal: Principal, id: WebhookEndpointId) {
+      yield* authorize(principal, "webhooks:manage")
+      yield* owned(principal, id)
+      yield* endpoints.delete(principal.organization.id, id)
+    })
+
+    /** A new signing secret, shown this once; the old one keeps signing beside it for 24 hours. */
+    const regenerateSecret = Effect.fn("Webhooks.regenerateSecret")(function*(
+      principal: Principal,
+      id: WebhookEndpointId
+    ) {
+      yield* authorize(principal, "webhooks:manage")
+      const current = yield* owned(principal, id)
+      const updated = withNewSigningSecret(current, yield* newSecret, yield* now)
+      yield* endpoints.update(updated)
+      return updated
+    })
+
+    /**
+     * Sends a `webhook.test` message to the endpoint at once, signed like any delivery, and reports
+     * what came back. It is not recorded as a delivery.
+     */
+    const test = Effect.fn("Webhooks.test")(function*(principal: Principal, id: WebhookEndpointId) {
+      yield* authorize(principal, "webhooks:manage")
+      const endpoint = yield* owned(principal, id)
+      const at = yield* now
+      const messageId = yield* ids.next
+      const body = JSON.stringify({
+        id: messageId,
+        type: TEST_EVENT_TYPE,
+        created_at: at.toISOString(),
+        organization_id: endpoint.organizationId,
+        data: { webhook_id: endpoint.id, message: "This is a test event from Roster." }
+      })
+      const result = yield* transport.send({
+        url: endpoint.url,
+        id: messageId,
+        timestamp: at,
+        body,
+        secrets: activeSigningSecrets(endpoint, at)
+      })
+      return (result._tag === "Answered"
+        ? {
+          success: result.status >= 200 && result.status < 300,
+          statusCode: result.status,
+          responseTimeMs: result.durationMs,
+          error: result.status >= 200 && result.status < 300 ? null : `answered ${result.status}`
+        }
+        : { success: false, statusCode: 0, responseTimeMs: result.durationMs, error: result.error }) satisfies
+        WebhookTestResult
+    })
+
+    /** The endpoint's deliveries, newest first, each with its attempts. */
+    const listDeliveries = Effect.fn("Webhooks.listDeliveries")(function*(
+      principal: Principal,
+      id: WebhookEndpointId,
+      query: {
+        readonly limit: number
+        readonly cursor?: string | undefined
+        readonly status?: WebhookDeliveryStatus | undefined
+      }
+    ) {
+      yield* authorize(principal, "webhooks:manage")
+      yield* owned(principal, id)
+      const notOurs = new InvalidInput({ field: "cursor", problem: "is not a cursor of this list of deliveries" })
+      const position = yield* positionFromCursor(query.cursor, "id", "desc").pipe(Effect.mapError(() => notOurs))
+      if (position !== undefined && !isUuid(position.id)) return yield* notOurs
+      const page = yield* deliveries.listByEndpoint({
+        organizationId: principal.organization.id,
+        endpointId: id,
+        limit: query.limit + 1,
+        after: position === undefined ? Option.none() : Option.some(WebhookDeliveryId.make(position.id)),
+        status: Option.fromNullable(query.status)
+      })
+      const rows = page.items.map((history) => ({ ...history, id: history.delivery.id }))
+      const cut = cutPage(rows, query.limit, "id", "desc", (row) => row.id)
+      return { items: cut.items.map(({ attempts, delivery }) => ({ attempts, delivery })), nextCursor: cut.nextCursor }
+    })
+
+    const ownedDelivery = (principal: Principal, endpointId: WebhookEndpointId, deliveryId: WebhookDeliveryId) =>
+      Effect.flatMap(
+        deliveries.findById(principal.organization.id, endpointId, deliveryId),
+        Option.match({
+          onNone: () => Effect.fail(new ResourceNotFound({ resource: "webhook_delivery", id: deliveryId })),
+          onSome: Effect.succeed
+        })
+      )
+
+    const getDelivery = Effect.fn("Webhooks.getDelivery")(function*(
+      principal: Principal,
+      endpointId: WebhookEndpointId,
+      deliveryId: WebhookDeliveryId
+    ) {
+      yield* authorize(principal, "webhooks:manage")
+      yield* owned(principal, endpointId)
+      return yield* ownedDelivery(principal, endpointId, deliveryId)
+    })
+
+    /**
+     * Sends a delivery again as soon as a worker is free, whatever became of it: a new attempt with
+     * the same `webhook-id`. An endpoint that is disabled holds it until resumed.
+     */
+    const retryDelivery = Effect.fn("Webhooks.retryDelivery")(function*(
+      principal: Principal,
+      endpointId: WebhookEndpointId,
+      deliveryId: WebhookDeliveryId
+    ) {
+      yield* authorize(principal, "webhooks:manage")
+      yield* owned(principal, endpointId)
+      const retried = yield* deliveries.retryNow(principal.organization.id, endpointId, deliveryId, yield* now)
+      return yield* Option.match(retried, {
+        onNone: () => Effect.fail(new ResourceNotFound({ resource: "webhook_delivery", id: deliveryId })),
+        onSome: Effect.succeed
+      })
+    })
+
+    const statsSince = Effect.map(now, (at) => ({ at, since: new Date(at.getTime() - WEBHOOK_STATS_SPAN_MS) }))
+
+    /** The endpoint's attempts of the last seven days. */
+    const stats = Effect.fn("Webhooks.stats")(function*(principal: Principal, id: WebhookEndpointId) {
+      yield* authorize(principal, "webhooks:manage")
+      const endpoint = yield* owned(principal, id)
+      const { since } = yield* statsSince
+      const figures = yield* deliveries.stats({
+        organizationId: principal.organization.id,
+        endpointId: Option.some(id),
+        since
+      })
+      return { endpoint, since, ...figures }
+    })
+
+    /** Every endpoint's attempts of the last seven days, with how many endpoints are active and disabled. */
+    const globalStats = Effect.fn("Webhooks.globalStats")(function*(principal: Principal) {
+      yield* authorize(principal, "webhooks:manage")
+      const { since } = yield* statsSince
+      const all = yield* endpoints.listByOrganization(principal.organization.id)
+      const figures = yield* deliveries.stats({
+        organizationId: principal.organization.id,
+        endpointId: Option.none(),
+        since
+      })
+      return {
+        since,
+        endpoints: all.length,
+        activeEndpoints: all.filter((endpoint) => endpoint.status === "active").length,
+        disabledEndpoints: all.filter((endpoint) => endpoint.status === "disabled").length,
+        ...figures
+      }
+    })
+
+    return {
+      create,
+      list,
+      get,
+      update,
+      remove,
+      regenerateSecret,
+      test,
+      listDeliveries,
+      getDelivery,
+      retryDelivery,
+      stats,
+      globalStats
+    } as const
+  })
+}) {}

@@ -1,0 +1,112 @@
+import { expect, layer } from "@effect/vitest"
+import { Outbox, UnitOfWork, WebhookDeliveryRepository } from "@roster/application"
+import { Deferred, Effect, Fiber, type Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import {
+  aDelivery,
+  anAttempt,
+  anEraOfItsOwn,
+  anEvent,
+  deletingAfterwards,
+  givenEndpoint,
+  givenOrganization,
+  instant,
+  type Persistence
+} from "../contract/fixtures.js"
+import { dispatchEverything } from "../contract/outbox-contract.js"
+
+const DELIVERIES = 200
+const WORKERS = 8
+const BATCH = 25
+
+/**
+ * Claims made side by side on separate connections of one database server: what the contract
+ * suites cannot show on a database that runs one statement at a time. Both claims skip rows that
+ * another connection holds locked rather than wait for them.
+ */
+export const concurrentClaims = (persistence: Layer.Layer<Persistence, unknown>) =>
+  // Real time, so that a claim that waits for another's locks fails on its time-out.
+  layer(persistence, { excludeTestServices: true })("claims made at once on separate connections", (it) => {
+    it.effect("workers leasing due deliveries at once never lease the same one, and together lease them all", () =>
+      Effect.gen(function*() {
+        const deliveries = yield* WebhookDeliveryRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const endpoint = yield* givenEndpoint(organization.id)
+          const events = Array.from({ length: DELIVERIES }, (_, n) => anEvent(organization.id, "subscriber.created", { n }))
+          yield* (yield* Outbox).record(events)
+          const due = events.map((event, n) => aDelivery(endpoint, event, { createdAt: era(n) }))
+          yield* deliveries.insertMany(due)
+
+          const workers = Array.from({ length: WORKERS }, () => randomUUID())
+          const leased = yield* Effect.all(
+            workers.map((leaseToken) =>
+              Effect.map(
+                deliveries.claimDue({ now: era(DELIVERIES), limit: BATCH, leaseToken, leasedUntil: era(10_000) }),
+                (items) => ({ leaseToken, items })
+              )
+            ),
+            { concurrency: "unbounded" }
+          )
+
+          const ids = leased.flatMap(({ items }) => items.map((item) => item.delivery.id))
+          expect(leased.every(({ items }) => items.length <= BATCH)).toBe(true)
+          expect(ids).toHaveLength(DELIVERIES)
+          expect(new Set(ids).size).toBe(DELIVERIES)
+          expect([...ids].sort()).toStrictEqual(due.map((delivery) => delivery.id).sort())
+
+          // Each worker holds the lease on what it was given: its attempts are all recorded.
+          const recorded = yield* Effect.all(
+            leased.flatMap(({ items, leaseToken }) =>
+              items.map((item) =>
+                deliveries.recordAttempt({
+                  deliveryId: item.delivery.id,
+                  leaseToken,
+                  attempt: anAttempt(1, { status: "succeeded", at: era(DELIVERIES + 1) }),
+                  status: "succeeded",
+                  nextAttemptAt: null
+                })
+              )
+            ),
+            { concurrency: WORKERS }
+          )
+          expect(recorded.every((done) => done)).toBe(true)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("two fan-outs at once never take the same event: the second skips what the first holds", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        const unitOfWork = yield* UnitOfWork
+        yield* dispatchEverything
+        const organization = yield* givenOrganization()
+        const events = Array.from({ length: 40 }, (_, n) => anEvent(organization.id, "tag.subscribed", { n }))
+        yield* outbox.record(events)
+
+        const firstClaimed = yield* Deferred.make<void>()
+        const secondDone = yield* Deferred.make<void>()
+        const fanOut = (claimed: Effect.Effect<void>, beforeMarking: Effect.Effect<void>) =>
+          unitOfWork.transaction(Effect.gen(function*() {
+            const taken = yield* outbox.claimUndispatched(20)
+            yield* claimed
+            yield* beforeMarking
+            yield* outbox.markDispatched(taken.map((event) => event.id), instant(1))
+            return taken
+          }))
+
+        // The first holds its events locked until the second has claimed and committed.
+        const first = yield* Effect.fork(fanOut(Deferred.succeed(firstClaimed, undefined), Deferred.await(secondDone)))
+        yield* Deferred.await(firstClaimed)
+        const second = yield* fanOut(Effect.void, Effect.void).pipe(
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the second fan-out waited for the first") }),
+          Effect.orDie
+        )
+        yield* Deferred.succeed(secondDone, undefined)
+        const taken = yield* Fiber.join(first)
+
+        expect(taken).toStrictEqual(events.slice(0, 20))
+        expect(second).toStrictEqual(events.slice(20))
+        expect(yield* outbox.claimUndispatched(10)).toStrictEqual([])
+      }))
+  })
