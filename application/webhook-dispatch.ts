@@ -7,6 +7,7 @@ import {
   WebhookDeliveryId,
   type WebhookDisabledReason,
   type WebhookEndpoint,
+  WEBHOOK_HISTORY_RETENTION_MS,
   webhookPayload
 } from "@roster/domain"
 import { Context, Effect, Option, Random } from "effect"
@@ -40,6 +41,10 @@ export class WebhookDispatchSettings extends Context.Reference<WebhookDispatchSe
     })
   }
 ) {}
+
+/** Rows of history deleted per statement, and the pause once there is no more to delete. */
+const PRUNE_BATCH = 1_000
+const PRUNE_INTERVAL_MS = 10 * 60_000
 
 /** The shortest lease that still outlasts a send. */
 export const MIN_LEASE_MS = DELIVERY_TIMEOUT_MS + 2_000
@@ -165,6 +170,19 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         return leased.length
       }).pipe(Effect.uninterruptible, Effect.withSpan("WebhookDispatch.deliverDue"))
 
+    /**
+     * Forgets webhook history older than {@link WEBHOOK_HISTORY_RETENTION_MS}: finished deliveries
+     * with their attempts, then dispatched events no delivery refers to. Up to `limit` of each;
+     * how many rows it deleted.
+     */
+    const pruneHistory = (limit: number) =>
+      Effect.gen(function*() {
+        const before = new Date((yield* now).getTime() - WEBHOOK_HISTORY_RETENTION_MS)
+        const deliveriesPruned = yield* deliveries.pruneFinished(before, limit)
+        const eventsPruned = yield* outbox.pruneDispatched(before, limit)
+        return Math.max(deliveriesPruned, eventsPruned)
+      }).pipe(Effect.withSpan("WebhookDispatch.pruneHistory"))
+
     /** The worker's webhook jobs, sized by {@link WebhookDispatchSettings}. */
     const jobs = Effect.map(WebhookDispatchSettings, (settings): ReadonlyArray<Job> => [
       {
@@ -180,9 +198,16 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         batchSize: settings.deliveryBatch,
         lanes: settings.deliveryLanes,
         idleMs: settings.idleMs
+      },
+      {
+        name: "webhook history retention",
+        run: pruneHistory(PRUNE_BATCH),
+        batchSize: PRUNE_BATCH,
+        lanes: 1,
+        idleMs: PRUNE_INTERVAL_MS
       }
     ])
 
-    return { fanOut, deliverDue, jobs } as const
+    return { fanOut, deliverDue, pruneHistory, jobs } as const
   })
 }) {}

@@ -31,6 +31,21 @@ export const MemoryOutboxLive = Layer.effect(
           for (const event of t.events) {
             if (marked.has(event.id) && !t.dispatchedEvents.has(event.id)) t.dispatchedEvents.set(event.id, at)
           }
+        }),
+
+      pruneDispatched: (before, limit) =>
+        store.write((t) => {
+          const referenced = new Set([...t.webhookDeliveries.values()].map(({ delivery }) => delivery.eventId as string))
+          const pruned = [...t.dispatchedEvents]
+            .filter(([id, at]) => at.getTime() < before.getTime() && !referenced.has(id))
+            .sort(([, a], [, b]) => a.getTime() - b.getTime())
+            .slice(0, limit)
+            .map(([id]) => id)
+          const gone = new Set(pruned)
+          const kept = t.events.filter((event) => !gone.has(event.id))
+          t.events.splice(0, t.events.length, ...kept)
+          for (const id of pruned) t.dispatchedEvents.delete(id)
+          return pruned.length
         })
     })
   })

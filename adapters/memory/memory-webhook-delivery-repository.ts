@@ -170,6 +170,20 @@ export const MemoryWebhookDeliveryRepositoryLive = Layer.effect(
           })
         ),
 
+      pruneFinished: (before, limit) =>
+        store.write((t) => {
+          const pruned = [...t.webhookDeliveries.values()]
+            .map(({ delivery }) => delivery)
+            .filter((delivery) => delivery.status !== "pending" && delivery.updatedAt.getTime() < before.getTime())
+            .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
+            .slice(0, limit)
+          for (const delivery of pruned) {
+            t.webhookDeliveries.delete(delivery.id)
+            t.webhookAttempts.delete(delivery.id)
+          }
+          return pruned.length
+        }),
+
       stats: ({ endpointId, organizationId, since }) =>
         store.read((t): WebhookAttemptStats => {
           const deliveries = [...t.webhookDeliveries.values()]

@@ -55,7 +55,18 @@ export const PostgresOutboxLive = Layer.effect(
       markDispatched: (ids, at) =>
         ids.length === 0 ? Effect.void : sql`
           UPDATE outbox_events SET dispatched_at = ${at}
-          WHERE id = ANY(${ids}::uuid[]) AND dispatched_at IS NULL`.pipe(Effect.asVoid, Effect.orDie)
+          WHERE id = ANY(${ids}::uuid[]) AND dispatched_at IS NULL`.pipe(Effect.asVoid, Effect.orDie),
+
+      pruneDispatched: (before, limit) =>
+        sql<{ readonly id: string }>`
+          DELETE FROM outbox_events WHERE id IN (
+            SELECT e.id FROM outbox_events e
+            WHERE e.dispatched_at < ${before}
+              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+            ORDER BY e.dispatched_at
+            LIMIT ${limit}
+          )
+          RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
     })
   })
 )

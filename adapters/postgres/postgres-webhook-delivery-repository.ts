@@ -230,6 +230,17 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
           WHERE organization_id = ${organizationId} AND endpoint_id = ${endpointId} AND id = ${id}
           RETURNING ${columns}`.pipe(Effect.flatMap(decodeDelivery), Effect.flatMap(history), Effect.orDie),
 
+      // Attempts go with their delivery (ON DELETE CASCADE).
+      pruneFinished: (before, limit) =>
+        sql<{ readonly id: string }>`
+          DELETE FROM webhook_deliveries WHERE id IN (
+            SELECT id FROM webhook_deliveries
+            WHERE status <> 'pending' AND updated_at < ${before}
+            ORDER BY updated_at
+            LIMIT ${limit}
+          )
+          RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
+
       // Percentiles as percentile_cont computes them (linear interpolation), rounded half up to
       // whole milliseconds with floor(x + 0.5), which the in-memory adapter repeats exactly.
       stats: ({ endpointId, organizationId, since }) => {

@@ -16,4 +16,9 @@ export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
    */
   readonly claimUndispatched: (limit: number) => Effect.Effect<ReadonlyArray<DomainEvent>>
   readonly markDispatched: (ids: ReadonlyArray<EventId>, at: Date) => Effect.Effect<void>
+  /**
+   * Deletes up to `limit` events dispatched before `before` that no webhook delivery refers to any
+   * more; how many it deleted.
+   */
+  readonly pruneDispatched: (before: Date, limit: number) => Effect.Effect<number>
 }>() {}

@@ -97,6 +97,11 @@ export class WebhookDeliveryRepository extends Context.Tag("roster/WebhookDelive
       id: WebhookDeliveryId,
       now: Date
     ) => Effect.Effect<Option.Option<WebhookDeliveryHistory>>
+    /**
+     * Deletes up to `limit` deliveries that succeeded or failed for good and last changed before
+     * `before`, with their attempts; how many it deleted.
+     */
+    readonly pruneFinished: (before: Date, limit: number) => Effect.Effect<number>
     /** Attempts since `since` of one endpoint, or of every endpoint of the organization. */
     readonly stats: (input: {
       readonly organizationId: OrganizationId

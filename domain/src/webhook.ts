@@ -158,6 +158,9 @@ export const RETRY_JITTER = 0.1
 /** The longest a `Retry-After` may push the next attempt back. */
 export const MAX_RETRY_AFTER_MS = 24 * 3_600_000
 
+/** Finished deliveries (with their attempts) and the dispatched events behind them are kept this long. */
+export const WEBHOOK_HISTORY_RETENTION_MS = 30 * 24 * 3_600_000
+
 /** An endpoint that has failed without a success for this long is disabled. */
 export const FAILING_ENDPOINT_DISABLE_AFTER_MS = 5 * 24 * 3_600_000
 

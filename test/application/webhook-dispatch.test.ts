@@ -424,3 +424,31 @@ describe("the payload", () => {
     })
   })
 })
+
+describe("history", () => {
+  it.effect("finished deliveries and their events are forgotten after 30 days; waiting ones stay", () => {
+    let answer: SendResult = answered(200)
+    const receiver = withReceiver(() => answer)
+    return receiver.run(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const endpoint = yield* register(principal, ["subscriber.created"])
+      const dispatch = yield* WebhookDispatch
+      yield* subscribe(principal, "ada@example.com")
+      yield* fanOut
+      yield* deliverDue
+      answer = answered(500)
+      yield* subscribe(principal, "grace@example.com")
+      yield* fanOut
+      yield* deliverDue
+
+      yield* TestClock.adjust("29 days")
+      expect(yield* dispatch.pruneHistory(100)).toBe(0)
+      yield* TestClock.adjust(Duration.sum(Duration.days(1), Duration.millis(1)))
+      expect(yield* dispatch.pruneHistory(100)).toBe(1)
+      const left = yield* deliveriesOf(principal, endpoint)
+      expect(left.map(({ delivery }) => delivery.status)).toEqual(["pending"])
+      const events = yield* (yield* Outbox).recorded(principal.organization.id)
+      expect(events.map((event) => event.id)).toEqual([left[0]!.delivery.eventId])
+    }))
+  })
+})

@@ -1,9 +1,18 @@
 import { expect, layer } from "@effect/vitest"
-import { Outbox, UnitOfWork } from "@roster/application"
+import { Outbox, UnitOfWork, WebhookDeliveryRepository } from "@roster/application"
 import { type DomainEvent, OrganizationId } from "@roster/domain"
 import { Effect, Exit } from "effect"
 import { randomUUID } from "node:crypto"
-import { anEvent, givenOrganization, instant, type PersistenceLayer } from "./fixtures.js"
+import {
+  aDelivery,
+  anEraOfItsOwn,
+  anEvent,
+  deletingAfterwards,
+  givenEndpoint,
+  givenOrganization,
+  instant,
+  type PersistenceLayer
+} from "./fixtures.js"
 
 /** Claims up to `limit` events and marks them dispatched, in one transaction, as a dispatcher does. */
 export const dispatchBatch = (limit: number) =>
@@ -103,6 +112,32 @@ export const outboxContract = (persistence: PersistenceLayer) =>
 
         // Dispatched events are still the organization's record.
         expect(yield* outbox.recorded(organization.id)).toStrictEqual([events[0], events[2], later])
+      }))
+
+    it.effect("forgets events dispatched before a moment once no delivery refers to them", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const [old, delivered, recent, waiting] = [
+            anEvent(organization.id, "subscriber.created", { n: 0 }),
+            anEvent(organization.id, "subscriber.updated", { n: 1 }),
+            anEvent(organization.id, "subscriber.deleted", { n: 2 }),
+            anEvent(organization.id, "tag.subscribed", { n: 3 })
+          ]
+          yield* outbox.record([old, delivered, recent, waiting])
+          yield* outbox.markDispatched([old.id, delivered.id], era(10))
+          yield* outbox.markDispatched([recent.id], era(100))
+          const endpoint = yield* givenEndpoint(organization.id)
+          yield* (yield* WebhookDeliveryRepository).insertMany([
+            aDelivery(endpoint, delivered, { status: "succeeded", createdAt: era(11) })
+          ])
+
+          expect(yield* outbox.pruneDispatched(era(50), 1_000)).toBeGreaterThanOrEqual(1)
+          expect(yield* outbox.recorded(organization.id)).toStrictEqual([delivered, recent, waiting])
+          expect(yield* outbox.pruneDispatched(era(50), 0)).toBe(0)
+        }).pipe(deletingAfterwards([organization.id]))
       }))
 
     it.effect("dispatchers working at once take every event exactly once", () =>

@@ -319,6 +319,29 @@ export const webhookDeliveryRepositoryContract = (persistence: PersistenceLayer)
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
+    it.effect("forgets finished deliveries last changed before a moment, oldest first, as many as asked", () =>
+      Effect.gen(function*() {
+        const deliveries = yield* WebhookDeliveryRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const endpoint = yield* givenEndpoint(organization.id)
+          const oldest = yield* givenDelivery(endpoint, { status: "failed", createdAt: era(10) })
+          const older = yield* givenDelivery(endpoint, { status: "succeeded", createdAt: era(20) })
+          const waiting = yield* givenDelivery(endpoint, { status: "pending", createdAt: era(5), nextAttemptAt: farFuture })
+          const recent = yield* givenDelivery(endpoint, { status: "succeeded", createdAt: era(100) })
+          const find = (id: WebhookDeliveryId) => deliveries.findById(organization.id, endpoint.id, id)
+
+          expect(yield* deliveries.pruneFinished(era(50), 1)).toBe(1)
+          expect(Option.isNone(yield* find(oldest.id))).toBe(true)
+          expect(Option.isSome(yield* find(older.id))).toBe(true)
+          expect(yield* deliveries.pruneFinished(era(50), 10)).toBeGreaterThanOrEqual(1)
+          expect(Option.isNone(yield* find(older.id))).toBe(true)
+          expect(Option.isSome(yield* find(waiting.id))).toBe(true)
+          expect(Option.isSome(yield* find(recent.id))).toBe(true)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
     it.effect("lists an endpoint's deliveries newest first, page by page and by status, each with its attempts oldest first", () =>
       Effect.gen(function*() {
         const deliveries = yield* WebhookDeliveryRepository

@@ -58,6 +58,10 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
   CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, id);
   -- How many of an endpoint's deliveries wait, without reading its whole history.
   CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries (endpoint_id) WHERE status = 'pending';
+  -- Retention: finished deliveries by age, and whether any delivery still refers to an event.
+  CREATE INDEX webhook_deliveries_finished_idx ON webhook_deliveries (updated_at) WHERE status <> 'pending';
+  CREATE INDEX webhook_deliveries_event_idx ON webhook_deliveries (event_id);
+  CREATE INDEX outbox_events_dispatched_idx ON outbox_events (dispatched_at) WHERE dispatched_at IS NOT NULL;
 
   CREATE TABLE webhook_attempts (
     delivery_id     uuid        NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
