@@ -3,7 +3,7 @@
  * node crypto adapters, and a way to open a fresh organization with a key of chosen scopes.
  * Used by `*.test.ts` files only; like a composition root, it may reach into adapters/.
  */
-import { EmailAddress, type PlanTier, type Scope, Slug } from "@roster/domain"
+import { EmailAddress, type PlanTier, type Scope, type SendResult, Slug } from "@roster/domain"
 import { Effect, Layer } from "effect"
 import { CryptoLive } from "../../adapters/crypto/index.js"
 import { MemoryPersistenceLive } from "../../adapters/memory/index.js"
@@ -14,8 +14,12 @@ import {
   Outbox,
   type Principal,
   Subscribers,
-  Tags
+  Tags,
+  WebhookDispatch,
+  type WebhookMessage,
+  Webhooks
 } from "@roster/application"
+import { makeRecordingWebhookTransport } from "../../adapters/webhooks/index.js"
 
 /** The services with every port they need, and the ports themselves for setting up and looking. */
 export const UseCasesInMemory = Layer.mergeAll(Subscribers.Default, Tags.Default, ApiKeys.Default, Organizations.Default).pipe(
@@ -48,3 +52,19 @@ export const recordedTypes = (organizationId: Principal["organization"]["id"]) =
   Effect.map(Effect.flatMap(Outbox, (outbox) => outbox.recorded(organizationId)), (events) => events.map((e) => e.type))
 
 export const email = (address: string): EmailAddress => EmailAddress.make(address)
+
+/**
+ * The webhook use cases over a fresh in-memory database and a transport that records every
+ * message and answers as `answer` says; `run` provides them to a test.
+ */
+export const withReceiver = (answer: (message: WebhookMessage) => SendResult | Effect.Effect<SendResult>) => {
+  const transport = makeRecordingWebhookTransport({ answer, allowPrivateTargets: false })
+  const layer = Layer.mergeAll(
+    Organizations.Default,
+    ApiKeys.Default,
+    Subscribers.Default,
+    Webhooks.Default,
+    WebhookDispatch.Default
+  ).pipe(Layer.provideMerge(Layer.mergeAll(MemoryPersistenceLive, CryptoLive, transport.layer)))
+  return { sent: transport.sent, run: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, layer) }
+}

@@ -6,10 +6,8 @@ import {
   UnitOfWork,
   WebhookDispatch,
   WebhookEndpointRepository,
-  type WebhookMessage,
   Webhooks
 } from "@roster/application"
-import { ApiKeys, Organizations } from "@roster/application"
 import {
   DomainEvent,
   EventId,
@@ -21,15 +19,10 @@ import {
   type WebhookEndpoint,
   webhookPayload
 } from "@roster/domain"
-import { Deferred, Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
-import { CryptoLive } from "../../adapters/crypto/index.js"
-import { MemoryPersistenceLive } from "../../adapters/memory/index.js"
-import { makeRecordingWebhookTransport } from "../../adapters/webhooks/index.js"
-import { email, openOrganization } from "./test-kit.js"
+import { Deferred, Duration, Effect, Fiber, Option, TestClock } from "effect"
+import { email, openOrganization, withReceiver } from "./test-kit.js"
 
 const LEASE_MS = 30_000
-
-type Answer = (message: WebhookMessage) => SendResult | Effect.Effect<SendResult>
 
 const answered = (status: number, retryAfterMs?: number): SendResult => ({
   _tag: "Answered",
@@ -38,25 +31,16 @@ const answered = (status: number, retryAfterMs?: number): SendResult => ({
   retryAfterMs: Option.fromNullable(retryAfterMs)
 })
 
-/**
- * The use cases over the in-memory database and a transport that records every message and
- * answers as `answer` says (200 unless told). Each test gets a fresh database.
- */
-const withReceiver = (answer: Answer = () => answered(200)) => {
-  const transport = makeRecordingWebhookTransport({ answer, allowPrivateTargets: false })
-  const layer = Layer.mergeAll(
-    Organizations.Default,
-    ApiKeys.Default,
-    Subscribers.Default,
-    Webhooks.Default,
-    WebhookDispatch.Default
-  ).pipe(
-    Layer.provideMerge(Layer.mergeAll(MemoryPersistenceLive, CryptoLive, transport.layer))
+/** A receiver that answers each message only when the test opens its gate. */
+const gatedReceiver = () => {
+  const gates: Array<Deferred.Deferred<SendResult>> = []
+  const receiver = withReceiver(() =>
+    Effect.flatMap(Deferred.make<SendResult>(), (gate) => {
+      gates.push(gate)
+      return Deferred.await(gate)
+    })
   )
-  return {
-    sent: transport.sent,
-    run: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, layer)
-  }
+  return { ...receiver, gates }
 }
 
 const register = (principal: Principal, events?: ReadonlyArray<EventType>) =>
@@ -86,7 +70,7 @@ const endpointNow = (endpoint: WebhookEndpoint) =>
 
 describe("fan-out from the outbox", () => {
   it.effect("makes one delivery per endpoint that hears the event's kind, and takes each event once", () => {
-    const receiver = withReceiver()
+    const receiver = withReceiver(() => answered(200))
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const other = yield* openOrganization()
@@ -109,7 +93,7 @@ describe("fan-out from the outbox", () => {
   })
 
   it.effect("a change that rolls back emits nothing", () => {
-    const receiver = withReceiver()
+    const receiver = withReceiver(() => answered(200))
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization({ tier: "free" })
       yield* register(principal)
@@ -149,7 +133,7 @@ describe("fan-out from the outbox", () => {
 
 describe("sending deliveries", () => {
   it.effect("sends the event as the Standard Webhooks message: the event's id, its payload, the endpoint's secret", () => {
-    const receiver = withReceiver()
+    const receiver = withReceiver(() => answered(200))
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const endpoint = yield* register(principal)
@@ -306,7 +290,7 @@ describe("sending deliveries", () => {
   })
 
   it.effect("a paused endpoint holds its deliveries; resumed, it gets them", () => {
-    const receiver = withReceiver()
+    const receiver = withReceiver(() => answered(200))
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const webhooks = yield* Webhooks
@@ -324,7 +308,7 @@ describe("sending deliveries", () => {
   })
 
   it.effect("a retried delivery goes out again with the same webhook-id", () => {
-    const receiver = withReceiver()
+    const receiver = withReceiver(() => answered(200))
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const endpoint = yield* register(principal)
@@ -346,13 +330,7 @@ describe("sending deliveries", () => {
 
 describe("leases", () => {
   it.effect("a delivery being sent is not sent by a second worker; a lost lease comes due for the others", () => {
-    const gates: Array<Deferred.Deferred<SendResult>> = []
-    const receiver = withReceiver(() =>
-      Effect.flatMap(Deferred.make<SendResult>(), (gate) => {
-        gates.push(gate)
-        return Deferred.await(gate)
-      })
-    )
+    const { gates, ...receiver } = gatedReceiver()
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const endpoint = yield* register(principal)
@@ -382,13 +360,7 @@ describe("leases", () => {
   })
 
   it.effect("a worker told to stop finishes the batch in hand", () => {
-    const gates: Array<Deferred.Deferred<SendResult>> = []
-    const receiver = withReceiver(() =>
-      Effect.flatMap(Deferred.make<SendResult>(), (gate) => {
-        gates.push(gate)
-        return Deferred.await(gate)
-      })
-    )
+    const { gates, ...receiver } = gatedReceiver()
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const endpoint = yield* register(principal)

@@ -1,33 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Subscribers, WebhookDispatch, type WebhookMessage, Webhooks } from "@roster/application"
-import { ApiKeys, Organizations } from "@roster/application"
+import { Subscribers, WebhookDispatch, Webhooks } from "@roster/application"
 import { eventTypes, MAX_WEBHOOK_ENDPOINTS, type SendResult, TEST_EVENT_TYPE } from "@roster/domain"
-import { Effect, Layer, Option, TestClock } from "effect"
-import { CryptoLive } from "../../adapters/crypto/index.js"
-import { MemoryPersistenceLive } from "../../adapters/memory/index.js"
-import { makeRecordingWebhookTransport } from "../../adapters/webhooks/index.js"
-import { email, keyFor, openOrganization } from "./test-kit.js"
-
-const withReceiver = (answer: (message: WebhookMessage) => SendResult = () => ok) => {
-  const transport = makeRecordingWebhookTransport({ answer, allowPrivateTargets: false })
-  const layer = Layer.mergeAll(
-    Organizations.Default,
-    ApiKeys.Default,
-    Subscribers.Default,
-    Webhooks.Default,
-    WebhookDispatch.Default
-  ).pipe(
-    Layer.provideMerge(Layer.mergeAll(MemoryPersistenceLive, CryptoLive, transport.layer))
-  )
-  return { sent: transport.sent, run: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, layer) }
-}
+import { Effect, Option, TestClock } from "effect"
+import { email, keyFor, openOrganization, withReceiver } from "./test-kit.js"
 
 const ok: SendResult = { _tag: "Answered", status: 200, durationMs: 40, retryAfterMs: Option.none() }
 const url = "https://hooks.example.com/roster"
 
 describe("registering an endpoint", () => {
   it.effect("gives it a whsec_ secret, every event kind unless told, and the active status", () =>
-    withReceiver().run(Effect.gen(function*() {
+    withReceiver(() => ok).run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const webhooks = yield* Webhooks
       const endpoint = yield* webhooks.create(principal, { url, description: "CRM sync" })
@@ -41,7 +23,7 @@ describe("registering an endpoint", () => {
     })))
 
   it.effect("refuses loopback, private and metadata targets on url, at create and at update", () =>
-    withReceiver().run(Effect.gen(function*() {
+    withReceiver(() => ok).run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const webhooks = yield* Webhooks
       for (const target of ["http://127.0.0.1:8080/hook", "http://10.0.0.7/", "http://169.254.169.254/latest"]) {
@@ -55,7 +37,7 @@ describe("registering an endpoint", () => {
     })))
 
   it.effect(`allows at most ${MAX_WEBHOOK_ENDPOINTS} endpoints per organization`, () =>
-    withReceiver().run(Effect.gen(function*() {
+    withReceiver(() => ok).run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const webhooks = yield* Webhooks
       yield* Effect.forEach(Array.from({ length: MAX_WEBHOOK_ENDPOINTS }), () => webhooks.create(principal, { url }))
@@ -65,7 +47,7 @@ describe("registering an endpoint", () => {
     })))
 
   it.effect("needs the webhooks:manage scope", () =>
-    withReceiver().run(Effect.gen(function*() {
+    withReceiver(() => ok).run(Effect.gen(function*() {
       const { organization, principal } = yield* openOrganization()
       const webhooks = yield* Webhooks
       const endpoint = yield* webhooks.create(principal, { url })
@@ -76,7 +58,7 @@ describe("registering an endpoint", () => {
     })))
 
   it.effect("another organization's endpoint is told apart from one that does not exist", () =>
-    withReceiver().run(Effect.gen(function*() {
+    withReceiver(() => ok).run(Effect.gen(function*() {
       const ours = yield* openOrganization()
       const theirs = yield* openOrganization()
       const webhooks = yield* Webhooks
@@ -93,7 +75,7 @@ describe("registering an endpoint", () => {
 
 describe("signing secrets", () => {
   it.effect("after a regeneration the old secret signs beside the new one for 24 hours", () => {
-    const receiver = withReceiver()
+    const receiver = withReceiver(() => ok)
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const webhooks = yield* Webhooks
@@ -117,7 +99,7 @@ describe("signing secrets", () => {
 
 describe("testing an endpoint", () => {
   it.effect("sends a webhook.test message and reports the answer", () => {
-    const receiver = withReceiver()
+    const receiver = withReceiver(() => ok)
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const webhooks = yield* Webhooks
@@ -199,7 +181,7 @@ describe("deliveries and stats", () => {
   })
 
   it.effect("a cursor that is not ours is refused on cursor", () =>
-    withReceiver().run(Effect.gen(function*() {
+    withReceiver(() => ok).run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const webhooks = yield* Webhooks
       const endpoint = yield* webhooks.create(principal, { url })
@@ -208,7 +190,7 @@ describe("deliveries and stats", () => {
     })))
 
   it.effect("retrying a delivery of no such id is not found", () =>
-    withReceiver().run(Effect.gen(function*() {
+    withReceiver(() => ok).run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const webhooks = yield* Webhooks
       const endpoint = yield* webhooks.create(principal, { url })
