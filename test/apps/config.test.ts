@@ -20,6 +20,7 @@ describe("configuration", () => {
       expect(config.dataDir.endsWith(".roster")).toBe(true)
       expect(config.migrate).toBe(true)
       expect(config.webhookAllowPrivateTargets).toBe(false)
+      expect(config.workerLeaseSeconds).toBe(30)
     }))
 
   it.effect("connection URLs are kept secret and read as given", () =>
@@ -41,7 +42,9 @@ describe("configuration", () => {
     [{ NODE_ENV: "production" }, /^SESSION_SECRET: required when NODE_ENV=production$/],
     [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: expected one of trace, debug, info, warning, error, fatal, none; got "loud"$/],
     [{ MIGRATE: "maybe" }, /^MIGRATE: expected one of/],
-    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes" }, /^WEBHOOK_ALLOW_PRIVATE_TARGETS: expected one of/]
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes" }, /^WEBHOOK_ALLOW_PRIVATE_TARGETS: expected one of/],
+    [{ WORKER_LEASE_SECONDS: "5" }, /^WORKER_LEASE_SECONDS: must be a whole number of seconds from 12 to 3600$/],
+    [{ WORKER_LEASE_SECONDS: "soon" }, /^WORKER_LEASE_SECONDS: expected an integer value, got "soon"$/]
   ] as const)("a bad value stops the start with one line naming the variable: %o", ([env, expected]) =>
     Effect.gen(function*() {
       const line = yield* problem(env)
