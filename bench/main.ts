@@ -5,6 +5,7 @@ import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { measure, printTable, ratio } from "./stats.js"
+import { runWebhookBench } from "./webhooks.js"
 
 /**
  * `npm run bench`: the API as its own process against a real PostgreSQL (a database of the
@@ -13,7 +14,8 @@ import { measure, printTable, ratio } from "./stats.js"
  *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names a database on the
  * server to connect to for creating the bench database. BENCH_CONCURRENCY (16), BENCH_WRITES
- * (3000), BENCH_READS (6000) and BENCH_DEEP_ROWS (100000) size the runs.
+ * (3000), BENCH_READS (6000) and BENCH_DEEP_ROWS (100000) size the runs. BENCH_SUITE picks what
+ * runs: `all` (default), `api`, or `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes).
  */
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -21,6 +23,7 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const writes = Number(process.env.BENCH_WRITES ?? 3000)
 const reads = Number(process.env.BENCH_READS ?? 6000)
 const deepRows = Number(process.env.BENCH_DEEP_ROWS ?? 100_000)
+const suite = process.env.BENCH_SUITE ?? "all"
 const root = fileURLToPath(new URL("..", import.meta.url))
 
 const freePort = () =>
@@ -65,7 +68,16 @@ const main = async () => {
   const databaseUrl = url.toString()
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warning", LOG_FORMAT: "json" }
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "warning",
+    LOG_FORMAT: "json",
+    // The webhook bench's receiver listens on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: "true"
+  }
   const server = spawn(process.execPath, ["--import", "tsx", "apps/api/main.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] })
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   // Dropping the database at the end ends connections the pool may still be closing.
@@ -73,6 +85,7 @@ const main = async () => {
 
   try {
     await waitReady(base, server)
+    if (suite === "webhooks") return await runWebhookBench({ base, env, pool, root, cli })
     cli(env, "org", "create", "--name", "Bench", "--slug", "bench", "--tier", "enterprise")
     cli(env, "org", "create", "--name", "Deep", "--slug", "deep", "--tier", "enterprise")
     const { key } = cli(env, "api-key", "create", "--org", "bench", "--name", "bench")
@@ -182,6 +195,7 @@ const main = async () => {
     ratio("get by id: HTTP throughput / direct pg throughput", httpGet.perSecond, pgGet.perSecond)
     ratio(`list: page at row ${offset} p50 / first page p50 (keyset)`, deepPage.p50, firstPage.p50)
     ratio(`list: pg OFFSET ${offset} p50 / HTTP deep page p50`, pgOffset.p50, deepPage.p50)
+    if (suite === "all") await runWebhookBench({ base, env, pool, root, cli })
   } finally {
     server.kill("SIGTERM")
     await new Promise((r) => server.once("exit", r))

@@ -80,3 +80,54 @@ export const start = async (app: string, env: Record<string, string>): Promise<R
     }
   }
 }
+
+export interface RunningWorker {
+  /** Everything the worker wrote, stdout and stderr, so far. */
+  readonly output: () => string
+  /** The process id, for the test's own messages. */
+  readonly pid: number
+  /** Sends SIGTERM and waits for the exit code (null when a signal ended it). */
+  readonly stop: () => Promise<number | null>
+  /** Sends SIGKILL and waits until the process is gone. */
+  readonly kill: () => Promise<void>
+  /** Resolves with the exit code once the process ended, however it ended. */
+  readonly exited: Promise<number | null>
+}
+
+/**
+ * Starts `apps/worker/main.ts`, which opens no port, and waits until its log says "worker started"
+ * (it logs at info level for that; LOG_LEVEL in `env` wins).
+ */
+export const startWorker = async (env: Record<string, string>): Promise<RunningWorker> => {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "apps/worker/main.ts"], {
+    cwd: root,
+    env: { ...baseEnv(), LOG_LEVEL: "info", ...env }
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  const gone = () => child.exitCode !== null || child.signalCode !== null
+  const kill = async () => {
+    if (!gone()) child.kill("SIGKILL")
+    await exited
+  }
+  for (let attempt = 0; !output.includes("worker started"); attempt++) {
+    if (gone()) throw new Error(`apps/worker exited during start:\n${output}`)
+    if (attempt > 300) {
+      await kill()
+      throw new Error(`apps/worker did not start within 30 seconds:\n${output}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return {
+    output: () => output,
+    pid: child.pid!,
+    stop: () => {
+      if (!gone()) child.kill("SIGTERM")
+      return exited
+    },
+    kill,
+    exited
+  }
+}
