@@ -1,4 +1,4 @@
-import { Cause, Duration, Effect, Schedule } from "effect"
+import { Cause, Deferred, Duration, Effect, Ref, Schedule } from "effect"
 
 /**
  * Background work that a worker repeats: webhook fan-out and delivery now, campaign sends,
@@ -18,17 +18,40 @@ export interface Job {
   readonly lanes: number
   /** The pause after a batch that found less than a full batch. */
   readonly idleMs: number
+  /** Completes when new work may be waiting: the pause ends early (another job made work for this one). */
+  readonly wake?: Effect.Effect<void>
 }
+
+/**
+ * A signal from one job to the lanes of another in the same worker: `notify` ends every pause
+ * that is waiting on `wait`.
+ */
+export interface WakeUp {
+  readonly notify: Effect.Effect<void>
+  readonly wait: Effect.Effect<void>
+}
+
+export const makeWakeUp: Effect.Effect<WakeUp> = Effect.map(
+  Effect.flatMap(Deferred.make<void>(), (first) => Ref.make(first)),
+  (current) => ({
+    notify: Effect.flatMap(Deferred.make<void>(), (next) =>
+      Effect.flatMap(Ref.getAndSet(current, next), (woken) => Deferred.succeed(woken, undefined))),
+    wait: Effect.flatMap(Ref.get(current), Deferred.await)
+  })
+)
 
 /** After a failed batch the lane waits 1 s, doubling up to a minute, until a batch succeeds. */
 const afterFailure = Schedule.exponential(Duration.seconds(1)).pipe(
   Schedule.union(Schedule.spaced(Duration.minutes(1)))
 )
 
+const pause = (job: Job): Effect.Effect<void> =>
+  job.wake === undefined ? Effect.sleep(job.idleMs) : Effect.raceFirst(Effect.sleep(job.idleMs), job.wake)
+
 /** One lane of a job: batch after batch, pausing when there was little to do. */
 const lane = (job: Job): Effect.Effect<never> =>
   job.run.pipe(
-    Effect.flatMap((handled) => handled >= job.batchSize ? Effect.yieldNow() : Effect.sleep(job.idleMs)),
+    Effect.flatMap((handled) => handled >= job.batchSize ? Effect.yieldNow() : pause(job)),
     Effect.tapErrorCause((cause) =>
       Effect.logError(`job ${job.name} failed; it will try again`).pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) }))
     ),

@@ -12,7 +12,7 @@ import {
 } from "@roster/domain"
 import { Context, Effect, Option, Random } from "effect"
 import { now } from "./clock.js"
-import type { Job } from "./jobs.js"
+import { type Job, makeWakeUp } from "./jobs.js"
 import { Ids } from "./ports/ids.js"
 import { Outbox } from "./ports/outbox.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
@@ -36,8 +36,14 @@ export class WebhookDispatchSettings extends Context.Reference<WebhookDispatchSe
        * worker sends the same attempt; a killed worker's deliveries come due again after it.
        */
       leaseMs: 30_000,
-      /** The pause of a job that found no work, which bounds how long new work waits. */
-      idleMs: 100
+      /** The pause of fan-out when it found no events: how long a recorded event may wait. */
+      fanOutIdleMs: 50,
+      /**
+       * The pause of a delivery lane that found nothing due. Deliveries this worker's fan-out makes
+       * wake the lanes at once; this bounds the wait for retries that come due and for deliveries
+       * other workers made.
+       */
+      deliveryIdleMs: 250
     })
   }
 ) {}
@@ -62,6 +68,8 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
     const transport = yield* WebhookTransport
     const unitOfWork = yield* UnitOfWork
     const ids = yield* Ids
+    /** Fan-out tells the delivery lanes of this worker that it made deliveries. */
+    const deliveriesMade = yield* makeWakeUp
 
     /**
      * Takes up to `limit` recorded events and makes a delivery, due at once, for every active
@@ -70,7 +78,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
     const fanOut = (limit: number) =>
       unitOfWork.transaction(Effect.gen(function*() {
         const events = yield* outbox.claimUndispatched(limit)
-        if (events.length === 0) return 0
+        if (events.length === 0) return { events: 0, deliveries: 0 }
         const listening = yield* endpoints.activeOf([...new Set(events.map((event) => event.organizationId))])
         const at = yield* now
         const pairs = events.flatMap((event) =>
@@ -92,8 +100,12 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
             })))
         yield* deliveries.insertMany(made)
         yield* outbox.markDispatched(events.map((event) => event.id), at)
-        return events.length
-      })).pipe(Effect.withSpan("WebhookDispatch.fanOut"))
+        return { events: events.length, deliveries: made.length }
+      })).pipe(
+        Effect.tap(({ deliveries }) => deliveries > 0 ? deliveriesMade.notify : Effect.void),
+        Effect.map(({ events }) => events),
+        Effect.withSpan("WebhookDispatch.fanOut")
+      )
 
     /** Disables the endpoint; its pending deliveries wait, out of every claim, until it is resumed. */
     const disable = (endpoint: WebhookEndpoint, reason: WebhookDisabledReason, at: Date) =>
@@ -139,7 +151,9 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         }
         switch (verdict.endpoint) {
           case "answered":
-            return yield* endpoints.markAnswered(endpoint.id)
+            // Nothing to clear when the endpoint was healthy at the claim; a failure since then is
+            // cleared by the next success claimed after it.
+            return endpoint.failingSince === null ? undefined : yield* endpoints.markAnswered(endpoint.id)
           case "gone":
             return yield* disable(endpoint, "gone", at)
           case "failed": {
@@ -190,14 +204,15 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         run: fanOut(settings.fanOutBatch),
         batchSize: settings.fanOutBatch,
         lanes: 1,
-        idleMs: settings.idleMs
+        idleMs: settings.fanOutIdleMs
       },
       {
         name: "webhook delivery",
         run: deliverDue(settings.deliveryBatch, Math.max(settings.leaseMs, MIN_LEASE_MS)),
         batchSize: settings.deliveryBatch,
         lanes: settings.deliveryLanes,
-        idleMs: settings.idleMs
+        idleMs: settings.deliveryIdleMs,
+        wake: deliveriesMade.wait
       },
       {
         name: "webhook history retention",

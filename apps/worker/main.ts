@@ -8,10 +8,12 @@ import { WorkerLive, workerSettingsLayer } from "./worker.js"
 /** `npm run worker`: background work alone, as many copies as the load needs. */
 const main = Effect.gen(function*() {
   const config = yield* loadConfig
-  return WorkerLive.pipe(
+  // Said once the database is reached, migrated, and the jobs run.
+  const started = Layer.effectDiscard(Effect.logInfo(`worker started (${describeDatabase(config)})`))
+  return started.pipe(
+    Layer.provide(WorkerLive),
     Layer.provide(workerSettingsLayer(config)),
     Layer.provide(workerApplicationLayer(config)),
-    Layer.provide(Layer.effectDiscard(Effect.logInfo(`worker started (${describeDatabase(config)})`))),
     Layer.provide(loggerLayer(config))
   )
 })

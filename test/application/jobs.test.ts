@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Job, runJobs } from "@roster/application"
+import { type Job, makeWakeUp, runJobs } from "@roster/application"
 import { Deferred, Effect, Fiber, Ref, TestClock } from "effect"
 
 /** A job whose batches find what `found` says, one number per batch (then nothing). */
@@ -27,6 +27,22 @@ describe("the job runner", () => {
       expect(yield* Ref.get(runs)).toBe(3)
       yield* TestClock.adjust(1)
       expect(yield* Ref.get(runs)).toBe(4)
+      yield* Fiber.interrupt(runner)
+    }))
+
+  it.effect("a wake-up ends the pause at once, for every lane waiting on it", () =>
+    Effect.gen(function*() {
+      const wakeUp = yield* makeWakeUp
+      const { job, runs } = yield* countingJob([], { idleMs: 60_000, lanes: 2, wake: wakeUp.wait })
+      const runner = yield* Effect.fork(runJobs([job]))
+      yield* TestClock.adjust(0)
+      expect(yield* Ref.get(runs)).toBe(2)
+      yield* wakeUp.notify
+      yield* TestClock.adjust(0)
+      expect(yield* Ref.get(runs)).toBe(4)
+      yield* wakeUp.notify
+      yield* TestClock.adjust(0)
+      expect(yield* Ref.get(runs)).toBe(6)
       yield* Fiber.interrupt(runner)
     }))
 
