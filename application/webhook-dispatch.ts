@@ -145,7 +145,9 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
           nextAttemptAt: verdict.nextAttemptAt
         })
         if (!recorded) {
-          return yield* Effect.logWarning("a webhook delivery's lease ran out while it was being sent").pipe(
+          return yield* Effect.logWarning(
+            "a webhook attempt was not recorded: its lease ran out, or the delivery was retried or deleted, while it was being sent"
+          ).pipe(
             Effect.annotateLogs({ delivery_id: delivery.id })
           )
         }

@@ -52,7 +52,7 @@ The first attempt goes out at once; after a failure the next ones follow 5 s, 5 
 later (each wait give or take 10 %), eight attempts over about 28 hours; after a 429 the next waits at least its
 \`Retry-After\`. A 410 Gone ends the delivery and disables
 the endpoint; so do five days of failed attempts without a success. Every attempt is recorded with its status code,
-duration and error, and response bodies are never kept.`
+duration and error, and response bodies are never kept. Finished deliveries and their attempts are kept for 30 days.`
 
 export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
