@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { postgresForProcesses as postgres } from "../support/servers.js"
-import { run, start } from "../support/processes.js"
+import { callApi, run, start } from "../support/processes.js"
 
 /**
  * The processes an operator runs, started as they start them: the CLI, the API and `npm start`,
@@ -22,15 +22,7 @@ type Answer = { readonly [field: string]: unknown } & {
 
 const json = (text: string) => JSON.parse(text) as Answer
 
-const send = async (url: string, key: string, method: string, body?: unknown) => {
-  const response = await fetch(url, {
-    method,
-    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, body: text.length > 0 ? json(text) : undefined }
-}
+const send = (url: string, key: string, method: string, body?: unknown) => callApi<Answer>(url, key, method, body)
 
 /** A short tour of the API with one key: what a new user does first. */
 const tour = async (base: string, key: string) => {

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import pg from "pg"
 import { Webhook } from "standardwebhooks"
 import { postgresForProcesses as postgres } from "../support/servers.js"
-import { run, type Running, type RunningWorker, start, startWorker } from "../support/processes.js"
+import { callApi, run, type Running, type RunningWorker, start, startWorker } from "../support/processes.js"
 import { type ReceivedRequest, startWebhookReceiver, waitUntil } from "../support/webhook-receiver.js"
 
 /**
@@ -50,15 +50,7 @@ interface Payload {
   readonly data: { readonly subscriber: { readonly id: string; readonly email: string } }
 }
 
-const send = async (url: string, key: string, method: string, body?: unknown) => {
-  const response = await fetch(url, {
-    method,
-    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const text = await response.text()
-  return { status: response.status, body: text.length > 0 ? JSON.parse(text) as Answer : undefined }
-}
+const send = (url: string, key: string, method: string, body?: unknown) => callApi<Answer>(url, key, method, body)
 
 /** An endpoint for `url` hearing `subscriber.created`; its id and signing secret. */
 const registerWebhook = async (base: string, key: string, url: string) => {

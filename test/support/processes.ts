@@ -131,3 +131,14 @@ export const startWorker = async (env: Record<string, string>): Promise<RunningW
     exited
   }
 }
+
+/** Calls the API with a key, and a JSON body when given; the answer's JSON body is read as `A`. */
+export const callApi = async <A>(url: string, key: string, method: string, body?: unknown) => {
+  const response = await fetch(url, {
+    method,
+    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const text = await response.text()
+  return { status: response.status, headers: response.headers, body: text.length > 0 ? JSON.parse(text) as A : undefined }
+}
