@@ -18,6 +18,11 @@ export interface Job {
   readonly lanes: number
   /** The pause after a batch that found less than a full batch. */
   readonly idleMs: number
+  /**
+   * While batches keep finding nothing, each pause doubles, up to this (`idleMs` unless told): an
+   * idle worker asks the database rarely, and a worker with work asks again at once.
+   */
+  readonly maxIdleMs?: number
   /** Completes when new work may be waiting: the pause ends early (another job made work for this one). */
   readonly wake?: Effect.Effect<void>
 }
@@ -45,21 +50,30 @@ const afterFailure = Schedule.exponential(Duration.seconds(1)).pipe(
   Schedule.union(Schedule.spaced(Duration.minutes(1)))
 )
 
-const pause = (job: Job): Effect.Effect<void> =>
-  job.wake === undefined ? Effect.sleep(job.idleMs) : Effect.raceFirst(Effect.sleep(job.idleMs), job.wake)
+/** The pause after the `emptyRuns`-th batch in a row that found nothing (0 when the last found some). */
+const pause = (job: Job, emptyRuns: number): Effect.Effect<void> => {
+  const ms = Math.min(job.idleMs * 2 ** Math.max(0, emptyRuns - 1), Math.max(job.maxIdleMs ?? job.idleMs, job.idleMs))
+  return job.wake === undefined ? Effect.sleep(ms) : Effect.raceFirst(Effect.sleep(ms), job.wake)
+}
 
 /** One lane of a job: batch after batch, pausing when there was little to do. */
-const lane = (job: Job): Effect.Effect<never> =>
-  job.run.pipe(
-    Effect.flatMap((handled) => handled >= job.batchSize ? Effect.yieldNow() : pause(job)),
+const lane = (job: Job): Effect.Effect<never> => {
+  const batch = job.run.pipe(
     Effect.tapErrorCause((cause) =>
       Effect.logError(`job ${job.name} failed; it will try again`).pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) }))
     ),
     Effect.sandbox,
     Effect.retry(afterFailure),
-    Effect.orDie,
-    Effect.forever
+    Effect.orDie
   )
+  const next = (emptyRuns: number): Effect.Effect<number> =>
+    Effect.flatMap(batch, (handled) => {
+      if (handled >= job.batchSize) return Effect.as(Effect.yieldNow(), 0)
+      const empty = handled === 0 ? emptyRuns + 1 : 0
+      return Effect.as(pause(job, empty), empty)
+    })
+  return Effect.iterate(0, { while: () => true, body: next }).pipe(Effect.zipRight(Effect.never))
+}
 
 /**
  * Runs every lane of every job until interrupted. Interruption reaches a lane between batches (or

@@ -43,7 +43,13 @@ export class WebhookDispatchSettings extends Context.Reference<WebhookDispatchSe
        * wake the lanes at once; this bounds the wait for retries that come due and for deliveries
        * other workers made.
        */
-      deliveryIdleMs: 250
+      deliveryIdleMs: 250,
+      /**
+       * How long the pauses of a job that keeps finding nothing may grow: the longest a first event
+       * after a quiet spell waits for fan-out, and the longest a due retry waits.
+       */
+      fanOutMaxIdleMs: 500,
+      deliveryMaxIdleMs: 1_000
     })
   }
 ) {}
@@ -206,7 +212,8 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         run: fanOut(settings.fanOutBatch),
         batchSize: settings.fanOutBatch,
         lanes: 1,
-        idleMs: settings.fanOutIdleMs
+        idleMs: settings.fanOutIdleMs,
+        maxIdleMs: settings.fanOutMaxIdleMs
       },
       {
         name: "webhook delivery",
@@ -214,6 +221,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         batchSize: settings.deliveryBatch,
         lanes: settings.deliveryLanes,
         idleMs: settings.deliveryIdleMs,
+        maxIdleMs: settings.deliveryMaxIdleMs,
         wake: deliveriesMade.wait
       },
       {

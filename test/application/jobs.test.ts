@@ -46,6 +46,23 @@ describe("the job runner", () => {
       yield* Fiber.interrupt(runner)
     }))
 
+  it.effect("while batches find nothing the pause doubles up to its bound, and work resets it", () =>
+    Effect.gen(function*() {
+      const { job, runs } = yield* countingJob([0, 0, 0, 0, 0, 1], { idleMs: 100, maxIdleMs: 400 })
+      const runner = yield* Effect.fork(runJobs([job]))
+      const runsAfter = (ms: number) => Effect.zipRight(TestClock.adjust(ms), Ref.get(runs))
+      expect(yield* runsAfter(0)).toBe(1)
+      expect(yield* runsAfter(100)).toBe(2)
+      expect(yield* runsAfter(199)).toBe(2)
+      expect(yield* runsAfter(1)).toBe(3)
+      expect(yield* runsAfter(400)).toBe(4)
+      expect(yield* runsAfter(400)).toBe(5)
+      expect(yield* runsAfter(400)).toBe(6)
+      // The sixth found one item: the next pause is the shortest again.
+      expect(yield* runsAfter(100)).toBe(7)
+      yield* Fiber.interrupt(runner)
+    }))
+
   it.effect("runs each lane of each job side by side", () =>
     Effect.gen(function*() {
       const started = yield* Ref.make(0)
