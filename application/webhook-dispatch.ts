@@ -7,10 +7,11 @@ import {
   WebhookDeliveryId,
   type WebhookDisabledReason,
   type WebhookEndpoint,
+  type WebhookEndpointId,
   WEBHOOK_HISTORY_RETENTION_MS,
   webhookPayload
 } from "@roster/domain"
-import { Context, Effect, Option, Random } from "effect"
+import { Context, Effect, FiberSet, Option, Random } from "effect"
 import { now } from "./clock.js"
 import { type Job, makeWakeUp } from "./jobs.js"
 import { Ids } from "./ports/ids.js"
@@ -27,10 +28,16 @@ export class WebhookDispatchSettings extends Context.Reference<WebhookDispatchSe
     defaultValue: () => ({
       /** Recorded events turned into deliveries per transaction. */
       fanOutBatch: 200,
-      /** Deliveries one lane leases and sends at a time. */
-      deliveryBatch: 25,
-      /** Lanes of the delivery job per worker: batches in flight at once. */
-      deliveryLanes: 4,
+      /** Sends in flight at once in one worker. */
+      maxInFlight: 100,
+      /**
+       * Once this many sends to one endpoint are in flight in one worker, claims pass over it, so an
+       * endpoint that answers slowly (or not at all, until the time-out) cannot take every slot from
+       * the others. One claim may take it past this by up to `claimBatch - 1`.
+       */
+      endpointInFlight: 50,
+      /** Deliveries leased by one claim at most. */
+      claimBatch: 25,
       /**
        * How long a worker holds leased deliveries. Longer than a send can take, so that no other
        * worker sends the same attempt; a killed worker's deliveries come due again after it.
@@ -39,9 +46,9 @@ export class WebhookDispatchSettings extends Context.Reference<WebhookDispatchSe
       /** The pause of fan-out when it found no events: how long a recorded event may wait. */
       fanOutIdleMs: 50,
       /**
-       * The pause of a delivery lane that found nothing due. Deliveries this worker's fan-out makes
-       * wake the lanes at once; this bounds the wait for retries that come due and for deliveries
-       * other workers made.
+       * The pause of delivery when it found nothing due. Deliveries this worker's fan-out makes, and
+       * sends that end, wake it at once; this bounds the wait for retries that come due and for
+       * deliveries other workers made.
        */
       deliveryIdleMs: 250,
       /**
@@ -76,6 +83,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
     const ids = yield* Ids
     /** Fan-out tells the delivery lanes of this worker that it made deliveries. */
     const deliveriesMade = yield* makeWakeUp
+    let deliveriesMadeCount = 0
 
     /**
      * Takes up to `limit` recorded events and makes a delivery, due at once, for every active
@@ -108,7 +116,9 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         yield* outbox.markDispatched(events.map((event) => event.id), at)
         return { events: events.length, deliveries: made.length }
       })).pipe(
-        Effect.tap(({ deliveries }) => deliveries > 0 ? deliveriesMade.notify : Effect.void),
+        Effect.tap(({ deliveries }) =>
+          deliveries > 0 ? Effect.zipRight(Effect.sync(() => void deliveriesMadeCount++), deliveriesMade.notify) : Effect.void
+        ),
         Effect.map(({ events }) => events),
         Effect.withSpan("WebhookDispatch.fanOut")
       )
@@ -205,8 +215,80 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         return Math.max(deliveriesPruned, eventsPruned)
       }).pipe(Effect.withSpan("WebhookDispatch.pruneHistory"))
 
-    /** The worker's webhook jobs, sized by {@link WebhookDispatchSettings}. */
-    const jobs = Effect.map(WebhookDispatchSettings, (settings): ReadonlyArray<Job> => [
+    /**
+     * Delivery as the worker runs it: up to `maxInFlight` sends at once, each on its own, so a slow
+     * send holds only its own slot. Each run leases as many due deliveries as there are free slots
+     * (up to `claimBatch`), passing over endpoints with `endpointInFlight` sends in flight, and
+     * starts them; a send that ends, or deliveries fan-out made, wake it. Sends are not
+     * interrupted: when the scope closes (the worker stops) it waits for those in flight.
+     */
+    const deliveryPump = (settings: typeof WebhookDispatchSettings.Service) =>
+      Effect.gen(function*() {
+        const sends = yield* FiberSet.make()
+        const sendEnded = yield* makeWakeUp
+        const leaseMs = Math.max(settings.leaseMs, MIN_LEASE_MS)
+        // Touched only between effects of this worker's fibers, never across an await.
+        const perEndpoint = new Map<WebhookEndpointId, number>()
+        let inFlight = 0
+
+        const started = (endpointId: WebhookEndpointId) => {
+          inFlight += 1
+          perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + 1)
+        }
+        const ended = (endpointId: WebhookEndpointId) =>
+          Effect.suspend(() => {
+            inFlight -= 1
+            const left = (perEndpoint.get(endpointId) ?? 1) - 1
+            if (left === 0) perEndpoint.delete(endpointId)
+            else perEndpoint.set(endpointId, left)
+            return sendEnded.notify
+          })
+
+        /** The last claim that found less than it asked for, and the endpoints it passed over. */
+        let lastShort: { readonly at: number; readonly skipped: string } | undefined
+        let seenMade = deliveriesMadeCount
+
+        const run = Effect.gen(function*() {
+          const free = Math.min(settings.maxInFlight - inFlight, settings.claimBatch)
+          // Slots are claimed a batch at a time while sends are in flight, not one by one as they end.
+          if (free <= 0 || (inFlight > 0 && free < settings.claimBatch)) return 0
+          const at = yield* now
+          const skipEndpoints = [...perEndpoint].filter(([, n]) => n >= settings.endpointInFlight).map(([id]) => id)
+          const skipped = [...skipEndpoints].sort().join()
+          // Nothing was left to claim last time but the busy endpoints' deliveries: asking again is
+          // worth it once one of them has room, fan-out made more, or a pause's worth of time passed.
+          if (
+            lastShort !== undefined && lastShort.skipped === skipped && seenMade === deliveriesMadeCount &&
+            at.getTime() - lastShort.at < settings.deliveryIdleMs
+          ) return 0
+          seenMade = deliveriesMadeCount
+          const leaseToken = yield* ids.next
+          const leased = yield* deliveries.claimDue({
+            now: at,
+            limit: free,
+            leaseToken,
+            leasedUntil: new Date(at.getTime() + leaseMs),
+            skipEndpoints
+          })
+          lastShort = leased.length < free ? { at: at.getTime(), skipped } : undefined
+          for (const item of leased) {
+            started(item.endpoint.id)
+            yield* FiberSet.run(
+              sends,
+              attempt(item, leaseToken).pipe(Effect.ensuring(ended(item.endpoint.id)), Effect.uninterruptible)
+            )
+          }
+          return leased.length
+        }).pipe(Effect.uninterruptible)
+
+        return { run, wake: Effect.raceFirst(deliveriesMade.wait, sendEnded.wait) }
+      })
+
+    /** The worker's webhook jobs, sized by {@link WebhookDispatchSettings}, for the life of the scope. */
+    const jobs = Effect.gen(function*() {
+      const settings = yield* WebhookDispatchSettings
+      const pump = yield* deliveryPump(settings)
+      return [
       {
         name: "webhook fan-out",
         run: fanOut(settings.fanOutBatch),
@@ -217,12 +299,12 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
       },
       {
         name: "webhook delivery",
-        run: deliverDue(settings.deliveryBatch, Math.max(settings.leaseMs, MIN_LEASE_MS)),
-        batchSize: settings.deliveryBatch,
-        lanes: settings.deliveryLanes,
+        run: pump.run,
+        batchSize: 1,
+        lanes: 1,
         idleMs: settings.deliveryIdleMs,
         maxIdleMs: settings.deliveryMaxIdleMs,
-        wake: deliveriesMade.wait
+        wake: pump.wake
       },
       {
         name: "webhook history retention",
@@ -231,7 +313,8 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         lanes: 1,
         idleMs: PRUNE_INTERVAL_MS
       }
-    ])
+    ] satisfies ReadonlyArray<Job>
+    })
 
     return { fanOut, deliverDue, pruneHistory, jobs } as const
   })

@@ -252,7 +252,8 @@ export const runWebhookBench = async (context: WebhookBenchContext): Promise<voi
     stops.pop()
 
     console.log(`\nWebhooks: one worker process (WebhookDispatchSettings defaults: fanOutBatch ${settings.fanOutBatch}, ` +
-      `deliveryBatch ${settings.deliveryBatch}, deliveryLanes ${settings.deliveryLanes}, fanOutIdleMs ${settings.fanOutIdleMs}..${settings.fanOutMaxIdleMs}, ` +
+      `maxInFlight ${settings.maxInFlight}, endpointInFlight ${settings.endpointInFlight}, claimBatch ${settings.claimBatch}, ` +
+      `fanOutIdleMs ${settings.fanOutIdleMs}..${settings.fanOutMaxIdleMs}, ` +
       `deliveryIdleMs ${settings.deliveryIdleMs}..${settings.deliveryMaxIdleMs}); ` +
       "the receiver runs in this process and answers 204 at once.")
     console.log(`${events} events put in the outbox with one SQL INSERT (not through the API) in ${seeded.toFixed(1)} s; ` +

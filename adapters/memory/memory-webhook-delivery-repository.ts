@@ -59,12 +59,13 @@ export const MemoryWebhookDeliveryRepositoryLive = Layer.effect(
 
       // Writes take the store's turn, so no two claims interleave. The answer is each delivery as
       // it was before the lease, as the SQL adapter answers it.
-      claimDue: ({ leaseToken, leasedUntil, limit, now }) =>
+      claimDue: ({ leaseToken, leasedUntil, limit, now, skipEndpoints = [] }) =>
         store.write((t) => {
+          const skipped = new Set<string>(skipEndpoints)
           const due = [...t.webhookDeliveries.values()]
             .map((stored) => stored.delivery)
             .filter((delivery) =>
-              delivery.status === "pending" && delivery.nextAttemptAt !== null &&
+              delivery.status === "pending" && delivery.nextAttemptAt !== null && !skipped.has(delivery.endpointId) &&
               delivery.nextAttemptAt.getTime() <= now.getTime() &&
               t.webhookEndpoints.get(delivery.endpointId)?.status === "active"
             )

@@ -112,13 +112,14 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
       // picking (FOR NO KEY UPDATE: the lock the update itself takes, which lets attempts keep
       // referencing the row); MATERIALIZED keeps it one evaluation. The answer is each delivery
       // as it was before the lease: `nextAttemptAt` is when it came due, not `leasedUntil`.
-      claimDue: ({ leaseToken, leasedUntil, limit, now }) =>
+      claimDue: ({ leaseToken, leasedUntil, limit, now, skipEndpoints = [] }) =>
         sql`
           WITH due AS MATERIALIZED (
             SELECT ${selectList(sql, deliveryColumns, { from: "d" })}
             FROM webhook_deliveries d
               JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.status = 'active'
             WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}
+              ${skipEndpoints.length === 0 ? sql`` : sql`AND d.endpoint_id <> ALL(${skipEndpoints}::uuid[])`}
             ORDER BY d.next_attempt_at, d.id
             LIMIT ${limit}
             FOR NO KEY UPDATE OF d SKIP LOCKED

@@ -46,13 +46,15 @@ export class WebhookDeliveryRepository extends Context.Tag("roster/WebhookDelive
      * Leases up to `limit` pending deliveries due at `now` whose endpoint is active, oldest due
      * first, skipping rows another worker is claiming (`FOR UPDATE SKIP LOCKED`). A leased delivery
      * is next due at `leasedUntil` and carries `leaseToken`: no other worker takes it while this one
-     * sends, and if this one dies it comes due again when the lease runs out.
+     * sends, and if this one dies it comes due again when the lease runs out. Deliveries to the
+     * endpoints in `skipEndpoints` (those the worker already sends enough to) are passed over.
      */
     readonly claimDue: (input: {
       readonly now: Date
       readonly limit: number
       readonly leaseToken: string
       readonly leasedUntil: Date
+      readonly skipEndpoints?: ReadonlyArray<WebhookEndpointId> | undefined
     }) => Effect.Effect<ReadonlyArray<LeasedDelivery>>
     /**
      * Records an attempt and the delivery's new state, if `leaseToken` still holds the lease (the

@@ -9,10 +9,11 @@ import type { RosterConfig } from "../shared/config.js"
  */
 export const WorkerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const jobs = yield* Effect.flatMap(WebhookDispatch, (dispatch) => dispatch.jobs)
+    // Finalizers run last first: the jobs stop taking work, the sends in flight end, then this line.
     yield* Effect.addFinalizer(() => Effect.logInfo("worker stopped"))
+    const jobs = yield* Effect.flatMap(WebhookDispatch, (dispatch) => dispatch.jobs)
     yield* Effect.forkScoped(runJobs(jobs))
-    yield* Effect.logDebug(`worker running: ${jobs.map((job) => `${job.name} (${job.lanes} lane(s))`).join(", ")}`)
+    yield* Effect.logDebug(`worker running: ${jobs.map((job) => job.name).join(", ")}`)
   })
 )
 

@@ -39,10 +39,35 @@ describe("the job runner", () => {
       expect(yield* Ref.get(runs)).toBe(2)
       yield* wakeUp.notify
       yield* TestClock.adjust(0)
-      expect(yield* Ref.get(runs)).toBe(4)
-      yield* wakeUp.notify
+      const woken = yield* Ref.get(runs)
+      expect(woken).toBeGreaterThanOrEqual(4)
+      yield* TestClock.adjust(59_999)
+      expect(yield* Ref.get(runs)).toBe(woken)
+      yield* Fiber.interrupt(runner)
+    }))
+
+  it.effect("a wake-up that comes during a batch ends the pause after it", () =>
+    Effect.gen(function*() {
+      const wakeUp = yield* makeWakeUp
+      const gate = yield* Deferred.make<void>()
+      const runs = yield* Ref.make(0)
+      const job: Job = {
+        name: "gated",
+        run: Ref.updateAndGet(runs, (n) => n + 1).pipe(
+          Effect.tap((n) => n === 1 ? Deferred.await(gate) : Effect.void),
+          Effect.as(0)
+        ),
+        batchSize: 10,
+        lanes: 1,
+        idleMs: 60_000,
+        wake: wakeUp.wait
+      }
+      const runner = yield* Effect.fork(runJobs([job]))
       yield* TestClock.adjust(0)
-      expect(yield* Ref.get(runs)).toBe(6)
+      yield* wakeUp.notify
+      yield* Deferred.succeed(gate, undefined)
+      yield* TestClock.adjust(0)
+      expect(yield* Ref.get(runs)).toBe(2)
       yield* Fiber.interrupt(runner)
     }))
 

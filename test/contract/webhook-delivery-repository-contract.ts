@@ -290,6 +290,30 @@ export const webhookDeliveryRepositoryContract = (persistence: PersistenceLayer)
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
+    it.effect("passes over the endpoints it is told to skip", () =>
+      Effect.gen(function*() {
+        const deliveries = yield* WebhookDeliveryRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const busy = yield* givenEndpoint(organization.id)
+          const quiet = yield* givenEndpoint(organization.id)
+          const other = yield* givenEndpoint(organization.id)
+          yield* givenDelivery(busy, { createdAt: era(1) })
+          yield* givenDelivery(busy, { createdAt: era(2) })
+          const toQuiet = yield* givenDelivery(quiet, { createdAt: era(3) })
+          const toOther = yield* givenDelivery(other, { createdAt: era(4) })
+          const claimed = yield* deliveries.claimDue({
+            now: era(10),
+            limit: 10,
+            leaseToken: randomUUID(),
+            leasedUntil: farFuture,
+            skipEndpoints: [busy.id]
+          })
+          expect(claimed.map((item) => item.delivery.id)).toStrictEqual([toQuiet.id, toOther.id])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
     it.effect("holds an endpoint's pending deliveries out of every claim, leased ones aside, until resumed", () =>
       Effect.gen(function*() {
         const deliveries = yield* WebhookDeliveryRepository
