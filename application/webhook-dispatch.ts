@@ -184,9 +184,10 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
       })
 
     /**
-     * Leases up to `limit` due deliveries and sends them side by side. The batch is not
-     * interrupted: a worker told to stop finishes what it holds (each send ends within the
-     * delivery time-out). How many it sent.
+     * Leases up to `limit` due deliveries, sends them side by side and waits for them all: one
+     * batch, start to end, for callers that want "send what is due now" (tests, tools). The worker
+     * runs the delivery pump below instead. The batch is not interrupted: each send ends within the
+     * delivery time-out. How many it sent.
      */
     const deliverDue = (limit: number, leaseMs: number) =>
       Effect.gen(function*() {

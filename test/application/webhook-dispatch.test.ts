@@ -52,6 +52,15 @@ const subscribe = (principal: Principal, address: string) =>
   Effect.flatMap(Subscribers, (subscribers) => subscribers.create(principal, { email: email(address) }))
 
 const fanOut = Effect.flatMap(WebhookDispatch, (dispatch) => dispatch.fanOut(100))
+
+/** An endpoint that hears every kind, with one delivery made for it: ada@example.com's creation. */
+const endpointWithOneDelivery = (principal: Principal) =>
+  Effect.gen(function*() {
+    const endpoint = yield* register(principal)
+    yield* subscribe(principal, "ada@example.com")
+    yield* fanOut
+    return endpoint
+  })
 /** Fan-out until the outbox is empty; how many events it took. */
 const drainOutbox: Effect.Effect<number, never, WebhookDispatch> = Effect.flatMap(fanOut, (taken) =>
   taken === 0 ? Effect.succeed(0) : Effect.map(drainOutbox, (rest) => rest + taken))
@@ -172,9 +181,7 @@ describe("sending deliveries", () => {
     const receiver = withReceiver(() => failuresLeft-- > 0 ? answered(503) : answered(204))
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
-      const endpoint = yield* register(principal)
-      yield* subscribe(principal, "ada@example.com")
-      yield* fanOut
+      const endpoint = yield* endpointWithOneDelivery(principal)
 
       expect(yield* deliverDue).toBe(1)
       const [afterFirst] = yield* deliveriesOf(principal, endpoint)
@@ -209,9 +216,7 @@ describe("sending deliveries", () => {
     const receiver = withReceiver(() => ({ _tag: "NoAnswer", error: "connection refused (ECONNREFUSED)", durationMs: 3 }))
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
-      const endpoint = yield* register(principal)
-      yield* subscribe(principal, "ada@example.com")
-      yield* fanOut
+      const endpoint = yield* endpointWithOneDelivery(principal)
       for (let attempt = 1; attempt <= MAX_DELIVERY_ATTEMPTS; attempt++) {
         expect(yield* deliverDue).toBe(1)
         yield* TestClock.adjust((RETRY_DELAYS_MS[attempt - 1] ?? 0) * 1.1)
@@ -252,9 +257,7 @@ describe("sending deliveries", () => {
     })
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
-      const endpoint = yield* register(principal)
-      yield* subscribe(principal, "ada@example.com")
-      yield* fanOut
+      const endpoint = yield* endpointWithOneDelivery(principal)
       yield* deliverDue
       const [history] = yield* deliveriesOf(principal, endpoint)
       expect(history!.delivery.nextAttemptAt!.getTime() - history!.attempts[0]!.attemptedAt.getTime())
@@ -270,9 +273,7 @@ describe("sending deliveries", () => {
     const receiver = withReceiver(() => answered(500))
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
-      const endpoint = yield* register(principal)
-      yield* subscribe(principal, "ada@example.com")
-      yield* fanOut
+      const endpoint = yield* endpointWithOneDelivery(principal)
       yield* deliverDue
       const since = (yield* endpointNow(endpoint)).failingSince
       expect(since).not.toBeNull()
@@ -296,9 +297,7 @@ describe("sending deliveries", () => {
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
       const webhooks = yield* Webhooks
-      const endpoint = yield* register(principal)
-      yield* subscribe(principal, "ada@example.com")
-      yield* fanOut
+      const endpoint = yield* endpointWithOneDelivery(principal)
       yield* webhooks.update(principal, endpoint.id, { status: "disabled" })
       expect(yield* endpointNow(endpoint)).toMatchObject({ status: "disabled", disabledReason: "by_user" })
       expect(yield* deliverDue).toBe(0)
@@ -313,9 +312,7 @@ describe("sending deliveries", () => {
     const receiver = withReceiver(() => answered(200))
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
-      const endpoint = yield* register(principal)
-      yield* subscribe(principal, "ada@example.com")
-      yield* fanOut
+      const endpoint = yield* endpointWithOneDelivery(principal)
       yield* deliverDue
       const [history] = yield* deliveriesOf(principal, endpoint)
 
@@ -335,9 +332,7 @@ describe("leases", () => {
     const { gates, ...receiver } = gatedReceiver()
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
-      const endpoint = yield* register(principal)
-      yield* subscribe(principal, "ada@example.com")
-      yield* fanOut
+      const endpoint = yield* endpointWithOneDelivery(principal)
 
       const slowWorker = yield* Effect.fork(deliverDue)
       yield* Effect.yieldNow().pipe(Effect.repeatN(20))
@@ -365,9 +360,7 @@ describe("leases", () => {
     const { gates, ...receiver } = gatedReceiver()
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
-      const endpoint = yield* register(principal)
-      yield* subscribe(principal, "ada@example.com")
-      yield* fanOut
+      const endpoint = yield* endpointWithOneDelivery(principal)
       const worker = yield* Effect.fork(deliverDue)
       yield* Effect.yieldNow().pipe(Effect.repeatN(20))
       const stopping = yield* Effect.fork(Fiber.interrupt(worker))
