@@ -3,12 +3,14 @@ import {
   allEventTypes,
   type EventType,
   InvalidInput,
+  isSuccessfulSend,
   isUuid,
   MAX_WEBHOOK_ENDPOINTS,
   ResourceNotFound,
   signingSecretFromBytes,
   SIGNING_SECRET_BYTES,
   TEST_EVENT_TYPE,
+  type WebhookDeliveryHistory,
   WebhookDeliveryId,
   type WebhookDeliveryStatus,
   WebhookEndpoint,
@@ -180,15 +182,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
         body,
         secrets: activeSigningSecrets(endpoint, at)
       })
-      return (result._tag === "Answered"
-        ? {
-          success: result.status >= 200 && result.status < 300,
-          statusCode: result.status,
-          responseTimeMs: result.durationMs,
-          error: result.status >= 200 && result.status < 300 ? null : `answered ${result.status}`
-        }
-        : { success: false, statusCode: 0, responseTimeMs: result.durationMs, error: result.error }) satisfies
-        WebhookTestResult
+      const success = isSuccessfulSend(result)
+      return {
+        success,
+        statusCode: result._tag === "Answered" ? result.status : 0,
+        responseTimeMs: result.durationMs,
+        error: success ? null : result._tag === "Answered" ? `answered ${result.status}` : result.error
+      } satisfies WebhookTestResult
     })
 
     /** The endpoint's deliveries, newest first, each with its attempts. */
@@ -218,14 +218,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       return { items: cut.items.map(({ attempts, delivery }) => ({ attempts, delivery })), nextCursor: cut.nextCursor }
     })
 
-    const ownedDelivery = (principal: Principal, endpointId: WebhookEndpointId, deliveryId: WebhookDeliveryId) =>
-      Effect.flatMap(
-        deliveries.findById(principal.organization.id, endpointId, deliveryId),
-        Option.match({
-          onNone: () => Effect.fail(new ResourceNotFound({ resource: "webhook_delivery", id: deliveryId })),
-          onSome: Effect.succeed
-        })
-      )
+    /** The delivery a lookup found, or not found under the endpoint. */
+    const deliveryFound = (deliveryId: WebhookDeliveryId) =>
+      Option.match({
+        onNone: () => Effect.fail(new ResourceNotFound({ resource: "webhook_delivery", id: deliveryId })),
+        onSome: (history: WebhookDeliveryHistory) => Effect.succeed(history)
+      })
 
     const getDelivery = Effect.fn("Webhooks.getDelivery")(function*(
       principal: Principal,
@@ -234,7 +232,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     ) {
       yield* authorize(principal, "webhooks:manage")
       yield* owned(principal, endpointId)
-      return yield* ownedDelivery(principal, endpointId, deliveryId)
+      return yield* Effect.flatMap(
+        deliveries.findById(principal.organization.id, endpointId, deliveryId),
+        deliveryFound(deliveryId)
+      )
     })
 
     /**
@@ -249,10 +250,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       yield* authorize(principal, "webhooks:manage")
       yield* owned(principal, endpointId)
       const retried = yield* deliveries.retryNow(principal.organization.id, endpointId, deliveryId, yield* now)
-      return yield* Option.match(retried, {
-        onNone: () => Effect.fail(new ResourceNotFound({ resource: "webhook_delivery", id: deliveryId })),
-        onSome: Effect.succeed
-      })
+      return yield* deliveryFound(deliveryId)(retried)
     })
 
     const statsSince = Effect.map(now, (at) => ({ at, since: new Date(at.getTime() - WEBHOOK_STATS_SPAN_MS) }))
