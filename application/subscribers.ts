@@ -7,7 +7,7 @@ import {
   type NumberedPage,
   type OrganizationId,
   PlanLimitExceeded,
-  planLimits,
+  subscriberLimit,
   ResourceNotFound,
   type SortOrder,
   Subscriber,
@@ -167,7 +167,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         createdAt: at,
         updatedAt: at
       })
-      const { maxSubscribers } = planLimits[principal.organization.tier]
+      const maxSubscribers = subscriberLimit(principal.organization.tier)
       if (input.tagIds !== undefined && input.tagNames !== undefined) {
         return yield* new InvalidInput({ field: "tags", problem: "name tags by id or by name, not both" })
       }

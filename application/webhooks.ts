@@ -90,15 +90,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
         createdAt: at,
         updatedAt: at
       })
-      yield* unitOfWork.transaction(Effect.gen(function*() {
-        if ((yield* endpoints.countByOrganization(principal.organization.id)) >= MAX_WEBHOOK_ENDPOINTS) {
-          return yield* new InvalidInput({
-            field: "url",
-            problem: `an organization may register at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`
-          })
-        }
-        yield* endpoints.insert(endpoint)
-      }))
+      if (!(yield* endpoints.insert(endpoint, MAX_WEBHOOK_ENDPOINTS))) {
+        return yield* new InvalidInput({
+          field: "url",
+          problem: `an organization may register at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`
+        })
+      }
       return endpoint
     })
 

@@ -1,5 +1,5 @@
 import { OrganizationRepository } from "@roster/application"
-import { Organization, OrganizationSlugTaken } from "@roster/domain"
+import { Organization, OrganizationSlugTaken, withinLimit } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
 import { deleteWebhookEndpoint } from "./memory-webhook-endpoint-repository.js"
@@ -84,7 +84,7 @@ export const MemoryOrganizationRepositoryLive = Layer.effect(
         store.write((t) => {
           const organization = t.organizations.get(id)
           if (organization === undefined) return false
-          if (max !== null && organization.subscriberCount + count > max) return false
+          if (!withinLimit(max, organization.subscriberCount, count)) return false
           t.organizations.set(id, adjust(count)(organization))
           return true
         }),

@@ -1,5 +1,5 @@
 import { WebhookEndpointRepository } from "@roster/application"
-import { WebhookEndpoint } from "@roster/domain"
+import { WebhookEndpoint, withinLimit } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
 import { compareBy } from "./ordering.js"
@@ -17,6 +17,12 @@ export const deleteWebhookEndpoint = (t: Tables, id: string): boolean => {
   return true
 }
 
+const countOf = (t: Tables, organizationId: string): number => {
+  let count = 0
+  for (const endpoint of t.webhookEndpoints.values()) if (endpoint.organizationId === organizationId) count++
+  return count
+}
+
 export const MemoryWebhookEndpointRepositoryLive = Layer.effect(
   WebhookEndpointRepository,
   Effect.gen(function*() {
@@ -32,7 +38,12 @@ export const MemoryWebhookEndpointRepositoryLive = Layer.effect(
     }
 
     return WebhookEndpointRepository.of({
-      insert: (endpoint) => store.write((t) => void t.webhookEndpoints.set(endpoint.id, endpoint)),
+      insert: (endpoint, max) =>
+        store.write((t) => {
+          if (!withinLimit(max, countOf(t, endpoint.organizationId), 1)) return false
+          t.webhookEndpoints.set(endpoint.id, endpoint)
+          return true
+        }),
       update: (endpoint) =>
         store.write((t) => {
           if (t.webhookEndpoints.get(endpoint.id)?.organizationId === endpoint.organizationId) {
@@ -45,12 +56,7 @@ export const MemoryWebhookEndpointRepositoryLive = Layer.effect(
         ),
       listByOrganization: (organizationId) =>
         store.read((t) => [...t.webhookEndpoints.values()].filter((e) => e.organizationId === organizationId).sort(oldestFirst)),
-      countByOrganization: (organizationId) =>
-        store.read((t) => {
-          let count = 0
-          for (const endpoint of t.webhookEndpoints.values()) if (endpoint.organizationId === organizationId) count++
-          return count
-        }),
+      countByOrganization: (organizationId) => store.read((t) => countOf(t, organizationId)),
       delete: (organizationId, id) =>
         store.write((t) => t.webhookEndpoints.get(id)?.organizationId === organizationId && deleteWebhookEndpoint(t, id)),
       organizationOf: (id) => store.read((t) => Option.fromNullable(t.webhookEndpoints.get(id)?.organizationId)),

@@ -68,7 +68,8 @@ export const PostgresOrganizationRepositoryLive = Layer.effect(
       count: sql`SELECT count(*)::integer AS count FROM organizations`.pipe(Effect.flatMap(decodeCount), Effect.orDie),
 
       // One conditional update: the check and the change are atomic, and the row stays locked
-      // until the transaction ends, so concurrent reservations queue behind it.
+      // until the transaction ends, so concurrent reservations queue behind it. The condition
+      // mirrors `withinLimit` of domain/limits.ts.
       reserveSubscriberSlots: (id, count, max) =>
         sql`
           UPDATE organizations SET subscriber_count = subscriber_count + ${count}

@@ -27,17 +27,31 @@ export const PostgresWebhookEndpointRepositoryLive = Layer.effect(
     const columns = selectList(sql, webhookEndpointColumns)
 
     return WebhookEndpointRepository.of({
-      insert: (endpoint) =>
-        sql`
-          INSERT INTO webhook_endpoints (
-            id, organization_id, url, events, description, status, disabled_reason, signing_secret,
-            previous_signing_secret, previous_signing_secret_expires_at, failing_since, created_at, updated_at
-          ) VALUES (
-            ${endpoint.id}, ${endpoint.organizationId}, ${endpoint.url}, ${endpoint.events}::text[],
-            ${endpoint.description}, ${endpoint.status}, ${endpoint.disabledReason}, ${endpoint.signingSecret},
-            ${endpoint.previousSigningSecret}, ${endpoint.previousSigningSecretExpiresAt}, ${endpoint.failingSince},
-            ${endpoint.createdAt}, ${endpoint.updatedAt}
-          )`.pipe(Effect.asVoid, Effect.orDie),
+      // Endpoint creates of one organization queue on a lock of their own (nothing else waits on
+      // it), so the count and the insert see every endpoint committed before; the condition
+      // mirrors `withinLimit` of domain/limits.ts.
+      insert: (endpoint, max) =>
+        sql.withTransaction(Effect.gen(function*() {
+          if (max !== null) {
+            yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook_endpoints:${endpoint.organizationId}`}, 0))`
+          }
+          const rows = yield* sql`
+            INSERT INTO webhook_endpoints (
+              id, organization_id, url, events, description, status, disabled_reason, signing_secret,
+              previous_signing_secret, previous_signing_secret_expires_at, failing_since, created_at, updated_at
+            ) SELECT
+              ${endpoint.id}, ${endpoint.organizationId}, ${endpoint.url}, ${endpoint.events}::text[],
+              ${endpoint.description}, ${endpoint.status}, ${endpoint.disabledReason}, ${endpoint.signingSecret},
+              ${endpoint.previousSigningSecret}, ${endpoint.previousSigningSecretExpiresAt}, ${endpoint.failingSince},
+              ${endpoint.createdAt}, ${endpoint.updatedAt}
+            WHERE ${
+            max === null
+              ? sql`true`
+              : sql`(SELECT count(*) FROM webhook_endpoints WHERE organization_id = ${endpoint.organizationId}) + 1 <= ${max}`
+          }
+            RETURNING id`
+          return rows.length > 0
+        })).pipe(Effect.orDie),
 
       update: (endpoint) =>
         sql`

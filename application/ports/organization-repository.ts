@@ -1,4 +1,4 @@
-import type { Organization, OrganizationId, OrganizationSlugTaken } from "@roster/domain"
+import type { Limit, Organization, OrganizationId, OrganizationSlugTaken } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
 import type { KeysetPosition } from "./subscriber-repository.js"
 
@@ -19,10 +19,10 @@ export class OrganizationRepository extends Context.Tag("roster/OrganizationRepo
   >
   readonly count: Effect.Effect<number>
   /**
-   * Adds `count` to the organization's subscriber count if the result stays within `max`
-   * (`null`: no maximum), atomically and holding the organization until the transaction ends.
-   * Whether the slots were reserved.
+   * Adds `count` to the organization's subscriber count if the result stays `withinLimit` of `max`,
+   * atomically and holding the organization until the transaction ends. Whether the slots were
+   * reserved.
    */
-  readonly reserveSubscriberSlots: (id: OrganizationId, count: number, max: number | null) => Effect.Effect<boolean>
+  readonly reserveSubscriberSlots: (id: OrganizationId, count: number, max: Limit) => Effect.Effect<boolean>
   readonly releaseSubscriberSlots: (id: OrganizationId, count: number) => Effect.Effect<void>
 }>() {}

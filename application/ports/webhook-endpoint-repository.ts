@@ -1,4 +1,5 @@
 import type {
+  Limit,
   OrganizationId,
   WebhookDisabledReason,
   WebhookEndpoint,
@@ -9,7 +10,11 @@ import { Context, type Effect, type Option } from "effect"
 export class WebhookEndpointRepository extends Context.Tag("roster/WebhookEndpointRepository")<
   WebhookEndpointRepository,
   {
-    readonly insert: (endpoint: WebhookEndpoint) => Effect.Effect<void>
+    /**
+     * Stores a new endpoint if its organization's endpoints stay `withinLimit` of `max`; whether it
+     * was stored. Concurrent inserts of one organization never pass the limit together.
+     */
+    readonly insert: (endpoint: WebhookEndpoint, max: Limit) => Effect.Effect<boolean>
     /** Stores every field as given. */
     readonly update: (endpoint: WebhookEndpoint) => Effect.Effect<void>
     readonly findById: (

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { planLimits, PlanTier, TOP_TIER, withinSubscriberLimit } from "./plan.js"
+import { subscriberLimit, withinLimit } from "./limits.js"
+import { planLimits, PlanTier, TOP_TIER } from "./plan.js"
 
 describe("plans", () => {
   it("rate limits are 100 and 1000 requests a minute on free and pro, more on enterprise", () => {
@@ -27,10 +28,10 @@ describe("plans", () => {
 
   it("a free organization may fill its plan to the last subscriber and no further", () => {
     const max = planLimits.free.maxSubscribers!
-    expect(withinSubscriberLimit(planLimits.free, max - 1, 1)).toBe(true)
-    expect(withinSubscriberLimit(planLimits.free, max, 1)).toBe(false)
-    expect(withinSubscriberLimit(planLimits.free, max - 10, 10)).toBe(true)
-    expect(withinSubscriberLimit(planLimits.free, max - 10, 11)).toBe(false)
+    expect(withinLimit(subscriberLimit("free"), max - 1, 1)).toBe(true)
+    expect(withinLimit(subscriberLimit("free"), max, 1)).toBe(false)
+    expect(withinLimit(subscriberLimit("free"), max - 10, 10)).toBe(true)
+    expect(withinLimit(subscriberLimit("free"), max - 10, 11)).toBe(false)
   })
 
   it.prop(
@@ -38,8 +39,8 @@ describe("plans", () => {
     [fc.constantFrom(...PlanTier.literals), fc.nat({ max: 2_000_000 }), fc.nat({ max: 2_000_000 })],
     ([tier, current, adding]) => {
       const max = planLimits[tier].maxSubscribers
-      expect(withinSubscriberLimit(planLimits[tier], current, adding)).toBe(max === null || current + adding <= max)
-      if (tier === "enterprise") expect(withinSubscriberLimit(planLimits[tier], current, adding)).toBe(true)
+      expect(withinLimit(subscriberLimit(tier), current, adding)).toBe(max === null || current + adding <= max)
+      if (tier === "enterprise") expect(withinLimit(subscriberLimit(tier), current, adding)).toBe(true)
     }
   )
 })

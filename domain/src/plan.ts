@@ -20,7 +20,3 @@ export const planLimits: Readonly<Record<PlanTier, PlanLimits>> = {
   pro: { maxSubscribers: 100_000, maxEmailsPerMonth: 1_000_000, requestsPerMinute: 1_000, customSendingDomain: false },
   enterprise: { maxSubscribers: null, maxEmailsPerMonth: null, requestsPerMinute: 10_000, customSendingDomain: true }
 }
-
-/** Whether an organization holding `current` subscribers may add `adding` more. */
-export const withinSubscriberLimit = (limits: PlanLimits, current: number, adding: number): boolean =>
-  limits.maxSubscribers === null || current + adding <= limits.maxSubscribers

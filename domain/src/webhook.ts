@@ -14,8 +14,6 @@ import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
 
 export const MAX_WEBHOOK_URL_LENGTH = 2_048
 export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500
-/** Endpoints an organization may register. */
-export const MAX_WEBHOOK_ENDPOINTS = 50
 
 /** A URL as typed: http or https, absolute, without a fragment. Whether its host may be called is the transport's call. */
 export const WebhookUrl = Schema.Trim.pipe(

@@ -389,7 +389,7 @@ export const anEndpoint = (organizationId: OrganizationId, fields: EndpointField
 export const givenEndpoint = (organizationId: OrganizationId, fields: EndpointFields = {}) =>
   Effect.gen(function*() {
     const endpoint = anEndpoint(organizationId, fields)
-    yield* (yield* WebhookEndpointRepository).insert(endpoint)
+    yield* (yield* WebhookEndpointRepository).insert(endpoint, null)
     return endpoint
   })
 

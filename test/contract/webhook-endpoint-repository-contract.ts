@@ -1,6 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { WebhookDeliveryRepository, WebhookEndpointRepository } from "@roster/application"
-import { OrganizationId, WebhookEndpoint, WebhookEndpointId } from "@roster/domain"
+import { MAX_WEBHOOK_ENDPOINTS, OrganizationId, WebhookEndpoint, WebhookEndpointId } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import {
@@ -31,7 +31,7 @@ export const webhookEndpointRepositoryContract = (persistence: PersistenceLayer)
           failingSince: instant(3),
           updatedAt: instant(5)
         })
-        yield* endpoints.insert(endpoint)
+        yield* endpoints.insert(endpoint, null)
 
         expect(yield* endpoints.findById(organization.id, endpoint.id)).toStrictEqual(Option.some(endpoint))
         assert.isTrue(Option.isNone(yield* endpoints.findById((yield* givenOrganization()).id, endpoint.id)))
@@ -56,6 +56,38 @@ export const webhookEndpointRepositoryContract = (persistence: PersistenceLayer)
         expect(yield* endpoints.countByOrganization(other.id)).toBe(1)
         expect(yield* endpoints.listByOrganization((yield* givenOrganization()).id)).toStrictEqual([])
         expect(yield* endpoints.countByOrganization(OrganizationId.make(randomUUID()))).toBe(0)
+      }))
+
+    it.effect("an insert within a limit stores the endpoint only while the organization stays within it", () =>
+      Effect.gen(function*() {
+        const endpoints = yield* WebhookEndpointRepository
+        const organization = yield* givenOrganization()
+        expect(yield* endpoints.insert(anEndpoint(organization.id), 2)).toBe(true)
+        expect(yield* endpoints.insert(anEndpoint(organization.id), 2)).toBe(true)
+        const third = anEndpoint(organization.id)
+        expect(yield* endpoints.insert(third, 2)).toBe(false)
+        assert.isTrue(Option.isNone(yield* endpoints.findById(organization.id, third.id)))
+        // Another organization's endpoints do not count.
+        expect(yield* endpoints.insert(anEndpoint((yield* givenOrganization()).id), 2)).toBe(true)
+        expect(yield* endpoints.countByOrganization(organization.id)).toBe(2)
+      }))
+
+    it.effect(`eight concurrent inserts at ${MAX_WEBHOOK_ENDPOINTS - 1} endpoints: exactly one is stored`, () =>
+      Effect.gen(function*() {
+        const endpoints = yield* WebhookEndpointRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.forEach(
+          Array.from({ length: MAX_WEBHOOK_ENDPOINTS - 1 }, () => anEndpoint(organization.id)),
+          (endpoint) => endpoints.insert(endpoint, null),
+          { concurrency: 8 }
+        )
+        const stored = yield* Effect.forEach(
+          Array.from({ length: 8 }, () => anEndpoint(organization.id)),
+          (endpoint) => endpoints.insert(endpoint, MAX_WEBHOOK_ENDPOINTS),
+          { concurrency: "unbounded" }
+        )
+        expect(stored.filter(Boolean)).toHaveLength(1)
+        expect(yield* endpoints.countByOrganization(organization.id)).toBe(MAX_WEBHOOK_ENDPOINTS)
       }))
 
     it.effect("an update stores every field as given; one naming another organization changes nothing", () =>

@@ -1,0 +1,21 @@
+import { planLimits, type PlanTier } from "./plan.js"
+
+/**
+ * How many of a thing an organization may hold, each limit named once here. Adapters that keep the
+ * counts check a limit with {@link withinLimit} while they hold what they count, so that concurrent
+ * additions never pass it together; SQL that checks it in a statement mirrors `withinLimit` and
+ * says so.
+ */
+
+/** The most of a thing an organization may hold; `null` is no limit. */
+export type Limit = number | null
+
+/** Whether an organization holding `current` may add `adding` more under `max`. */
+export const withinLimit = (max: Limit, current: number, adding: number): boolean =>
+  max === null || current + adding <= max
+
+/** Subscribers an organization may keep, by its plan. */
+export const subscriberLimit = (tier: PlanTier): Limit => planLimits[tier].maxSubscribers
+
+/** Webhook endpoints an organization may register, on every plan. */
+export const MAX_WEBHOOK_ENDPOINTS = 50
