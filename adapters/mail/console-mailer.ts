@@ -1,7 +1,6 @@
 import { Mailer, type OutgoingEmail } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { DEFAULT_EMAIL_FROM } from "./mail-config.js"
 
 const writeToStdout = (text: string): Effect.Effect<void> =>
   Effect.sync(() => {
@@ -19,6 +18,9 @@ const oneLine = (text: string): string => printable(text).replace(/[\n\t]+/g, " 
 const RULE = "─".repeat(72)
 
 /** One email as the terminal shows it: the envelope, then the text body (where the links are). */
+/** The sender of emails that name none, unless EMAIL_FROM says otherwise. */
+export const DEFAULT_EMAIL_FROM = "Roster <noreply@localhost>"
+
 export const formatEmail = (email: OutgoingEmail, from: string, providerId: string): string => {
   const header = (name: string, value: string) => `${name}: ${oneLine(value)}`
   const lines = [

@@ -1,9 +1,8 @@
 import { AuthMail, Mailer, type OutgoingEmail, type SignInLinkMail } from "@roster/application"
 import type { Locale } from "@roster/domain"
-import { type ConfigError, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { type LiquidOptions, Liquid, type Template } from "liquidjs"
 import { createHash } from "node:crypto"
-import { PublicBaseUrl } from "./mail-config.js"
 import { signInTemplates } from "./sign-in-templates.js"
 
 /**
@@ -102,8 +101,3 @@ export const makeTemplatedAuthMail = (options: { readonly publicBaseUrl: string 
       return AuthMail.of({ sendSignInLink })
     })
   )
-
-/** Sign-in emails with links under PUBLIC_BASE_URL (else `http://localhost:${PORT}`), sent by the Mailer. */
-export const TemplatedAuthMailLive: Layer.Layer<AuthMail, ConfigError.ConfigError, Mailer> = Layer.unwrapEffect(
-  Effect.map(PublicBaseUrl, (publicBaseUrl) => makeTemplatedAuthMail({ publicBaseUrl }))
-)

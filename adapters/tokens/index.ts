@@ -1,9 +1,8 @@
 export { makeJoseTokenSigner, SigningSecretError } from "./jose-token-signer.js"
 export {
   loadOrCreateSecretFile,
+  makeTokenSignerLive,
   readSessionSecret,
   SESSION_SECRET_FILE,
-  SessionSecret,
-  SessionSecretLive,
-  TokenSignerLive
+  type SessionSecretSource
 } from "./session-secret.js"

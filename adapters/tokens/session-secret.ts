@@ -1,12 +1,9 @@
 import { MIN_SIGNING_SECRET_BYTES } from "@roster/domain"
-import { Config, type ConfigError, Context, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { makeJoseTokenSigner, SigningSecretError } from "./jose-token-signer.js"
-
-/** The secret that signs session and preference tokens. */
-export class SessionSecret extends Context.Tag("roster/SessionSecret")<SessionSecret, Redacted.Redacted<Uint8Array>>() {}
 
 export const SESSION_SECRET_FILE = "session-secret"
 
@@ -86,34 +83,23 @@ export const loadOrCreateSecretFile = (file: string): Effect.Effect<Uint8Array, 
     return encoder.encode(yield* readSecretFile(file))
   })
 
-/**
- * The session secret: SESSION_SECRET (at least 32 characters) when set, else the one generated
- * once into `${DATA_DIR}/session-secret` (DATA_DIR defaults to `.roster`). In production
- * (NODE_ENV=production) SESSION_SECRET is required.
- */
-export const readSessionSecret: Effect.Effect<Uint8Array, ConfigError.ConfigError | SigningSecretError> = Effect.gen(
-  function*() {
-    const configured = yield* Config.redacted("SESSION_SECRET").pipe(
-      Config.validate({
-        message: `SESSION_SECRET: must be at least ${MIN_SIGNING_SECRET_BYTES} characters`,
-        validation: (secret) => Redacted.value(secret).length >= MIN_SIGNING_SECRET_BYTES
-      }),
-      Config.option
-    )
-    if (Option.isSome(configured)) return encoder.encode(Redacted.value(configured.value))
-    const nodeEnv = yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"))
-    if (nodeEnv === "production") {
-      return yield* new SigningSecretError({ reason: "SESSION_SECRET: required when NODE_ENV=production" })
-    }
-    const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault(".roster"))
-    return yield* loadOrCreateSecretFile(path.join(path.resolve(dataDir), SESSION_SECRET_FILE))
-  }
-)
+/** Where the session secret comes from: a configured one, else a file made once under `dataDir`. */
+export interface SessionSecretSource {
+  /** SESSION_SECRET, already checked to be long enough. */
+  readonly configured: Option.Option<Redacted.Redacted<string>>
+  readonly dataDir: string
+}
 
-export const SessionSecretLive: Layer.Layer<SessionSecret, ConfigError.ConfigError | SigningSecretError> = Layer
-  .effect(SessionSecret, Effect.map(readSessionSecret, Redacted.make))
+/**
+ * The session secret: the configured one when given, else the one generated once into
+ * `${dataDir}/session-secret`.
+ */
+export const readSessionSecret = (source: SessionSecretSource): Effect.Effect<Uint8Array, SigningSecretError> =>
+  Option.match(source.configured, {
+    onSome: (secret) => Effect.succeed(encoder.encode(Redacted.value(secret))),
+    onNone: () => loadOrCreateSecretFile(path.join(source.dataDir, SESSION_SECRET_FILE))
+  })
 
 /** Tokens signed with the session secret. */
-export const TokenSignerLive = Layer.unwrapEffect(
-  Effect.map(SessionSecret, (secret) => makeJoseTokenSigner(Redacted.value(secret)))
-).pipe(Layer.provide(SessionSecretLive))
+export const makeTokenSignerLive = (source: SessionSecretSource) =>
+  Layer.unwrapEffect(Effect.map(readSessionSecret(source), makeJoseTokenSigner))

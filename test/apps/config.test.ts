@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
-import { describeConfigError, RosterConfig } from "../../apps/shared/config.js"
+import { describeConfigError, publicBaseUrl, RosterConfig } from "../../apps/shared/config.js"
 
 const read = (env: Record<string, string>) =>
   Effect.either(RosterConfig).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
@@ -50,6 +50,14 @@ describe("configuration", () => {
       const line = yield* problem(env)
       expect(line).toMatch(expected)
       expect(line).not.toContain("\n")
+    }))
+
+  it.effect("links point at PUBLIC_BASE_URL without its trailing slash, else at this machine's PORT", () =>
+    Effect.gen(function*() {
+      expect(publicBaseUrl(Either.getOrThrow(yield* read({ PUBLIC_BASE_URL: "https://roster.example.com/" }))))
+        .toBe("https://roster.example.com")
+      expect(publicBaseUrl(Either.getOrThrow(yield* read({ PORT: "4010" })))).toBe("http://localhost:4010")
+      expect(publicBaseUrl(Either.getOrThrow(yield* read({})))).toBe("http://localhost:3000")
     }))
 
   it.effect("log levels are read in the usual spellings", () =>
