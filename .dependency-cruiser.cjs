@@ -65,6 +65,20 @@ module.exports = {
       to: { path: "^apps/" }
     },
     {
+      name: "one-wire-form-not-to-the-other",
+      comment: "Each wire form renders the shared HTTP base in its own shape; neither is built on the other.",
+      severity: "error",
+      from: { path: "^adapters/http/(reference|overview)/" },
+      to: { path: "^adapters/http/(reference|overview)/", pathNot: "^adapters/http/$1/" }
+    },
+    {
+      name: "shared-http-not-to-a-form",
+      comment: "adapters/http/shared/ is the neutral base of both forms: it knows neither.",
+      severity: "error",
+      from: { path: "^adapters/http/shared/" },
+      to: { path: "^adapters/http/(reference|overview)/" }
+    },
+    {
       name: "not-to-unresolvable",
       comment: "An import that resolves to nothing hides where an arrow points.",
       severity: "error",

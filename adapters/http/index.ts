@@ -1,54 +1,56 @@
 import { HttpApiBuilder, HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Config, Effect, Layer } from "effect"
+import { Layer } from "effect"
 import { createServer } from "node:http"
-import { HttpSettingsLive } from "./http-settings.js"
 import { OverviewApiLive } from "./overview/index.js"
 import { ReferenceApiLive } from "./reference/index.js"
-import { requestLogging } from "./request-log.js"
+import { HttpSettings, type HttpSettingsShape } from "./shared/http-settings.js"
+import { requestLogging } from "./shared/request-log.js"
 
-export { CurrentPrincipal } from "./current-principal.js"
-export { CurrentSessionUser } from "./current-session-user.js"
-export { SESSION_COOKIE } from "./session-cookie.js"
-export { type ErrorCode, errorCatalog, errorCodes } from "./error-catalog.js"
-export { HttpSettings, HttpSettingsLive } from "./http-settings.js"
 export { OverviewApi } from "./overview/index.js"
 export { ReferenceApi } from "./reference/index.js"
+export { CurrentPrincipal } from "./shared/current-principal.js"
+export { CurrentSessionUser } from "./shared/current-session-user.js"
+export { type ErrorCode, errorCatalog, errorCodes } from "./shared/error-catalog.js"
+export { HttpSettings, type HttpSettingsShape } from "./shared/http-settings.js"
+export { SESSION_COOKIE } from "./shared/session-cookie.js"
 
 const MAX_PATH_PARAMETER_LENGTH = 1024
 
 /**
- * The wire form chosen by `API_FORM` (`reference`, the default, or `overview`) with its middleware
- * and docs; another value stops the start with a message naming the variable.
+ * The two wire forms over the same use cases: `reference` (bare JSON, `/api/v1`, cursor pages,
+ * problem details) and `overview` (envelopes, `/v1` and `/api/v1`, numbered pages, error envelopes).
  */
-const WireFormLive = Layer.unwrapEffect(
-  Config.literal("reference", "overview")("API_FORM").pipe(
-    Config.withDefault("reference" as const),
-    Effect.map((form) => form === "overview" ? OverviewApiLive : ReferenceApiLive)
-  )
-)
+export type WireForm = "reference" | "overview"
 
-/**
- * Every route (the API, probes, error pages, OpenAPI and docs), served on whatever `HttpServer`
- * is provided. Needs the use cases Auth, Organizations, Subscribers, Tags, ApiKeys, Webhooks, Admin,
- * Readiness, RateLimits and Idempotency; reads `API_FORM`, `PORT`, `PUBLIC_BASE_URL`, `ERRORS_BASE_URL` and
- * `NODE_ENV`.
- */
-export const HttpApiLive = HttpApiBuilder.serve(requestLogging).pipe(
-  Layer.provide(WireFormLive),
-  Layer.provide(HttpSettingsLive),
-  // Path parameters as long as the longest email address, percent-encoded, still route.
-  Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: MAX_PATH_PARAMETER_LENGTH }))
-)
-
-export interface HttpServerOptions {
-  /** 0 picks a free port; read the bound one from `HttpServer.HttpServer`'s `address`. */
-  readonly port: number
-  readonly host?: string | undefined
+const wireForms: Record<WireForm, typeof ReferenceApiLive | typeof OverviewApiLive> = {
+  reference: ReferenceApiLive,
+  overview: OverviewApiLive
 }
 
-/** {@link HttpApiLive} listening on a Node HTTP server; the server stays open while the layer lives. */
+/**
+ * Every route of a form (the API, probes, error pages, OpenAPI and docs), served on whatever
+ * `HttpServer` is provided. Needs the use cases Auth, Organizations, Subscribers, Tags, ApiKeys,
+ * Webhooks, Admin, Readiness, RateLimits and Idempotency.
+ */
+export const makeHttpApiLive = (form: WireForm, settings: HttpSettingsShape) =>
+  HttpApiBuilder.serve(requestLogging).pipe(
+    Layer.provide(wireForms[form]),
+    Layer.provide(Layer.succeed(HttpSettings, settings)),
+    // Path parameters as long as the longest email address, percent-encoded, still route.
+    Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: MAX_PATH_PARAMETER_LENGTH }))
+  )
+
+export interface HttpServerOptions {
+  readonly form: WireForm
+  readonly settings: HttpSettingsShape
+  /** 0 picks a free port; read the bound one from `HttpServer.HttpServer`'s `address`. */
+  readonly port: number
+  readonly host: string
+}
+
+/** A form listening on a Node HTTP server; the server stays open while the layer lives. */
 export const makeHttpServerLive = (options: HttpServerOptions) =>
-  HttpApiLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host ?? "0.0.0.0" }))
+  makeHttpApiLive(options.form, options.settings).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
   )

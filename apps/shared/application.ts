@@ -13,13 +13,26 @@ import {
   Webhooks
 } from "@roster/application"
 import { Layer } from "effect"
-import { MailerLive, TemplatedAuthMailLive } from "../../adapters/mail/index.js"
-import { TokenSignerLive } from "../../adapters/tokens/index.js"
 import type { RosterConfig } from "./config.js"
-import { cacheLayer, cryptoLayer, persistenceLayer, webhookTransportLayer } from "./layers.js"
+import { cacheLayer, cryptoLayer, persistenceLayer, signInLayer, webhookTransportLayer } from "./layers.js"
 
-/** Signing in: session tokens and the sign-in email over the configured mailer. */
-const signInLayer = Layer.merge(TokenSignerLive, TemplatedAuthMailLive.pipe(Layer.provide(MailerLive)))
+/**
+ * Every use case the API serves, over whatever adapters are provided: the list the running
+ * service and the HTTP tests share.
+ */
+export const UseCasesLive = Layer.mergeAll(
+  Subscribers.Default,
+  Tags.Default,
+  Organizations.Default,
+  ApiKeys.Default,
+  Auth.Default,
+  Admin.Default,
+  Idempotency.Default,
+  RateLimits.Default,
+  Readiness.Default,
+  Webhooks.Default,
+  WebhookDispatch.Default
+)
 
 /** Every use case over the adapters the configuration picks, the ports included. */
 export const applicationLayer = (config: RosterConfig) => {
@@ -27,23 +40,10 @@ export const applicationLayer = (config: RosterConfig) => {
     persistenceLayer(config, { migrate: config.migrate }),
     cacheLayer(config),
     cryptoLayer,
-    signInLayer,
+    signInLayer(config),
     webhookTransportLayer(config)
   )
-  const useCases = Layer.mergeAll(
-    Subscribers.Default,
-    Tags.Default,
-    Organizations.Default,
-    ApiKeys.Default,
-    Auth.Default,
-    Admin.Default,
-    Idempotency.Default,
-    RateLimits.Default,
-    Readiness.Default,
-    Webhooks.Default,
-    WebhookDispatch.Default
-  ).pipe(Layer.provideMerge(adapters))
-  return Onboarding.Default.pipe(Layer.provideMerge(useCases))
+  return Onboarding.Default.pipe(Layer.provideMerge(UseCasesLive.pipe(Layer.provideMerge(adapters))))
 }
 
 /** What the worker alone needs: the database, the webhook transport and the jobs' use cases. */

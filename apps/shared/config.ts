@@ -1,5 +1,7 @@
+import { MIN_SIGNING_SECRET_BYTES } from "@roster/domain"
 import { Config, ConfigError, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import * as path from "node:path"
+import { DEFAULT_EMAIL_FROM } from "../../adapters/mail/index.js"
 
 /**
  * The whole configuration of DESIGN.md §4, read from the environment. Every process validates it
@@ -65,12 +67,21 @@ export const RosterConfig = Config.all({
   publicBaseUrl: url("PUBLIC_BASE_URL").pipe(Config.option),
   errorsBaseUrl: url("ERRORS_BASE_URL").pipe(Config.option),
   sessionSecret: Config.redacted("SESSION_SECRET").pipe(
-    Config.validate({ message: "SESSION_SECRET: must be at least 32 characters", validation: (r) => Redacted.value(r).length >= 32 }),
+    Config.validate({
+      message: `SESSION_SECRET: must be at least ${MIN_SIGNING_SECRET_BYTES} characters`,
+      validation: (r) => Redacted.value(r).length >= MIN_SIGNING_SECRET_BYTES
+    }),
     Config.option
   ),
-  resendApiKey: Config.redacted("RESEND_API_KEY").pipe(Config.option),
+  resendApiKey: Config.redacted("RESEND_API_KEY").pipe(
+    Config.validate({ message: "RESEND_API_KEY: must not be empty when set", validation: (r) => Redacted.value(r).trim() !== "" }),
+    Config.option
+  ),
   resendBaseUrl: url("RESEND_BASE_URL").pipe(Config.option),
-  emailFrom: Config.string("EMAIL_FROM").pipe(Config.withDefault("Roster <noreply@localhost>")),
+  emailFrom: Config.string("EMAIL_FROM").pipe(
+    Config.validate({ message: "EMAIL_FROM: must not be empty", validation: (s) => s.trim() !== "" }),
+    Config.withDefault(DEFAULT_EMAIL_FROM)
+  ),
   emailWebhookSecret: Config.redacted("EMAIL_WEBHOOK_SECRET").pipe(Config.option),
   stripeSecretKey: Config.redacted("STRIPE_SECRET_KEY").pipe(Config.option),
   stripeWebhookSecret: Config.redacted("STRIPE_WEBHOOK_SECRET").pipe(Config.option),
@@ -100,6 +111,16 @@ export type RosterConfig = Config.Config.Success<typeof RosterConfig>
 /** Where links in emails point: PUBLIC_BASE_URL, else this machine's port. */
 export const publicBaseUrl = (config: RosterConfig): string =>
   Option.getOrElse(config.publicBaseUrl, () => `http://localhost:${config.port}`)
+
+/** Where the API is reached from outside, as links, cookies and error pages need it. */
+export const httpSettingsOf = (config: RosterConfig) => {
+  const base = publicBaseUrl(config)
+  return {
+    publicBaseUrl: base,
+    errorsBaseUrl: Option.getOrElse(config.errorsBaseUrl, () => `${base}/errors`),
+    secureCookies: config.nodeEnv === "production"
+  }
+}
 
 /** The embedded database lives here when DATABASE_URL is unset. */
 export const embeddedDatabaseDir = (config: RosterConfig): string => path.join(config.dataDir, "pgdata")

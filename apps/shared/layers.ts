@@ -8,9 +8,11 @@ import {
   RedisIdempotencyStoreLive,
   RedisRateLimiterLive
 } from "../../adapters/redis/index.js"
+import { makeConsoleMailer, makeResendMailer, makeTemplatedAuthMail } from "../../adapters/mail/index.js"
+import { makeTokenSignerLive } from "../../adapters/tokens/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/webhooks/index.js"
 import { Effect, Layer, Logger, Option } from "effect"
-import { embeddedDatabaseDir, type RosterConfig } from "./config.js"
+import { embeddedDatabaseDir, publicBaseUrl, type RosterConfig } from "./config.js"
 
 /** Where the data lives, in words for start-up lines and errors. */
 export const describeDatabase = (config: RosterConfig): string =>
@@ -57,6 +59,30 @@ export const cacheLayer = (config: RosterConfig) =>
   })
 
 export const cryptoLayer = CryptoLive
+
+/**
+ * Resend when RESEND_API_KEY is set (at RESEND_BASE_URL, if given), else the console mailer, which
+ * prints each email. Emails that name no sender come from EMAIL_FROM.
+ */
+export const mailerLayer = (config: RosterConfig) =>
+  Option.match(config.resendApiKey, {
+    onSome: (apiKey) =>
+      makeResendMailer({ apiKey, baseUrl: Option.getOrUndefined(config.resendBaseUrl), from: config.emailFrom }),
+    onNone: () =>
+      makeConsoleMailer(undefined, { from: config.emailFrom }).pipe(
+        Layer.tap(() => Effect.logInfo("emails are printed here, not delivered: set RESEND_API_KEY to send them through Resend"))
+      )
+  })
+
+/**
+ * Signing in: session tokens signed with SESSION_SECRET (else the secret kept in DATA_DIR), and the
+ * sign-in email with links under the public address, over the configured mailer.
+ */
+export const signInLayer = (config: RosterConfig) =>
+  Layer.merge(
+    makeTokenSignerLive({ configured: config.sessionSecret, dataDir: config.dataDir }),
+    makeTemplatedAuthMail({ publicBaseUrl: publicBaseUrl(config) }).pipe(Layer.provide(mailerLayer(config)))
+  )
 
 /** Outgoing webhooks over HTTP; private and loopback targets only with WEBHOOK_ALLOW_PRIVATE_TARGETS. */
 export const webhookTransportLayer = (config: RosterConfig) =>

@@ -2,7 +2,7 @@ import { HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { makeHttpServerLive } from "../../adapters/http/index.js"
 import { applicationLayer } from "./application.js"
-import type { RosterConfig } from "./config.js"
+import { httpSettingsOf, type RosterConfig } from "./config.js"
 import { loggerLayer } from "./layers.js"
 
 /** The address a person can open: `localhost` for the wildcard addresses. */
@@ -23,7 +23,12 @@ export const serverLayer = <E, R>(
     Effect.flatMap(HttpServer.HttpServer, (server) => announce(reachableAddress(server.address)))
   )
   return announced.pipe(
-    Layer.provideMerge(makeHttpServerLive({ port: config.port, host: config.host })),
+    Layer.provideMerge(makeHttpServerLive({
+      form: config.apiForm,
+      settings: httpSettingsOf(config),
+      port: config.port,
+      host: config.host
+    })),
     Layer.provideMerge(applicationLayer(config)),
     Layer.provide(loggerLayer(config))
   )

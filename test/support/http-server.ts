@@ -6,22 +6,13 @@
  */
 import { HttpServer } from "@effect/platform"
 import {
-  Admin,
   ApiKeyRepository,
   ApiKeys,
-  Auth,
-  Idempotency,
   MembershipRepository,
   Organizations,
   OrganizationRepository,
   RateLimiter,
-  RateLimits,
-  Readiness,
-  Secrets,
-  Subscribers,
-  Tags,
-  WebhookDispatch,
-  Webhooks
+  Secrets
 } from "@roster/application"
 import {
   ApiKey,
@@ -40,7 +31,7 @@ import { Clock, ConfigProvider, Duration, Effect, Layer, Logger, ManagedRuntime 
 import { randomBytes, randomUUID } from "node:crypto"
 import { CryptoLive } from "../../adapters/crypto/index.js"
 import { makeHttpServerLive } from "../../adapters/http/index.js"
-import { makeConsoleMailer, TemplatedAuthMailLive } from "../../adapters/mail/index.js"
+import { makeConsoleMailer, makeTemplatedAuthMail } from "../../adapters/mail/index.js"
 import {
   InProcessCacheHealthLive,
   InProcessIdempotencyStoreLive,
@@ -49,21 +40,10 @@ import {
 import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
 import { makeJoseTokenSigner } from "../../adapters/tokens/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/webhooks/index.js"
-
-const UseCasesLive = Layer.mergeAll(
-  Auth.Default,
-  Subscribers.Default,
-  Tags.Default,
-  ApiKeys.Default,
-  Organizations.Default,
-  Admin.Default,
-  Readiness.Default,
-  RateLimits.Default,
-  Idempotency.Default,
-  Webhooks.Default,
-  // No worker runs beside the test server; tests move webhook work with it through `run`.
-  WebhookDispatch.Default
-)
+// The use cases of the running service; no worker runs beside the test server, and tests move
+// webhook work with WebhookDispatch through `run`.
+import { UseCasesLive } from "../../apps/shared/application.js"
+import { httpSettingsOf, publicBaseUrl, RosterConfig } from "../../apps/shared/config.js"
 
 /** The secret that signs this test process's session tokens. */
 export const testSigningSecret: Uint8Array = randomBytes(32)
@@ -72,7 +52,7 @@ export const testSigningSecret: Uint8Array = randomBytes(32)
  * Every port in memory or in process; emails go to `write`. Webhooks go out over real HTTP, through
  * the real target guard: loopback receivers of a test are refused unless `allowPrivateTargets`.
  */
-const adaptersLive = (write: (text: string) => Effect.Effect<void>, allowPrivateTargets: boolean) =>
+const adaptersLive = (write: (text: string) => Effect.Effect<void>, config: RosterConfig) =>
   Layer.mergeAll(
     MemoryPersistenceLive,
     InProcessCacheHealthLive,
@@ -80,8 +60,8 @@ const adaptersLive = (write: (text: string) => Effect.Effect<void>, allowPrivate
     makeJoseTokenSigner(testSigningSecret),
     InProcessRateLimiterLive,
     InProcessIdempotencyStoreLive,
-    TemplatedAuthMailLive.pipe(Layer.provide(makeConsoleMailer(write))),
-    makeHttpWebhookTransport({ allowPrivateTargets })
+    makeTemplatedAuthMail({ publicBaseUrl: publicBaseUrl(config) }).pipe(Layer.provide(makeConsoleMailer(write))),
+    makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets })
   )
 
 /**
@@ -228,17 +208,26 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
   const sent: Array<string> = []
   const capture = (text: string) => Effect.sync(() => void sent.push(text))
   const clock = new MovableClock()
-  const defaults = adaptersLive(capture, options.config?.WEBHOOK_ALLOW_PRIVATE_TARGETS === "true")
+  // The configuration the server sees, read and checked as the service reads it at start. Tokens
+  // are signed with testSigningSecret whatever SESSION_SECRET says; it is given so that
+  // NODE_ENV=production is accepted.
+  const config = await Effect.runPromise(
+    Effect.withConfigProvider(
+      RosterConfig,
+      ConfigProvider.fromJson({
+        SESSION_SECRET: "a-session-secret-the-test-server-does-not-use",
+        ...(options.form === undefined ? {} : { API_FORM: options.form }),
+        ...options.config
+      })
+    )
+  )
+  const defaults = adaptersLive(capture, config)
   const adapters = options.adapters === undefined ? defaults : Layer.merge(defaults, options.adapters)
-  const layer = makeHttpServerLive({ port: 0, host: "127.0.0.1" }).pipe(
+  const layer = makeHttpServerLive({ form: config.apiForm, settings: httpSettingsOf(config), port: 0, host: "127.0.0.1" }).pipe(
     Layer.provideMerge(UseCasesLive),
     Layer.provideMerge(adapters),
     Layer.provide(Logger.replace(Logger.defaultLogger, options.logger ?? Logger.none)),
-    Layer.provide(Layer.setClock(clock)),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({
-      ...(options.form === undefined ? {} : { API_FORM: options.form }),
-      ...options.config
-    })))
+    Layer.provide(Layer.setClock(clock))
   )
   const runtime = ManagedRuntime.make(layer)
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))

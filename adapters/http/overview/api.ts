@@ -1,28 +1,11 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { ProbesGroup } from "../probes.js"
-import { ErrorDocsGroup } from "./error-docs-group.js"
-import { AuthGroup } from "../reference/auth-group.js"
-import { serviceVersion } from "../service-version.js"
-import {
-  ConflictError,
-  ForbiddenError,
-  IdempotencyKeyReusedError,
-  IdempotentRequestInProgressError,
-  InternalError,
-  InvalidStatusTransitionError,
-  InvalidTokenError,
-  LimitExceededError,
-  MagicLinkAlreadyUsedError,
-  MagicLinkExpiredError,
-  MethodNotAllowedError,
-  NotFoundError,
-  PayloadTooLargeError,
-  RateLimitedError,
-  ServiceUnavailableError,
-  UnauthorizedError,
-  UnsupportedMediaTypeError,
-  ValidationError
-} from "./errors.js"
+import { makeAuthGroup } from "../shared/auth-group.js"
+import { errorCodes } from "../shared/error-catalog.js"
+import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
+import { ProbesGroup } from "../shared/probes.js"
+import { serviceVersion } from "../shared/service-version.js"
+import { OverviewSessionAuthentication } from "./authentication.js"
+import { envelopes } from "./errors.js"
 import { finishOverviewOpenApi } from "./openapi.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
@@ -51,30 +34,14 @@ field concerned in \`details\`.`
 
 /** The design-overview wire form: `/v1` (and `/api/v1`), `data` envelopes, numbered pages, PATCH, error envelopes. */
 export class OverviewApi extends HttpApi.make("overview")
-  .add(AuthGroup)
+  .add(makeAuthGroup(envelopes, OverviewSessionAuthentication))
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(WebhooksGroup)
   .add(ProbesGroup)
-  .add(ErrorDocsGroup)
-  .addError(ValidationError)
-  .addError(UnauthorizedError)
-  .addError(ForbiddenError)
-  .addError(NotFoundError)
-  .addError(MethodNotAllowedError)
-  .addError(ConflictError)
-  .addError(InvalidStatusTransitionError)
-  .addError(IdempotentRequestInProgressError)
-  .addError(IdempotencyKeyReusedError)
-  .addError(LimitExceededError)
-  .addError(PayloadTooLargeError)
-  .addError(UnsupportedMediaTypeError)
-  .addError(RateLimitedError)
-  .addError(InternalError)
-  .addError(ServiceUnavailableError)
-  .addError(MagicLinkExpiredError)
-  .addError(MagicLinkAlreadyUsedError)
-  .addError(InvalidTokenError)
+  .add(makeErrorDocsGroup(envelopes, { codeIn: "as `error.code` carries it", errorBodies: "error envelopes" }))
+  // Any route may answer any error: this form documents them all on every operation.
+  .pipe(envelopes.api(...errorCodes))
   .annotateContext(OpenApi.annotations({
     title: "Roster API",
     version: serviceVersion,

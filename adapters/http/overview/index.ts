@@ -1,13 +1,15 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Layer } from "effect"
-import { DocsLive } from "../docs.js"
-import { makeAuthHandlersLive } from "../reference/auth-handlers.js"
-import { RequestAuthenticationLive, SessionAuthenticationLive } from "../reference/authentication.js"
+import { makeApiMiddlewareLive } from "../shared/api-middleware.js"
+import { makeAuthHandlersLive } from "../shared/auth-handlers.js"
+import { RequestAuthenticationLive } from "../shared/authentication.js"
+import { DocsLive } from "../shared/docs.js"
+import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
+import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
 import { OverviewApi } from "./api.js"
-import { ApiMiddlewareLive } from "./api-middleware.js"
-import { OverviewAuthenticationLive } from "./authentication.js"
-import { ErrorDocsHandlersLive } from "./error-docs-handlers.js"
-import { ProbesHandlersLive } from "./probes-handlers.js"
+import { OverviewAuthenticationLive, OverviewSessionAuthenticationLive } from "./authentication.js"
+import { EnvelopeRendererLive } from "./errors.js"
+import { declaredUrlOf, isOverviewApiPath } from "./paths.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
@@ -20,16 +22,19 @@ export { LOCAL_PREFIX, OVERVIEW_PREFIX } from "./paths.js"
  * envelopes) with its middleware and docs, ready for `HttpApiBuilder.serve`. Needs the use cases
  * Auth, Organizations, Subscribers, Tags, ApiKeys, Webhooks, Readiness, RateLimits and Idempotency, and HttpSettings.
  */
-export const OverviewApiLive = Layer.mergeAll(ApiMiddlewareLive, DocsLive).pipe(
+export const OverviewApiLive = Layer.mergeAll(
+  makeApiMiddlewareLive(OverviewApi, { isApiPath: isOverviewApiPath, declaredUrlOf }),
+  DocsLive
+).pipe(
   Layer.provideMerge(HttpApiBuilder.api(OverviewApi)),
   Layer.provide([
     makeAuthHandlersLive(OverviewApi),
     SubscribersHandlersLive,
     TagsHandlersLive,
     WebhooksHandlersLive,
-    ProbesHandlersLive,
-    ErrorDocsHandlersLive
+    makeProbesHandlersLive(OverviewApi),
+    makeErrorDocsHandlersLive(OverviewApi)
   ]),
-  Layer.provide([OverviewAuthenticationLive, SessionAuthenticationLive]),
+  Layer.provide([OverviewAuthenticationLive, OverviewSessionAuthenticationLive, EnvelopeRendererLive]),
   Layer.provide(RequestAuthenticationLive)
 )

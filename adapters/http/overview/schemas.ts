@@ -27,8 +27,8 @@ import {
   Timestamp,
   Uuid,
   withStatus
-} from "../reference/wire-fields.js"
-import { WebhookEndpoint, WebhookEndpointWithSecret } from "../reference/webhook-schemas.js"
+} from "../shared/wire-fields.js"
+import { WebhookEndpoint, WebhookEndpointWithSecret } from "../shared/webhook-endpoint-schemas.js"
 
 /**
  * Subscribers, tags and webhook endpoints as the overview form shows and accepts them: snake_case inside a `data`

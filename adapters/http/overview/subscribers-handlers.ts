@@ -1,11 +1,17 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Subscribers, type SubscriberView } from "@roster/application"
-import type { TagSubscription } from "@roster/domain"
+import { type NewSubscriber, type SubscriberPageRequest, Subscribers, type SubscriberView } from "@roster/application"
+import type { SubscriberChanges, TagSubscription } from "@roster/domain"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../current-principal.js"
-import { answerWithError, listOf } from "./answers.js"
+import { respond } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
-import type { Subscriber, TagOfSubscriber } from "./schemas.js"
+import { dataOf, listOf, pageRequestOf } from "./pages.js"
+import type {
+  CreateSubscriberRequest,
+  Subscriber,
+  SubscriberListParams,
+  TagOfSubscriber,
+  UpdateSubscriberRequest
+} from "./schemas.js"
 
 const toTag = ({ subscribedAt, tag }: TagSubscription): typeof TagOfSubscriber.Type => ({
   name: tag.name,
@@ -24,74 +30,42 @@ const toSubscriber = ({ subscriber, tags }: SubscriberView): typeof Subscriber.T
   updated_at: subscriber.updatedAt.toISOString()
 })
 
-const data = <A>(value: A) => ({ data: value })
+const subscriberData = (view: SubscriberView) => dataOf(toSubscriber(view))
+
+const tagsData = (tags: ReadonlyArray<TagSubscription>) => dataOf(tags.map(toTag))
+
+const newSubscriber = (body: typeof CreateSubscriberRequest.Type): NewSubscriber => ({
+  email: body.email,
+  tagNames: body.tags,
+  firstName: body.first_name,
+  lastName: body.last_name,
+  metadata: body.metadata
+})
+
+const subscriberChanges = (body: typeof UpdateSubscriberRequest.Type): SubscriberChanges => ({
+  status: body.status,
+  firstName: body.first_name,
+  lastName: body.last_name,
+  metadata: body.metadata
+})
+
+const pageRequest = ({ tag, ...query }: typeof SubscriberListParams.Type): SubscriberPageRequest => ({
+  ...pageRequestOf(query),
+  tagName: tag
+})
 
 export const SubscribersHandlersLive = HttpApiBuilder.group(OverviewApi, "subscribers", (handlers) =>
   Effect.gen(function*() {
     const subscribers = yield* Subscribers
     return handlers
       .handle("list", ({ urlParams }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            subscribers.listPage(principal, {
-              page: urlParams.page,
-              perPage: urlParams.per_page,
-              sort: urlParams.sort,
-              status: urlParams.status,
-              tagName: urlParams.tag
-            })
-          ),
-          Effect.map((page) => listOf(page, toSubscriber)),
-          answerWithError
-        ))
-      .handle("create", ({ payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            subscribers.create(principal, {
-              email: payload.email,
-              tagNames: payload.tags,
-              firstName: payload.first_name,
-              lastName: payload.last_name,
-              metadata: payload.metadata
-            })
-          ),
-          Effect.map((view) => data(toSubscriber(view))),
-          answerWithError
-        ))
-      .handle("get", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => subscribers.get(principal, path.id)),
-          Effect.map((view) => data(toSubscriber(view))),
-          answerWithError
-        ))
+        respond((caller) => subscribers.listPage(caller, pageRequest(urlParams)), (page) => listOf(page, toSubscriber)))
+      .handle("create", ({ payload }) => respond((caller) => subscribers.create(caller, newSubscriber(payload)), subscriberData))
+      .handle("get", ({ path }) => respond((caller) => subscribers.get(caller, path.id), subscriberData))
       .handle("update", ({ path, payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            subscribers.update(principal, path.id, {
-              status: payload.status,
-              firstName: payload.first_name,
-              lastName: payload.last_name,
-              metadata: payload.metadata
-            })
-          ),
-          Effect.map((view) => data(toSubscriber(view))),
-          answerWithError
-        ))
-      .handle("delete", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => subscribers.remove(principal, path.id)),
-          answerWithError
-        ))
-      .handle("listTags", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => subscribers.listTags(principal, path.id)),
-          Effect.map((tags) => data(tags.map(toTag))),
-          answerWithError
-        ))
+        respond((caller) => subscribers.update(caller, path.id, subscriberChanges(payload)), subscriberData))
+      .handle("delete", ({ path }) => respond((caller) => subscribers.remove(caller, path.id)))
+      .handle("listTags", ({ path }) => respond((caller) => subscribers.listTags(caller, path.id), tagsData))
       .handle("changeTags", ({ path, payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => subscribers.changeTags(principal, path.id, { add: payload.add, remove: payload.remove })),
-          Effect.map((view) => data(view.tags.map(toTag))),
-          answerWithError
-        ))
+        respond((caller) => subscribers.changeTags(caller, path.id, payload), (view) => tagsData(view.tags)))
   }))

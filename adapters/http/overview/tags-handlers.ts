@@ -1,11 +1,11 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Tags } from "@roster/application"
+import { type NewTag, type TagChanges, Tags } from "@roster/application"
 import type { Tag as DomainTag } from "@roster/domain"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../current-principal.js"
-import { answerWithError, listOf } from "./answers.js"
+import { respond } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
-import type { Tag } from "./schemas.js"
+import { dataOf, listOf, pageRequestOf } from "./pages.js"
+import type { CreateTagRequest, Tag, UpdateTagRequest } from "./schemas.js"
 
 const toTag = (tag: DomainTag): typeof Tag.Type => ({
   id: tag.id,
@@ -20,61 +20,23 @@ const toTag = (tag: DomainTag): typeof Tag.Type => ({
   updated_at: tag.updatedAt.toISOString()
 })
 
+const tagData = (tag: DomainTag) => dataOf(toTag(tag))
+
+const newTag = ({ display_name, ...fields }: typeof CreateTagRequest.Type): NewTag => ({ ...fields, displayName: display_name })
+
+const tagChanges = ({ display_name, ...fields }: typeof UpdateTagRequest.Type): TagChanges => ({
+  ...fields,
+  displayName: display_name
+})
+
 export const TagsHandlersLive = HttpApiBuilder.group(OverviewApi, "tags", (handlers) =>
   Effect.gen(function*() {
     const tags = yield* Tags
     return handlers
       .handle("list", ({ urlParams }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            tags.listPage(principal, {
-              page: urlParams.page,
-              perPage: urlParams.per_page,
-              sort: urlParams.sort,
-              category: urlParams.category
-            })
-          ),
-          Effect.map((page) => listOf(page, toTag)),
-          answerWithError
-        ))
-      .handle("create", ({ payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            tags.create(principal, {
-              name: payload.name,
-              slug: payload.slug,
-              displayName: payload.display_name,
-              category: payload.category,
-              description: payload.description,
-              metadata: payload.metadata
-            })
-          ),
-          Effect.map((tag) => ({ data: toTag(tag) })),
-          answerWithError
-        ))
-      .handle("get", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => tags.get(principal, path.id)),
-          Effect.map((tag) => ({ data: toTag(tag) })),
-          answerWithError
-        ))
-      .handle("update", ({ path, payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            tags.update(principal, path.id, {
-              name: payload.name,
-              displayName: payload.display_name,
-              category: payload.category,
-              description: payload.description,
-              metadata: payload.metadata
-            })
-          ),
-          Effect.map((tag) => ({ data: toTag(tag) })),
-          answerWithError
-        ))
-      .handle("delete", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => tags.remove(principal, path.id)),
-          answerWithError
-        ))
+        respond((caller) => tags.listPage(caller, pageRequestOf(urlParams)), (page) => listOf(page, toTag)))
+      .handle("create", ({ payload }) => respond((caller) => tags.create(caller, newTag(payload)), tagData))
+      .handle("get", ({ path }) => respond((caller) => tags.get(caller, path.id), tagData))
+      .handle("update", ({ path, payload }) => respond((caller) => tags.update(caller, path.id, tagChanges(payload)), tagData))
+      .handle("delete", ({ path }) => respond((caller) => tags.remove(caller, path.id)))
   }))

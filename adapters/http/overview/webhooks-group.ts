@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { CreateWebhookRequest } from "../reference/webhook-schemas.js"
+import { CreateWebhookRequest } from "../shared/webhook-endpoint-schemas.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { CreatedWebhookEndpointData, WebhookEndpointList, WebhookListParams, WebhookPath } from "./schemas.js"

@@ -1,40 +1,25 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { numberedPage, Webhooks } from "@roster/application"
+import type { WebhookEndpoint } from "@roster/domain"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../current-principal.js"
-import { toCreatedWebhookEndpoint, toWebhookEndpoint } from "../reference/webhook-schemas.js"
-import { answerWithError, listOf } from "./answers.js"
+import { respond } from "../shared/respond.js"
+import { toCreatedWebhookEndpoint, toWebhookEndpoint } from "../shared/webhook-endpoint-schemas.js"
 import { OverviewApi } from "./api.js"
+import { dataOf, listOf } from "./pages.js"
+
+/** An organization has at most a few dozen endpoints: the use case answers them all, and this form numbers the pages. */
+const pageOf = (endpoints: ReadonlyArray<WebhookEndpoint>, request: { readonly page: number; readonly perPage: number }) => {
+  const offset = (request.page - 1) * request.perPage
+  return listOf(numberedPage(endpoints.slice(offset, offset + request.perPage), endpoints.length, request), toWebhookEndpoint)
+}
 
 export const WebhooksHandlersLive = HttpApiBuilder.group(OverviewApi, "webhooks", (handlers) =>
   Effect.gen(function*() {
     const webhooks = yield* Webhooks
     return handlers
       .handle("list", ({ urlParams }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.list(principal)),
-          // An organization has at most 50 endpoints: the use case answers them all, and this form numbers the pages.
-          Effect.map((endpoints) => {
-            const request = { page: urlParams.page, perPage: urlParams.per_page }
-            const offset = (request.page - 1) * request.perPage
-            return listOf(
-              numberedPage(endpoints.slice(offset, offset + request.perPage), endpoints.length, request),
-              toWebhookEndpoint
-            )
-          }),
-          answerWithError
-        ))
+        respond(webhooks.list, (endpoints) => pageOf(endpoints, { page: urlParams.page, perPage: urlParams.per_page })))
       .handle("create", ({ payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            webhooks.create(principal, { url: payload.url, events: payload.events, description: payload.description })
-          ),
-          Effect.map((endpoint) => ({ data: toCreatedWebhookEndpoint(endpoint) })),
-          answerWithError
-        ))
-      .handle("delete", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.remove(principal, path.id)),
-          answerWithError
-        ))
+        respond((caller) => webhooks.create(caller, payload), (endpoint) => dataOf(toCreatedWebhookEndpoint(endpoint))))
+      .handle("delete", ({ path }) => respond((caller) => webhooks.remove(caller, path.id)))
   }))

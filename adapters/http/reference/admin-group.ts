@@ -15,17 +15,8 @@ import {
 } from "./admin-schemas.js"
 import { Authentication } from "./authentication.js"
 import { documentPageHeaders } from "./pagination.js"
-import {
-  ForbiddenProblem,
-  IdempotencyKeyReusedProblem,
-  IdempotentRequestInProgressProblem,
-  NotFoundProblem,
-  PayloadTooLargeProblem,
-  RateLimitedProblem,
-  ServiceUnavailableProblem,
-  UnsupportedMediaTypeProblem,
-  ValidationProblem
-} from "./problems.js"
+import { problems } from "./problems.js"
+import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 
 const adminsOnly = "Platform admins only: an API key with scope `*` or an owner's session, of an organization with " +
   "the platform-admin flag; anyone else gets 403."
@@ -46,7 +37,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
     HttpApiEndpoint.get("getOrganization", "/admin/organizations/:organization_id")
       .setPath(AdminOrganizationPath)
       .addSuccess(AdminOrganization)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Get an organization",
         description: `Any organization on the platform, with its subscriber and member counts. ${adminsOnly}`
@@ -57,9 +48,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .setPath(AdminOrganizationPath)
       .setPayload(UpdateOrganizationRequest)
       .addSuccess(AdminOrganization)
-      .addError(NotFoundProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Rename, re-tier, flag or suspend an organization",
         description: "Fields left out stay as they are. A suspension takes effect at once: the organization's API keys " +
@@ -70,7 +59,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.del("deleteOrganization", "/admin/organizations/:organization_id")
       .setPath(AdminOrganizationPath)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Delete an organization",
         description: "Deletes the organization with everything it owns: subscribers, tags, API keys and memberships. " +
@@ -82,7 +71,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
     HttpApiEndpoint.get("listMembers", "/admin/organizations/:organization_id/members")
       .setPath(AdminOrganizationPath)
       .addSuccess(AdminMemberList)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "List an organization's members",
         description: `Every member of the organization with their role, oldest membership first. ${adminsOnly}`
@@ -93,11 +82,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .setPath(AdminOrganizationPath)
       .setPayload(AddMemberRequest)
       .addSuccess(AddedMember)
-      .addError(NotFoundProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
-      .addError(IdempotencyKeyReusedProblem)
-      .addError(IdempotentRequestInProgressProblem)
+      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Add a member, or change a member's role",
         description: "Makes the user a member of the organization with the role given, and answers 201 with the " +
@@ -109,7 +94,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.del("removeMember", "/admin/organizations/:organization_id/members/:user_id")
       .setPath(AdminMemberPath)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Remove a member",
         description: "Ends the user's membership; their sessions lose the organization at once (403). 404 when the " +
@@ -131,17 +116,14 @@ export const AdminGroup = HttpApiGroup.make("admin")
     HttpApiEndpoint.get("getUser", "/admin/users/:user_id")
       .setPath(AdminUserPath)
       .addSuccess(AdminUser)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Get a user",
         description: `A dashboard user with their organizations and roles. ${adminsOnly}`
       }))
   )
   .middleware(Authentication)
-  .addError(ValidationProblem)
-  .addError(ForbiddenProblem)
-  .addError(RateLimitedProblem)
-  .addError(ServiceUnavailableProblem)
+  .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "Platform admin")
   .annotate(

@@ -2,11 +2,16 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Admin, type OrganizationOverview, type UserOverview } from "@roster/application"
 import type { Membership, User } from "@roster/domain"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../current-principal.js"
-import type { AdminMember, AdminOrganization, AdminUser } from "./admin-schemas.js"
+import { respond } from "../shared/respond.js"
+import type {
+  AddMemberRequest,
+  AdminMember,
+  AdminOrganization,
+  AdminUser,
+  UpdateOrganizationRequest
+} from "./admin-schemas.js"
 import { ReferenceApi } from "./api.js"
-import { answerWithProblem } from "./application-problems.js"
-import { setPageHeaders } from "./pagination.js"
+import { paged, pageOf } from "./pagination.js"
 
 const toAdminOrganization = ({ memberCount, organization }: OrganizationOverview): typeof AdminOrganization.Type => ({
   id: organization.id,
@@ -43,75 +48,35 @@ const toAdminUser = ({ memberships, user }: UserOverview): typeof AdminUser.Type
   }))
 })
 
+const organizationChanges = (body: typeof UpdateOrganizationRequest.Type) => ({
+  name: body.name,
+  tier: body.tier,
+  isPlatformAdmin: body.is_platform_admin,
+  suspended: body.suspended
+})
+
+const newMember = (body: typeof AddMemberRequest.Type) => ({ userId: body.user_id, role: body.role })
+
+const toMemberList = (members: ReadonlyArray<Parameters<typeof toAdminMember>[0]>) => ({
+  items: members.map(toAdminMember),
+  total: members.length
+})
+
 export const AdminHandlersLive = HttpApiBuilder.group(ReferenceApi, "admin", (handlers) =>
   Effect.gen(function*() {
     const admin = yield* Admin
     return handlers
       .handle("listOrganizations", ({ urlParams }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => admin.listOrganizations(principal, { cursor: urlParams.cursor, limit: urlParams.limit })),
-          Effect.tap(setPageHeaders),
-          Effect.map((page) => ({
-            items: page.items.map(toAdminOrganization),
-            total: page.total,
-            next_cursor: page.nextCursor
-          })),
-          answerWithProblem
-        ))
+        respond((caller) => paged(admin.listOrganizations(caller, urlParams)), pageOf(toAdminOrganization)))
       .handle("getOrganization", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => admin.getOrganization(principal, path.organization_id)),
-          Effect.map(toAdminOrganization),
-          answerWithProblem
-        ))
+        respond((caller) => admin.getOrganization(caller, path.organization_id), toAdminOrganization))
       .handle("updateOrganization", ({ path, payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            admin.updateOrganization(principal, path.organization_id, {
-              name: payload.name,
-              tier: payload.tier,
-              isPlatformAdmin: payload.is_platform_admin,
-              suspended: payload.suspended
-            })
-          ),
-          Effect.map(toAdminOrganization),
-          answerWithProblem
-        ))
-      .handle("deleteOrganization", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => admin.deleteOrganization(principal, path.organization_id)),
-          answerWithProblem
-        ))
-      .handle("listMembers", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => admin.listMembers(principal, path.organization_id)),
-          Effect.map((members) => ({ items: members.map(toAdminMember), total: members.length })),
-          answerWithProblem
-        ))
+        respond((caller) => admin.updateOrganization(caller, path.organization_id, organizationChanges(payload)), toAdminOrganization))
+      .handle("deleteOrganization", ({ path }) => respond((caller) => admin.deleteOrganization(caller, path.organization_id)))
+      .handle("listMembers", ({ path }) => respond((caller) => admin.listMembers(caller, path.organization_id), toMemberList))
       .handle("addMember", ({ path, payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            admin.addMember(principal, path.organization_id, { userId: payload.user_id, role: payload.role })
-          ),
-          Effect.map(toAdminMember),
-          answerWithProblem
-        ))
-      .handle("removeMember", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => admin.removeMember(principal, path.organization_id, path.user_id)),
-          answerWithProblem
-        ))
-      .handle("listUsers", ({ urlParams }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => admin.listUsers(principal, { cursor: urlParams.cursor, limit: urlParams.limit })),
-          Effect.tap(setPageHeaders),
-          Effect.map((page) => ({ items: page.items.map(toAdminUser), total: page.total, next_cursor: page.nextCursor })),
-          answerWithProblem
-        ))
-      .handle("getUser", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => admin.getUser(principal, path.user_id)),
-          Effect.map(toAdminUser),
-          answerWithProblem
-        ))
+        respond((caller) => admin.addMember(caller, path.organization_id, newMember(payload)), toAdminMember))
+      .handle("removeMember", ({ path }) => respond((caller) => admin.removeMember(caller, path.organization_id, path.user_id)))
+      .handle("listUsers", ({ urlParams }) => respond((caller) => paged(admin.listUsers(caller, urlParams)), pageOf(toAdminUser)))
+      .handle("getUser", ({ path }) => respond((caller) => admin.getUser(caller, path.user_id), toAdminUser))
   }))

@@ -1,7 +1,7 @@
 import { MAX_ORGANIZATION_NAME_LENGTH, OrganizationId, OrganizationName, PlanTier, Role, UserId } from "@roster/domain"
 import { Schema } from "effect"
 import { cursorParam, limitParam, Page } from "./pagination.js"
-import { Count, IdInput, oneOf, strictInput, Timestamp, Uuid, withStatus } from "./wire-fields.js"
+import { Count, IdInput, oneOf, strictInput, Timestamp, Uuid, withStatus } from "../shared/wire-fields.js"
 
 /** The platform-admin area as the reference form shows and accepts it. */
 

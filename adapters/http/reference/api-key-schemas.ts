@@ -1,6 +1,6 @@
 import { ApiKeyEnvironment, ApiKeyId, ApiKeyName, MAX_API_KEY_NAME_LENGTH, Scope, scopes } from "@roster/domain"
 import { Schema } from "effect"
-import { Count, IdInput, oneOf, strictInput, Timestamp, Uuid, withStatus } from "./wire-fields.js"
+import { Count, IdInput, oneOf, strictInput, Timestamp, Uuid, withStatus } from "../shared/wire-fields.js"
 
 /** API keys as the reference form shows and accepts them. The full key is shown only when made. */
 

@@ -10,17 +10,8 @@ import {
   UpdateApiKeyRequest
 } from "./api-key-schemas.js"
 import { Authentication } from "./authentication.js"
-import {
-  ForbiddenProblem,
-  IdempotencyKeyReusedProblem,
-  IdempotentRequestInProgressProblem,
-  NotFoundProblem,
-  PayloadTooLargeProblem,
-  RateLimitedProblem,
-  ServiceUnavailableProblem,
-  UnsupportedMediaTypeProblem,
-  ValidationProblem
-} from "./problems.js"
+import { problems } from "./problems.js"
+import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 
 const ownersOnly = "Owners only: a session with the owner role or a key with scope `*`; anyone else gets 403."
 
@@ -37,10 +28,7 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
     HttpApiEndpoint.post("create", "/api-keys")
       .setPayload(CreateApiKeyRequest)
       .addSuccess(CreatedApiKey)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
-      .addError(IdempotencyKeyReusedProblem)
-      .addError(IdempotentRequestInProgressProblem)
+      .pipe(problems.endpoint(...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Create an API key",
         description: "Makes a key of the organization with the scopes given and answers it in full, this once: only a " +
@@ -60,7 +48,7 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
     HttpApiEndpoint.get("get", "/api-keys/:api_key_id")
       .setPath(ApiKeyPath)
       .addSuccess(ApiKey)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Get an API key",
         description: `The key's record, without the key itself. ${ownersOnly}`
@@ -71,9 +59,7 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
       .setPath(ApiKeyPath)
       .setPayload(UpdateApiKeyRequest)
       .addSuccess(ApiKey)
-      .addError(NotFoundProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Rename an API key or change its scopes",
         description: "Fields left out stay as they are; the key itself does not change. Scopes beyond the caller's own " +
@@ -84,11 +70,7 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
     HttpApiEndpoint.post("rotate", "/api-keys/:api_key_id/rotate")
       .setPath(ApiKeyPath)
       .addSuccess(RotatedApiKey)
-      .addError(NotFoundProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
-      .addError(IdempotencyKeyReusedProblem)
-      .addError(IdempotentRequestInProgressProblem)
+      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Rotate an API key",
         description: "Gives the key a new secret and answers it in full, this once; the old key stops working at once. " +
@@ -98,17 +80,14 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.del("delete", "/api-keys/:api_key_id")
       .setPath(ApiKeyPath)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Delete an API key",
         description: `Deletes the key; it stops working at once. ${ownersOnly}`
       }))
   )
   .middleware(Authentication)
-  .addError(ValidationProblem)
-  .addError(ForbiddenProblem)
-  .addError(RateLimitedProblem)
-  .addError(ServiceUnavailableProblem)
+  .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "API keys")
   .annotate(

@@ -2,10 +2,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { ApiKeys, type IssuedApiKey } from "@roster/application"
 import { type ApiKey as DomainApiKey, scopeDescriptions, scopes } from "@roster/domain"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../current-principal.js"
-import { ReferenceApi } from "./api.js"
+import { respond } from "../shared/respond.js"
 import type { ApiKey, CreatedApiKey } from "./api-key-schemas.js"
-import { answerWithProblem } from "./application-problems.js"
+import { ReferenceApi } from "./api.js"
 
 const toApiKey = (apiKey: DomainApiKey): typeof ApiKey.Type => ({
   id: apiKey.id,
@@ -22,48 +21,18 @@ const toIssuedApiKey = ({ apiKey, key }: IssuedApiKey): typeof CreatedApiKey.Typ
 
 const scopeList = { items: scopes.map((scope) => ({ scope, description: scopeDescriptions[scope] })) }
 
+const toApiKeyList = (keys: ReadonlyArray<DomainApiKey>) => ({ items: keys.map(toApiKey), total: keys.length })
+
+// The request bodies of this form name their fields as the use case does.
 export const ApiKeysHandlersLive = HttpApiBuilder.group(ReferenceApi, "apiKeys", (handlers) =>
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys
     return handlers
       .handle("scopes", () => Effect.succeed(scopeList))
-      .handle("create", ({ payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            apiKeys.issue(principal, { name: payload.name, scopes: payload.scopes, environment: payload.environment })
-          ),
-          Effect.map(toIssuedApiKey),
-          answerWithProblem
-        ))
-      .handle("list", () =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => apiKeys.list(principal)),
-          Effect.map((keys) => ({ items: keys.map(toApiKey), total: keys.length })),
-          answerWithProblem
-        ))
-      .handle("get", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => apiKeys.get(principal, path.api_key_id)),
-          Effect.map(toApiKey),
-          answerWithProblem
-        ))
-      .handle("update", ({ path, payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            apiKeys.update(principal, path.api_key_id, { name: payload.name, scopes: payload.scopes })
-          ),
-          Effect.map(toApiKey),
-          answerWithProblem
-        ))
-      .handle("rotate", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => apiKeys.rotate(principal, path.api_key_id)),
-          Effect.map(toIssuedApiKey),
-          answerWithProblem
-        ))
-      .handle("delete", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => apiKeys.remove(principal, path.api_key_id)),
-          answerWithProblem
-        ))
+      .handle("create", ({ payload }) => respond((caller) => apiKeys.issue(caller, payload), toIssuedApiKey))
+      .handle("list", () => respond(apiKeys.list, toApiKeyList))
+      .handle("get", ({ path }) => respond((caller) => apiKeys.get(caller, path.api_key_id), toApiKey))
+      .handle("update", ({ path, payload }) => respond((caller) => apiKeys.update(caller, path.api_key_id, payload), toApiKey))
+      .handle("rotate", ({ path }) => respond((caller) => apiKeys.rotate(caller, path.api_key_id), toIssuedApiKey))
+      .handle("delete", ({ path }) => respond((caller) => apiKeys.remove(caller, path.api_key_id)))
   }))

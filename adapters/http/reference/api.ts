@@ -1,12 +1,13 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { ProbesGroup } from "../probes.js"
+import { makeAuthGroup } from "../shared/auth-group.js"
+import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
+import { ProbesGroup } from "../shared/probes.js"
+import { serviceVersion } from "../shared/service-version.js"
 import { AdminGroup } from "./admin-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
-import { AuthGroup } from "./auth-group.js"
-import { serviceVersion } from "../service-version.js"
-import { ErrorDocsGroup } from "./error-docs-group.js"
+import { SessionAuthentication } from "./authentication.js"
 import { finishOpenApi } from "./openapi.js"
-import { InternalErrorProblem } from "./problems.js"
+import { problems } from "./problems.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -33,9 +34,15 @@ Every error is an RFC 9457 problem (\`application/problem+json\`) with \`type\`,
 other methods, and 404 \`not_found\` otherwise. Bodies over 1 MiB answer 413 \`payload_too_large\`, bodies that are not
 JSON 415 \`unsupported_media_type\`. Every response carries \`X-Request-Id\`.`
 
+const ErrorDocsGroup = makeErrorDocsGroup(problems, {
+  codeIn: "the last segment of a problem's `type`",
+  errorBodies: "problem responses",
+  linkedFrom: "Every problem's `type` links here."
+})
+
 /** The reference wire form: `/api/v1`, bare JSON, cursor pages, PUT updates, problem details. */
 export class ReferenceApi extends HttpApi.make("reference")
-  .add(AuthGroup)
+  .add(makeAuthGroup(problems, SessionAuthentication))
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(ApiKeysGroup)
@@ -43,7 +50,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(AdminGroup)
   .add(ProbesGroup)
   .add(ErrorDocsGroup)
-  .addError(InternalErrorProblem)
+  .pipe(problems.api("internal_error"))
   .annotateContext(OpenApi.annotations({
     title: "Roster API",
     version: serviceVersion,

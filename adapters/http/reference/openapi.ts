@@ -5,8 +5,8 @@ import {
   type OpenApiHeader,
   type OpenApiOperation,
   type OpenApiResponse
-} from "../openapi-model.js"
-import { IDEMPOTENCY_KEY_HEADER, isApiPath, RATE_LIMIT_HEADERS, REPLAYED_HEADER } from "./api-v1.js"
+} from "../shared/openapi-model.js"
+import { IDEMPOTENCY_KEY_HEADER, isApiPath, RATE_LIMIT_HEADERS, REPLAYED_HEADER } from "../shared/api-v1.js"
 
 /**
  * Finishes the generated OpenAPI document so that it describes exactly what runs: bad input

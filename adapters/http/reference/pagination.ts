@@ -1,8 +1,8 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MIN_PAGE_SIZE, SortOrder } from "@roster/domain"
 import { Effect, Schema } from "effect"
-import { operationTransform } from "../openapi-model.js"
-import { Count, oneOf } from "./wire-fields.js"
+import { operationTransform } from "../shared/openapi-model.js"
+import { Count, oneOf } from "../shared/wire-fields.js"
 
 /** Keyset pagination of the reference form: `limit`, an opaque `cursor`, `sort` and `order`. */
 
@@ -70,6 +70,18 @@ export const setPageHeaders = (page: { readonly total: number; readonly nextCurs
       Effect.succeed(HttpServerResponse.setHeaders(response, headers))
     )
   })
+
+/** A keyset page of a use case, its headers set on the answer. */
+export const paged = <A, E, R>(list: Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly total: number; readonly nextCursor: string | null }, E, R>) =>
+  Effect.tap(list, setPageHeaders)
+
+/** The body of a keyset page, each item as `f` shows it. */
+export const pageOf = <A, B>(f: (a: A) => B) =>
+(page: { readonly items: ReadonlyArray<A>; readonly total: number; readonly nextCursor: string | null }) => ({
+  items: page.items.map(f),
+  total: page.total,
+  next_cursor: page.nextCursor
+})
 
 /** OpenAPI: the headers every list response carries. */
 export const documentPageHeaders = operationTransform((operation) => {

@@ -1,20 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Authentication } from "./authentication.js"
 import { documentPageHeaders } from "./pagination.js"
-import {
-  ConflictProblem,
-  ForbiddenProblem,
-  IdempotencyKeyReusedProblem,
-  IdempotentRequestInProgressProblem,
-  InvalidStatusTransitionProblem,
-  LimitExceededProblem,
-  NotFoundProblem,
-  PayloadTooLargeProblem,
-  RateLimitedProblem,
-  ServiceUnavailableProblem,
-  UnsupportedMediaTypeProblem,
-  ValidationProblem
-} from "./problems.js"
+import { problems } from "./problems.js"
+import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 import {
   AttachTagsRequest,
   CreatedSubscriber,
@@ -34,12 +22,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
     HttpApiEndpoint.post("create", "/subscribers")
       .setPayload(CreateSubscriberRequest)
       .addSuccess(CreatedSubscriber)
-      .addError(LimitExceededProblem)
-      .addError(ConflictProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
-      .addError(IdempotencyKeyReusedProblem)
-      .addError(IdempotentRequestInProgressProblem)
+      .pipe(problems.endpoint("limit_exceeded", "conflict", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Create a subscriber",
         description: "Creates an `active` subscriber, optionally with tags (ids of the organization's tags) and metadata. " +
@@ -62,7 +45,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
     HttpApiEndpoint.get("getByEmail", "/subscribers/by-email/:email")
       .setPath(SubscriberEmailPath)
       .addSuccess(Subscriber)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Find a subscriber by email",
         description: "The subscriber with this email address (URL-encoded in the path), compared regardless of letter case. " +
@@ -73,7 +56,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
     HttpApiEndpoint.get("get", "/subscribers/:subscriber_id")
       .setPath(SubscriberPath)
       .addSuccess(Subscriber)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Get a subscriber",
         description: "Scope `subscribers:read`."
@@ -84,10 +67,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
       .setPath(SubscriberPath)
       .setPayload(UpdateSubscriberRequest)
       .addSuccess(Subscriber)
-      .addError(NotFoundProblem)
-      .addError(InvalidStatusTransitionProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
+      .pipe(problems.endpoint("not_found", "invalid_status_transition", ...BODY_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Update a subscriber",
         description: "Changes the status and/or replaces the metadata; fields left out stay as they are. A status move the " +
@@ -97,7 +77,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
     HttpApiEndpoint.del("delete", "/subscribers/:subscriber_id")
       .setPath(SubscriberPath)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Delete a subscriber",
         description: "Deletes the subscriber permanently, with its tag associations. Scope `subscribers:delete`."
@@ -108,11 +88,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
       .setPath(SubscriberPath)
       .setPayload(AttachTagsRequest)
       .addSuccess(Subscriber)
-      .addError(NotFoundProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
-      .addError(IdempotencyKeyReusedProblem)
-      .addError(IdempotentRequestInProgressProblem)
+      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Attach tags to a subscriber",
         description: "Attaches the tags (ids of the organization's tags) and answers the updated subscriber. Tags already " +
@@ -122,7 +98,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
     HttpApiEndpoint.del("detachTag", "/subscribers/:subscriber_id/tags/:tag_id")
       .setPath(SubscriberTagPath)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Detach a tag from a subscriber",
         description: "Answers 204 whether or not the subscriber carried the tag; 404 when the subscriber or the tag does not " +
@@ -133,17 +109,14 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
     HttpApiEndpoint.get("listTags", "/subscribers/:subscriber_id/tags")
       .setPath(SubscriberPath)
       .addSuccess(SubscriberTagList)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "List a subscriber's tags",
         description: "Every tag the subscriber carries with the time it was attached, oldest first, in one page. Scope `subscribers:read`."
       }))
   )
   .middleware(Authentication)
-  .addError(ValidationProblem)
-  .addError(ForbiddenProblem)
-  .addError(RateLimitedProblem)
-  .addError(ServiceUnavailableProblem)
+  .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "Subscribers")
   .annotate(OpenApi.Description, "Contacts of the organization, identified by email address, with status, tags and metadata.")

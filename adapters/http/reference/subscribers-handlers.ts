@@ -1,12 +1,16 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Subscribers, type SubscriberView } from "@roster/application"
+import { type NewSubscriber, type SubscriberListRequest, Subscribers, type SubscriberView } from "@roster/application"
 import type { TagSubscription } from "@roster/domain"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../current-principal.js"
+import { respond } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
-import { answerWithProblem } from "./application-problems.js"
-import { setPageHeaders } from "./pagination.js"
-import type { Subscriber, SubscriberTag } from "./subscriber-schemas.js"
+import { paged, pageOf } from "./pagination.js"
+import type {
+  CreateSubscriberRequest,
+  Subscriber,
+  SubscriberListParams,
+  SubscriberTag
+} from "./subscriber-schemas.js"
 
 const toSubscriber = ({ subscriber, tags }: SubscriberView): typeof Subscriber.Type => ({
   id: subscriber.id,
@@ -25,74 +29,35 @@ const toSubscriberTag = ({ subscribedAt, tag }: TagSubscription): typeof Subscri
   subscribed_at: subscribedAt.toISOString()
 })
 
+/** A subscriber's tags, as one whole page. */
+const toSubscriberTags = (tags: ReadonlyArray<TagSubscription>) => ({
+  items: tags.map(toSubscriberTag),
+  total: tags.length,
+  next_cursor: null
+})
+
+const newSubscriber = ({ email, metadata, tags }: typeof CreateSubscriberRequest.Type): NewSubscriber => ({
+  email,
+  tagIds: tags,
+  metadata
+})
+
+const listRequest = ({ tag, ...query }: typeof SubscriberListParams.Type): SubscriberListRequest => ({ ...query, tagId: tag })
+
 export const SubscribersHandlersLive = HttpApiBuilder.group(ReferenceApi, "subscribers", (handlers) =>
   Effect.gen(function*() {
     const subscribers = yield* Subscribers
     return handlers
-      .handle("create", ({ payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            subscribers.create(principal, { email: payload.email, tagIds: payload.tags, metadata: payload.metadata })
-          ),
-          Effect.map(toSubscriber),
-          answerWithProblem
-        ))
+      .handle("create", ({ payload }) => respond((caller) => subscribers.create(caller, newSubscriber(payload)), toSubscriber))
       .handle("list", ({ urlParams }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            subscribers.list(principal, {
-              status: urlParams.status,
-              tagId: urlParams.tag,
-              sort: urlParams.sort,
-              order: urlParams.order,
-              cursor: urlParams.cursor,
-              limit: urlParams.limit
-            })
-          ),
-          Effect.tap(setPageHeaders),
-          Effect.map((page) => ({ items: page.items.map(toSubscriber), total: page.total, next_cursor: page.nextCursor })),
-          answerWithProblem
-        ))
-      .handle("getByEmail", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => subscribers.getByEmail(principal, path.email)),
-          Effect.map(toSubscriber),
-          answerWithProblem
-        ))
-      .handle("get", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => subscribers.get(principal, path.subscriber_id)),
-          Effect.map(toSubscriber),
-          answerWithProblem
-        ))
+        respond((caller) => paged(subscribers.list(caller, listRequest(urlParams))), pageOf(toSubscriber)))
+      .handle("getByEmail", ({ path }) => respond((caller) => subscribers.getByEmail(caller, path.email), toSubscriber))
+      .handle("get", ({ path }) => respond((caller) => subscribers.get(caller, path.subscriber_id), toSubscriber))
       .handle("update", ({ path, payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            subscribers.update(principal, path.subscriber_id, { status: payload.status, metadata: payload.metadata })
-          ),
-          Effect.map(toSubscriber),
-          answerWithProblem
-        ))
-      .handle("delete", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => subscribers.remove(principal, path.subscriber_id)),
-          answerWithProblem
-        ))
+        respond((caller) => subscribers.update(caller, path.subscriber_id, payload), toSubscriber))
+      .handle("delete", ({ path }) => respond((caller) => subscribers.remove(caller, path.subscriber_id)))
       .handle("attachTags", ({ path, payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => subscribers.attachTags(principal, path.subscriber_id, payload.tag_ids)),
-          Effect.map(toSubscriber),
-          answerWithProblem
-        ))
-      .handle("detachTag", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => subscribers.detachTag(principal, path.subscriber_id, path.tag_id)),
-          answerWithProblem
-        ))
-      .handle("listTags", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => subscribers.listTags(principal, path.subscriber_id)),
-          Effect.map((tags) => ({ items: tags.map(toSubscriberTag), total: tags.length, next_cursor: null })),
-          answerWithProblem
-        ))
+        respond((caller) => subscribers.attachTags(caller, path.subscriber_id, payload.tag_ids), toSubscriber))
+      .handle("detachTag", ({ path }) => respond((caller) => subscribers.detachTag(caller, path.subscriber_id, path.tag_id)))
+      .handle("listTags", ({ path }) => respond((caller) => subscribers.listTags(caller, path.subscriber_id), toSubscriberTags))
   }))

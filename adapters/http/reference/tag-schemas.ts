@@ -13,7 +13,7 @@ import {
   Timestamp,
   Uuid,
   withStatus
-} from "./wire-fields.js"
+} from "../shared/wire-fields.js"
 
 /** Tags as the reference form shows and accepts them. */
 

@@ -1,18 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Authentication } from "./authentication.js"
 import { documentPageHeaders } from "./pagination.js"
-import {
-  ConflictProblem,
-  ForbiddenProblem,
-  IdempotencyKeyReusedProblem,
-  IdempotentRequestInProgressProblem,
-  NotFoundProblem,
-  PayloadTooLargeProblem,
-  RateLimitedProblem,
-  ServiceUnavailableProblem,
-  UnsupportedMediaTypeProblem,
-  ValidationProblem
-} from "./problems.js"
+import { problems } from "./problems.js"
+import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 import { CreatedTag, CreateTagRequest, Tag, TagList, TagListParams, TagNamePath, TagPath, UpdateTagRequest } from "./tag-schemas.js"
 
 export const TagsGroup = HttpApiGroup.make("tags")
@@ -20,11 +10,7 @@ export const TagsGroup = HttpApiGroup.make("tags")
     HttpApiEndpoint.post("create", "/tags")
       .setPayload(CreateTagRequest)
       .addSuccess(CreatedTag)
-      .addError(ConflictProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
-      .addError(IdempotencyKeyReusedProblem)
-      .addError(IdempotentRequestInProgressProblem)
+      .pipe(problems.endpoint("conflict", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Create a tag",
         description: "Creates a tag with no subscribers. The slug is made from the name when left out. 409 `conflict` " +
@@ -46,7 +32,7 @@ export const TagsGroup = HttpApiGroup.make("tags")
     HttpApiEndpoint.get("getByName", "/tags/by-name/:name")
       .setPath(TagNamePath)
       .addSuccess(Tag)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Find a tag by name",
         description: "The tag with this name (URL-encoded in the path), compared regardless of letter case. Scope `tags:read`."
@@ -56,7 +42,7 @@ export const TagsGroup = HttpApiGroup.make("tags")
     HttpApiEndpoint.get("get", "/tags/:tag_id")
       .setPath(TagPath)
       .addSuccess(Tag)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({ summary: "Get a tag", description: "Scope `tags:read`." }))
   )
   .add(
@@ -64,10 +50,7 @@ export const TagsGroup = HttpApiGroup.make("tags")
       .setPath(TagPath)
       .setPayload(UpdateTagRequest)
       .addSuccess(Tag)
-      .addError(NotFoundProblem)
-      .addError(ConflictProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
+      .pipe(problems.endpoint("not_found", "conflict", ...BODY_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Update a tag",
         description: "Changes the name, description and/or metadata; fields left out stay as they are, and the slug " +
@@ -77,17 +60,14 @@ export const TagsGroup = HttpApiGroup.make("tags")
   .add(
     HttpApiEndpoint.del("delete", "/tags/:tag_id")
       .setPath(TagPath)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Delete a tag",
         description: "Deletes the tag and detaches it from every subscriber that carried it. Scope `tags:write`."
       }))
   )
   .middleware(Authentication)
-  .addError(ValidationProblem)
-  .addError(ForbiddenProblem)
-  .addError(RateLimitedProblem)
-  .addError(ServiceUnavailableProblem)
+  .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "Tags")
   .annotate(OpenApi.Description, "Subscription categories that subscribers are attached to and detached from.")

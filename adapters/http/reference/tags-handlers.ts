@@ -2,10 +2,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Tags } from "@roster/application"
 import type { Tag as DomainTag } from "@roster/domain"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../current-principal.js"
+import { respond } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
-import { answerWithProblem } from "./application-problems.js"
-import { setPageHeaders } from "./pagination.js"
+import { paged, pageOf } from "./pagination.js"
 import type { Tag } from "./tag-schemas.js"
 
 const toTag = (tag: DomainTag): typeof Tag.Type => ({
@@ -19,64 +18,15 @@ const toTag = (tag: DomainTag): typeof Tag.Type => ({
   updated_at: tag.updatedAt.toISOString()
 })
 
+// The request bodies and queries of this form name their fields as the use case does.
 export const TagsHandlersLive = HttpApiBuilder.group(ReferenceApi, "tags", (handlers) =>
   Effect.gen(function*() {
     const tags = yield* Tags
     return handlers
-      .handle("create", ({ payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            tags.create(principal, {
-              name: payload.name,
-              slug: payload.slug,
-              description: payload.description,
-              metadata: payload.metadata
-            })
-          ),
-          Effect.map(toTag),
-          answerWithProblem
-        ))
-      .handle("list", ({ urlParams }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            tags.list(principal, {
-              sort: urlParams.sort,
-              order: urlParams.order,
-              cursor: urlParams.cursor,
-              limit: urlParams.limit
-            })
-          ),
-          Effect.tap(setPageHeaders),
-          Effect.map((page) => ({ items: page.items.map(toTag), total: page.total, next_cursor: page.nextCursor })),
-          answerWithProblem
-        ))
-      .handle("getByName", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => tags.getByName(principal, path.name)),
-          Effect.map(toTag),
-          answerWithProblem
-        ))
-      .handle("get", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => tags.get(principal, path.tag_id)),
-          Effect.map(toTag),
-          answerWithProblem
-        ))
-      .handle("update", ({ path, payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            tags.update(principal, path.tag_id, {
-              name: payload.name,
-              description: payload.description,
-              metadata: payload.metadata
-            })
-          ),
-          Effect.map(toTag),
-          answerWithProblem
-        ))
-      .handle("delete", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => tags.remove(principal, path.tag_id)),
-          answerWithProblem
-        ))
+      .handle("create", ({ payload }) => respond((caller) => tags.create(caller, payload), toTag))
+      .handle("list", ({ urlParams }) => respond((caller) => paged(tags.list(caller, urlParams)), pageOf(toTag)))
+      .handle("getByName", ({ path }) => respond((caller) => tags.getByName(caller, path.name), toTag))
+      .handle("get", ({ path }) => respond((caller) => tags.get(caller, path.tag_id), toTag))
+      .handle("update", ({ path, payload }) => respond((caller) => tags.update(caller, path.tag_id, payload), toTag))
+      .handle("delete", ({ path }) => respond((caller) => tags.remove(caller, path.tag_id)))
   }))

@@ -1,19 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Authentication } from "./authentication.js"
-import {
-  ForbiddenProblem,
-  IdempotencyKeyReusedProblem,
-  IdempotentRequestInProgressProblem,
-  NotFoundProblem,
-  PayloadTooLargeProblem,
-  RateLimitedProblem,
-  ServiceUnavailableProblem,
-  UnsupportedMediaTypeProblem,
-  ValidationProblem
-} from "./problems.js"
+import { problems } from "./problems.js"
+import { CreateWebhookRequest, WebhookEndpoint } from "../shared/webhook-endpoint-schemas.js"
+import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 import {
   CreatedWebhookEndpoint,
-  CreateWebhookRequest,
   GlobalWebhookStats,
   RegeneratedWebhookEndpoint,
   RetriedWebhookDelivery,
@@ -22,7 +13,6 @@ import {
   WebhookDeliveryList,
   WebhookDeliveryListParams,
   WebhookDeliveryPath,
-  WebhookEndpoint,
   WebhookEndpointList,
   WebhookEventTypeList,
   WebhookPath,
@@ -77,10 +67,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("create", "/webhooks")
       .setPayload(CreateWebhookRequest)
       .addSuccess(CreatedWebhookEndpoint)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
-      .addError(IdempotencyKeyReusedProblem)
-      .addError(IdempotentRequestInProgressProblem)
+      .pipe(problems.endpoint(...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Create a webhook endpoint",
         description: "Registers an `active` endpoint for the event kinds given (every kind when `events` is left out) " +
@@ -100,7 +87,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.get("get", "/webhooks/:webhook_id")
       .setPath(WebhookPath)
       .addSuccess(WebhookEndpoint)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Get a webhook endpoint",
         description: `The endpoint, without its signing secret. ${scope}`
@@ -111,9 +98,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       .setPath(WebhookPath)
       .setPayload(UpdateWebhookRequest)
       .addSuccess(WebhookEndpoint)
-      .addError(NotFoundProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Update a webhook endpoint",
         description: "Changes the URL, event kinds, description or status; fields left out stay as they are. " +
@@ -124,7 +109,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.del("delete", "/webhooks/:webhook_id")
       .setPath(WebhookPath)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Delete a webhook endpoint",
         description: `Deletes the endpoint with its deliveries and their attempts; nothing more is sent to it. ${scope}`
@@ -134,11 +119,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("test", "/webhooks/:webhook_id/test")
       .setPath(WebhookPath)
       .addSuccess(WebhookTestResult)
-      .addError(NotFoundProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
-      .addError(IdempotencyKeyReusedProblem)
-      .addError(IdempotentRequestInProgressProblem)
+      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Send a test event",
         description: "Sends one `webhook.test` event to the endpoint at once, signed and sent like any delivery " +
@@ -152,11 +133,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("regenerateSecret", "/webhooks/:webhook_id/regenerate-secret")
       .setPath(WebhookPath)
       .addSuccess(RegeneratedWebhookEndpoint)
-      .addError(NotFoundProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
-      .addError(IdempotencyKeyReusedProblem)
-      .addError(IdempotentRequestInProgressProblem)
+      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Regenerate a webhook endpoint's signing secret",
         description: "Gives the endpoint a new signing secret and answers it, this once. For 24 hours " +
@@ -169,7 +146,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       .setPath(WebhookPath)
       .setUrlParams(WebhookDeliveryListParams)
       .addSuccess(WebhookDeliveryList)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "List an endpoint's deliveries",
         description: "One page of the endpoint's deliveries, newest first, each with its attempts, optionally of one " +
@@ -180,7 +157,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.get("getDelivery", "/webhooks/:webhook_id/deliveries/:delivery_id")
       .setPath(WebhookDeliveryPath)
       .addSuccess(WebhookDelivery)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Get a delivery",
         description: `The delivery with every attempt, oldest first. ${scope}`
@@ -190,11 +167,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("retryDelivery", "/webhooks/:webhook_id/deliveries/:delivery_id/retry")
       .setPath(WebhookDeliveryPath)
       .addSuccess(RetriedWebhookDelivery)
-      .addError(NotFoundProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
-      .addError(IdempotencyKeyReusedProblem)
-      .addError(IdempotentRequestInProgressProblem)
+      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Retry a delivery",
         description: "Makes the delivery `pending` and due at once, whatever became of it, and answers 202: a worker " +
@@ -206,7 +179,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.get("stats", "/webhooks/:webhook_id/stats")
       .setPath(WebhookPath)
       .addSuccess(WebhookStats)
-      .addError(NotFoundProblem)
+      .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Get an endpoint's figures",
         description: "The endpoint's attempts over the last 7 days: how many, how many succeeded and failed, the " +
@@ -215,10 +188,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       }))
   )
   .middleware(Authentication)
-  .addError(ValidationProblem)
-  .addError(ForbiddenProblem)
-  .addError(RateLimitedProblem)
-  .addError(ServiceUnavailableProblem)
+  .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")
   .annotate(OpenApi.Title, "Webhooks")
   .annotate(

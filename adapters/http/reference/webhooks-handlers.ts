@@ -9,13 +9,11 @@ import {
   type WebhookEndpoint as DomainEndpoint
 } from "@roster/domain"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../current-principal.js"
+import { respond } from "../shared/respond.js"
+import { toCreatedWebhookEndpoint, toWebhookEndpoint } from "../shared/webhook-endpoint-schemas.js"
 import { ReferenceApi } from "./api.js"
-import { answerWithProblem } from "./application-problems.js"
 import {
   type RegeneratedWebhookEndpoint,
-  toCreatedWebhookEndpoint,
-  toWebhookEndpoint,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookStats,
@@ -89,99 +87,43 @@ const toStats = (
 
 const eventTypeList = { items: eventTypes.map((type) => ({ type, description: eventTypeDescriptions[type] })) }
 
+const toGlobalStats = (stats: Effect.Effect.Success<ReturnType<Webhooks["globalStats"]>>) => ({
+  since: stats.since.toISOString(),
+  endpoints: { total: stats.endpoints, active: stats.activeEndpoints, disabled: stats.disabledEndpoints },
+  ...attemptFigures(stats)
+})
+
+const toEndpointList = (endpoints: ReadonlyArray<DomainEndpoint>) => ({
+  items: endpoints.map(toWebhookEndpoint),
+  total: endpoints.length
+})
+
+const toDeliveryPage = (page: { readonly items: ReadonlyArray<WebhookDeliveryHistory>; readonly nextCursor: string | null }) => ({
+  items: page.items.map(toDelivery),
+  next_cursor: page.nextCursor
+})
+
+// The request bodies and queries of this form name their fields as the use case does.
 export const WebhooksHandlersLive = HttpApiBuilder.group(ReferenceApi, "webhooks", (handlers) =>
   Effect.gen(function*() {
     const webhooks = yield* Webhooks
     return handlers
       .handle("eventTypes", () => Effect.succeed(eventTypeList))
-      .handle("globalStats", () =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.globalStats(principal)),
-          Effect.map((stats) => ({
-            since: stats.since.toISOString(),
-            endpoints: { total: stats.endpoints, active: stats.activeEndpoints, disabled: stats.disabledEndpoints },
-            ...attemptFigures(stats)
-          })),
-          answerWithProblem
-        ))
-      .handle("create", ({ payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            webhooks.create(principal, { url: payload.url, events: payload.events, description: payload.description })
-          ),
-          Effect.map(toCreatedWebhookEndpoint),
-          answerWithProblem
-        ))
-      .handle("list", () =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.list(principal)),
-          Effect.map((endpoints) => ({ items: endpoints.map(toWebhookEndpoint), total: endpoints.length })),
-          answerWithProblem
-        ))
-      .handle("get", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.get(principal, path.webhook_id)),
-          Effect.map(toWebhookEndpoint),
-          answerWithProblem
-        ))
+      .handle("globalStats", () => respond(webhooks.globalStats, toGlobalStats))
+      .handle("create", ({ payload }) => respond((caller) => webhooks.create(caller, payload), toCreatedWebhookEndpoint))
+      .handle("list", () => respond(webhooks.list, toEndpointList))
+      .handle("get", ({ path }) => respond((caller) => webhooks.get(caller, path.webhook_id), toWebhookEndpoint))
       .handle("update", ({ path, payload }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            webhooks.update(principal, path.webhook_id, {
-              url: payload.url,
-              events: payload.events,
-              description: payload.description,
-              status: payload.status
-            })
-          ),
-          Effect.map(toWebhookEndpoint),
-          answerWithProblem
-        ))
-      .handle("delete", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.remove(principal, path.webhook_id)),
-          answerWithProblem
-        ))
-      .handle("test", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.test(principal, path.webhook_id)),
-          Effect.map(toTestResult),
-          answerWithProblem
-        ))
+        respond((caller) => webhooks.update(caller, path.webhook_id, payload), toWebhookEndpoint))
+      .handle("delete", ({ path }) => respond((caller) => webhooks.remove(caller, path.webhook_id)))
+      .handle("test", ({ path }) => respond((caller) => webhooks.test(caller, path.webhook_id), toTestResult))
       .handle("regenerateSecret", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.regenerateSecret(principal, path.webhook_id)),
-          Effect.map(toRegeneratedWebhookEndpoint),
-          answerWithProblem
-        ))
+        respond((caller) => webhooks.regenerateSecret(caller, path.webhook_id), toRegeneratedWebhookEndpoint))
       .handle("listDeliveries", ({ path, urlParams }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) =>
-            webhooks.listDeliveries(principal, path.webhook_id, {
-              limit: urlParams.limit,
-              cursor: urlParams.cursor,
-              status: urlParams.status
-            })
-          ),
-          Effect.map((page) => ({ items: page.items.map(toDelivery), next_cursor: page.nextCursor })),
-          answerWithProblem
-        ))
+        respond((caller) => webhooks.listDeliveries(caller, path.webhook_id, urlParams), toDeliveryPage))
       .handle("getDelivery", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.getDelivery(principal, path.webhook_id, path.delivery_id)),
-          Effect.map(toDelivery),
-          answerWithProblem
-        ))
+        respond((caller) => webhooks.getDelivery(caller, path.webhook_id, path.delivery_id), toDelivery))
       .handle("retryDelivery", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.retryDelivery(principal, path.webhook_id, path.delivery_id)),
-          Effect.map(toDelivery),
-          answerWithProblem
-        ))
-      .handle("stats", ({ path }) =>
-        CurrentPrincipal.pipe(
-          Effect.flatMap((principal) => webhooks.stats(principal, path.webhook_id)),
-          Effect.map(toStats),
-          answerWithProblem
-        ))
+        respond((caller) => webhooks.retryDelivery(caller, path.webhook_id, path.delivery_id), toDelivery))
+      .handle("stats", ({ path }) => respond((caller) => webhooks.stats(caller, path.webhook_id), toStats))
   }))

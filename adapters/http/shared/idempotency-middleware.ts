@@ -9,13 +9,13 @@ import {
 import type { InvalidInput } from "@roster/domain"
 import { Cause, Data, Effect, Either, Exit, FiberRef, Option } from "effect"
 import { createHash } from "node:crypto"
-import { HttpSettings } from "./http-settings.js"
+import { isApiError } from "./api-error.js"
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from "./api-v1.js"
+import { apiErrorOf } from "./application-errors.js"
+import { RequestAuthentication } from "./authentication.js"
+import { ErrorRenderer } from "./error-renderer.js"
 import { pathOf } from "./request-path.js"
 import { type KnownRoute, methodsAt } from "./route-table.js"
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from "./reference/api-v1.js"
-import { problemOf } from "./reference/application-problems.js"
-import { RequestAuthentication } from "./reference/authentication.js"
-import { isProblem, type Problem, problemResponse } from "./reference/problems.js"
 
 /**
  * The headers that belong to an answer and are kept with it. Request ids and rate-limit headers
@@ -66,20 +66,14 @@ const answerOf = ({ replayed, response: stored }: IdempotentOutcome): HttpServer
 const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: string): string =>
   createHash("sha256").update(`${request.method} ${request.url}\n`).update(body, "utf8").digest("base64url")
 
-/** The answer of a problem an endpoint failed with. */
-const problemAnswer = (u: unknown): Option.Option<HttpServerResponse.HttpServerResponse> =>
-  isProblem(u) ? Option.some(problemResponse(u as Problem)) : Option.none()
-
 export interface IdempotentPostsOptions {
   /** The API's POST routes that take an `Idempotency-Key`. */
   readonly posts: ReadonlyArray<KnownRoute>
-  /** The answer of a failure the endpoint declares; problems by default. */
-  readonly declaredAnswer?: (u: unknown) => Option.Option<HttpServerResponse.HttpServerResponse>
 }
 
 /**
  * `Idempotency-Key` on the API's POST routes, in every wire form: the endpoint's whole answer (status, the headers
- * that belong to it, body; problems included) is kept for the key, and a repeat of the same
+ * that belong to it, body; errors included) is kept for the key, and a repeat of the same
  * request gets it again with `Idempotent-Replayed: true` instead of running twice. Wraps the
  * whole handling of the request, reading of the body included, so it runs inside the answers to
  * the framework's failures and after authentication, which it needs: keys belong to the
@@ -89,9 +83,8 @@ export interface IdempotentPostsOptions {
 export const makeIdempotentPosts = (options: IdempotentPostsOptions) => Effect.gen(function*() {
   const idempotency = yield* Idempotency
   const authentication = yield* RequestAuthentication
-  const { errorsBaseUrl } = yield* HttpSettings
+  const { render } = yield* ErrorRenderer
   const { posts } = options
-  const declaredAnswer = options.declaredAnswer ?? problemAnswer
 
   return (app: HttpApp.Default) =>
     Effect.gen(function*() {
@@ -107,7 +100,7 @@ export const makeIdempotentPosts = (options: IdempotentPostsOptions) => Effect.g
       if (Either.isLeft(body)) return yield* app
 
       const refuse = (error: IdempotencyKeyReused | IdempotentRequestInProgress | InvalidInput) =>
-        Effect.succeed(problemResponse(problemOf(error, { errorsBaseUrl, instance })))
+        Effect.succeed(render(apiErrorOf(error), instance))
 
       const execute = Effect.gen(function*() {
         // The endpoint's own headers (set as the answer goes out) are collected apart from those
@@ -121,13 +114,13 @@ export const makeIdempotentPosts = (options: IdempotentPostsOptions) => Effect.g
         if (Exit.isSuccess(exit)) {
           answer = exit.value
         } else {
-          const declared = Option.flatMap(Cause.failureOption(exit.cause), declaredAnswer)
+          const declared = Option.filter(Cause.failureOption(exit.cause), isApiError)
           if (Option.isNone(declared)) {
             // Not an answer of the endpoint (bad input, a fault): answered further out, and not kept.
             if (Option.isSome(ownHeaders)) yield* HttpApp.appendPreResponseHandler(ownHeaders.value)
             return yield* Effect.failCause(exit.cause)
           }
-          answer = declared.value
+          answer = render(declared.value, instance)
         }
         const response = Option.isSome(ownHeaders) ? yield* Effect.orDie(ownHeaders.value(request, answer)) : answer
         const text = bodyText(response.body)

@@ -1,12 +1,11 @@
 import { HttpApiError, type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
 import { Cause, Effect, Option, Predicate } from "effect"
+import { type ApiError, apiError, type FieldIssue, isApiError } from "./api-error.js"
 import { docsRoutes } from "./docs.js"
-import type { ErrorCode } from "./error-catalog.js"
-import { HttpSettings } from "./http-settings.js"
+import { ErrorRenderer } from "./error-renderer.js"
 import { jsonNestingDepth } from "./json-depth.js"
 import { pathOf } from "./request-path.js"
 import { type KnownRoute, methodsAt } from "./route-table.js"
-import { type FieldIssue, isProblem, makeProblem, problemResponse } from "./reference/problems.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Arrays and objects nest at most this deep in a body. */
@@ -70,48 +69,42 @@ const isBodyTooLarge = (u: HttpServerError.RequestError): boolean =>
   u.cause instanceof Error && u.cause.message === "maxBytes exceeded"
 
 /**
- * Makes every answer of a wire form that is not a success a problem: the framework's failures
- * (bad input, unknown routes, unreadable bodies) and every defect, which never shows its
- * internals. Failures the endpoints declare pass through to be encoded as declared; a form with
- * another error body answers these problems in it (the problems are the service's one account
- * of its errors, shared by the forms).
+ * Answers every failure of a request in the running form's error body: the errors of endpoints,
+ * authentication and the middleware, the framework's failures (bad input, unknown routes,
+ * unreadable bodies), and every defect, which never shows its internals.
  */
-export interface ProblemAnswersOptions {
+export interface FailureAnswersOptions {
   /** The routes of the form's API (the docs' are added). */
   readonly routes: ReadonlyArray<KnownRoute>
-  /** Failures the endpoints declare, which pass through to be encoded as declared; problems by default. */
-  readonly isDeclared?: (u: unknown) => boolean
 }
 
-export const makeProblemAnswers = (options: ProblemAnswersOptions) => Effect.gen(function*() {
-  const { errorsBaseUrl } = yield* HttpSettings
+export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen(function*() {
+  const { render } = yield* ErrorRenderer
   const routes = [...options.routes, ...docsRoutes]
-  const isDeclared = options.isDeclared ?? isProblem
 
   return (app: HttpApp.Default) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const instance = pathOf(request)
       const methods = methodsAt(routes, instance)
-      const problem = <C extends Exclude<ErrorCode, "validation_error">>(code: C, detail: string) =>
-        makeProblem(code, { errorsBaseUrl, instance, detail } as const)
+      const answer = (error: ApiError) => render(error, instance)
       const invalid = (issues: ReadonlyArray<FieldIssue>) =>
-        problemResponse(makeProblem("validation_error", { errorsBaseUrl, instance, detail: detailOf(issues) }, issues.slice(0, MAX_LISTED_ISSUES)))
+        answer(apiError("validation_error", detailOf(issues), { fields: issues.slice(0, MAX_LISTED_ISSUES) }))
 
       if (methods.includes(request.method) && methodsWithBody.has(request.method)) {
         const declaredLength = Number(request.headers["content-length"] ?? 0)
         if (declaredLength > MAX_BODY_BYTES) {
-          return problemResponse(problem("payload_too_large", `the body is ${declaredLength} bytes; at most ${MAX_BODY_BYTES} are accepted`))
+          return answer(apiError("payload_too_large", `the body is ${declaredLength} bytes; at most ${MAX_BODY_BYTES} are accepted`))
         }
         const contentType = request.headers["content-type"]
         if (contentType !== undefined && !isJsonMediaType(contentType)) {
-          return problemResponse(problem("unsupported_media_type", "the body must be JSON, sent with Content-Type: application/json"))
+          return answer(apiError("unsupported_media_type", "the body must be JSON, sent with Content-Type: application/json"))
         }
         // Read once here (the request keeps the text for the endpoint) to refuse deep nesting early.
         const text = yield* Effect.either(request.text.pipe(HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES))))
         if (text._tag === "Left") {
           return isBodyTooLarge(text.left)
-            ? problemResponse(problem("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
+            ? answer(apiError("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
             : invalid([{ field: "body", message: "could not be read" }])
         }
         if (jsonNestingDepth(text.right) > MAX_BODY_DEPTH) {
@@ -125,21 +118,20 @@ export const makeProblemAnswers = (options: ProblemAnswersOptions) => Effect.gen
           const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
           if (Option.isSome(failure)) {
             const error = failure.value
-            // Declared by the endpoints: HttpApi encodes them with their status and content type.
-            if (isDeclared(error)) return Effect.fail(error as never)
+            if (isApiError(error)) return Effect.succeed(answer(error))
             if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(invalid(issuesOf(error)))
             if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
               // The path has this method's route, yet the router could not read a parameter.
               if (methods.includes(request.method)) {
                 return Effect.succeed(invalid([{ field: "path", message: "has a parameter that is too long or not valid percent-encoded UTF-8" }]))
               }
-              return Effect.succeed(
+              return Effect.succeed(answer(
                 methods.length > 0
-                  ? problemResponse(problem("method_not_allowed", `${request.method} is not allowed here; use ${methods.join(", ")}`), {
-                    Allow: methods.join(", ")
+                  ? apiError("method_not_allowed", `${request.method} is not allowed here; use ${methods.join(", ")}`, {
+                    headers: { Allow: methods.join(", ") }
                   })
-                  : problemResponse(problem("not_found", `no route for ${request.method} ${instance}`))
-              )
+                  : apiError("not_found", `no route for ${request.method} ${instance}`)
+              ))
             }
           }
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
@@ -147,17 +139,17 @@ export const makeProblemAnswers = (options: ProblemAnswersOptions) => Effect.gen
           if (HttpServerError.isServerError(defect) && defect._tag === "RequestError") {
             return Effect.succeed(
               isBodyTooLarge(defect)
-                ? problemResponse(problem("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
+                ? answer(apiError("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
                 : invalid([{ field: "body", message: "is not valid JSON" }])
             )
           }
           if (isSqlError(defect)) {
             return Effect.logWarning("the database did not answer", cause).pipe(
-              Effect.as(problemResponse(problem("service_unavailable", "the database is not reachable at the moment; try again shortly")))
+              Effect.as(answer(apiError("service_unavailable", "the database is not reachable at the moment; try again shortly")))
             )
           }
           return Effect.logError("unexpected failure", cause).pipe(
-            Effect.as(problemResponse(problem("internal_error", "the service failed to answer; nothing about the fault is disclosed")))
+            Effect.as(answer(apiError("internal_error", "the service failed to answer; nothing about the fault is disclosed")))
           )
         })
       )

@@ -1,11 +1,11 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type RateDecision, RateLimits } from "@roster/application"
 import { Clock, Effect, Exit, Option } from "effect"
-import { HttpSettings } from "./http-settings.js"
+import { apiError } from "./api-error.js"
+import { RATE_LIMIT_HEADERS } from "./api-v1.js"
+import { RequestAuthentication } from "./authentication.js"
+import { ErrorRenderer } from "./error-renderer.js"
 import { pathOf } from "./request-path.js"
-import { RATE_LIMIT_HEADERS } from "./reference/api-v1.js"
-import { RequestAuthentication } from "./reference/authentication.js"
-import { makeProblem, problemResponse } from "./reference/problems.js"
 
 const headersOf = (decision: RateDecision): Record<string, string> => ({
   [RATE_LIMIT_HEADERS.limit]: String(decision.limit),
@@ -26,7 +26,7 @@ const secondsUntil = (resetAt: Date, nowMs: number): number => Math.max(1, Math.
 export const makeRateLimiting = (isApiPath: (path: string) => boolean) => Effect.gen(function*() {
   const rateLimits = yield* RateLimits
   const authentication = yield* RequestAuthentication
-  const { errorsBaseUrl } = yield* HttpSettings
+  const { render } = yield* ErrorRenderer
 
   return (app: HttpApp.Default) =>
     Effect.gen(function*() {
@@ -45,13 +45,11 @@ export const makeRateLimiting = (isApiPath: (path: string) => boolean) => Effect
           if (decision.allowed) return yield* app
           const retryAfter = secondsUntil(decision.resetAt, yield* Clock.currentTimeMillis)
           const whose = Exit.isSuccess(outcome) ? "the organization's" : "this client address's"
-          return problemResponse(
-            makeProblem("rate_limited", {
-              errorsBaseUrl,
-              instance,
-              detail: `${whose} limit of ${decision.limit} requests is reached; try again in ${retryAfter} seconds`
+          return render(
+            apiError("rate_limited", `${whose} limit of ${decision.limit} requests is reached; try again in ${retryAfter} seconds`, {
+              headers: { "Retry-After": String(retryAfter) }
             }),
-            { "Retry-After": String(retryAfter) }
+            instance
           )
         })
       )

@@ -8,13 +8,12 @@ import {
   type Organization as DomainOrganization
 } from "@roster/domain"
 import { Duration, Effect, Option } from "effect"
-import { CurrentSessionUser } from "../current-session-user.js"
-import { clearSessionCookie, sessionCookieOf, setSessionCookie } from "../session-cookie.js"
-import { negotiateLocale, signInPage, signInPageHeaders } from "../sign-in-page.js"
-import { ReferenceApi } from "./api.js"
-import { answerWithProblem } from "./application-problems.js"
-import type { AuthGroup } from "./auth-group.js"
+import { CurrentSessionUser } from "./current-session-user.js"
+import { clearSessionCookie, sessionCookieOf, setSessionCookie } from "./session-cookie.js"
+import { negotiateLocale, signInPage, signInPageHeaders } from "./sign-in-page.js"
+import type { makeAuthGroup } from "./auth-group.js"
 import type { SignedIn, UserOrganization } from "./auth-schemas.js"
+import { answering } from "./respond.js"
 
 const toUserOrganization = (
   { membership, organization }: { readonly membership: Membership; readonly organization: DomainOrganization }
@@ -47,14 +46,13 @@ const linkSent = `A sign-in link is on its way to this address. It works once, w
   Duration.toMinutes(MAGIC_LINK_LIFETIME)
 } minutes.`
 
-/**
- * The `/auth/*` handlers for an API that serves the auth group as it is: the reference form, and
- * the overview form (which answers their problems in its own error body).
- */
+type AuthGroup = ReturnType<typeof makeAuthGroup>
+
+/** The `/auth/*` handlers, the same in every form. */
 // The API's own errors and requirements do not matter to these handlers; any API with the group will do.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const makeAuthHandlersLive = <ApiId extends string>(api: HttpApi.HttpApi<ApiId, HttpApiGroup.HttpApiGroup.Any, any, any>) =>
-  HttpApiBuilder.group(api as unknown as HttpApi.HttpApi<ApiId, typeof AuthGroup>, "auth", (handlers) =>
+  HttpApiBuilder.group(api as unknown as HttpApi.HttpApi<ApiId, AuthGroup>, "auth", (handlers) =>
   Effect.gen(function*() {
     const auth = yield* Auth
     const organizations = yield* Organizations
@@ -62,7 +60,7 @@ export const makeAuthHandlersLive = <ApiId extends string>(api: HttpApi.HttpApi<
       .handle("requestMagicLink", ({ payload, request }) =>
         auth.requestSignInLink(payload.email, payload.locale ?? DEFAULT_LOCALE, clientAddressOf(request)).pipe(
           Effect.as({ message: linkSent }),
-          answerWithProblem
+          answering
         ))
       .handle("signInPage", ({ request, urlParams }) =>
         Effect.succeed(
@@ -79,14 +77,14 @@ export const makeAuthHandlersLive = <ApiId extends string>(api: HttpApi.HttpApi<
         return verified.pipe(
           Effect.tap((signedIn) => setSessionCookie(signedIn.sessionToken, signedIn.expiresAt)),
           Effect.map(toSignedIn),
-          answerWithProblem
+          answering
         )
       })
       .handle("createOrganization", ({ payload }) =>
         CurrentSessionUser.pipe(
           Effect.flatMap(({ user }) => organizations.createForUser(user.id, { name: payload.name, slug: payload.slug })),
           Effect.map((organization) => ({ id: organization.id, name: organization.name, slug: organization.slug })),
-          answerWithProblem
+          answering
         ))
       .handle("listOrganizations", () =>
         CurrentSessionUser.pipe(
@@ -97,8 +95,6 @@ export const makeAuthHandlersLive = <ApiId extends string>(api: HttpApi.HttpApi<
         auth.signOut(sessionCookieOf(request) ?? "").pipe(
           Effect.zipRight(clearSessionCookie),
           Effect.as({ message: "You are signed out." }),
-          answerWithProblem
+          answering
         ))
   }))
-
-export const AuthHandlersLive = makeAuthHandlersLive(ReferenceApi)

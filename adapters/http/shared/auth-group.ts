@@ -1,5 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { operationTransform } from "../openapi-model.js"
+import { HttpApiEndpoint, HttpApiGroup, type HttpApiMiddleware, OpenApi } from "@effect/platform"
 import {
   CreateOrganizationRequest,
   MagicLinkRequest,
@@ -11,18 +10,9 @@ import {
   UserOrganizations,
   VerifyParams
 } from "./auth-schemas.js"
-import { SessionAuthentication } from "./authentication.js"
-import {
-  ConflictProblem,
-  InvalidTokenProblem,
-  MagicLinkAlreadyUsedProblem,
-  MagicLinkExpiredProblem,
-  PayloadTooLargeProblem,
-  RateLimitedProblem,
-  ServiceUnavailableProblem,
-  UnsupportedMediaTypeProblem,
-  ValidationProblem
-} from "./problems.js"
+import { operationTransform } from "./openapi-model.js"
+import type { Context } from "effect"
+import { BODY_ERRORS, type WireErrors } from "./wire-errors.js"
 
 /** OpenAPI: the headers a response carries, on its success status. */
 const documentHeaders = (status: string, headers: Record<string, string>) =>
@@ -43,14 +33,20 @@ const sessionCookieHeader = {
   "Set-Cookie": "`svc_session=<signed token>; Max-Age=604800; Path=/; HttpOnly; SameSite=Lax` (`Secure` in production)"
 }
 
-export const AuthGroup = HttpApiGroup.make("auth")
+/**
+ * The `/auth/*` routes, the same in every form: a form gives its errors and the middleware that
+ * authenticates a signed-in user.
+ */
+export const makeAuthGroup = <I extends HttpApiMiddleware.HttpApiMiddleware.AnyId, S>(
+  errors: WireErrors,
+  SessionAuthentication: Context.Tag<I, S>
+) =>
+  HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("requestMagicLink", "/auth/magic-link")
       .setPayload(MagicLinkRequest)
       .addSuccess(Message)
-      .addError(RateLimitedProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
+      .pipe(errors.endpoint("rate_limited", ...BODY_ERRORS))
       .annotate(
         OpenApi.Transform,
         operationTransform((operation) => {
@@ -94,9 +90,7 @@ export const AuthGroup = HttpApiGroup.make("auth")
     HttpApiEndpoint.get("verify", "/auth/verify")
       .setUrlParams(VerifyParams)
       .addSuccess(SignedIn)
-      .addError(MagicLinkExpiredProblem)
-      .addError(MagicLinkAlreadyUsedProblem)
-      .addError(InvalidTokenProblem)
+      .pipe(errors.endpoint("magic_link_expired", "magic_link_already_used", "invalid_token"))
       .annotate(OpenApi.Transform, documentHeaders("200", sessionCookieHeader))
       .annotateContext(OpenApi.annotations({
         summary: "Use a sign-in link",
@@ -109,9 +103,7 @@ export const AuthGroup = HttpApiGroup.make("auth")
     HttpApiEndpoint.post("createOrganization", "/auth/organizations")
       .setPayload(CreateOrganizationRequest)
       .addSuccess(Organization)
-      .addError(ConflictProblem)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
+      .pipe(errors.endpoint("conflict", ...BODY_ERRORS))
       .middleware(SessionAuthentication)
       .annotateContext(OpenApi.annotations({
         summary: "Create an organization",
@@ -131,8 +123,7 @@ export const AuthGroup = HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("logout", "/auth/logout")
       .addSuccess(Message)
-      .addError(PayloadTooLargeProblem)
-      .addError(UnsupportedMediaTypeProblem)
+      .pipe(errors.endpoint("unauthorized", ...BODY_ERRORS))
       .middleware(SessionAuthentication)
       .annotate(OpenApi.Transform, documentHeaders("200", { "Set-Cookie": "`svc_session=; Max-Age=0; ...`: drops the cookie" }))
       .annotateContext(OpenApi.annotations({
@@ -140,8 +131,7 @@ export const AuthGroup = HttpApiGroup.make("auth")
         description: "Ends the session at once, on the server: every copy of its cookie stops working. Clears the cookie."
       }))
   )
-  .addError(ValidationProblem)
-  .addError(ServiceUnavailableProblem)
+  .pipe(errors.group("validation_error", "service_unavailable"))
   .annotate(OpenApi.Title, "Auth")
   .annotate(
     OpenApi.Description,

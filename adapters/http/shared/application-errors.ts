@@ -1,0 +1,141 @@
+import type {
+  IdempotencyKeyReused,
+  IdempotentRequestInProgress,
+  MissingScope,
+  NotAMember,
+  NotPlatformAdmin,
+  OrganizationNotChosen,
+  Principal,
+  SignInRateLimited,
+  Unauthenticated
+} from "@roster/application"
+import type {
+  EmailAlreadyExists,
+  InvalidInput,
+  InvalidStatusTransition,
+  InvalidToken,
+  MagicLinkAlreadyUsed,
+  MagicLinkExpired,
+  OrganizationSlugTaken,
+  PlanLimitExceeded,
+  ResourceNotFound,
+  ResourceOfAnotherOrganization,
+  TagAlreadyExists
+} from "@roster/domain"
+import { type ApiError, apiError } from "./api-error.js"
+
+/** The one mapping of the use cases' errors to the errors the service answers, in every wire form. */
+
+export type ApplicationError =
+  | MissingScope
+  | NotPlatformAdmin
+  | ResourceNotFound
+  | ResourceOfAnotherOrganization
+  | EmailAlreadyExists
+  | TagAlreadyExists
+  | PlanLimitExceeded
+  | InvalidInput
+  | InvalidStatusTransition
+  | OrganizationSlugTaken
+  | Unauthenticated
+  | OrganizationNotChosen
+  | NotAMember
+  | SignInRateLimited
+  | MagicLinkExpired
+  | MagicLinkAlreadyUsed
+  | InvalidToken
+  | IdempotencyKeyReused
+  | IdempotentRequestInProgress
+
+/** The header a session names its organization with. */
+export const ORGANIZATION_HEADER = "X-Organization-Id"
+
+/** The code each error is answered with, so that an endpoint declares exactly what it can answer. */
+export type CodeOf<E> = E extends MissingScope | NotPlatformAdmin | ResourceOfAnotherOrganization | NotAMember ? "forbidden"
+  : E extends ResourceNotFound ? "not_found"
+  : E extends EmailAlreadyExists | TagAlreadyExists | OrganizationSlugTaken ? "conflict"
+  : E extends InvalidStatusTransition ? "invalid_status_transition"
+  : E extends PlanLimitExceeded ? "limit_exceeded"
+  : E extends InvalidInput | OrganizationNotChosen ? "validation_error"
+  : E extends Unauthenticated ? "unauthorized"
+  : E extends SignInRateLimited ? "rate_limited"
+  : E extends MagicLinkExpired ? "magic_link_expired"
+  : E extends MagicLinkAlreadyUsed ? "magic_link_already_used"
+  : E extends InvalidToken ? "invalid_token"
+  : E extends IdempotencyKeyReused ? "idempotency_key_reused"
+  : E extends IdempotentRequestInProgress ? "idempotency_request_in_progress"
+  : never
+
+/** Who lacks a scope, in the words of their credential. */
+const lacksScope = (scope: string, credential: Principal["credential"] | undefined): string =>
+  credential?.kind === "session"
+    ? `the ${credential.role} role does not allow this; it needs the scope ${scope}, which only owners hold`
+    : `this API key lacks the scope ${scope}`
+
+const describe = (error: ApplicationError, credential: Principal["credential"] | undefined): ApiError => {
+  switch (error._tag) {
+    case "MissingScope":
+      return apiError("forbidden", lacksScope(error.scope, credential))
+    case "NotPlatformAdmin":
+      return apiError(
+        "forbidden",
+        "administration needs a platform-admin organization, acting with the scope * " +
+          "(an API key with *, or an owner's session)"
+      )
+    case "ResourceOfAnotherOrganization":
+      // Nothing of the resource is told beyond the id the client sent.
+      return apiError("forbidden", "the resource belongs to another organization")
+    case "ResourceNotFound":
+    case "EmailAlreadyExists":
+    case "TagAlreadyExists":
+    case "OrganizationSlugTaken":
+    case "PlanLimitExceeded":
+    case "MagicLinkExpired":
+    case "MagicLinkAlreadyUsed":
+    case "IdempotencyKeyReused":
+    case "IdempotentRequestInProgress":
+      return apiError(codeOfTag[error._tag], error.message)
+    case "InvalidStatusTransition":
+      return apiError(
+        "invalid_status_transition",
+        `status: a subscriber cannot move from ${error.from} to ${error.to} through the API`
+      )
+    case "InvalidInput":
+      return apiError("validation_error", error.message, { fields: [{ field: error.field, message: error.problem }] })
+    case "Unauthenticated":
+      return apiError("unauthorized", error.reason)
+    case "OrganizationNotChosen": {
+      const message = "is required with a session cookie: the id of an organization you are a member of"
+      return apiError("validation_error", `${ORGANIZATION_HEADER}: ${message}`, {
+        fields: [{ field: ORGANIZATION_HEADER, message }]
+      })
+    }
+    case "NotAMember":
+      // The same answer whether the organization exists or not.
+      return apiError("forbidden", `you are not a member of the organization named in ${ORGANIZATION_HEADER}`)
+    case "SignInRateLimited":
+      return apiError(
+        "rate_limited",
+        `too many sign-in links were asked for; try again in ${error.retryAfterSeconds} seconds`,
+        { headers: { "Retry-After": String(error.retryAfterSeconds) } }
+      )
+    case "InvalidToken":
+      return apiError("invalid_token", error.reason)
+  }
+}
+
+const codeOfTag = {
+  ResourceNotFound: "not_found",
+  EmailAlreadyExists: "conflict",
+  TagAlreadyExists: "conflict",
+  OrganizationSlugTaken: "conflict",
+  PlanLimitExceeded: "limit_exceeded",
+  MagicLinkExpired: "magic_link_expired",
+  MagicLinkAlreadyUsed: "magic_link_already_used",
+  IdempotencyKeyReused: "idempotency_key_reused",
+  IdempotentRequestInProgress: "idempotency_request_in_progress"
+} as const
+
+/** The error a use case's failure is answered with; a missing scope is told in the words of the credential. */
+export const apiErrorOf = <E extends ApplicationError>(error: E, credential?: Principal["credential"]): ApiError<CodeOf<E>> =>
+  describe(error, credential) as ApiError<CodeOf<E>>

@@ -1,0 +1,13 @@
+import { Context } from "effect"
+
+/** Where the service is reached from outside, as links and error pages name it. */
+export interface HttpSettingsShape {
+  /** Base of links in emails and documents, without a trailing slash. */
+  readonly publicBaseUrl: string
+  /** Prefix of problem `type` values; `GET /errors/{code}` serves the pages they name. */
+  readonly errorsBaseUrl: string
+  /** Whether the session cookie is sent over HTTPS only (`NODE_ENV=production`). */
+  readonly secureCookies: boolean
+}
+
+export class HttpSettings extends Context.Tag("roster/http/HttpSettings")<HttpSettings, HttpSettingsShape>() {}
