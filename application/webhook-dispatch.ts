@@ -11,9 +11,8 @@ import {
   WEBHOOK_HISTORY_RETENTION_MS,
   webhookPayload
 } from "@roster/domain"
-import { Context, Effect, FiberSet, Option, Random } from "effect"
+import { Effect, Option, Random } from "effect"
 import { now } from "./clock.js"
-import { type Job, makeWakeUp } from "./jobs.js"
 import { Ids } from "./ports/ids.js"
 import { Outbox } from "./ports/outbox.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
@@ -21,57 +20,34 @@ import { type LeasedDelivery, WebhookDeliveryRepository } from "./ports/webhook-
 import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.js"
 import { WebhookTransport } from "./ports/webhook-transport.js"
 
-/** How the worker moves webhook work; the defaults suit production. */
-export class WebhookDispatchSettings extends Context.Reference<WebhookDispatchSettings>()(
-  "roster/WebhookDispatchSettings",
-  {
-    defaultValue: () => ({
-      /** Recorded events turned into deliveries per transaction. */
-      fanOutBatch: 200,
-      /** Sends in flight at once in one worker. */
-      maxInFlight: 100,
-      /**
-       * Once this many sends to one endpoint are in flight in one worker, claims pass over it, so an
-       * endpoint that answers slowly (or not at all, until the time-out) cannot take every slot from
-       * the others. One claim may take it past this by up to `claimBatch - 1`.
-       */
-      endpointInFlight: 50,
-      /** Deliveries leased by one claim at most. */
-      claimBatch: 25,
-      /**
-       * How long a worker holds leased deliveries. Longer than a send can take, so that no other
-       * worker sends the same attempt; a killed worker's deliveries come due again after it.
-       */
-      leaseMs: 30_000,
-      /** The pause of fan-out when it found no events: how long a recorded event may wait. */
-      fanOutIdleMs: 50,
-      /**
-       * The pause of delivery when it found nothing due. Deliveries this worker's fan-out makes, and
-       * sends that end, wake it at once; this bounds the wait for retries that come due and for
-       * deliveries other workers made.
-       */
-      deliveryIdleMs: 250,
-      /**
-       * How long the pauses of a job that keeps finding nothing may grow: the longest a first event
-       * after a quiet spell waits for fan-out, and the longest a due retry waits.
-       */
-      fanOutMaxIdleMs: 500,
-      deliveryMaxIdleMs: 1_000
-    })
-  }
-) {}
-
-/** Rows of history deleted per statement, and the pause once there is no more to delete. */
-const PRUNE_BATCH = 1_000
-const PRUNE_INTERVAL_MS = 10 * 60_000
-
 /** The shortest lease that still outlasts a send. */
 export const MIN_LEASE_MS = DELIVERY_TIMEOUT_MS + 2_000
+
+/** What one fan-out did: the events it took, and the deliveries it made of them. */
+export interface FanOutResult {
+  readonly events: number
+  readonly deliveries: number
+}
+
+/** Deliveries leased for sending, and the token that proves the lease when an attempt is recorded. */
+export interface LeasedBatch {
+  readonly leased: ReadonlyArray<LeasedDelivery>
+  readonly leaseToken: string
+}
+
+export interface ClaimRequest {
+  readonly limit: number
+  /** How long the lease holds; never less than {@link MIN_LEASE_MS}. */
+  readonly leaseMs: number
+  /** Endpoints whose deliveries this claim passes over. */
+  readonly skipEndpoints?: ReadonlyArray<WebhookEndpointId> | undefined
+}
 
 /**
  * Moves recorded events to webhook endpoints: fan-out turns each event into a delivery per
  * endpoint that hears it; delivery sends what is due and records each attempt. Both run in any
- * number of workers at once without sending an attempt twice.
+ * number of workers at once without sending an attempt twice. How often, and how many at once, is
+ * the worker's business.
  */
 export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/WebhookDispatch", {
   effect: Effect.gen(function*() {
@@ -81,15 +57,12 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
     const transport = yield* WebhookTransport
     const unitOfWork = yield* UnitOfWork
     const ids = yield* Ids
-    /** Fan-out tells the delivery lanes of this worker that it made deliveries. */
-    const deliveriesMade = yield* makeWakeUp
-    let deliveriesMadeCount = 0
 
     /**
      * Takes up to `limit` recorded events and makes a delivery, due at once, for every active
-     * endpoint of the event's organization that hears its kind. How many events it took.
+     * endpoint of the event's organization that hears its kind.
      */
-    const fanOut = (limit: number) =>
+    const fanOut = (limit: number): Effect.Effect<FanOutResult> =>
       unitOfWork.transaction(Effect.gen(function*() {
         const events = yield* outbox.claimUndispatched(limit)
         if (events.length === 0) return { events: 0, deliveries: 0 }
@@ -115,13 +88,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         yield* deliveries.insertMany(made)
         yield* outbox.markDispatched(events.map((event) => event.id), at)
         return { events: events.length, deliveries: made.length }
-      })).pipe(
-        Effect.tap(({ deliveries }) =>
-          deliveries > 0 ? Effect.zipRight(Effect.sync(() => void deliveriesMadeCount++), deliveriesMade.notify) : Effect.void
-        ),
-        Effect.map(({ events }) => events),
-        Effect.withSpan("WebhookDispatch.fanOut")
-      )
+      })).pipe(Effect.withSpan("WebhookDispatch.fanOut"))
 
     /** Disables the endpoint; its pending deliveries wait, out of every claim, until it is resumed. */
     const disable = (endpoint: WebhookEndpoint, reason: WebhookDisabledReason, at: Date) =>
@@ -183,25 +150,33 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         }
       })
 
-    /**
-     * Leases up to `limit` due deliveries, sends them side by side and waits for them all: one
-     * batch, start to end, for callers that want "send what is due now" (tests, tools). The worker
-     * runs the delivery pump below instead. The batch is not interrupted: each send ends within the
-     * delivery time-out. How many it sent.
-     */
-    const deliverDue = (limit: number, leaseMs: number) =>
+    /** Leases up to `limit` due deliveries for this caller alone, until the lease runs out. */
+    const claimDue = (request: ClaimRequest): Effect.Effect<LeasedBatch> =>
       Effect.gen(function*() {
         const at = yield* now
         const leaseToken = yield* ids.next
         const leased = yield* deliveries.claimDue({
           now: at,
-          limit,
+          limit: request.limit,
           leaseToken,
-          leasedUntil: new Date(at.getTime() + leaseMs)
+          leasedUntil: new Date(at.getTime() + Math.max(request.leaseMs, MIN_LEASE_MS)),
+          skipEndpoints: request.skipEndpoints
         })
-        yield* Effect.forEach(leased, (item) => attempt(item, leaseToken), { concurrency: "unbounded", discard: true })
-        return leased.length
-      }).pipe(Effect.uninterruptible, Effect.withSpan("WebhookDispatch.deliverDue"))
+        return { leased, leaseToken }
+      })
+
+    /**
+     * Leases up to `limit` due deliveries, sends them side by side and waits for them all: one
+     * batch, start to end, for callers that want "send what is due now" (tests, tools). The worker
+     * claims and attempts on its own schedule instead. The batch is not interrupted: each send ends
+     * within the delivery time-out. How many it sent.
+     */
+    const deliverDue = (limit: number, leaseMs: number) =>
+      Effect.flatMap(claimDue({ limit, leaseMs }), ({ leaseToken, leased }) =>
+        Effect.as(
+          Effect.forEach(leased, (item) => attempt(item, leaseToken), { concurrency: "unbounded", discard: true }),
+          leased.length
+        )).pipe(Effect.uninterruptible, Effect.withSpan("WebhookDispatch.deliverDue"))
 
     /**
      * Forgets webhook history older than {@link WEBHOOK_HISTORY_RETENTION_MS}: finished deliveries
@@ -216,107 +191,6 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         return Math.max(deliveriesPruned, eventsPruned)
       }).pipe(Effect.withSpan("WebhookDispatch.pruneHistory"))
 
-    /**
-     * Delivery as the worker runs it: up to `maxInFlight` sends at once, each on its own, so a slow
-     * send holds only its own slot. Each run leases as many due deliveries as there are free slots
-     * (up to `claimBatch`), passing over endpoints with `endpointInFlight` sends in flight, and
-     * starts them; a send that ends, or deliveries fan-out made, wake it. Sends are not
-     * interrupted: when the scope closes (the worker stops) it waits for those in flight.
-     */
-    const deliveryPump = (settings: typeof WebhookDispatchSettings.Service) =>
-      Effect.gen(function*() {
-        const sends = yield* FiberSet.make()
-        const sendEnded = yield* makeWakeUp
-        const leaseMs = Math.max(settings.leaseMs, MIN_LEASE_MS)
-        // Touched only between effects of this worker's fibers, never across an await.
-        const perEndpoint = new Map<WebhookEndpointId, number>()
-        let inFlight = 0
-
-        const started = (endpointId: WebhookEndpointId) => {
-          inFlight += 1
-          perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + 1)
-        }
-        const ended = (endpointId: WebhookEndpointId) =>
-          Effect.suspend(() => {
-            inFlight -= 1
-            const left = (perEndpoint.get(endpointId) ?? 1) - 1
-            if (left === 0) perEndpoint.delete(endpointId)
-            else perEndpoint.set(endpointId, left)
-            return sendEnded.notify
-          })
-
-        /** The last claim that found less than it asked for, and the endpoints it passed over. */
-        let lastShort: { readonly at: number; readonly skipped: string } | undefined
-        let seenMade = deliveriesMadeCount
-
-        const run = Effect.gen(function*() {
-          const free = Math.min(settings.maxInFlight - inFlight, settings.claimBatch)
-          // Slots are claimed a batch at a time while sends are in flight, not one by one as they end.
-          if (free <= 0 || (inFlight > 0 && free < settings.claimBatch)) return 0
-          const at = yield* now
-          const skipEndpoints = [...perEndpoint].filter(([, n]) => n >= settings.endpointInFlight).map(([id]) => id)
-          const skipped = [...skipEndpoints].sort().join()
-          // Nothing was left to claim last time but the busy endpoints' deliveries: asking again is
-          // worth it once one of them has room, fan-out made more, or a pause's worth of time passed.
-          if (
-            lastShort !== undefined && lastShort.skipped === skipped && seenMade === deliveriesMadeCount &&
-            at.getTime() - lastShort.at < settings.deliveryIdleMs
-          ) return 0
-          seenMade = deliveriesMadeCount
-          const leaseToken = yield* ids.next
-          const leased = yield* deliveries.claimDue({
-            now: at,
-            limit: free,
-            leaseToken,
-            leasedUntil: new Date(at.getTime() + leaseMs),
-            skipEndpoints
-          })
-          lastShort = leased.length < free ? { at: at.getTime(), skipped } : undefined
-          for (const item of leased) {
-            started(item.endpoint.id)
-            yield* FiberSet.run(
-              sends,
-              attempt(item, leaseToken).pipe(Effect.ensuring(ended(item.endpoint.id)), Effect.uninterruptible)
-            )
-          }
-          return leased.length
-        }).pipe(Effect.uninterruptible)
-
-        return { run, wake: Effect.raceFirst(deliveriesMade.wait, sendEnded.wait) }
-      })
-
-    /** The worker's webhook jobs, sized by {@link WebhookDispatchSettings}, for the life of the scope. */
-    const jobs = Effect.gen(function*() {
-      const settings = yield* WebhookDispatchSettings
-      const pump = yield* deliveryPump(settings)
-      return [
-      {
-        name: "webhook fan-out",
-        run: fanOut(settings.fanOutBatch),
-        batchSize: settings.fanOutBatch,
-        lanes: 1,
-        idleMs: settings.fanOutIdleMs,
-        maxIdleMs: settings.fanOutMaxIdleMs
-      },
-      {
-        name: "webhook delivery",
-        run: pump.run,
-        batchSize: 1,
-        lanes: 1,
-        idleMs: settings.deliveryIdleMs,
-        maxIdleMs: settings.deliveryMaxIdleMs,
-        wake: pump.wake
-      },
-      {
-        name: "webhook history retention",
-        run: pruneHistory(PRUNE_BATCH),
-        batchSize: PRUNE_BATCH,
-        lanes: 1,
-        idleMs: PRUNE_INTERVAL_MS
-      }
-    ] satisfies ReadonlyArray<Job>
-    })
-
-    return { fanOut, deliverDue, pruneHistory, jobs } as const
+    return { fanOut, claimDue, attempt, deliverDue, pruneHistory } as const
   })
 }) {}

@@ -1,4 +1,4 @@
-import { WebhookDispatchSettings } from "@roster/application"
+import { WorkerSettings } from "../apps/worker/settings.js"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -172,7 +172,7 @@ const tenant = async (context: WebhookBenchContext, slug: string, url: string) =
 
 export const runWebhookBench = async (context: WebhookBenchContext): Promise<void> => {
   const { pool } = context
-  const settings = WebhookDispatchSettings.defaultValue()
+  const settings = WorkerSettings.defaultValue()
   const receiver = await startReceiver()
   const stops: Array<() => Promise<unknown>> = []
   try {
@@ -251,7 +251,7 @@ export const runWebhookBench = async (context: WebhookBenchContext): Promise<voi
     await worker.stop()
     stops.pop()
 
-    console.log(`\nWebhooks: one worker process (WebhookDispatchSettings defaults: fanOutBatch ${settings.fanOutBatch}, ` +
+    console.log(`\nWebhooks: one worker process (WorkerSettings defaults: fanOutBatch ${settings.fanOutBatch}, ` +
       `maxInFlight ${settings.maxInFlight}, endpointInFlight ${settings.endpointInFlight}, claimBatch ${settings.claimBatch}, ` +
       `fanOutIdleMs ${settings.fanOutIdleMs}..${settings.fanOutMaxIdleMs}, ` +
       `deliveryIdleMs ${settings.deliveryIdleMs}..${settings.deliveryMaxIdleMs}); ` +

@@ -3,7 +3,8 @@ import { Effect, Layer } from "effect"
 import { workerApplicationLayer } from "../shared/application.js"
 import { loadConfig } from "../shared/config.js"
 import { describeDatabase, loggerLayer } from "../shared/layers.js"
-import { WorkerLive, workerSettingsLayer } from "./worker.js"
+import { workerSettingsLayer } from "./settings.js"
+import { WorkerLive } from "./worker.js"
 
 /** `npm run worker`: background work alone, as many copies as the load needs. */
 const main = Effect.gen(function*() {

@@ -2,11 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   Outbox,
   type Principal,
-  runJobs,
   Subscribers,
   UnitOfWork,
   WebhookDispatch,
-  WebhookDispatchSettings,
   WebhookEndpointRepository,
   Webhooks
 } from "@roster/application"
@@ -21,7 +19,7 @@ import {
   type WebhookEndpoint,
   webhookPayload
 } from "@roster/domain"
-import { Deferred, Duration, Effect, Exit, Fiber, Option, Scope, TestClock } from "effect"
+import { Deferred, Duration, Effect, Fiber, Option, TestClock } from "effect"
 import { email, openOrganization, withReceiver } from "./test-kit.js"
 
 const LEASE_MS = 30_000
@@ -51,7 +49,8 @@ const register = (principal: Principal, events?: ReadonlyArray<EventType>) =>
 const subscribe = (principal: Principal, address: string) =>
   Effect.flatMap(Subscribers, (subscribers) => subscribers.create(principal, { email: email(address) }))
 
-const fanOut = Effect.flatMap(WebhookDispatch, (dispatch) => dispatch.fanOut(100))
+/** One fan-out; how many events it took. */
+const fanOut = Effect.flatMap(WebhookDispatch, (dispatch) => dispatch.fanOut(100)).pipe(Effect.map(({ events }) => events))
 
 /** An endpoint that hears every kind, with one delivery made for it: ada@example.com's creation. */
 const endpointWithOneDelivery = (principal: Principal) =>
@@ -416,86 +415,6 @@ describe("history", () => {
       expect(left.map(({ delivery }) => delivery.status)).toEqual(["pending"])
       const events = yield* (yield* Outbox).recorded(principal.organization.id)
       expect(events.map((event) => event.id)).toEqual([left[0]!.delivery.eventId])
-    }))
-  })
-})
-
-describe("the worker's delivery job", () => {
-  const settings = (overrides: Partial<typeof WebhookDispatchSettings.Service> = {}) =>
-    Effect.map(WebhookDispatchSettings, (defaults) => ({
-      ...defaults,
-      maxInFlight: 20,
-      endpointInFlight: 3,
-      claimBatch: 10,
-      ...overrides
-    }))
-
-  /** Runs the worker's jobs in the background of the current scope. */
-  const startWorker = (overrides: Partial<typeof WebhookDispatchSettings.Service> = {}) =>
-    Effect.gen(function*() {
-      const chosen = yield* settings(overrides)
-      const jobs = yield* Effect.flatMap(WebhookDispatch, (dispatch) => dispatch.jobs).pipe(
-        Effect.provideService(WebhookDispatchSettings, chosen)
-      )
-      return yield* Effect.forkScoped(runJobs(jobs))
-    })
-
-  const settle = Effect.zipRight(TestClock.adjust("1 second"), Effect.yieldNow().pipe(Effect.repeatN(50)))
-
-  it.scoped("an endpoint that does not answer holds only its share of sends; the others' deliveries go out", () => {
-    const gates: Array<Deferred.Deferred<SendResult>> = []
-    const receiver = withReceiver((message) =>
-      message.url.includes("slow")
-        ? Effect.flatMap(Deferred.make<SendResult>(), (gate) => {
-          gates.push(gate)
-          return Deferred.await(gate)
-        })
-        : answered(200)
-    )
-    return receiver.run(Effect.gen(function*() {
-      const { principal } = yield* openOrganization()
-      const webhooks = yield* Webhooks
-      const slow = yield* webhooks.create(principal, { url: "https://slow.example.com/hook" })
-      const fast = yield* webhooks.create(principal, { url: "https://fast.example.com/hook" })
-      for (let i = 0; i < 10; i++) yield* subscribe(principal, `reader-${i}@example.com`)
-      // One delivery a claim, so the slow endpoint stops at exactly its share.
-      yield* startWorker({ claimBatch: 1 })
-      for (let i = 0; i < 10; i++) yield* settle
-
-      const toFast = yield* deliveriesOf(principal, fast)
-      expect(toFast.map(({ delivery }) => delivery.status)).toEqual(Array(10).fill("succeeded"))
-      expect(gates).toHaveLength(3)
-
-      for (const gate of gates) yield* Deferred.succeed(gate, answered(200))
-      for (let round = 0; round < 10 && gates.length < 10; round++) {
-        yield* settle
-        for (const gate of gates) yield* Deferred.succeed(gate, answered(200))
-      }
-      for (let i = 0; i < 5; i++) yield* settle
-      const toSlow = yield* deliveriesOf(principal, slow)
-      expect(toSlow.map(({ delivery }) => delivery.status)).toEqual(Array(10).fill("succeeded"))
-      expect(toSlow.every(({ attempts }) => attempts.length === 1)).toBe(true)
-    }))
-  })
-
-  it.effect("a worker told to stop waits for its sends in flight, and records them", () => {
-    const { gates, ...receiver } = gatedReceiver()
-    return receiver.run(Effect.gen(function*() {
-      const { principal } = yield* openOrganization()
-      const endpoint = yield* register(principal)
-      yield* subscribe(principal, "ada@example.com")
-      const scope = yield* Scope.make()
-      yield* Scope.extend(startWorker(), scope)
-      yield* settle
-      expect(gates).toHaveLength(1)
-
-      const stopping = yield* Effect.fork(Scope.close(scope, Exit.void))
-      yield* Effect.yieldNow().pipe(Effect.repeatN(50))
-      expect(stopping.unsafePoll()).toBeNull()
-      yield* Deferred.succeed(gates[0]!, answered(200))
-      yield* Fiber.join(stopping)
-      const [history] = yield* deliveriesOf(principal, endpoint)
-      expect(history!.delivery.status).toBe("succeeded")
     }))
   })
 })

@@ -61,7 +61,7 @@ const createWebhook = async (on: TestHttpServer, key: string, json: Record<strin
 const dispatch = () =>
   open.run(Effect.gen(function*() {
     const webhooks = yield* WebhookDispatch
-    while ((yield* webhooks.fanOut(200)) > 0) {
+    while ((yield* webhooks.fanOut(200)).events > 0) {
       // until every recorded event is taken
     }
     yield* webhooks.deliverDue(200, 30_000)

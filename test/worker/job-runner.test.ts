@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Job, makeWakeUp, runJobs } from "@roster/application"
+import { type Job, makeWakeUp, runJobs } from "../../apps/worker/job-runner.js"
 import { Deferred, Effect, Fiber, Ref, TestClock } from "effect"
 
 /** A job whose batches find what `found` says, one number per batch (then nothing). */

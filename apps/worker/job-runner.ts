@@ -1,9 +1,8 @@
-import { Cause, Deferred, Duration, Effect, Ref, Schedule } from "effect"
+import { Cause, Deferred, Duration, Effect, Layer, Ref, Schedule, type Scope } from "effect"
 
 /**
- * Background work that a worker repeats: webhook fan-out and delivery now, campaign sends,
- * triggers, erasures and domain checks later. A job claims its own work from the database, so any
- * number of workers can run the same job side by side.
+ * Background work that a worker repeats, each job a use case run batch after batch. A job claims
+ * its own work from the database, so any number of workers can run the same job side by side.
  */
 export interface Job {
   readonly name: string
@@ -92,3 +91,14 @@ export const runJobs = (jobs: ReadonlyArray<Job>): Effect.Effect<never> =>
     lane,
     { concurrency: "unbounded", discard: true }
   ).pipe(Effect.zipRight(Effect.never))
+
+/**
+ * A job as a layer: made when the layer is built (with whatever it needs for the life of the
+ * worker), run in the background while the layer lives, and stopped, between batches, when it is
+ * released. A worker is the layers of its jobs, merged.
+ */
+export const jobLayer = <E, R>(make: Effect.Effect<Job, E, R | Scope.Scope>): Layer.Layer<never, E, Exclude<R, Scope.Scope>> =>
+  Layer.scopedDiscard(
+    Effect.flatMap(make, (job) =>
+      Effect.zipRight(Effect.forkScoped(runJobs([job])), Effect.logDebug(`job running: ${job.name}`)))
+  )

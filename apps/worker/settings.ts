@@ -1,0 +1,49 @@
+import { Context, Effect, Layer } from "effect"
+import type { RosterConfig } from "../shared/config.js"
+
+/** How the worker's jobs are sized and paced; the defaults suit production. */
+export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/WorkerSettings", {
+  defaultValue: () => ({
+    /** Recorded events turned into deliveries per transaction. */
+    fanOutBatch: 200,
+    /** Sends in flight at once in one worker. */
+    maxInFlight: 100,
+    /**
+     * Once this many sends to one endpoint are in flight in one worker, claims pass over it, so an
+     * endpoint that answers slowly (or not at all, until the time-out) cannot take every slot from
+     * the others. One claim may take it past this by up to `claimBatch - 1`.
+     */
+    endpointInFlight: 50,
+    /** Deliveries leased by one claim at most. */
+    claimBatch: 25,
+    /**
+     * How long a worker holds leased deliveries. Longer than a send can take, so that no other
+     * worker sends the same attempt; a killed worker's deliveries come due again after it.
+     */
+    leaseMs: 30_000,
+    /** The pause of fan-out when it found no events: how long a recorded event may wait. */
+    fanOutIdleMs: 50,
+    /**
+     * The pause of delivery when it found nothing due. Deliveries this worker's fan-out makes, and
+     * sends that end, wake it at once; this bounds the wait for retries that come due and for
+     * deliveries other workers made.
+     */
+    deliveryIdleMs: 250,
+    /**
+     * How long the pauses of a job that keeps finding nothing may grow: the longest a first event
+     * after a quiet spell waits for fan-out, and the longest a due retry waits.
+     */
+    fanOutMaxIdleMs: 500,
+    deliveryMaxIdleMs: 1_000,
+    /** Rows of history deleted per statement, and the pause once there is no more to delete. */
+    pruneBatch: 1_000,
+    pruneIntervalMs: 10 * 60_000
+  })
+}) {}
+
+/** The worker's settings from the configuration: WORKER_LEASE_SECONDS. */
+export const workerSettingsLayer = (config: RosterConfig) =>
+  Layer.effect(
+    WorkerSettings,
+    Effect.map(WorkerSettings, (defaults) => ({ ...defaults, leaseMs: config.workerLeaseSeconds * 1000 }))
+  )
