@@ -11,13 +11,13 @@ import {
   type UserId
 } from "@roster/domain"
 import { Effect, Option, Schema } from "effect"
-import { now } from "./clock.js"
-import { cutPage, positionFromCursor } from "./keyset.js"
+import { now } from "./support/clock.js"
+import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { MembershipRepository } from "./ports/membership-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { UserRepository } from "./ports/user-repository.js"
-import type { Principal } from "./principal.js"
+import type { Principal } from "./support/principal.js"
 
 /** Administration is for platform-admin organizations acting with every permission. */
 export class NotPlatformAdmin extends Schema.TaggedError<NotPlatformAdmin>()("NotPlatformAdmin", {}) {

@@ -12,12 +12,12 @@ import {
   type Scope
 } from "@roster/domain"
 import { Effect, Option } from "effect"
-import { now } from "./clock.js"
+import { now } from "./support/clock.js"
 import { ApiKeyRepository } from "./ports/api-key-repository.js"
 import { Ids } from "./ports/ids.js"
 import { Secrets } from "./ports/secrets.js"
-import { requireOwned } from "./ownership.js"
-import { authorize, type Principal, Unauthenticated } from "./principal.js"
+import { requireOwned } from "./support/ownership.js"
+import { authorize, type Principal, Unauthenticated } from "./support/principal.js"
 
 export interface NewApiKey {
   readonly organizationId: OrganizationId

@@ -22,7 +22,7 @@ import {
   UserId
 } from "@roster/domain"
 import { Duration, Effect, Encoding, Option, Schema } from "effect"
-import { now } from "./clock.js"
+import { now } from "./support/clock.js"
 import { AuthMail } from "./ports/auth-mail.js"
 import { Ids } from "./ports/ids.js"
 import { MagicLinkRepository } from "./ports/magic-link-repository.js"
@@ -32,7 +32,7 @@ import { Secrets } from "./ports/secrets.js"
 import { SessionRepository } from "./ports/session-repository.js"
 import { TokenSigner } from "./ports/token-signer.js"
 import { UserRepository } from "./ports/user-repository.js"
-import { type Principal, Unauthenticated } from "./principal.js"
+import { type Principal, Unauthenticated } from "./support/principal.js"
 
 /** Too many sign-in links asked for; try again after `retryAfterSeconds`. */
 export class SignInRateLimited extends Schema.TaggedError<SignInRateLimited>()("SignInRateLimited", {

@@ -1,7 +1,7 @@
 import { InvalidInput } from "@roster/domain"
 import { Effect, Exit, Schema } from "effect"
 import { IdempotencyStore, type StoredResponse } from "./ports/idempotency-store.js"
-import type { Principal } from "./principal.js"
+import type { Principal } from "./support/principal.js"
 
 /** The key was used before with another body, route or method. */
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {}) {

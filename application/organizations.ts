@@ -1,6 +1,6 @@
 import { Membership, Organization, OrganizationId, type PlanTier, ResourceNotFound, type Slug, type UserId } from "@roster/domain"
 import { Effect, Option } from "effect"
-import { now } from "./clock.js"
+import { now } from "./support/clock.js"
 import { Ids } from "./ports/ids.js"
 import { MembershipRepository } from "./ports/membership-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"

@@ -1,7 +1,7 @@
 import { planLimits } from "@roster/domain"
 import { Effect } from "effect"
 import { RateLimiter } from "./ports/rate-limiter.js"
-import type { Principal } from "./principal.js"
+import type { Principal } from "./support/principal.js"
 
 export const RATE_WINDOW_MS = 60_000
 

@@ -23,11 +23,11 @@ import {
   tagNameKey
 } from "@roster/domain"
 import { Array, Effect, Option } from "effect"
-import { now } from "./clock.js"
-import { requireOwned } from "./ownership.js"
-import { subscriberSnapshot, tagSubscriptionData } from "./event-payloads.js"
-import { cutPage, positionFromCursor } from "./keyset.js"
-import { numberedPage, type PageNumberRequest, pageWindow } from "./page-numbers.js"
+import { now } from "./support/clock.js"
+import { requireOwned } from "./support/ownership.js"
+import { subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
+import { cutPage, positionFromCursor } from "./support/keyset.js"
+import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { Ids } from "./ports/ids.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { Outbox } from "./ports/outbox.js"
@@ -41,8 +41,8 @@ import {
 import { TagAssignments } from "./ports/tag-assignments.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
-import { authorize, type Principal } from "./principal.js"
-import { makeTagNameResolver } from "./tag-names.js"
+import { authorize, type Principal } from "./support/principal.js"
+import { makeTagNameResolver } from "./support/tag-names.js"
 
 /** A subscriber with the tags it carries. */
 export interface SubscriberView {

@@ -18,18 +18,18 @@ import {
   tagNameProblem
 } from "@roster/domain"
 import { Effect, Option } from "effect"
-import { now } from "./clock.js"
-import { tagSubscriptionData } from "./event-payloads.js"
-import { cutPage, positionFromCursor } from "./keyset.js"
-import { requireOwned } from "./ownership.js"
-import { numberedPage, type PageNumberRequest, pageWindow } from "./page-numbers.js"
+import { now } from "./support/clock.js"
+import { tagSubscriptionData } from "./support/event-payloads.js"
+import { cutPage, positionFromCursor } from "./support/keyset.js"
+import { requireOwned } from "./support/ownership.js"
+import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { Ids } from "./ports/ids.js"
 import { Outbox } from "./ports/outbox.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
 import { type TagPageSort, tagPageSorts, TagRepository, type TagSort } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
-import { authorize, type Principal } from "./principal.js"
-import { makeTagNameResolver } from "./tag-names.js"
+import { authorize, type Principal } from "./support/principal.js"
+import { makeTagNameResolver } from "./support/tag-names.js"
 
 export interface NewTag {
   readonly name: string

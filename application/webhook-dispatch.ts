@@ -12,7 +12,7 @@ import {
   webhookPayload
 } from "@roster/domain"
 import { Effect, Option, Random } from "effect"
-import { now } from "./clock.js"
+import { now } from "./support/clock.js"
 import { Ids } from "./ports/ids.js"
 import { Outbox } from "./ports/outbox.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"

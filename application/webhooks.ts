@@ -19,16 +19,16 @@ import {
   withNewSigningSecret
 } from "@roster/domain"
 import { Effect, Option } from "effect"
-import { now } from "./clock.js"
-import { cutPage, positionFromCursor } from "./keyset.js"
-import { requireOwned } from "./ownership.js"
+import { now } from "./support/clock.js"
+import { cutPage, positionFromCursor } from "./support/keyset.js"
+import { requireOwned } from "./support/ownership.js"
 import { Ids } from "./ports/ids.js"
 import { Secrets } from "./ports/secrets.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { WebhookDeliveryRepository } from "./ports/webhook-delivery-repository.js"
 import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.js"
 import { WebhookTransport } from "./ports/webhook-transport.js"
-import { authorize, type Principal } from "./principal.js"
+import { authorize, type Principal } from "./support/principal.js"
 
 export interface NewWebhookEndpoint {
   readonly url: string

@@ -1,7 +1,7 @@
 import { MIN_SIGNING_SECRET_BYTES } from "@roster/domain"
 import { Config, ConfigError, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import * as path from "node:path"
-import { DEFAULT_EMAIL_FROM } from "../../adapters/mail/index.js"
+import { DEFAULT_EMAIL_FROM } from "../../adapters/in-process/index.js"
 
 /**
  * The whole configuration of DESIGN.md §4, read from the environment. Every process validates it

@@ -1,16 +1,18 @@
 import { makePgClient, makePgliteClient, PostgresPersistenceLive, runMigrations } from "../../adapters/postgres/index.js"
-import { CryptoLive } from "../../adapters/crypto/index.js"
-import { InProcessCacheHealthLive, InProcessIdempotencyStoreLive } from "../../adapters/memory/index.js"
-import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
+import { CryptoLive } from "../../adapters/node/index.js"
+import { InProcessCacheHealthLive, InProcessIdempotencyStoreLive } from "../../adapters/in-process/index.js"
+import { InProcessRateLimiterLive } from "../../adapters/in-process/index.js"
 import {
   makeRedisClient,
   RedisCacheHealthLive,
   RedisIdempotencyStoreLive,
   RedisRateLimiterLive
 } from "../../adapters/redis/index.js"
-import { makeConsoleMailer, makeResendMailer, makeTemplatedAuthMail } from "../../adapters/mail/index.js"
-import { makeTokenSignerLive } from "../../adapters/tokens/index.js"
-import { makeHttpWebhookTransport } from "../../adapters/webhooks/index.js"
+import { makeConsoleMailer } from "../../adapters/in-process/index.js"
+import { makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
+import { makeResendMailer } from "../../adapters/resend/index.js"
+import { makeTokenSignerLive } from "../../adapters/jose/index.js"
+import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 import { Effect, Layer, Logger, Option } from "effect"
 import { embeddedDatabaseDir, publicBaseUrl, type RosterConfig } from "./config.js"
 

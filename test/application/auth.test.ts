@@ -3,11 +3,12 @@ import { Auth, MembershipRepository, Organizations } from "@roster/application"
 import { EmailAddress, type Locale, Membership, OrganizationId, Slug } from "@roster/domain"
 import { Context, Effect, Either, Layer, Ref, Schema, TestClock } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
-import { CryptoLive } from "../../adapters/crypto/index.js"
-import { makeConsoleMailer, makeTemplatedAuthMail, signInTemplates } from "../../adapters/mail/index.js"
-import { MemoryPersistenceLive } from "../../adapters/memory/index.js"
-import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
-import { makeJoseTokenSigner } from "../../adapters/tokens/index.js"
+import { CryptoLive } from "../../adapters/node/index.js"
+import { makeConsoleMailer } from "../../adapters/in-process/index.js"
+import { makeTemplatedAuthMail, signInTemplates } from "../../adapters/liquid/index.js"
+import { MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { InProcessRateLimiterLive } from "../../adapters/in-process/index.js"
+import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
 
 /** The emails the console mailer printed, in order. */
 class PrintedMail extends Context.Tag("test/PrintedMail")<PrintedMail, Ref.Ref<ReadonlyArray<string>>>() {}

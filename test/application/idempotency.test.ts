@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Idempotency, type StoredResponse, Subscribers } from "@roster/application"
 import { Effect, Either, Layer, Ref } from "effect"
-import { InProcessIdempotencyStoreLive } from "../../adapters/memory/index.js"
+import { InProcessIdempotencyStoreLive } from "../../adapters/in-process/index.js"
 import { email, keyFor, openOrganization, UseCasesInMemory } from "./test-kit.js"
 
 const IdempotencyInMemory = Idempotency.Default.pipe(

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { RateLimits } from "@roster/application"
 import { planLimits } from "@roster/domain"
 import { Effect, Layer, TestClock } from "effect"
-import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
+import { InProcessRateLimiterLive } from "../../adapters/in-process/index.js"
 import { openOrganization, UseCasesInMemory } from "./test-kit.js"
 
 const Limits = RateLimits.Default.pipe(Layer.provideMerge(Layer.merge(UseCasesInMemory, InProcessRateLimiterLive)))

@@ -12,7 +12,7 @@ import {
 import { ApiKeyId, type Organization, planLimits } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { NodeIdsLive } from "../../adapters/crypto/index.js"
+import { NodeIdsLive } from "../../adapters/node/index.js"
 import { email, givenOrganization, type PersistenceLayer } from "./fixtures.js"
 
 const principalOf = (organization: Organization): Principal => ({

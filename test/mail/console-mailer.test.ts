@@ -1,7 +1,7 @@
 import { Mailer, type OutgoingEmail } from "@roster/application"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Ref } from "effect"
-import { makeConsoleMailer } from "../../adapters/mail/index.js"
+import { makeConsoleMailer } from "../../adapters/in-process/index.js"
 
 const email: OutgoingEmail = {
   to: "ada@example.com",

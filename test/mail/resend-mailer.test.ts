@@ -1,7 +1,7 @@
 import { Mailer, MailerError, type OutgoingEmail } from "@roster/application"
 import { describe, expect, it } from "@effect/vitest"
 import { type Duration, Effect, Either, Redacted } from "effect"
-import { makeResendMailer } from "../../adapters/mail/index.js"
+import { makeResendMailer } from "../../adapters/resend/index.js"
 import { accepted, type Answer, resendError, startResendStub, unreachableBaseUrl } from "./resend-stub.js"
 
 const email: OutgoingEmail = {

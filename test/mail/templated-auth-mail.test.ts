@@ -1,7 +1,8 @@
 import { AuthMail, Mailer, MailerError, type OutgoingEmail, type SignInLinkMail } from "@roster/application"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel, Ref } from "effect"
-import { makeConsoleMailer, makeTemplatedAuthMail } from "../../adapters/mail/index.js"
+import { makeConsoleMailer } from "../../adapters/in-process/index.js"
+import { makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
 
 /** A mailer that keeps what it is given, or refuses everything. */
 const recordingMailer = (sent: Ref.Ref<ReadonlyArray<OutgoingEmail>>) =>

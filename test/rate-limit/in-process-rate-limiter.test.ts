@@ -1,7 +1,7 @@
 import { RateLimiter } from "@roster/application"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { FixedWindows, InProcessRateLimiterLive, makeInProcessRateLimiter } from "../../adapters/rate-limit/index.js"
+import { FixedWindows, InProcessRateLimiterLive, makeInProcessRateLimiter } from "../../adapters/in-process/index.js"
 
 const MINUTE = 60_000
 

@@ -1,6 +1,6 @@
 import { describe } from "@effect/vitest"
 import { Layer, Redacted } from "effect"
-import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
+import { InProcessRateLimiterLive } from "../../adapters/in-process/index.js"
 import { makeRedisClient, RedisRateLimiterLive } from "../../adapters/redis/index.js"
 import { rateLimiterContract } from "../contract/rate-limiter-contract.js"
 import { redis } from "../support/servers.js"

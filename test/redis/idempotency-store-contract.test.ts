@@ -1,6 +1,6 @@
 import { describe } from "@effect/vitest"
 import { Layer, Redacted } from "effect"
-import { InProcessIdempotencyStoreLive } from "../../adapters/memory/index.js"
+import { InProcessIdempotencyStoreLive } from "../../adapters/in-process/index.js"
 import { makeRedisClient, RedisIdempotencyStoreLive } from "../../adapters/redis/index.js"
 import { idempotencyStoreContract } from "../contract/idempotency-store-contract.js"
 import { redis } from "../support/servers.js"

@@ -4,8 +4,8 @@ import { Effect, TestClock } from "effect"
 import {
   IdempotencyEntries,
   makeInProcessIdempotencyStore
-} from "../../adapters/memory/memory-idempotency-store.js"
-import { InProcessIdempotencyStoreLive } from "../../adapters/memory/index.js"
+} from "../../adapters/in-process/memory-idempotency-store.js"
+import { InProcessIdempotencyStoreLive } from "../../adapters/in-process/index.js"
 
 const MINUTE = 60_000
 const response = { status: 201, headers: {}, body: "{}" }

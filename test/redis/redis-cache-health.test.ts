@@ -1,7 +1,7 @@
 import { CacheHealth, Readiness } from "@roster/application"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { InProcessCacheHealthLive, MemoryPersistenceLive } from "../../adapters/memory/index.js"
+import { InProcessCacheHealthLive, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
 import { makeRedisClient, RedisCacheHealthLive } from "../../adapters/redis/index.js"
 import { redis } from "../support/servers.js"
 

@@ -29,17 +29,18 @@ import {
 } from "@roster/domain"
 import { Clock, ConfigProvider, Duration, Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
-import { CryptoLive } from "../../adapters/crypto/index.js"
+import { CryptoLive } from "../../adapters/node/index.js"
 import { makeHttpServerLive } from "../../adapters/http/index.js"
-import { makeConsoleMailer, makeTemplatedAuthMail } from "../../adapters/mail/index.js"
+import { makeConsoleMailer } from "../../adapters/in-process/index.js"
+import { makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
 import {
   InProcessCacheHealthLive,
   InProcessIdempotencyStoreLive,
   MemoryPersistenceLive
-} from "../../adapters/memory/index.js"
-import { InProcessRateLimiterLive } from "../../adapters/rate-limit/index.js"
-import { makeJoseTokenSigner } from "../../adapters/tokens/index.js"
-import { makeHttpWebhookTransport } from "../../adapters/webhooks/index.js"
+} from "../../adapters/in-process/index.js"
+import { InProcessRateLimiterLive } from "../../adapters/in-process/index.js"
+import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
+import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 // The use cases of the running service; no worker runs beside the test server, and tests move
 // webhook work with WebhookDispatch through `run`.
 import { UseCasesLive } from "../../apps/shared/application.js"

@@ -4,7 +4,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Either, Exit } from "effect"
 import { base64url, type JWTPayload, SignJWT, UnsecuredJWT } from "jose"
 import { randomBytes } from "node:crypto"
-import { makeJoseTokenSigner, SigningSecretError } from "../../adapters/tokens/index.js"
+import { makeJoseTokenSigner, SigningSecretError } from "../../adapters/jose/index.js"
 
 const secret = new Uint8Array(randomBytes(32))
 

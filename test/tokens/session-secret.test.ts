@@ -10,7 +10,7 @@ import {
   readSessionSecret,
   SESSION_SECRET_FILE,
   SigningSecretError
-} from "../../adapters/tokens/index.js"
+} from "../../adapters/jose/index.js"
 
 /** A fresh directory for the test's DATA_DIR, removed afterwards. */
 const dataDir = Effect.acquireRelease(

@@ -7,7 +7,7 @@ import type { LookupAddress } from "node:dns"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
-import { type LookupFn, makeHttpWebhookTransport, WEBHOOK_USER_AGENT } from "../../adapters/webhooks/index.js"
+import { type LookupFn, makeHttpWebhookTransport, WEBHOOK_USER_AGENT } from "../../adapters/http-client/index.js"
 
 // ---------------------------------------------------------------------------------------------
 // A local receiver

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { classifyAddress, inspectTarget, resolvedRefusal } from "../../adapters/webhooks/index.js"
+import { classifyAddress, inspectTarget, resolvedRefusal } from "../../adapters/http-client/index.js"
 
 /** The guard's reason for refusing `url` (private targets not allowed); fails the test if it was accepted. */
 const refusalOf = (url: string, allowPrivateTargets = false): string => {

@@ -7,12 +7,6 @@ export {
   webhookHeaders
 } from "./http-webhook-transport.js"
 export {
-  answeredOk,
-  makeRecordingWebhookTransport,
-  type RecordingWebhookTransport,
-  type RecordingWebhookTransportOptions
-} from "./recording-webhook-transport.js"
-export {
   type AddressClass,
   addressRefusal,
   ALLOW_PRIVATE_HINT,

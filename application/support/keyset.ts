@@ -1,6 +1,6 @@
 import { type Cursor, decodeCursor, encodeCursor, InvalidInput, isStorableText, type SortOrder } from "@roster/domain"
 import { Effect, Either } from "effect"
-import type { KeysetPosition } from "./ports/subscriber-repository.js"
+import type { KeysetPosition } from "../ports/subscriber-repository.js"
 
 const isoInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 

@@ -14,8 +14,8 @@ import {
 } from "@roster/domain"
 import { type Context, Effect, Option } from "effect"
 import { now } from "./clock.js"
-import type { Ids } from "./ports/ids.js"
-import type { TagRepository } from "./ports/tag-repository.js"
+import type { Ids } from "../ports/ids.js"
+import type { TagRepository } from "../ports/tag-repository.js"
 import type { Principal } from "./principal.js"
 
 /**

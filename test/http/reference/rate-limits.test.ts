@@ -6,8 +6,8 @@
  */
 import { Clock } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Answer, call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
-import { expectProblem, freshEmail } from "./helpers.js"
+import { type Answer, call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { expectProblem, freshEmail } from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {

@@ -15,8 +15,8 @@ import {
   testSigningSecret,
   type TestHttpServer,
   UnlimitedRateLimiterLive
-} from "../support/http-server.js"
-import { createSubscriber, createTag, expectInvalid, expectProblem, freshEmail, uuidPattern } from "./helpers.js"
+} from "../../support/http-server.js"
+import { createSubscriber, createTag, expectInvalid, expectProblem, freshEmail, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../support/http-server.js"
+import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
 import {
   closedPortUrl,
   createSubscriber,
@@ -22,7 +22,7 @@ import {
   type Receiver,
   startReceiver,
   uuidPattern
-} from "./helpers.js"
+} from "../helpers.js"
 
 /** Private targets refused, as in production. */
 let server: TestHttpServer

@@ -1,6 +1,6 @@
 import { type RateDecision, RateLimiter } from "@roster/application"
 import { Clock, Effect, Layer } from "effect"
-import { ExpiringEntries, type ExpiringEntriesOptions } from "../memory/expiring-entries.js"
+import { ExpiringEntries, type ExpiringEntriesOptions } from "./expiring-entries.js"
 
 interface Window {
   count: number

@@ -5,8 +5,8 @@ import {
   startHttpServer,
   type TestHttpServer,
   UnlimitedRateLimiterLive
-} from "../support/http-server.js"
-import { createSubscriber, createTag, expectInvalid, freshEmail } from "./helpers.js"
+} from "../../support/http-server.js"
+import { createSubscriber, createTag, expectInvalid, freshEmail } from "../helpers.js"
 
 let server: TestHttpServer
 let key: string

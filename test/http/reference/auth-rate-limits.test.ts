@@ -5,8 +5,8 @@
  */
 import { MAGIC_LINK_REQUEST_LIMITS } from "@roster/domain"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { type Answer, call, freshAddress, startHttpServer, type TestHttpServer } from "../support/http-server.js"
-import { expectProblem } from "./helpers.js"
+import { type Answer, call, freshAddress, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { expectProblem } from "../helpers.js"
 
 let server: TestHttpServer
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 import type { Scope } from "@roster/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, type CallOptions, startHttpServer, type TestHttpServer } from "../support/http-server.js"
-import { createSubscriber, createTag, expectProblem, freshEmail } from "./helpers.js"
+import { call, type CallOptions, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { createSubscriber, createTag, expectProblem, freshEmail } from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import { SqlError } from "@effect/sql"
 import { SubscriberRepository } from "@roster/application"
 import { Effect, HashMap, Layer, Logger } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
-import { createSubscriber, expectInvalid, expectProblem, freshEmail, uuidPattern } from "./helpers.js"
+import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { createSubscriber, expectInvalid, expectProblem, freshEmail, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
 let key: string

@@ -5,8 +5,8 @@
 import { scopeDescriptions, type Scope } from "@roster/domain"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../support/http-server.js"
-import { expectInvalid, expectProblem, isoInstantPattern, uuidPattern } from "./helpers.js"
+import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { expectInvalid, expectProblem, isoInstantPattern, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {

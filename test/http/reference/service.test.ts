@@ -1,10 +1,10 @@
 import { CacheHealth, DatabaseHealth } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { errorCatalog, errorCodes } from "../../adapters/http/index.js"
-import type { OpenApiDocument } from "../../adapters/http/shared/openapi-model.js"
-import { call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
-import { defaultErrorsBase, expectProblem } from "./helpers.js"
+import { errorCatalog, errorCodes } from "../../../adapters/http/index.js"
+import type { OpenApiDocument } from "../../../adapters/http/shared/openapi-model.js"
+import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { defaultErrorsBase, expectProblem } from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {

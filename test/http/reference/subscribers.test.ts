@@ -2,7 +2,7 @@ import { OrganizationRepository, SubscriberRepository } from "@roster/applicatio
 import { type OrganizationId, Subscriber, SubscriberId, type SubscriberStatus } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
+import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
 import {
   createSubscriber,
   createTag,
@@ -11,7 +11,7 @@ import {
   freshEmail,
   isoInstantPattern,
   uuidPattern
-} from "./helpers.js"
+} from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {

@@ -7,9 +7,9 @@
 import { Ids } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeUuidV7 } from "../../adapters/crypto/index.js"
-import { type Answer, call, type CallOptions, startHttpServer, type TestHttpServer } from "../support/http-server.js"
-import { createSubscriber, createTag, expectInvalid, expectProblem, freshEmail, freshTagName } from "./helpers.js"
+import { makeUuidV7 } from "../../../adapters/node/index.js"
+import { type Answer, call, type CallOptions, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { createSubscriber, createTag, expectInvalid, expectProblem, freshEmail, freshTagName } from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {

@@ -14,9 +14,6 @@ import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
 import { MemoryWebhookDeliveryRepositoryLive } from "./memory-webhook-delivery-repository.js"
 import { MemoryWebhookEndpointRepositoryLive } from "./memory-webhook-endpoint-repository.js"
 
-export { InProcessIdempotencyStoreLive } from "./memory-idempotency-store.js"
-export { MemoryStore, MemoryStoreLive } from "./memory-store.js"
-
 const MemoryUnitOfWorkLive = Layer.effect(
   UnitOfWork,
   Effect.map(MemoryStore, (store) => UnitOfWork.of({ transaction: store.transaction }))

@@ -16,8 +16,8 @@ import {
   startHttpServer,
   type TestHttpServer,
   UnlimitedRateLimiterLive
-} from "../support/http-server.js"
-import { createSubscriber, createTag, expectInvalid, expectProblem, isoInstantPattern, uuidPattern } from "./helpers.js"
+} from "../../support/http-server.js"
+import { createSubscriber, createTag, expectInvalid, expectProblem, isoInstantPattern, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {

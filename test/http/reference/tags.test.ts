@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
+import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
 import {
   createSubscriber,
   createTag,
@@ -8,7 +8,7 @@ import {
   freshTagName,
   isoInstantPattern,
   uuidPattern
-} from "./helpers.js"
+} from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {

@@ -11,8 +11,8 @@ import {
   startHttpServer,
   type TestHttpServer,
   UnlimitedRateLimiterLive
-} from "../support/http-server.js"
-import { expectInvalid, expectProblem, uuidPattern } from "./helpers.js"
+} from "../../support/http-server.js"
+import { expectInvalid, expectProblem, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {

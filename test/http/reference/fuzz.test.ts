@@ -11,8 +11,8 @@ import {
   startHttpServer,
   type TestHttpServer,
   UnlimitedRateLimiterLive
-} from "../support/http-server.js"
-import { createSubscriber, createTag } from "./helpers.js"
+} from "../../support/http-server.js"
+import { createSubscriber, createTag } from "../helpers.js"
 
 let server: TestHttpServer
 let key: string

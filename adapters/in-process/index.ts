@@ -1,0 +1,17 @@
+/** Adapters that keep everything in this process: for tests, for trying Roster out, and for one machine. */
+export { DEFAULT_EMAIL_FROM, formatEmail, makeConsoleMailer } from "./console-mailer.js"
+export {
+  FixedWindows,
+  type FixedWindowsOptions,
+  InProcessRateLimiterLive,
+  makeInProcessRateLimiter
+} from "./in-process-rate-limiter.js"
+export { InProcessIdempotencyStoreLive } from "./memory-idempotency-store.js"
+export { InProcessCacheHealthLive, MemoryPersistenceLive } from "./memory-persistence.js"
+export { MemoryStore, MemoryStoreLive } from "./memory-store.js"
+export {
+  answeredOk,
+  makeRecordingWebhookTransport,
+  type RecordingWebhookTransport,
+  type RecordingWebhookTransportOptions
+} from "./recording-webhook-transport.js"

@@ -1,6 +1,0 @@
-export {
-  FixedWindows,
-  type FixedWindowsOptions,
-  InProcessRateLimiterLive,
-  makeInProcessRateLimiter
-} from "./in-process-rate-limiter.js"
