@@ -1,14 +1,17 @@
 import { makePgClient, makePgliteClient, PostgresPersistenceLive, runMigrations } from "../../adapters/postgres/index.js"
 import { CryptoLive } from "../../adapters/node/index.js"
-import { InProcessCacheHealthLive, InProcessIdempotencyStoreLive } from "../../adapters/in-process/index.js"
-import { InProcessRateLimiterLive } from "../../adapters/in-process/index.js"
+import {
+  InProcessCacheHealthLive,
+  InProcessIdempotencyStoreLive,
+  InProcessRateLimiterLive,
+  makeConsoleMailer
+} from "../../adapters/in-process/index.js"
 import {
   makeRedisClient,
   RedisCacheHealthLive,
   RedisIdempotencyStoreLive,
   RedisRateLimiterLive
 } from "../../adapters/redis/index.js"
-import { makeConsoleMailer } from "../../adapters/in-process/index.js"
 import { makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
 import { makeResendMailer } from "../../adapters/resend/index.js"
 import { makeTokenSignerLive } from "../../adapters/jose/index.js"

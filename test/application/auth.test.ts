@@ -4,10 +4,8 @@ import { EmailAddress, type Locale, Membership, OrganizationId, Slug } from "@ro
 import { Context, Effect, Either, Layer, Ref, Schema, TestClock } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import { CryptoLive } from "../../adapters/node/index.js"
-import { makeConsoleMailer } from "../../adapters/in-process/index.js"
+import { InProcessRateLimiterLive, makeConsoleMailer, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
 import { makeTemplatedAuthMail, signInTemplates } from "../../adapters/liquid/index.js"
-import { MemoryPersistenceLive } from "../../adapters/in-process/index.js"
-import { InProcessRateLimiterLive } from "../../adapters/in-process/index.js"
 import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
 
 /** The emails the console mailer printed, in order. */

@@ -6,7 +6,7 @@
 import { EmailAddress, type PlanTier, type Scope, type SendResult, Slug } from "@roster/domain"
 import { Effect, Layer } from "effect"
 import { CryptoLive } from "../../adapters/node/index.js"
-import { MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { makeRecordingWebhookTransport, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
 import {
   ApiKeys,
   Ids,
@@ -19,7 +19,6 @@ import {
   type WebhookMessage,
   Webhooks
 } from "@roster/application"
-import { makeRecordingWebhookTransport } from "../../adapters/in-process/index.js"
 
 /** The services with every port they need, and the ports themselves for setting up and looking. */
 export const UseCasesInMemory = Layer.mergeAll(Subscribers.Default, Tags.Default, ApiKeys.Default, Organizations.Default).pipe(

@@ -31,14 +31,14 @@ import { Clock, ConfigProvider, Duration, Effect, Layer, Logger, ManagedRuntime 
 import { randomBytes, randomUUID } from "node:crypto"
 import { CryptoLive } from "../../adapters/node/index.js"
 import { makeHttpServerLive } from "../../adapters/http/index.js"
-import { makeConsoleMailer } from "../../adapters/in-process/index.js"
-import { makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
 import {
   InProcessCacheHealthLive,
   InProcessIdempotencyStoreLive,
+  InProcessRateLimiterLive,
+  makeConsoleMailer,
   MemoryPersistenceLive
 } from "../../adapters/in-process/index.js"
-import { InProcessRateLimiterLive } from "../../adapters/in-process/index.js"
+import { makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
 import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 // The use cases of the running service; no worker runs beside the test server, and tests move

@@ -9,10 +9,9 @@ import { EmailAddress, MAGIC_LINK_LIFETIME, SESSION_LIFETIME } from "@roster/dom
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Duration, Effect, Layer, Queue, TestClock } from "effect"
 import { randomBytes } from "node:crypto"
-import { CryptoLive } from "../../../adapters/node/index.js"
-import { MemoryPersistenceLive } from "../../../adapters/in-process/index.js"
-import { InProcessRateLimiterLive } from "../../../adapters/in-process/index.js"
-import { makeJoseTokenSigner } from "../../../adapters/jose/index.js"
+import { CryptoLive } from "../../adapters/node/index.js"
+import { InProcessRateLimiterLive, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
 
 /** Sign-in emails, as the use case hands them over. */
 class Outbox extends Context.Tag("test/SignInOutbox")<Outbox, Queue.Queue<SignInLinkMail>>() {}
