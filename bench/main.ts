@@ -5,6 +5,7 @@ import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { measure, printTable, ratio } from "./stats.js"
+import { runErrorBench } from "./errors.js"
 import { runWebhookBench } from "./webhooks.js"
 
 /**
@@ -15,7 +16,8 @@ import { runWebhookBench } from "./webhooks.js"
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names a database on the
  * server to connect to for creating the bench database. BENCH_CONCURRENCY (16), BENCH_WRITES
  * (3000), BENCH_READS (6000) and BENCH_DEEP_ROWS (100000) size the runs. BENCH_SUITE picks what
- * runs: `all` (default), `api`, or `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes).
+ * runs: `all` (default), `api`, `errors` (bench/errors.ts: the error answers of both wire forms) or
+ * `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes).
  */
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -93,6 +95,7 @@ const main = async () => {
     const orgs = await pool.query<{ id: string; slug: string }>("SELECT id, slug FROM organizations")
     const orgId = (slug: string) => orgs.rows.find((o) => o.slug === slug)!.id
     const headers = { "content-type": "application/json", "x-api-key": key }
+    if (suite === "errors") return await runErrorBench({ env, root, concurrency, freePort, waitReady, cli })
 
     console.log(`Roster bench: ${concurrency} requests in flight, PostgreSQL ${(await pool.query("SHOW server_version")).rows[0].server_version}, node ${process.version}`)
     console.log(`API process on ${base}; the client runs in this process on the same ${(await import("node:os")).cpus().length} cores.\n`)
@@ -195,7 +198,10 @@ const main = async () => {
     ratio("get by id: HTTP throughput / direct pg throughput", httpGet.perSecond, pgGet.perSecond)
     ratio(`list: page at row ${offset} p50 / first page p50 (keyset)`, deepPage.p50, firstPage.p50)
     ratio(`list: pg OFFSET ${offset} p50 / HTTP deep page p50`, pgOffset.p50, deepPage.p50)
-    if (suite === "all") await runWebhookBench({ base, env, pool, root, cli })
+    if (suite === "all") {
+      await runErrorBench({ env, root, concurrency, freePort, waitReady, cli })
+      await runWebhookBench({ base, env, pool, root, cli })
+    }
   } finally {
     server.kill("SIGTERM")
     await new Promise((r) => server.once("exit", r))
