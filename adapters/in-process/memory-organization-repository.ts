@@ -13,6 +13,7 @@ const deleteOwnedBy = (t: Tables, id: string) => {
   for (const subscriber of t.subscribers.values()) {
     if (subscriber.organizationId !== id) continue
     t.subscribers.delete(subscriber.id)
+    t.preferenceTokenVersions.delete(subscriber.id)
     t.assignments.delete(subscriber.id)
   }
   for (const tag of t.tags.values()) {

@@ -18,6 +18,8 @@ import { Context, Effect, FiberRef, Layer, Option } from "effect"
 export interface Tables {
   readonly organizations: Map<string, Organization>
   readonly subscribers: Map<string, Subscriber>
+  /** subscriber id -> the version its preference tokens are issued under, once moved from 0 */
+  readonly preferenceTokenVersions: Map<string, number>
   readonly tags: Map<string, Tag>
   /** subscriber id -> tag id -> attached at */
   readonly assignments: Map<string, Map<string, Date>>
@@ -49,6 +51,7 @@ export const membershipKey = (organizationId: string, userId: string): string =>
 const emptyTables = (): Tables => ({
   organizations: new Map(),
   subscribers: new Map(),
+  preferenceTokenVersions: new Map(),
   tags: new Map(),
   assignments: new Map(),
   apiKeys: new Map(),
@@ -66,6 +69,7 @@ const emptyTables = (): Tables => ({
 const copyTables = (t: Tables): Tables => ({
   organizations: new Map(t.organizations),
   subscribers: new Map(t.subscribers),
+  preferenceTokenVersions: new Map(t.preferenceTokenVersions),
   tags: new Map(t.tags),
   assignments: new Map([...t.assignments].map(([id, tags]) => [id, new Map(tags)])),
   apiKeys: new Map(t.apiKeys),

@@ -47,11 +47,27 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
             t.subscribers.set(subscriber.id, subscriber)
           }
         }),
+      preferenceTokenVersion: (organizationId, id) =>
+        store.read((t) =>
+          t.subscribers.get(id)?.organizationId === organizationId
+            ? Option.some(t.preferenceTokenVersions.get(id) ?? 0)
+            : Option.none()
+        ),
+
+      revokePreferenceTokens: (organizationId, id) =>
+        store.write((t) => {
+          if (t.subscribers.get(id)?.organizationId !== organizationId) return Option.none()
+          const next = (t.preferenceTokenVersions.get(id) ?? 0) + 1
+          t.preferenceTokenVersions.set(id, next)
+          return Option.some(next)
+        }),
+
       delete: (organizationId, id) =>
         store.write((t) => {
           const current = t.subscribers.get(id)
           if (current === undefined || current.organizationId !== organizationId) return false
           t.subscribers.delete(id)
+          t.preferenceTokenVersions.delete(id)
           for (const tagId of t.assignments.get(id)?.keys() ?? []) adjustCount(t, tagId, -1)
           t.assignments.delete(id)
           return true

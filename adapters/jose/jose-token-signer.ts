@@ -45,17 +45,21 @@ const fromNumericDate = (seconds: number): Date => new Date(seconds * 1000)
 
 /** The claims of a verified payload; jose has checked presence, but not the types of these. */
 const claimsOf = (kind: TokenKind, payload: JWTPayload): TokenClaims | InvalidToken => {
-  const { aud, exp, iat, jti, org, sub } = payload
+  const { aud, exp, iat, jti, org, sub, ver } = payload
   if (aud !== TokenKind[kind]) return invalid("the token is not meant for this use")
   if (typeof sub !== "string" || sub === "" || typeof jti !== "string" || jti === "") {
     return invalid("the token lacks a required claim")
   }
   if (typeof exp !== "number" || typeof iat !== "number") return invalid("the token lacks a required claim")
   if (org !== undefined && typeof org !== "string") return invalid("the token's claims are not valid")
+  if (ver !== undefined && !(typeof ver === "number" && Number.isSafeInteger(ver) && ver >= 0)) {
+    return invalid("the token's claims are not valid")
+  }
   return {
     subject: sub,
     id: jti,
     organizationId: org,
+    version: ver,
     issuedAt: fromNumericDate(iat),
     expiresAt: fromNumericDate(exp)
   }
@@ -63,7 +67,7 @@ const claimsOf = (kind: TokenKind, payload: JWTPayload): TokenClaims | InvalidTo
 
 /**
  * Signed tokens as HS256 JWTs: header `typ: JWT`; claims `iss: roster`, `aud` of the token's kind,
- * `sub`, `jti`, `iat`, `exp` and, for tokens of one organization, `org`. Times are whole seconds
+ * `sub`, `jti`, `iat`, `exp`, for tokens of one organization `org`, and for revocable ones `ver`. Times are whole seconds
  * (JWT NumericDate): a token's `exp` is its end rounded down, so it never outlives what was asked.
  *
  * Verification pins the algorithm, issuer, type and audience, requires every claim, and judges
@@ -88,7 +92,10 @@ export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner
 
       const sign = (kind: TokenKind, claims: TokenClaims) =>
         Effect.promise(() => {
-          const jwt = new SignJWT(claims.organizationId === undefined ? {} : { org: claims.organizationId })
+          const jwt = new SignJWT({
+            ...(claims.organizationId === undefined ? {} : { org: claims.organizationId }),
+            ...(claims.version === undefined ? {} : { ver: claims.version })
+          })
             .setProtectedHeader({ alg: ALGORITHM, typ: TYPE })
             .setIssuer(ISSUER)
             .setAudience(TokenKind[kind])

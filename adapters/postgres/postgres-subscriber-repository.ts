@@ -26,6 +26,8 @@ const pageSortColumns: Record<SubscriberPageSort, string> = { ...sortColumns, st
 const decodeSubscriber = decodeFirst(Subscriber)
 const decodeSubscribers = decodeRows(Subscriber)
 const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
+const decodeVersionRow = decodeFirst(Schema.Struct({ version: Schema.Number }))
+const decodeVersion = (rows: ReadonlyArray<unknown>) => Effect.map(decodeVersionRow(rows as never), Option.map((row) => row.version))
 
 export const PostgresSubscriberRepositoryLive = Layer.effect(
   SubscriberRepository,
@@ -81,6 +83,16 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
         })).pipe(Effect.orDie),
 
       findById: (organizationId, id) => findById(organizationId, id, false),
+
+      preferenceTokenVersion: (organizationId, id) =>
+        sql`SELECT preference_token_version AS version FROM subscribers WHERE organization_id = ${organizationId} AND id = ${id}`
+          .pipe(Effect.flatMap(decodeVersion), Effect.orDie),
+
+      revokePreferenceTokens: (organizationId, id) =>
+        sql`
+          UPDATE subscribers SET preference_token_version = preference_token_version + 1
+          WHERE organization_id = ${organizationId} AND id = ${id}
+          RETURNING preference_token_version AS version`.pipe(Effect.flatMap(decodeVersion), Effect.orDie),
 
       findByIdForUpdate: (organizationId, id) => findById(organizationId, id, true),
 

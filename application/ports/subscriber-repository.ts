@@ -66,6 +66,13 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
   readonly findByEmail: (organizationId: OrganizationId, email: string) => Effect.Effect<Option.Option<Subscriber>>
   /** The organization a subscriber id belongs to, whichever it is. */
   readonly organizationOf: (id: SubscriberId) => Effect.Effect<Option.Option<OrganizationId>>
+  /** The version the subscriber's preference tokens are issued under (0 at first); None without the subscriber. */
+  readonly preferenceTokenVersion: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<Option.Option<number>>
+  /**
+   * Moves the subscriber's preference tokens to the next version, so that every token issued
+   * before is refused; the new version, None without the subscriber.
+   */
+  readonly revokePreferenceTokens: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<Option.Option<number>>
   /** At most `limit` rows after the position, in the asked order. */
   readonly list: (organizationId: OrganizationId, query: SubscriberListQuery) => Effect.Effect<ReadonlyArray<Subscriber>>
   /** The rows of one numbered page; past the last row, none. */

@@ -8,6 +8,11 @@ export interface TokenClaims {
   readonly id: string
   /** The organization, for tokens scoped to one. */
   readonly organizationId?: string | undefined
+  /**
+   * The version of the subject's tokens it was issued under, for tokens that can all be revoked
+   * at once by moving the subject to the next version.
+   */
+  readonly version?: number | undefined
   readonly issuedAt: Date
   readonly expiresAt: Date
 }

@@ -10,6 +10,7 @@ import {
   Subscribers,
   Tags,
   WebhookDispatch,
+  Preferences,
   Webhooks
 } from "@roster/application"
 import { Layer } from "effect"
@@ -31,7 +32,8 @@ export const UseCasesLive = Layer.mergeAll(
   RateLimits.Default,
   Readiness.Default,
   Webhooks.Default,
-  WebhookDispatch.Default
+  WebhookDispatch.Default,
+  Preferences.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */

@@ -140,6 +140,28 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         assert.isTrue(Option.isNone(yield* subscribers.findById(mine.id, SubscriberId.make(randomUUID()))))
       }))
 
+    it.effect("keeps a version of each subscriber's preference tokens, moved on by each revocation", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const subscriber = yield* givenSubscriber(organization.id)
+        const other = yield* givenSubscriber(organization.id)
+        expect(yield* subscribers.preferenceTokenVersion(organization.id, subscriber.id)).toStrictEqual(Option.some(0))
+        expect(yield* subscribers.revokePreferenceTokens(organization.id, subscriber.id)).toStrictEqual(Option.some(1))
+        expect(yield* subscribers.revokePreferenceTokens(organization.id, subscriber.id)).toStrictEqual(Option.some(2))
+        expect(yield* subscribers.preferenceTokenVersion(organization.id, subscriber.id)).toStrictEqual(Option.some(2))
+        expect(yield* subscribers.preferenceTokenVersion(organization.id, other.id)).toStrictEqual(Option.some(0))
+        // Another organization's subscriber, and one that does not exist, have no version.
+        const foreign = (yield* givenOrganization()).id
+        assert.isTrue(Option.isNone(yield* subscribers.preferenceTokenVersion(foreign, subscriber.id)))
+        assert.isTrue(Option.isNone(yield* subscribers.revokePreferenceTokens(foreign, subscriber.id)))
+        const nobody = SubscriberId.make(randomUUID())
+        assert.isTrue(Option.isNone(yield* subscribers.preferenceTokenVersion(organization.id, nobody)))
+        // A deleted subscriber's version goes with it.
+        yield* subscribers.delete(organization.id, subscriber.id)
+        assert.isTrue(Option.isNone(yield* subscribers.preferenceTokenVersion(organization.id, subscriber.id)))
+      }))
+
     it.effect("tells which organization a subscriber id belongs to", () =>
       Effect.gen(function*() {
         const subscribers = yield* SubscriberRepository

@@ -88,6 +88,14 @@ layer(makeJoseTokenSigner(secret))("signed tokens (HS256 JWT)", (it) => {
       expect(verified.subject).toBe(claims.subject)
     }))
 
+  it.effect("a revocable token carries the version it was issued under", () =>
+    Effect.gen(function*() {
+      const signer = yield* TokenSigner
+      const token = yield* signer.sign("preference", { ...claims, version: 3 })
+      expect((yield* signer.verify("preference", token, during)).version).toBe(3)
+      expect((yield* signer.verify("session", yield* signer.sign("session", claims), during)).version).toBeUndefined()
+    }))
+
   it.effect("the token is a JWT with the pinned header and the kind's audience", () =>
     Effect.gen(function*() {
       const token = yield* (yield* TokenSigner).sign("preference", claims)
@@ -185,6 +193,10 @@ layer(makeJoseTokenSigner(secret))("signed tokens (HS256 JWT)", (it) => {
       yield* refused("session", yield* forge({ ...payloadOf(), sub: 42 } as unknown as JWTPayload))
       yield* refused("session", yield* forge({ ...payloadOf(), jti: "" }))
       yield* refused("session", yield* forge({ ...payloadOf(), org: { id: "org" } }))
+      for (const ver of [-1, 1.5, "2", null]) {
+        expect(yield* refused("preference", yield* forge({ ...payloadOf("preference"), ver } as JWTPayload)))
+          .toBe("the token's claims are not valid")
+      }
       yield* refused("session", yield* forge({ ...payloadOf(), exp: "2030-01-01" } as unknown as JWTPayload))
     }))
 

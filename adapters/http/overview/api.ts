@@ -7,6 +7,7 @@ import { serviceVersion } from "../shared/service-version.js"
 import { OverviewSessionAuthentication } from "./authentication.js"
 import { envelopes } from "./errors.js"
 import { finishOverviewOpenApi } from "./openapi.js"
+import { PreferenceCenterGroup, PreferencesGroup } from "./preferences-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -38,6 +39,8 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(WebhooksGroup)
+  .add(PreferencesGroup)
+  .add(PreferenceCenterGroup)
   .add(ProbesGroup)
   .add(makeErrorDocsGroup(envelopes, { codeIn: "as `error.code` carries it", errorBodies: "error envelopes" }))
   // Any route may answer any error: this form documents them all on every operation.

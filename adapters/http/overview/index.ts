@@ -10,6 +10,7 @@ import { OverviewApi } from "./api.js"
 import { OverviewAuthenticationLive, OverviewSessionAuthenticationLive } from "./authentication.js"
 import { EnvelopeRendererLive } from "./errors.js"
 import { declaredUrlOf, isOverviewApiPath } from "./paths.js"
+import { PreferenceCenterHandlersLive, PreferencesHandlersLive } from "./preferences-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
@@ -32,6 +33,8 @@ export const OverviewApiLive = Layer.mergeAll(
     SubscribersHandlersLive,
     TagsHandlersLive,
     WebhooksHandlersLive,
+    PreferencesHandlersLive,
+    PreferenceCenterHandlersLive,
     makeProbesHandlersLive(OverviewApi),
     makeErrorDocsHandlersLive(OverviewApi)
   ]),

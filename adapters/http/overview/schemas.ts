@@ -119,7 +119,7 @@ export const SubscriberTags = Schema.Struct({ data: Schema.Array(TagOfSubscriber
 const NameInput = (description: string) =>
   Schema.NullOr(PersonName.annotations({ jsonSchema: { type: "string", maxLength: 100 } })).annotations({ description })
 
-const TagNames = (description: string) =>
+export const TagNames = (description: string) =>
   Schema.Array(TagNameInput("a tag's name")).pipe(Schema.maxItems(1000)).annotations({ description })
 
 export const CreateSubscriberRequest = Schema.Struct({

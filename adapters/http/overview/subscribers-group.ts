@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { OverviewAuthentication } from "./authentication.js"
+import { PreferenceLink } from "../shared/preference-schemas.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import {
   ChangeTagsRequest,
@@ -9,9 +10,12 @@ import {
   SubscriberList,
   SubscriberListParams,
   SubscriberPath,
+  Single,
   SubscriberTags,
   UpdateSubscriberRequest
 } from "./schemas.js"
+
+const PreferenceLinkData = Single(PreferenceLink, "PreferenceLinkData")
 
 export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
@@ -77,6 +81,24 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
         summary: "Change a subscriber's tags",
         description: "Attaches the tags named in `add` and detaches those named in `remove`, and answers the tags the " +
           "subscriber carries afterwards. Scope `subscribers:write`."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("issuePreferenceLink", "/subscribers/:id/token")
+      .setPath(SubscriberPath)
+      .addSuccess(PreferenceLinkData)
+      .annotateContext(OpenApi.annotations({
+        summary: "Make a preference link",
+        description: "A token, good for 30 days, with which the subscriber sees and changes their own subscriptions at " +
+          "`url`, without an account. Scope `subscribers:write`."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.del("revokePreferenceLinks", "/subscribers/:id/token")
+      .setPath(SubscriberPath)
+      .annotateContext(OpenApi.annotations({
+        summary: "Revoke a subscriber's preference links",
+        description: "Every preference token issued for the subscriber so far stops working at once. Scope `subscribers:write`."
       }))
   )
   .middleware(OverviewAuthentication)

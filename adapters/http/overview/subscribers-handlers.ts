@@ -1,7 +1,15 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { type NewSubscriber, type SubscriberPageRequest, Subscribers, type SubscriberView } from "@roster/application"
+import {
+  type NewSubscriber,
+  Preferences,
+  type SubscriberPageRequest,
+  Subscribers,
+  type SubscriberView
+} from "@roster/application"
 import type { SubscriberChanges, TagSubscription } from "@roster/domain"
 import { Effect } from "effect"
+import { HttpSettings } from "../shared/http-settings.js"
+import { toPreferenceLink } from "../shared/preference-schemas.js"
 import { respond } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
 import { dataOf, listOf, pageRequestOf } from "./pages.js"
@@ -57,6 +65,8 @@ const pageRequest = ({ tag, ...query }: typeof SubscriberListParams.Type): Subsc
 export const SubscribersHandlersLive = HttpApiBuilder.group(OverviewApi, "subscribers", (handlers) =>
   Effect.gen(function*() {
     const subscribers = yield* Subscribers
+    const preferences = yield* Preferences
+    const toLink = toPreferenceLink((yield* HttpSettings).publicBaseUrl)
     return handlers
       .handle("list", ({ urlParams }) =>
         respond((caller) => subscribers.listPage(caller, pageRequest(urlParams)), (page) => listOf(page, toSubscriber)))
@@ -68,4 +78,7 @@ export const SubscribersHandlersLive = HttpApiBuilder.group(OverviewApi, "subscr
       .handle("listTags", ({ path }) => respond((caller) => subscribers.listTags(caller, path.id), tagsData))
       .handle("changeTags", ({ path, payload }) =>
         respond((caller) => subscribers.changeTags(caller, path.id, payload), (view) => tagsData(view.tags)))
+      .handle("issuePreferenceLink", ({ path }) =>
+        respond((caller) => preferences.issueLink(caller, path.id), (link) => dataOf(toLink(link))))
+      .handle("revokePreferenceLinks", ({ path }) => respond((caller) => preferences.revokeLinks(caller, path.id)))
   }))

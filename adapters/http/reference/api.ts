@@ -7,6 +7,7 @@ import { AdminGroup } from "./admin-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { SessionAuthentication } from "./authentication.js"
 import { finishOpenApi } from "./openapi.js"
+import { PreferenceCenterGroup } from "./preference-center-group.js"
 import { problems } from "./problems.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
@@ -48,6 +49,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(ApiKeysGroup)
   .add(WebhooksGroup)
   .add(AdminGroup)
+  .add(PreferenceCenterGroup)
   .add(ProbesGroup)
   .add(ErrorDocsGroup)
   .pipe(problems.api("internal_error"))

@@ -11,6 +11,7 @@ import { AdminHandlersLive } from "./admin-handlers.js"
 import { ReferenceApi } from "./api.js"
 import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.js"
+import { PreferenceCenterHandlersLive } from "./preference-center-handlers.js"
 import { ProblemRendererLive } from "./problems.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
@@ -32,6 +33,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     ApiKeysHandlersLive,
     WebhooksHandlersLive,
     AdminHandlersLive,
+    PreferenceCenterHandlersLive,
     makeProbesHandlersLive(ReferenceApi),
     makeErrorDocsHandlersLive(ReferenceApi)
   ]),

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Authentication } from "./authentication.js"
 import { documentPageHeaders } from "./pagination.js"
 import { problems } from "./problems.js"
+import { PreferenceLink } from "../shared/preference-schemas.js"
 import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 import {
   AttachTagsRequest,
@@ -113,6 +114,28 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
       .annotateContext(OpenApi.annotations({
         summary: "List a subscriber's tags",
         description: "Every tag the subscriber carries with the time it was attached, oldest first, in one page. Scope `subscribers:read`."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("issuePreferenceLink", "/subscribers/:subscriber_id/token")
+      .setPath(SubscriberPath)
+      .addSuccess(PreferenceLink)
+      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
+      .annotateContext(OpenApi.annotations({
+        summary: "Make a preference link",
+        description: "A token, good for 30 days, with which the subscriber sees and changes their own subscriptions at " +
+          "`url` (the preference center), exports their data or asks for its erasure, without an account. Scope " +
+          "`subscribers:write`."
+      }))
+  )
+  .add(
+    HttpApiEndpoint.del("revokePreferenceLinks", "/subscribers/:subscriber_id/token")
+      .setPath(SubscriberPath)
+      .pipe(problems.endpoint("not_found"))
+      .annotateContext(OpenApi.annotations({
+        summary: "Revoke a subscriber's preference links",
+        description: "Every preference token issued for the subscriber so far stops working at once (401 " +
+          "`invalid_token`); tokens made afterwards work. Scope `subscribers:write`."
       }))
   )
   .middleware(Authentication)

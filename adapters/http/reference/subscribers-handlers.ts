@@ -1,7 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { type NewSubscriber, type SubscriberListRequest, Subscribers, type SubscriberView } from "@roster/application"
+import { type NewSubscriber, Preferences, type SubscriberListRequest, Subscribers, type SubscriberView } from "@roster/application"
 import type { TagSubscription } from "@roster/domain"
 import { Effect } from "effect"
+import { HttpSettings } from "../shared/http-settings.js"
+import { toPreferenceLink } from "../shared/preference-schemas.js"
 import { respond } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
 import { paged, pageOf } from "./pagination.js"
@@ -47,6 +49,8 @@ const listRequest = ({ tag, ...query }: typeof SubscriberListParams.Type): Subsc
 export const SubscribersHandlersLive = HttpApiBuilder.group(ReferenceApi, "subscribers", (handlers) =>
   Effect.gen(function*() {
     const subscribers = yield* Subscribers
+    const preferences = yield* Preferences
+    const toLink = toPreferenceLink((yield* HttpSettings).publicBaseUrl)
     return handlers
       .handle("create", ({ payload }) => respond((caller) => subscribers.create(caller, newSubscriber(payload)), toSubscriber))
       .handle("list", ({ urlParams }) =>
@@ -60,4 +64,6 @@ export const SubscribersHandlersLive = HttpApiBuilder.group(ReferenceApi, "subsc
         respond((caller) => subscribers.attachTags(caller, path.subscriber_id, payload.tag_ids), toSubscriber))
       .handle("detachTag", ({ path }) => respond((caller) => subscribers.detachTag(caller, path.subscriber_id, path.tag_id)))
       .handle("listTags", ({ path }) => respond((caller) => subscribers.listTags(caller, path.subscriber_id), toSubscriberTags))
+      .handle("issuePreferenceLink", ({ path }) => respond((caller) => preferences.issueLink(caller, path.subscriber_id), toLink))
+      .handle("revokePreferenceLinks", ({ path }) => respond((caller) => preferences.revokeLinks(caller, path.subscriber_id)))
   }))

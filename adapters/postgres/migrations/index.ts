@@ -7,13 +7,15 @@ import dashboardAccess from "./0002_dashboard_access.js"
 import administration from "./0003_administration.js"
 import tagPresentation from "./0004_tag_presentation.js"
 import outgoingWebhooks from "./0005_outgoing_webhooks.js"
+import preferenceTokens from "./0006_preference_tokens.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
   "0002_dashboard_access": dashboardAccess,
   "0003_administration": administration,
   "0004_tag_presentation": tagPresentation,
-  "0005_outgoing_webhooks": outgoingWebhooks
+  "0005_outgoing_webhooks": outgoingWebhooks,
+  "0006_preference_tokens": preferenceTokens
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

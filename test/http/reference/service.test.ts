@@ -99,8 +99,10 @@ describe("GET /openapi.json", () => {
       "DELETE /api/v1/api-keys/{api_key_id}",
       "DELETE /api/v1/subscribers/{subscriber_id}",
       "DELETE /api/v1/subscribers/{subscriber_id}/tags/{tag_id}",
+      "DELETE /api/v1/subscribers/{subscriber_id}/token",
       "DELETE /api/v1/tags/{tag_id}",
       "DELETE /api/v1/webhooks/{webhook_id}",
+      "DELETE /preference-center/tags/{tag_id}",
       "GET /api/v1/admin/organizations",
       "GET /api/v1/admin/organizations/{organization_id}",
       "GET /api/v1/admin/organizations/{organization_id}/members",
@@ -128,6 +130,7 @@ describe("GET /openapi.json", () => {
       "GET /auth/verify",
       "GET /errors/{code}",
       "GET /health",
+      "GET /preference-center",
       "GET /ready",
       "PATCH /api/v1/admin/organizations/{organization_id}",
       "PATCH /api/v1/api-keys/{api_key_id}",
@@ -136,6 +139,7 @@ describe("GET /openapi.json", () => {
       "POST /api/v1/api-keys/{api_key_id}/rotate",
       "POST /api/v1/subscribers",
       "POST /api/v1/subscribers/{subscriber_id}/tags",
+      "POST /api/v1/subscribers/{subscriber_id}/token",
       "POST /api/v1/tags",
       "POST /api/v1/webhooks",
       "POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry",
@@ -146,7 +150,8 @@ describe("GET /openapi.json", () => {
       "POST /auth/organizations",
       "PUT /api/v1/subscribers/{subscriber_id}",
       "PUT /api/v1/tags/{tag_id}",
-      "PUT /api/v1/webhooks/{webhook_id}"
+      "PUT /api/v1/webhooks/{webhook_id}",
+      "PUT /preference-center/tags/{tag_id}"
     ])
   })
 

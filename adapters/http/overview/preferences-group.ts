@@ -1,0 +1,87 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { PreferenceCenter, PreferenceTagPath, PreferenceTokenParams } from "../shared/preference-schemas.js"
+import { oneOf, strictInput } from "../shared/wire-fields.js"
+import { OVERVIEW_PREFIX } from "./paths.js"
+import { Single, TagNames } from "./schemas.js"
+
+/** The preference center in this form: `{data}` answers and `{error}` errors. */
+
+export const PreferenceCenterData = Single(PreferenceCenter, "PreferenceCenterData")
+
+const PreferencesPath = Schema.Struct({
+  token: Schema.String.annotations({ description: "the preference token of the subscriber's link" })
+})
+
+const MailStatus = Schema.Literal("unsubscribed", "active")
+
+export const ChangePreferencesRequest = Schema.Struct({
+  add: Schema.optionalWith(TagNames("names of the organization's tags to subscribe to"), { exact: true }),
+  remove: Schema.optionalWith(TagNames("names of tags to unsubscribe from; a name no tag has is passed over"), {
+    exact: true
+  }),
+  status: Schema.optionalWith(
+    oneOf(MailStatus, "`unsubscribed` stops all mail from the organization; `active` starts it again"),
+    { exact: true }
+  )
+}).annotations({ identifier: "ChangePreferencesRequest", ...strictInput })
+
+const tokenErrors = "401 `invalid_token` when the token is missing, broken, expired or revoked."
+
+/** `/v1/preferences/:token`: the subscriber's preferences, the token in the path. */
+export const PreferencesGroup = HttpApiGroup.make("preferences")
+  .add(
+    HttpApiEndpoint.get("view", "/preferences/:token")
+      .setPath(PreferencesPath)
+      .addSuccess(PreferenceCenterData)
+      .annotateContext(OpenApi.annotations({
+        summary: "See one's preferences",
+        description: `The subscriber's address and status, and every tag of the organization with whether they carry it. ${tokenErrors}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.patch("change", "/preferences/:token")
+      .setPath(PreferencesPath)
+      .setPayload(ChangePreferencesRequest)
+      .addSuccess(PreferenceCenterData)
+      .annotateContext(OpenApi.annotations({
+        summary: "Change one's preferences",
+        description: "Subscribes to the tags named in `add` (each must exist), unsubscribes from those in `remove`, and " +
+          "with `status` stops or starts all mail. Subscribing makes the subscriber `active` again, whatever their status " +
+          `was, unless \`status\` says otherwise. Answers the preferences afterwards. ${tokenErrors}`
+      }))
+  )
+  .prefix(OVERVIEW_PREFIX)
+  .annotate(OpenApi.Title, "Preferences")
+  .annotate(OpenApi.Description, "A subscriber's own subscriptions, reached with the token of the link the organization sent them.")
+
+/** `/preference-center`: the same, the token in the query, as in every form. */
+export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
+  .add(
+    HttpApiEndpoint.get("view", "/preference-center")
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(PreferenceCenterData)
+      .annotateContext(OpenApi.annotations({ summary: "See one's preferences", description: tokenErrors }))
+  )
+  .add(
+    HttpApiEndpoint.put("subscribe", "/preference-center/tags/:tag_id")
+      .setPath(PreferenceTagPath)
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(PreferenceCenterData)
+      .annotateContext(OpenApi.annotations({
+        summary: "Subscribe to a tag",
+        description: `Makes the subscriber \`active\` again, whatever their status was. 404 for a tag the organization does not have. ${tokenErrors}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.del("unsubscribe", "/preference-center/tags/:tag_id")
+      .setPath(PreferenceTagPath)
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(PreferenceCenterData)
+      .annotateContext(OpenApi.annotations({
+        summary: "Unsubscribe from a tag",
+        description: `404 for a tag the organization does not have. ${tokenErrors}`
+      }))
+  )
+  .annotate(OpenApi.Title, "Preference center")
+  .annotate(OpenApi.Description, "The same preferences with the token in the query, at the address the links point to.")

@@ -1,0 +1,33 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Preferences, type PreferenceView } from "@roster/application"
+import { Effect } from "effect"
+import { preferenceToken, toPreferenceCenter } from "../shared/preference-schemas.js"
+import { answering } from "../shared/respond.js"
+import { OverviewApi } from "./api.js"
+import { dataOf } from "./pages.js"
+
+const preferencesData = (view: PreferenceView) => dataOf(toPreferenceCenter(view))
+
+export const PreferencesHandlersLive = HttpApiBuilder.group(OverviewApi, "preferences", (handlers) =>
+  Effect.gen(function*() {
+    const preferences = yield* Preferences
+    return handlers
+      .handle("view", ({ path }) => answering(preferences.view(path.token)).pipe(Effect.map(preferencesData)))
+      .handle("change", ({ path, payload }) => answering(preferences.change(path.token, payload)).pipe(Effect.map(preferencesData)))
+  }))
+
+export const PreferenceCenterHandlersLive = HttpApiBuilder.group(OverviewApi, "preferenceCenter", (handlers) =>
+  Effect.gen(function*() {
+    const preferences = yield* Preferences
+    return handlers
+      .handle("view", ({ urlParams }) =>
+        answering(Effect.flatMap(preferenceToken(urlParams), preferences.view)).pipe(Effect.map(preferencesData)))
+      .handle("subscribe", ({ path, urlParams }) =>
+        answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.subscribe(token, path.tag_id))).pipe(
+          Effect.map(preferencesData)
+        ))
+      .handle("unsubscribe", ({ path, urlParams }) =>
+        answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.unsubscribe(token, path.tag_id))).pipe(
+          Effect.map(preferencesData)
+        ))
+  }))

@@ -1,0 +1,46 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { PreferenceCenter, PreferenceTagPath, PreferenceTokenParams } from "../shared/preference-schemas.js"
+import { problems } from "./problems.js"
+
+const tokenErrors = "401 `invalid_token` when the link's token is missing, broken, expired or revoked."
+
+/** The subscriber's own page of preferences, reached with the token of their link: no key, no session. */
+export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
+  .add(
+    HttpApiEndpoint.get("view", "/preference-center")
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(PreferenceCenter)
+      .annotateContext(OpenApi.annotations({
+        summary: "See one's preferences",
+        description: `The subscriber's address and status, and every tag of the organization with whether they carry it. ${tokenErrors}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.put("subscribe", "/preference-center/tags/:tag_id")
+      .setPath(PreferenceTagPath)
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(PreferenceCenter)
+      .pipe(problems.endpoint("not_found"))
+      .annotateContext(OpenApi.annotations({
+        summary: "Subscribe to a tag",
+        description: "Answers the preferences afterwards. A subscriber who subscribes becomes `active` again, whatever " +
+          `their status was: it is their own action. 404 for a tag the organization does not have. ${tokenErrors}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.del("unsubscribe", "/preference-center/tags/:tag_id")
+      .setPath(PreferenceTagPath)
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(PreferenceCenter)
+      .pipe(problems.endpoint("not_found"))
+      .annotateContext(OpenApi.annotations({
+        summary: "Unsubscribe from a tag",
+        description: `Answers the preferences afterwards. 404 for a tag the organization does not have. ${tokenErrors}`
+      }))
+  )
+  .pipe(problems.group("invalid_token", "validation_error", "rate_limited", "service_unavailable"))
+  .annotate(OpenApi.Title, "Preference center")
+  .annotate(
+    OpenApi.Description,
+    "A subscriber's own subscriptions, reached with the token of the link the organization sent them (`token` in the query)."
+  )

@@ -1,0 +1,22 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Preferences } from "@roster/application"
+import { Effect } from "effect"
+import { preferenceToken, toPreferenceCenter } from "../shared/preference-schemas.js"
+import { answering } from "../shared/respond.js"
+import { ReferenceApi } from "./api.js"
+
+export const PreferenceCenterHandlersLive = HttpApiBuilder.group(ReferenceApi, "preferenceCenter", (handlers) =>
+  Effect.gen(function*() {
+    const preferences = yield* Preferences
+    return handlers
+      .handle("view", ({ urlParams }) =>
+        answering(Effect.flatMap(preferenceToken(urlParams), preferences.view)).pipe(Effect.map(toPreferenceCenter)))
+      .handle("subscribe", ({ path, urlParams }) =>
+        answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.subscribe(token, path.tag_id))).pipe(
+          Effect.map(toPreferenceCenter)
+        ))
+      .handle("unsubscribe", ({ path, urlParams }) =>
+        answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.unsubscribe(token, path.tag_id))).pipe(
+          Effect.map(toPreferenceCenter)
+        ))
+  }))

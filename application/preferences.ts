@@ -1,0 +1,265 @@
+import {
+  applySubscriberChanges,
+  DomainEvent,
+  EventId,
+  type EventType,
+  expiresAt,
+  InvalidInput,
+  InvalidToken,
+  type Organization,
+  OrganizationId,
+  PREFERENCE_TOKEN_LIFETIME,
+  ResourceNotFound,
+  type Subscriber,
+  SubscriberId,
+  type Tag,
+  type TagId,
+  tagNameKey
+} from "@roster/domain"
+import { Array, Effect, Option } from "effect"
+import { Ids } from "./ports/ids.js"
+import { OrganizationRepository } from "./ports/organization-repository.js"
+import { Outbox } from "./ports/outbox.js"
+import { SubscriberRepository } from "./ports/subscriber-repository.js"
+import { TagAssignments } from "./ports/tag-assignments.js"
+import { type KeysetPosition } from "./ports/subscriber-repository.js"
+import { TagRepository } from "./ports/tag-repository.js"
+import { TokenSigner } from "./ports/token-signer.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
+import { now } from "./support/clock.js"
+import { subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
+import { authorize, type Principal } from "./support/principal.js"
+
+/** A link a subscriber manages their own subscriptions with: the token, good until `expiresAt`. */
+export interface PreferenceLink {
+  readonly token: string
+  readonly expiresAt: Date
+}
+
+/** One tag of the organization as its subscriber sees it: `subscribedAt` when they carry it. */
+export interface PreferenceTag {
+  readonly tag: Tag
+  readonly subscribedAt: Date | null
+}
+
+/** What a subscriber sees of themselves: their organization, their address and every tag. */
+export interface PreferenceView {
+  readonly organization: Organization
+  readonly subscriber: Subscriber
+  /** Every tag of the organization, by name. */
+  readonly tags: ReadonlyArray<PreferenceTag>
+}
+
+/** What a subscriber changes at once: tags by name, and whether they get mail at all. */
+export interface PreferenceChanges {
+  readonly add?: ReadonlyArray<string> | undefined
+  readonly remove?: ReadonlyArray<string> | undefined
+  /** `unsubscribed` stops all mail; `active` starts it again, whatever the status was. */
+  readonly status?: "active" | "unsubscribed" | undefined
+}
+
+/** Tags read a page at a time for the view. */
+const TAG_PAGE = 500
+
+const revoked = () => new InvalidToken({ reason: "this link is no longer valid; ask for a new one" })
+
+/**
+ * The preference center: a subscriber, holding a token issued for them, sees and changes their
+ * own subscriptions without an account. A token names one subscriber of one organization and the
+ * version of that subscriber's tokens it was issued under; revoking moves the version on, so
+ * every earlier token is refused at once. Changes record the same events as the API's.
+ */
+export class Preferences extends Effect.Service<Preferences>()("roster/Preferences", {
+  effect: Effect.gen(function*() {
+    const subscribers = yield* SubscriberRepository
+    const organizations = yield* OrganizationRepository
+    const tags = yield* TagRepository
+    const assignments = yield* TagAssignments
+    const unitOfWork = yield* UnitOfWork
+    const outbox = yield* Outbox
+    const signer = yield* TokenSigner
+    const ids = yield* Ids
+
+    const event = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
+      Effect.map(ids.next, (id) => new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data }))
+
+    /** A token for the organization's subscriber `id`, 30 days long. Scope `subscribers:write`. */
+    const issueLink = Effect.fn("Preferences.issueLink")(function*(principal: Principal, id: SubscriberId) {
+      yield* authorize(principal, "subscribers:write")
+      const organizationId = principal.organization.id
+      const version = yield* subscribers.preferenceTokenVersion(organizationId, id)
+      if (Option.isNone(version)) return yield* new ResourceNotFound({ resource: "subscriber", id })
+      const issuedAt = yield* now
+      // Whole seconds, as the token's own expiry says it.
+      const ends = new Date(Math.floor(expiresAt(issuedAt, PREFERENCE_TOKEN_LIFETIME).getTime() / 1000) * 1000)
+      const link: PreferenceLink = {
+        token: yield* signer.sign("preference", {
+          subject: id,
+          id: yield* ids.next,
+          organizationId,
+          version: version.value,
+          issuedAt,
+          expiresAt: ends
+        }),
+        expiresAt: ends
+      }
+      return link
+    })
+
+    /** Every token issued for the subscriber so far stops working. Scope `subscribers:write`. */
+    const revokeLinks = Effect.fn("Preferences.revokeLinks")(function*(principal: Principal, id: SubscriberId) {
+      yield* authorize(principal, "subscribers:write")
+      const revokedTo = yield* subscribers.revokePreferenceTokens(principal.organization.id, id)
+      if (Option.isNone(revokedTo)) return yield* new ResourceNotFound({ resource: "subscriber", id })
+    })
+
+    /**
+     * The subscriber and organization a token is good for. A token of another kind, tampered,
+     * expired, revoked or of a subscriber no longer there is InvalidToken.
+     */
+    const open = (token: string) =>
+      Effect.gen(function*() {
+        const claims = yield* signer.verify("preference", token, yield* now)
+        if (claims.organizationId === undefined || claims.version === undefined) {
+          return yield* new InvalidToken({ reason: "the token lacks a required claim" })
+        }
+        const organizationId = OrganizationId.make(claims.organizationId)
+        const subscriberId = SubscriberId.make(claims.subject)
+        const version = yield* subscribers.preferenceTokenVersion(organizationId, subscriberId)
+        if (Option.isNone(version) || version.value !== claims.version) return yield* revoked()
+        const [subscriber, organization] = yield* Effect.all([
+          subscribers.findById(organizationId, subscriberId),
+          organizations.findById(organizationId)
+        ], { concurrency: 2 })
+        if (Option.isNone(subscriber) || Option.isNone(organization)) return yield* revoked()
+        return { subscriber: subscriber.value, organization: organization.value }
+      })
+
+    /** Every tag of the organization, by name. */
+    const allTags = (organizationId: OrganizationId) =>
+      Effect.gen(function*() {
+        const all: Array<Tag> = []
+        let after: KeysetPosition | undefined
+        for (;;) {
+          const page = yield* tags.list(organizationId, { sort: "name", order: "asc", after, limit: TAG_PAGE })
+          all.push(...page)
+          if (page.length < TAG_PAGE) return all
+          const last = page[page.length - 1]!
+          after = { value: last.name, id: last.id }
+        }
+      })
+
+    const viewOf = (organization: Organization, subscriber: Subscriber) =>
+      Effect.gen(function*() {
+        const [everyTag, carried] = yield* Effect.all([
+          allTags(organization.id),
+          Effect.map(assignments.tagsOf(organization.id, [subscriber.id]), (map) => map.get(subscriber.id) ?? [])
+        ], { concurrency: 2 })
+        const since = new Map(carried.map(({ subscribedAt, tag }) => [tag.id, subscribedAt] as const))
+        const view: PreferenceView = {
+          organization,
+          subscriber,
+          tags: everyTag.map((tag) => ({ tag, subscribedAt: since.get(tag.id) ?? null }))
+        }
+        return view
+      })
+
+    const view = Effect.fn("Preferences.view")(function*(token: string) {
+      const { organization, subscriber } = yield* open(token)
+      return yield* viewOf(organization, subscriber)
+    })
+
+    /** The organization's tag `tagId`; another organization's is as unknown as one that does not exist. */
+    const tagOf = (organizationId: OrganizationId, tagId: TagId) =>
+      Effect.flatMap(tags.findById(organizationId, tagId), Option.match({
+        onNone: () => new ResourceNotFound({ resource: "tag", id: tagId }),
+        onSome: Effect.succeed
+      }))
+
+    /**
+     * Within a transaction: attaches `toAttach`, detaches `toDetach` and moves the status, recording
+     * the events the API records for the same changes. Attaching makes the subscriber active
+     * (their own action) unless `status` says otherwise. The view afterwards.
+     */
+    const applyChanges = (
+      organization: Organization,
+      opened: Subscriber,
+      toAttach: ReadonlyArray<Tag>,
+      toDetach: ReadonlyArray<Tag>,
+      requested: PreferenceChanges["status"]
+    ) =>
+      Effect.gen(function*() {
+        const organizationId = organization.id
+        const current = Option.getOrElse(yield* subscribers.findByIdForUpdate(organizationId, opened.id), () => opened)
+        const at = yield* now
+        const attached = new Set<string>(yield* assignments.attach(organizationId, current.id, toAttach.map((tag) => tag.id), at))
+        const events: Array<DomainEvent> = []
+        for (const tag of toAttach) {
+          if (attached.has(tag.id)) events.push(yield* event(organizationId, "tag.subscribed", at, tagSubscriptionData(current, tag)))
+        }
+        for (const tag of toDetach) {
+          if (yield* assignments.detach(organizationId, current.id, tag.id)) {
+            events.push(yield* event(organizationId, "tag.unsubscribed", at, tagSubscriptionData(current, tag)))
+          }
+        }
+        const status = requested ?? (toAttach.length > 0 ? "active" : undefined)
+        // The subscriber may make every move to active or unsubscribed.
+        const { changed, subscriber } = yield* applySubscriberChanges(current, { status }, "subscriber", at).pipe(Effect.orDie)
+        if (changed.length > 0) {
+          yield* subscribers.update(subscriber)
+          const carried = yield* Effect.map(assignments.tagsOf(organizationId, [subscriber.id]), (map) => map.get(subscriber.id) ?? [])
+          events.push(yield* event(organizationId, "subscriber.updated", at, { subscriber: subscriberSnapshot(subscriber, carried), changed }))
+        }
+        yield* outbox.record(events)
+        return yield* viewOf(organization, subscriber)
+      })
+
+    /**
+     * Subscribes to a tag, and makes the subscriber active again whatever their status was: it is
+     * their own action. Subscribing again changes nothing.
+     */
+    const subscribe = Effect.fn("Preferences.subscribe")(function*(token: string, tagId: TagId) {
+      const { organization, subscriber } = yield* open(token)
+      return yield* unitOfWork.transaction(
+        Effect.flatMap(tagOf(organization.id, tagId), (tag) => applyChanges(organization, subscriber, [tag], [], undefined))
+      )
+    })
+
+    /** Unsubscribes from a tag; again, it changes nothing. */
+    const unsubscribe = Effect.fn("Preferences.unsubscribe")(function*(token: string, tagId: TagId) {
+      const { organization, subscriber } = yield* open(token)
+      return yield* unitOfWork.transaction(
+        Effect.flatMap(tagOf(organization.id, tagId), (tag) => applyChanges(organization, subscriber, [], [tag], undefined))
+      )
+    })
+
+    /**
+     * Subscribes to the tags named in `add`, unsubscribes from those in `remove` (a name no tag has
+     * is passed over there) and moves the status, in one transaction, recording the same events as
+     * the API. Adding a tag, like subscribing, makes the subscriber active unless `status` says
+     * otherwise. A name in `add` that no tag has, or in both lists, is refused.
+     */
+    const change = Effect.fn("Preferences.change")(function*(token: string, changes: PreferenceChanges) {
+      const { organization, subscriber: opened } = yield* open(token)
+      const organizationId = organization.id
+      const add = changes.add ?? []
+      const remove = changes.remove ?? []
+      const adding = new Set(add.map(tagNameKey))
+      const both = remove.findIndex((name) => adding.has(tagNameKey(name)))
+      if (both >= 0) {
+        return yield* new InvalidInput({ field: `remove[${both}]`, problem: "is also to be added; name a tag in one list only" })
+      }
+      return yield* unitOfWork.transaction(Effect.gen(function*() {
+        const named = yield* tags.findByNames(organizationId, [...add, ...remove])
+        const byName = new Map(named.map((tag) => [tagNameKey(tag.name), tag] as const))
+        const unknown = add.findIndex((name) => !byName.has(tagNameKey(name)))
+        if (unknown >= 0) return yield* new InvalidInput({ field: `add[${unknown}]`, problem: `no tag is named "${add[unknown]}"` })
+        const toAttach = Array.dedupeWith(add.map((name) => byName.get(tagNameKey(name))!), (a, b) => a.id === b.id)
+        const toDetach = remove.flatMap((name) => byName.get(tagNameKey(name)) ?? [])
+        return yield* applyChanges(organization, opened, toAttach, toDetach, changes.status)
+      }))
+    })
+
+    return { issueLink, revokeLinks, view, subscribe, unsubscribe, change } as const
+  })
+}) {}
