@@ -6,6 +6,7 @@ import { RequestAuthenticationLive } from "../shared/authentication.js"
 import { DocsLive } from "../shared/docs.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
+import { makeUnsubscribeHandlersLive } from "../shared/unsubscribe.js"
 import { OverviewApi } from "./api.js"
 import { OverviewAuthenticationLive, OverviewSessionAuthenticationLive } from "./authentication.js"
 import { EnvelopeRendererLive } from "./errors.js"
@@ -35,6 +36,7 @@ export const OverviewApiLive = Layer.mergeAll(
     WebhooksHandlersLive,
     PreferencesHandlersLive,
     PreferenceCenterHandlersLive,
+    makeUnsubscribeHandlersLive(OverviewApi),
     makeProbesHandlersLive(OverviewApi),
     makeErrorDocsHandlersLive(OverviewApi)
   ]),

@@ -7,6 +7,7 @@ import { RequestAuthenticationLive } from "../shared/authentication.js"
 import { DocsLive } from "../shared/docs.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
+import { makeUnsubscribeHandlersLive } from "../shared/unsubscribe.js"
 import { AdminHandlersLive } from "./admin-handlers.js"
 import { ReferenceApi } from "./api.js"
 import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
@@ -34,6 +35,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     WebhooksHandlersLive,
     AdminHandlersLive,
     PreferenceCenterHandlersLive,
+    makeUnsubscribeHandlersLive(ReferenceApi),
     makeProbesHandlersLive(ReferenceApi),
     makeErrorDocsHandlersLive(ReferenceApi)
   ]),

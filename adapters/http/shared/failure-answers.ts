@@ -17,6 +17,9 @@ const MAX_MESSAGE_LENGTH = 200
 
 const methodsWithBody = new Set(["POST", "PUT", "PATCH"])
 
+/** Paths posted to by HTML forms and mail clients, whose bodies are forms, not JSON. */
+const formPaths = new Set(["/unsubscribe"])
+
 const isJsonMediaType = (contentType: string): boolean => {
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
   return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
@@ -91,7 +94,7 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
       const invalid = (issues: ReadonlyArray<FieldIssue>) =>
         answer(apiError("validation_error", detailOf(issues), { fields: issues.slice(0, MAX_LISTED_ISSUES) }))
 
-      if (methods.includes(request.method) && methodsWithBody.has(request.method)) {
+      if (methods.includes(request.method) && methodsWithBody.has(request.method) && !formPaths.has(instance)) {
         const declaredLength = Number(request.headers["content-length"] ?? 0)
         if (declaredLength > MAX_BODY_BYTES) {
           return answer(apiError("payload_too_large", `the body is ${declaredLength} bytes; at most ${MAX_BODY_BYTES} are accepted`))
