@@ -14,7 +14,8 @@ import {
   SubscriberId,
   type Tag,
   type TagId,
-  tagNameKey
+  tagNameKey,
+  type TagSubscription
 } from "@roster/domain"
 import { Array, Effect, Option } from "effect"
 import { Ids } from "./ports/ids.js"
@@ -56,6 +57,16 @@ export interface PreferenceChanges {
   readonly remove?: ReadonlyArray<string> | undefined
   /** `unsubscribed` stops all mail; `active` starts it again, whatever the status was. */
   readonly status?: "active" | "unsubscribed" | undefined
+}
+
+/** Everything stored about a subscriber, for them to take away. */
+export interface PreferenceExport {
+  readonly exportedAt: Date
+  readonly organization: Organization
+  readonly subscriber: Subscriber
+  readonly tags: ReadonlyArray<TagSubscription>
+  /** The events recorded about them that are still kept, oldest first. */
+  readonly events: ReadonlyArray<DomainEvent>
 }
 
 /** Tags read a page at a time for the view. */
@@ -260,6 +271,23 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       }))
     })
 
-    return { issueLink, revokeLinks, view, subscribe, unsubscribe, change } as const
+    /** Everything stored about the token's subscriber, as one document. */
+    const exportData = Effect.fn("Preferences.exportData")(function*(token: string) {
+      const { organization, subscriber } = yield* open(token)
+      const [tagMap, events] = yield* Effect.all([
+        assignments.tagsOf(organization.id, [subscriber.id]),
+        outbox.recordedAbout(organization.id, subscriber.id)
+      ], { concurrency: 2 })
+      const exported: PreferenceExport = {
+        exportedAt: yield* now,
+        organization,
+        subscriber,
+        tags: tagMap.get(subscriber.id) ?? [],
+        events
+      }
+      return exported
+    })
+
+    return { issueLink, revokeLinks, view, subscribe, unsubscribe, change, exportData } as const
   })
 }) {}

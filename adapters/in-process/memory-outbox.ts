@@ -8,6 +8,12 @@ import { MemoryStore } from "./memory-store.js"
  * the store's turn until it ends, so no other dispatcher claims while one is between its claim and
  * its mark.
  */
+/** The subscriber an event is about: its `data.subscriber.id`, as every subscriber and tag event writes it. */
+const subscriberOf = (event: DomainEvent): unknown => {
+  const subscriber = (event.data as { readonly subscriber?: unknown }).subscriber
+  return typeof subscriber === "object" && subscriber !== null ? (subscriber as { readonly id?: unknown }).id : undefined
+}
+
 export const MemoryOutboxLive = Layer.effect(
   Outbox,
   Effect.gen(function*() {
@@ -15,6 +21,8 @@ export const MemoryOutboxLive = Layer.effect(
     return Outbox.of({
       record: (events) => store.write((t) => void t.events.push(...events)),
       recorded: (organizationId) => store.read((t) => t.events.filter((e) => e.organizationId === organizationId)),
+      recordedAbout: (organizationId, subscriberId) =>
+        store.read((t) => t.events.filter((e) => e.organizationId === organizationId && subscriberOf(e) === subscriberId)),
       claimUndispatched: (limit) =>
         store.read((t) => {
           const claimed: Array<DomainEvent> = []

@@ -41,6 +41,12 @@ export const PostgresOutboxLive = Layer.effect(
           WHERE organization_id = ${organizationId}
           ORDER BY position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
 
+      recordedAbout: (organizationId, subscriberId) =>
+        sql`
+          SELECT id, organization_id, type, occurred_at, data FROM outbox_events
+          WHERE organization_id = ${organizationId} AND data -> 'subscriber' ->> 'id' = ${subscriberId}
+          ORDER BY position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
+
       // Inside a transaction the rows stay locked until it ends; other dispatchers skip them
       // rather than wait. Outside one, the lock ends with the statement.
       claimUndispatched: (limit) =>

@@ -1,4 +1,4 @@
-import type { DomainEvent, EventId, OrganizationId } from "@roster/domain"
+import type { DomainEvent, EventId, OrganizationId, SubscriberId } from "@roster/domain"
 import { Context, type Effect } from "effect"
 
 /**
@@ -10,6 +10,8 @@ export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
   readonly record: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void>
   /** The organization's recorded events, oldest first. */
   readonly recorded: (organizationId: OrganizationId) => Effect.Effect<ReadonlyArray<DomainEvent>>
+  /** The organization's recorded events about one subscriber (their `data.subscriber.id`), oldest first. */
+  readonly recordedAbout: (organizationId: OrganizationId, subscriberId: SubscriberId) => Effect.Effect<ReadonlyArray<DomainEvent>>
   /**
    * Up to `limit` undispatched events, oldest first. Inside a transaction they stay locked until it
    * ends, and other dispatchers skip them (`FOR UPDATE SKIP LOCKED`) rather than wait.

@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Outbox, UnitOfWork, WebhookDeliveryRepository } from "@roster/application"
-import { type DomainEvent, OrganizationId } from "@roster/domain"
+import { type DomainEvent, OrganizationId, SubscriberId } from "@roster/domain"
 import { Effect, Exit } from "effect"
 import { randomUUID } from "node:crypto"
 import {
@@ -63,6 +63,23 @@ export const outboxContract = (persistence: PersistenceLayer) =>
           last
         ])
         expect(yield* outbox.recorded(other.id)).toStrictEqual([batch[1]])
+      }))
+
+    it.effect("answers the events about one subscriber, by their data's subscriber id, in order", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        const organization = yield* givenOrganization()
+        const [ada, grace] = [randomUUID(), randomUUID()]
+        const about = (id: string, type: Parameters<typeof anEvent>[1]) =>
+          anEvent(organization.id, type, { subscriber: { id, email: "x@example.com" }, tag: { id: "t" } })
+        const created = about(ada, "subscriber.created")
+        const other = about(grace, "subscriber.created")
+        const tagged = about(ada, "tag.subscribed")
+        const noSubscriber = anEvent(organization.id, "subscriber.deleted", { subscriber: "not an object" })
+        const elsewhere = anEvent((yield* givenOrganization()).id, "subscriber.updated", { subscriber: { id: ada } })
+        yield* outbox.record([created, other, noSubscriber, tagged, elsewhere])
+        expect(yield* outbox.recordedAbout(organization.id, SubscriberId.make(ada))).toStrictEqual([created, tagged])
+        expect(yield* outbox.recordedAbout(organization.id, SubscriberId.make(randomUUID()))).toStrictEqual([])
       }))
 
     it.effect("records a batch larger than one statement can carry, in order", () =>

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { PreferenceCenter, PreferenceTagPath, PreferenceTokenParams } from "../shared/preference-schemas.js"
+import { DataExport, PreferenceCenter, PreferenceTagPath, PreferenceTokenParams } from "../shared/preference-schemas.js"
 import { oneOf, strictInput } from "../shared/wire-fields.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { Single, TagNames } from "./schemas.js"
@@ -81,6 +81,16 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
       .annotateContext(OpenApi.annotations({
         summary: "Unsubscribe from a tag",
         description: `404 for a tag the organization does not have. ${tokenErrors}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.get("dataExport", "/preference-center/data-export")
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(Single(DataExport, "DataExportData"))
+      .annotateContext(OpenApi.annotations({
+        summary: "Download one's data",
+        description: "Everything stored about the subscriber as one JSON document in `data`, sent as a file " +
+          `(\`Content-Disposition: attachment\`). ${tokenErrors}`
       }))
   )
   .annotate(OpenApi.Title, "Preference center")

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Preferences, type PreferenceView } from "@roster/application"
 import { Effect } from "effect"
-import { preferenceToken, toPreferenceCenter } from "../shared/preference-schemas.js"
+import { asDownload, preferenceToken, toDataExport, toPreferenceCenter } from "../shared/preference-schemas.js"
 import { answering } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
 import { dataOf } from "./pages.js"
@@ -29,5 +29,10 @@ export const PreferenceCenterHandlersLive = HttpApiBuilder.group(OverviewApi, "p
       .handle("unsubscribe", ({ path, urlParams }) =>
         answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.unsubscribe(token, path.tag_id))).pipe(
           Effect.map(preferencesData)
+        ))
+      .handle("dataExport", ({ urlParams }) =>
+        answering(Effect.flatMap(preferenceToken(urlParams), preferences.exportData)).pipe(
+          Effect.tap(asDownload),
+          Effect.map((exported) => dataOf(toDataExport(exported)))
         ))
   }))

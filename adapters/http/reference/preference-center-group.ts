@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { PreferenceCenter, PreferenceTagPath, PreferenceTokenParams } from "../shared/preference-schemas.js"
+import { DataExport, PreferenceCenter, PreferenceTagPath, PreferenceTokenParams } from "../shared/preference-schemas.js"
 import { problems } from "./problems.js"
 
 const tokenErrors = "401 `invalid_token` when the link's token is missing, broken, expired or revoked."
@@ -36,6 +36,16 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
       .annotateContext(OpenApi.annotations({
         summary: "Unsubscribe from a tag",
         description: `Answers the preferences afterwards. 404 for a tag the organization does not have. ${tokenErrors}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.get("dataExport", "/preference-center/data-export")
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(DataExport)
+      .annotateContext(OpenApi.annotations({
+        summary: "Download one's data",
+        description: "Everything stored about the subscriber as one JSON document, sent as a file " +
+          `(\`Content-Disposition: attachment\`). ${tokenErrors}`
       }))
   )
   .pipe(problems.group("invalid_token", "validation_error", "rate_limited", "service_unavailable"))

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Preferences } from "@roster/application"
 import { Effect } from "effect"
-import { preferenceToken, toPreferenceCenter } from "../shared/preference-schemas.js"
+import { asDownload, preferenceToken, toDataExport, toPreferenceCenter } from "../shared/preference-schemas.js"
 import { answering } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
 
@@ -18,5 +18,10 @@ export const PreferenceCenterHandlersLive = HttpApiBuilder.group(ReferenceApi, "
       .handle("unsubscribe", ({ path, urlParams }) =>
         answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.unsubscribe(token, path.tag_id))).pipe(
           Effect.map(toPreferenceCenter)
+        ))
+      .handle("dataExport", ({ urlParams }) =>
+        answering(Effect.flatMap(preferenceToken(urlParams), preferences.exportData)).pipe(
+          Effect.tap(asDownload),
+          Effect.map(toDataExport)
         ))
   }))

@@ -1,7 +1,13 @@
-import type { PreferenceLink as DomainLink, PreferenceTag as DomainTag, PreferenceView } from "@roster/application"
+import { HttpApp, HttpServerResponse } from "@effect/platform"
+import type {
+  PreferenceExport,
+  PreferenceLink as DomainLink,
+  PreferenceTag as DomainTag,
+  PreferenceView
+} from "@roster/application"
 import { InvalidToken, SubscriberStatus, TagId } from "@roster/domain"
 import { Effect, Schema } from "effect"
-import { IdInput, oneOf, Timestamp, Uuid } from "./wire-fields.js"
+import { IdInput, MetadataOutput, oneOf, Timestamp, Uuid } from "./wire-fields.js"
 
 /** The preference center's shapes, the same in both forms (the overview form wraps them in `data`). */
 
@@ -31,6 +37,70 @@ export const PreferenceLink = Schema.Struct({
   url: Schema.String.annotations({ description: "the preference center's page for this subscriber" }),
   expires_at: Timestamp
 }).annotations({ identifier: "PreferenceLink" })
+
+export const DataExport = Schema.Struct({
+  exported_at: Timestamp,
+  organization: Schema.Struct({ name: Schema.String }),
+  subscriber: Schema.Struct({
+    id: Uuid,
+    email: Schema.String,
+    status: SubscriberStatus,
+    first_name: Schema.NullOr(Schema.String),
+    last_name: Schema.NullOr(Schema.String),
+    metadata: MetadataOutput,
+    created_at: Timestamp,
+    updated_at: Timestamp
+  }),
+  tags: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    slug: Schema.String,
+    description: Schema.NullOr(Schema.String),
+    subscribed_at: Timestamp
+  })).annotations({ description: "the tags the subscriber carries" }),
+  events: Schema.Array(Schema.Struct({
+    id: Uuid,
+    type: Schema.String,
+    occurred_at: Timestamp,
+    data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  })).annotations({ description: "what was recorded about the subscriber and is still kept (30 days once sent to webhooks)" })
+}).annotations({ identifier: "DataExport", description: "everything stored about the subscriber" })
+
+export const toDataExport = (exported: PreferenceExport): typeof DataExport.Type => ({
+  exported_at: exported.exportedAt.toISOString(),
+  organization: { name: exported.organization.name },
+  subscriber: {
+    id: exported.subscriber.id,
+    email: exported.subscriber.email,
+    status: exported.subscriber.status,
+    first_name: exported.subscriber.firstName,
+    last_name: exported.subscriber.lastName,
+    metadata: exported.subscriber.metadata,
+    created_at: exported.subscriber.createdAt.toISOString(),
+    updated_at: exported.subscriber.updatedAt.toISOString()
+  },
+  tags: exported.tags.map(({ subscribedAt, tag }) => ({
+    name: tag.name,
+    slug: tag.slug,
+    description: tag.description,
+    subscribed_at: subscribedAt.toISOString()
+  })),
+  events: exported.events.map((event) => ({
+    id: event.id,
+    type: event.type,
+    occurred_at: event.occurredAt.toISOString(),
+    data: event.data
+  }))
+})
+
+/** The answer is a file to save: `roster-data-<date>.json`. */
+export const asDownload = (exported: PreferenceExport) =>
+  HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(HttpServerResponse.setHeader(
+      response,
+      "Content-Disposition",
+      `attachment; filename="roster-data-${exported.exportedAt.toISOString().slice(0, 10)}.json"`
+    ))
+  )
 
 export const PreferenceTokenParams = Schema.Struct({
   token: Schema.optionalWith(

@@ -134,3 +134,15 @@ describe("PATCH /v1/preferences/:token", () => {
     expectError(await call(server, "PUT", `/preference-center/tags/${foreign.id}?token=${encodeURIComponent(token)}`), "not_found")
   })
 })
+
+describe("GET /preference-center/data-export", () => {
+  it("answers the export in `data`, as a file", async () => {
+    const { subscriber, token } = await subscriberWithLink([freshTagName()])
+    const answer = await call(server, "GET", `/preference-center/data-export?token=${encodeURIComponent(token)}`)
+    expect(answer.status, answer.text).toBe(200)
+    expect(answer.headers.get("content-disposition")).toMatch(/^attachment; filename="roster-data-/)
+    expect(answer.body.data.subscriber).toMatchObject({ id: subscriber.id, email: subscriber.email })
+    expect(answer.body.data.events.map((event: { type: string }) => event.type)).toEqual(["subscriber.created"])
+    expectError(await call(server, "GET", "/preference-center/data-export"), "invalid_token")
+  })
+})

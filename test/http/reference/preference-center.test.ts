@@ -213,3 +213,43 @@ describe("PUT and DELETE /preference-center/tags/{tag_id}", () => {
     expectProblem(await call(server, "PUT", `/preference-center/tags/${none}`), "invalid_token", `/preference-center/tags/${none}`)
   })
 })
+
+describe("GET /preference-center/data-export", () => {
+  it("answers everything stored about the subscriber as a JSON file: profile, tags and the events about them", async () => {
+    const name = freshTagName()
+    const { key, organization, subscriber, tags, token } = await subscriberWithLink([{ name, description: "Mondays" }])
+    await call(server, "PUT", tagPath(tags[0]!.id, token))
+    await call(server, "PUT", `/api/v1/subscribers/${subscriber.id}`, { key, json: { metadata: { plan: "gold" } } })
+    const answer = await call(server, "GET", `/preference-center/data-export?token=${encodeURIComponent(token)}`)
+    expect(answer.status, answer.text).toBe(200)
+    expect(answer.headers.get("content-disposition")).toMatch(/^attachment; filename="roster-data-\d{4}-\d{2}-\d{2}\.json"$/)
+    expect(answer.body).toEqual({
+      exported_at: expect.stringMatching(isoInstantPattern),
+      organization: { name: organization.name },
+      subscriber: {
+        id: subscriber.id,
+        email: subscriber.email,
+        status: "active",
+        first_name: null,
+        last_name: null,
+        metadata: { plan: "gold" },
+        created_at: subscriber.created_at,
+        updated_at: expect.stringMatching(isoInstantPattern)
+      },
+      tags: [{ name, slug: tags[0]!.slug, description: "Mondays", subscribed_at: expect.stringMatching(isoInstantPattern) }],
+      events: [
+        expect.objectContaining({ type: "subscriber.created", data: expect.objectContaining({ subscriber: expect.objectContaining({ id: subscriber.id }) }) }),
+        expect.objectContaining({ type: "tag.subscribed" }),
+        expect.objectContaining({ type: "subscriber.updated" })
+      ]
+    })
+    // Another subscriber's events are not in it.
+    const other = await createSubscriber(server, key)
+    const again = await call(server, "GET", `/preference-center/data-export?token=${encodeURIComponent(token)}`)
+    expect(JSON.stringify(again.body)).not.toContain(other.id)
+  })
+
+  it("answers 401 invalid_token without a good token", async () => {
+    expectProblem(await call(server, "GET", "/preference-center/data-export?token=nope"), "invalid_token", "/preference-center/data-export")
+  })
+})

@@ -131,6 +131,7 @@ describe("GET /openapi.json", () => {
       "GET /errors/{code}",
       "GET /health",
       "GET /preference-center",
+      "GET /preference-center/data-export",
       "GET /ready",
       "GET /unsubscribe",
       "PATCH /api/v1/admin/organizations/{organization_id}",
