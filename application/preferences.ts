@@ -98,8 +98,8 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     const issueLink = Effect.fn("Preferences.issueLink")(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
-      const version = yield* subscribers.preferenceTokenVersion(organizationId, id)
-      if (Option.isNone(version)) return yield* new ResourceNotFound({ resource: "subscriber", id })
+      const access = yield* subscribers.preferenceAccess(organizationId, id)
+      if (Option.isNone(access)) return yield* new ResourceNotFound({ resource: "subscriber", id })
       const issuedAt = yield* now
       // Whole seconds, as the token's own expiry says it.
       const ends = new Date(Math.floor(expiresAt(issuedAt, PREFERENCE_TOKEN_LIFETIME).getTime() / 1000) * 1000)
@@ -108,7 +108,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
           subject: id,
           id: yield* ids.next,
           organizationId,
-          version: version.value,
+          version: access.value.tokenVersion,
           issuedAt,
           expiresAt: ends
         }),
@@ -126,9 +126,10 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
 
     /**
      * The subscriber and organization a token is good for. A token of another kind, tampered,
-     * expired, revoked or of a subscriber no longer there is InvalidToken.
+     * expired, revoked or of a subscriber no longer there is InvalidToken; so is the token of a
+     * subscriber who asked to be erased, unless `erasing` (asking again).
      */
-    const open = (token: string) =>
+    const open = (token: string, erasing = false) =>
       Effect.gen(function*() {
         const claims = yield* signer.verify("preference", token, yield* now)
         if (claims.organizationId === undefined || claims.version === undefined) {
@@ -136,8 +137,11 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
         }
         const organizationId = OrganizationId.make(claims.organizationId)
         const subscriberId = SubscriberId.make(claims.subject)
-        const version = yield* subscribers.preferenceTokenVersion(organizationId, subscriberId)
-        if (Option.isNone(version) || version.value !== claims.version) return yield* revoked()
+        const access = yield* subscribers.preferenceAccess(organizationId, subscriberId)
+        if (Option.isNone(access) || access.value.tokenVersion !== claims.version) return yield* revoked()
+        if (access.value.erasureRequestedAt !== null && !erasing) {
+          return yield* new InvalidToken({ reason: "this subscriber asked to be erased; their data is being deleted" })
+        }
         const [subscriber, organization] = yield* Effect.all([
           subscribers.findById(organizationId, subscriberId),
           organizations.findById(organizationId)
@@ -288,6 +292,16 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       return exported
     })
 
-    return { issueLink, revokeLinks, view, subscribe, unsubscribe, change, exportData } as const
+    /**
+     * Asks for the token's subscriber to be erased: their tokens stop working at once (for anything
+     * but asking again, which changes nothing), and the worker erases them (see
+     * `Subscribers.eraseRequested`) within a minute.
+     */
+    const requestErasure = Effect.fn("Preferences.requestErasure")(function*(token: string) {
+      const { organization, subscriber } = yield* open(token, true)
+      yield* subscribers.requestErasure(organization.id, subscriber.id, yield* now)
+    })
+
+    return { issueLink, revokeLinks, view, subscribe, unsubscribe, change, exportData, requestErasure } as const
   })
 }) {}

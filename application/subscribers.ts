@@ -267,11 +267,10 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       }
     )
 
-    const remove = Effect.fn("Subscribers.remove")(function*(principal: Principal, id: SubscriberId) {
-      yield* authorize(principal, "subscribers:delete")
-      const organizationId = principal.organization.id
-      yield* unitOfWork.transaction(Effect.gen(function*() {
-        const subscriber = yield* owned(organizationId, id, true)
+    /** Within a transaction: deletes the subscriber with their tag links and records `subscriber.deleted`. */
+    const deleteWithin = (subscriber: Subscriber) =>
+      Effect.gen(function*() {
+        const { id, organizationId } = subscriber
         const tagList = yield* tagsOf(organizationId, id)
         yield* assignments.detachAllFromSubscriber(organizationId, id)
         yield* subscribers.delete(organizationId, id)
@@ -279,8 +278,32 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         yield* outbox.record([
           yield* event(organizationId, "subscriber.deleted", yield* now, { subscriber: subscriberSnapshot(subscriber, tagList) })
         ])
-      }))
+      })
+
+    const remove = Effect.fn("Subscribers.remove")(function*(principal: Principal, id: SubscriberId) {
+      yield* authorize(principal, "subscribers:delete")
+      const organizationId = principal.organization.id
+      yield* unitOfWork.transaction(Effect.flatMap(owned(organizationId, id, true), deleteWithin))
     })
+
+    /**
+     * Carries out up to `limit` erasures subscribers asked for, in one transaction: each subscriber
+     * is deleted with their tag links, the events kept about them lose everything but their id, and
+     * `subscriber.deleted` is recorded, as for a deletion through the API. A worker stopped halfway
+     * leaves nothing half-done: the transaction rolls back, and the next run takes them again. How
+     * many it erased.
+     */
+    const eraseRequested = (limit: number) =>
+      unitOfWork.transaction(Effect.gen(function*() {
+        const due = yield* subscribers.claimErasures(limit)
+        for (const { id, organizationId } of due) {
+          const subscriber = yield* subscribers.findByIdForUpdate(organizationId, id)
+          if (Option.isNone(subscriber)) continue
+          yield* outbox.forgetSubscriber(organizationId, id)
+          yield* deleteWithin(subscriber.value)
+        }
+        return due.length
+      })).pipe(Effect.withSpan("Subscribers.eraseRequested"))
 
     const listTags = Effect.fn("Subscribers.listTags")(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:read")
@@ -390,6 +413,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       listPage,
       update,
       remove,
+      eraseRequested,
       listTags,
       attachTags,
       detachTag,

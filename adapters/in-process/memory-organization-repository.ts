@@ -14,6 +14,7 @@ const deleteOwnedBy = (t: Tables, id: string) => {
     if (subscriber.organizationId !== id) continue
     t.subscribers.delete(subscriber.id)
     t.preferenceTokenVersions.delete(subscriber.id)
+    t.erasureRequests.delete(subscriber.id)
     t.assignments.delete(subscriber.id)
   }
   for (const tag of t.tags.values()) {

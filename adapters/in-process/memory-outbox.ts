@@ -1,5 +1,5 @@
 import { Outbox } from "@roster/application"
-import type { DomainEvent } from "@roster/domain"
+import { DomainEvent } from "@roster/domain"
 import { Effect, Layer } from "effect"
 import { MemoryStore } from "./memory-store.js"
 
@@ -23,6 +23,17 @@ export const MemoryOutboxLive = Layer.effect(
       recorded: (organizationId) => store.read((t) => t.events.filter((e) => e.organizationId === organizationId)),
       recordedAbout: (organizationId, subscriberId) =>
         store.read((t) => t.events.filter((e) => e.organizationId === organizationId && subscriberOf(e) === subscriberId)),
+      forgetSubscriber: (organizationId, subscriberId) =>
+        store.write((t) => {
+          let changed = 0
+          t.events.forEach((event, i) => {
+            if (event.organizationId !== organizationId || subscriberOf(event) !== subscriberId) return
+            if (Object.keys(event.data.subscriber as object).length === 1) return
+            t.events[i] = new DomainEvent({ ...event, data: { ...event.data, subscriber: { id: subscriberId } } })
+            changed++
+          })
+          return changed
+        }),
       claimUndispatched: (limit) =>
         store.read((t) => {
           const claimed: Array<DomainEvent> = []

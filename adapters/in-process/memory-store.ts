@@ -20,6 +20,8 @@ export interface Tables {
   readonly subscribers: Map<string, Subscriber>
   /** subscriber id -> the version its preference tokens are issued under, once moved from 0 */
   readonly preferenceTokenVersions: Map<string, number>
+  /** subscriber id -> when their erasure was asked for */
+  readonly erasureRequests: Map<string, Date>
   readonly tags: Map<string, Tag>
   /** subscriber id -> tag id -> attached at */
   readonly assignments: Map<string, Map<string, Date>>
@@ -52,6 +54,7 @@ const emptyTables = (): Tables => ({
   organizations: new Map(),
   subscribers: new Map(),
   preferenceTokenVersions: new Map(),
+  erasureRequests: new Map(),
   tags: new Map(),
   assignments: new Map(),
   apiKeys: new Map(),
@@ -70,6 +73,7 @@ const copyTables = (t: Tables): Tables => ({
   organizations: new Map(t.organizations),
   subscribers: new Map(t.subscribers),
   preferenceTokenVersions: new Map(t.preferenceTokenVersions),
+  erasureRequests: new Map(t.erasureRequests),
   tags: new Map(t.tags),
   assignments: new Map([...t.assignments].map(([id, tags]) => [id, new Map(tags)])),
   apiKeys: new Map(t.apiKeys),

@@ -1,5 +1,5 @@
 import { type SubscriberFilter, type SubscriberPageSort, SubscriberRepository, type SubscriberSort } from "@roster/application"
-import { EmailAlreadyExists, emailKey, type Subscriber } from "@roster/domain"
+import { EmailAlreadyExists, emailKey, type Subscriber, SubscriberId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
 import { adjustCount } from "./memory-tag-assignments.js"
@@ -47,11 +47,29 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
             t.subscribers.set(subscriber.id, subscriber)
           }
         }),
-      preferenceTokenVersion: (organizationId, id) =>
+      preferenceAccess: (organizationId, id) =>
         store.read((t) =>
           t.subscribers.get(id)?.organizationId === organizationId
-            ? Option.some(t.preferenceTokenVersions.get(id) ?? 0)
+            ? Option.some({
+              tokenVersion: t.preferenceTokenVersions.get(id) ?? 0,
+              erasureRequestedAt: t.erasureRequests.get(id) ?? null
+            })
             : Option.none()
+        ),
+
+      requestErasure: (organizationId, id, at) =>
+        store.write((t) => {
+          if (t.subscribers.get(id)?.organizationId !== organizationId) return false
+          if (!t.erasureRequests.has(id)) t.erasureRequests.set(id, at)
+          return true
+        }),
+
+      claimErasures: (limit) =>
+        store.read((t) =>
+          [...t.erasureRequests]
+            .sort(([a, at], [b, bt]) => at.getTime() - bt.getTime() || (a < b ? -1 : 1))
+            .slice(0, limit)
+            .map(([id]) => ({ organizationId: t.subscribers.get(id)!.organizationId, id: SubscriberId.make(id) }))
         ),
 
       revokePreferenceTokens: (organizationId, id) =>
@@ -68,6 +86,7 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
           if (current === undefined || current.organizationId !== organizationId) return false
           t.subscribers.delete(id)
           t.preferenceTokenVersions.delete(id)
+          t.erasureRequests.delete(id)
           for (const tagId of t.assignments.get(id)?.keys() ?? []) adjustCount(t, tagId, -1)
           t.assignments.delete(id)
           return true

@@ -47,6 +47,13 @@ export const PostgresOutboxLive = Layer.effect(
           WHERE organization_id = ${organizationId} AND data -> 'subscriber' ->> 'id' = ${subscriberId}
           ORDER BY position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
 
+      forgetSubscriber: (organizationId, subscriberId) =>
+        sql`
+          UPDATE outbox_events SET data = jsonb_set(data, '{subscriber}', jsonb_build_object('id', ${subscriberId}::text))
+          WHERE organization_id = ${organizationId} AND data -> 'subscriber' ->> 'id' = ${subscriberId}
+            AND data -> 'subscriber' <> jsonb_build_object('id', ${subscriberId}::text)
+          RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
+
       // Inside a transaction the rows stay locked until it ends; other dispatchers skip them
       // rather than wait. Outside one, the lock ends with the statement.
       claimUndispatched: (limit) =>

@@ -5,7 +5,7 @@ import {
   SubscriberRepository,
   type SubscriberSort
 } from "@roster/application"
-import { EmailAlreadyExists, emailKey, OrganizationId, Subscriber } from "@roster/domain"
+import { EmailAlreadyExists, emailKey, OrganizationId, Subscriber, SubscriberId } from "@roster/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { selectList, subscriberColumns } from "./columns.js"
 import { instant, keyset } from "./keyset.js"
@@ -26,6 +26,11 @@ const pageSortColumns: Record<SubscriberPageSort, string> = { ...sortColumns, st
 const decodeSubscriber = decodeFirst(Subscriber)
 const decodeSubscribers = decodeRows(Subscriber)
 const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
+const decodeErasures = decodeRows(Schema.Struct({ organizationId: OrganizationId, id: SubscriberId }))
+const decodeAccess = decodeFirst(Schema.Struct({
+  tokenVersion: Schema.Number,
+  erasureRequestedAt: Schema.NullOr(Schema.DateFromSelf)
+}))
 const decodeVersionRow = decodeFirst(Schema.Struct({ version: Schema.Number }))
 const decodeVersion = (rows: ReadonlyArray<unknown>) => Effect.map(decodeVersionRow(rows as never), Option.map((row) => row.version))
 
@@ -84,9 +89,26 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
 
       findById: (organizationId, id) => findById(organizationId, id, false),
 
-      preferenceTokenVersion: (organizationId, id) =>
-        sql`SELECT preference_token_version AS version FROM subscribers WHERE organization_id = ${organizationId} AND id = ${id}`
-          .pipe(Effect.flatMap(decodeVersion), Effect.orDie),
+      preferenceAccess: (organizationId, id) =>
+        sql`
+          SELECT preference_token_version AS token_version, erasure_requested_at FROM subscribers
+          WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(Effect.flatMap(decodeAccess), Effect.orDie),
+
+      requestErasure: (organizationId, id, at) =>
+        sql`
+          UPDATE subscribers
+          SET erasure_requested_at = coalesce(erasure_requested_at, ${at})
+          WHERE organization_id = ${organizationId} AND id = ${id}
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+
+      // Inside a transaction the rows stay locked until it ends; other workers skip them.
+      claimErasures: (limit) =>
+        sql`
+          SELECT organization_id, id FROM subscribers
+          WHERE erasure_requested_at IS NOT NULL
+          ORDER BY erasure_requested_at, id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeErasures), Effect.orDie),
 
       revokePreferenceTokens: (organizationId, id) =>
         sql`

@@ -13,6 +13,11 @@ export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
   /** The organization's recorded events about one subscriber (their `data.subscriber.id`), oldest first. */
   readonly recordedAbout: (organizationId: OrganizationId, subscriberId: SubscriberId) => Effect.Effect<ReadonlyArray<DomainEvent>>
   /**
+   * Strips the events about a subscriber of everything but their id (`data.subscriber` becomes
+   * `{id}`), so that an erased subscriber's address and details stay nowhere; how many changed.
+   */
+  readonly forgetSubscriber: (organizationId: OrganizationId, subscriberId: SubscriberId) => Effect.Effect<number>
+  /**
    * Up to `limit` undispatched events, oldest first. Inside a transaction they stay locked until it
    * ends, and other dispatchers skip them (`FOR UPDATE SKIP LOCKED`) rather than wait.
    */

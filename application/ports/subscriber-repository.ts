@@ -30,6 +30,14 @@ export interface SubscriberPageQuery {
 }
 
 /** A keyset position: rows strictly after (`asc`) or before (`desc`) this sort value and id. */
+/** What a subscriber's preference tokens are checked against. */
+export interface PreferenceAccess {
+  /** The version their tokens are issued under (0 at first); a token of another version is revoked. */
+  readonly tokenVersion: number
+  /** When they asked to be erased; their tokens then do nothing but ask again. */
+  readonly erasureRequestedAt: Date | null
+}
+
 export interface KeysetPosition {
   readonly value: string | number
   readonly id: string
@@ -66,13 +74,20 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
   readonly findByEmail: (organizationId: OrganizationId, email: string) => Effect.Effect<Option.Option<Subscriber>>
   /** The organization a subscriber id belongs to, whichever it is. */
   readonly organizationOf: (id: SubscriberId) => Effect.Effect<Option.Option<OrganizationId>>
-  /** The version the subscriber's preference tokens are issued under (0 at first); None without the subscriber. */
-  readonly preferenceTokenVersion: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<Option.Option<number>>
+  /** What preference tokens of the subscriber need to be checked against; None without the subscriber. */
+  readonly preferenceAccess: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<Option.Option<PreferenceAccess>>
   /**
    * Moves the subscriber's preference tokens to the next version, so that every token issued
    * before is refused; the new version, None without the subscriber.
    */
   readonly revokePreferenceTokens: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<Option.Option<number>>
+  /** Notes that the subscriber asked to be erased, once (a later request keeps the first time); whether the subscriber exists. */
+  readonly requestErasure: (organizationId: OrganizationId, id: SubscriberId, at: Date) => Effect.Effect<boolean>
+  /**
+   * Up to `limit` subscribers whose erasure was asked for, longest waiting first. Inside a
+   * transaction they stay locked until it ends, and other workers skip them rather than wait.
+   */
+  readonly claimErasures: (limit: number) => Effect.Effect<ReadonlyArray<{ readonly organizationId: OrganizationId; readonly id: SubscriberId }>>
   /** At most `limit` rows after the position, in the asked order. */
   readonly list: (organizationId: OrganizationId, query: SubscriberListQuery) => Effect.Effect<ReadonlyArray<Subscriber>>
   /** The rows of one numbered page; past the last row, none. */

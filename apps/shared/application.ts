@@ -50,7 +50,7 @@ export const applicationLayer = (config: RosterConfig) => {
 
 /** What the worker alone needs: the database, the webhook transport and the jobs' use cases. */
 export const workerApplicationLayer = (config: RosterConfig) =>
-  WebhookDispatch.Default.pipe(
+  Layer.merge(WebhookDispatch.Default, Subscribers.Default).pipe(
     Layer.provideMerge(Layer.mergeAll(
       persistenceLayer(config, { migrate: config.migrate }),
       cryptoLayer,

@@ -35,6 +35,9 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
      */
     fanOutMaxIdleMs: 500,
     deliveryMaxIdleMs: 1_000,
+    /** Subscribers erased per transaction, and the pause once none is waiting: an erasure waits at most this. */
+    erasureBatch: 50,
+    erasureIdleMs: 5_000,
     /** Rows of history deleted per statement, and the pause once there is no more to delete. */
     pruneBatch: 1_000,
     pruneIntervalMs: 10 * 60_000

@@ -82,6 +82,27 @@ export const outboxContract = (persistence: PersistenceLayer) =>
         expect(yield* outbox.recordedAbout(organization.id, SubscriberId.make(randomUUID()))).toStrictEqual([])
       }))
 
+    it.effect("forgets a subscriber: their events keep only their id, other events stay as they were", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        const organization = yield* givenOrganization()
+        const [ada, grace] = [randomUUID(), randomUUID()]
+        const created = anEvent(organization.id, "subscriber.created", { subscriber: { id: ada, email: "ada@example.com" } })
+        const tagged = anEvent(organization.id, "tag.subscribed", {
+          subscriber: { id: ada, email: "ada@example.com" },
+          tag: { id: "t", name: "News" }
+        })
+        const other = anEvent(organization.id, "subscriber.created", { subscriber: { id: grace, email: "grace@example.com" } })
+        yield* outbox.record([created, tagged, other])
+        expect(yield* outbox.forgetSubscriber(organization.id, SubscriberId.make(ada))).toBe(2)
+        expect((yield* outbox.recordedAbout(organization.id, SubscriberId.make(ada))).map((event) => event.data)).toStrictEqual([
+          { subscriber: { id: ada } },
+          { subscriber: { id: ada }, tag: { id: "t", name: "News" } }
+        ])
+        expect(yield* outbox.recordedAbout(organization.id, SubscriberId.make(grace))).toStrictEqual([other])
+        expect(yield* outbox.forgetSubscriber(organization.id, SubscriberId.make(ada))).toBe(0)
+      }))
+
     it.effect("records a batch larger than one statement can carry, in order", () =>
       Effect.gen(function*() {
         const outbox = yield* Outbox

@@ -146,20 +146,51 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         const organization = yield* givenOrganization()
         const subscriber = yield* givenSubscriber(organization.id)
         const other = yield* givenSubscriber(organization.id)
-        expect(yield* subscribers.preferenceTokenVersion(organization.id, subscriber.id)).toStrictEqual(Option.some(0))
+        const versionOf = (id: SubscriberId) =>
+          Effect.map(subscribers.preferenceAccess(organization.id, id), Option.map((access) => access.tokenVersion))
+        expect(yield* versionOf(subscriber.id)).toStrictEqual(Option.some(0))
         expect(yield* subscribers.revokePreferenceTokens(organization.id, subscriber.id)).toStrictEqual(Option.some(1))
         expect(yield* subscribers.revokePreferenceTokens(organization.id, subscriber.id)).toStrictEqual(Option.some(2))
-        expect(yield* subscribers.preferenceTokenVersion(organization.id, subscriber.id)).toStrictEqual(Option.some(2))
-        expect(yield* subscribers.preferenceTokenVersion(organization.id, other.id)).toStrictEqual(Option.some(0))
+        expect(yield* versionOf(subscriber.id)).toStrictEqual(Option.some(2))
+        expect(yield* versionOf(other.id)).toStrictEqual(Option.some(0))
         // Another organization's subscriber, and one that does not exist, have no version.
         const foreign = (yield* givenOrganization()).id
-        assert.isTrue(Option.isNone(yield* subscribers.preferenceTokenVersion(foreign, subscriber.id)))
+        assert.isTrue(Option.isNone(yield* subscribers.preferenceAccess(foreign, subscriber.id)))
         assert.isTrue(Option.isNone(yield* subscribers.revokePreferenceTokens(foreign, subscriber.id)))
         const nobody = SubscriberId.make(randomUUID())
-        assert.isTrue(Option.isNone(yield* subscribers.preferenceTokenVersion(organization.id, nobody)))
+        assert.isTrue(Option.isNone(yield* subscribers.preferenceAccess(organization.id, nobody)))
         // A deleted subscriber's version goes with it.
         yield* subscribers.delete(organization.id, subscriber.id)
-        assert.isTrue(Option.isNone(yield* subscribers.preferenceTokenVersion(organization.id, subscriber.id)))
+        assert.isTrue(Option.isNone(yield* subscribers.preferenceAccess(organization.id, subscriber.id)))
+      }))
+
+    it.effect("keeps each erasure request once, and hands them out longest waiting first until the subscriber is gone", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        // Requests of earlier tests are carried out: this test sees its own only.
+        for (const due of yield* subscribers.claimErasures(10_000)) yield* subscribers.delete(due.organizationId, due.id)
+        const [first, second, untouched] = [
+          yield* givenSubscriber(organization.id),
+          yield* givenSubscriber(organization.id),
+          yield* givenSubscriber(organization.id)
+        ]
+        expect(yield* subscribers.requestErasure(organization.id, second.id, instant(20))).toBe(true)
+        expect(yield* subscribers.requestErasure(organization.id, first.id, instant(10))).toBe(true)
+        expect(yield* subscribers.requestErasure(organization.id, second.id, instant(30))).toBe(true)
+        expect(yield* subscribers.requestErasure((yield* givenOrganization()).id, untouched.id, instant(5))).toBe(false)
+        expect(yield* subscribers.claimErasures(10)).toStrictEqual([
+          { organizationId: organization.id, id: first.id },
+          { organizationId: organization.id, id: second.id }
+        ])
+        expect(yield* subscribers.claimErasures(1)).toStrictEqual([{ organizationId: organization.id, id: first.id }])
+        const access = yield* subscribers.preferenceAccess(organization.id, second.id)
+        expect(Option.map(access, (a) => a.erasureRequestedAt)).toStrictEqual(Option.some(instant(20)))
+        expect(Option.map(yield* subscribers.preferenceAccess(organization.id, untouched.id), (a) => a.erasureRequestedAt))
+          .toStrictEqual(Option.some(null))
+        yield* subscribers.delete(organization.id, first.id)
+        yield* subscribers.delete(organization.id, second.id)
+        expect(yield* subscribers.claimErasures(10)).toStrictEqual([])
       }))
 
     it.effect("tells which organization a subscriber id belongs to", () =>

@@ -1,6 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { DataExport, PreferenceCenter, PreferenceTagPath, PreferenceTokenParams } from "../shared/preference-schemas.js"
+import {
+  DataExport,
+  ErasureRequested,
+  PreferenceCenter,
+  PreferenceTagPath,
+  PreferenceTokenParams
+} from "../shared/preference-schemas.js"
 import { oneOf, strictInput } from "../shared/wire-fields.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { Single, TagNames } from "./schemas.js"
@@ -91,6 +97,16 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
         summary: "Download one's data",
         description: "Everything stored about the subscriber as one JSON document in `data`, sent as a file " +
           `(\`Content-Disposition: attachment\`). ${tokenErrors}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.del("requestErasure", "/preference-center/account")
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(Single(ErasureRequested, "ErasureRequestedData"), { status: 202 })
+      .annotateContext(OpenApi.annotations({
+        summary: "Delete one's data",
+        description: "202: the subscriber and everything stored about them are erased within a minute. The subscriber's " +
+          `links stop working at once; asking again answers 202 again and changes nothing. ${tokenErrors}`
       }))
   )
   .annotate(OpenApi.Title, "Preference center")

@@ -1,7 +1,13 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Preferences, type PreferenceView } from "@roster/application"
 import { Effect } from "effect"
-import { asDownload, preferenceToken, toDataExport, toPreferenceCenter } from "../shared/preference-schemas.js"
+import {
+  asDownload,
+  erasureRequested,
+  preferenceToken,
+  toDataExport,
+  toPreferenceCenter
+} from "../shared/preference-schemas.js"
 import { answering } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
 import { dataOf } from "./pages.js"
@@ -34,5 +40,9 @@ export const PreferenceCenterHandlersLive = HttpApiBuilder.group(OverviewApi, "p
         answering(Effect.flatMap(preferenceToken(urlParams), preferences.exportData)).pipe(
           Effect.tap(asDownload),
           Effect.map((exported) => dataOf(toDataExport(exported)))
+        ))
+      .handle("requestErasure", ({ urlParams }) =>
+        answering(Effect.flatMap(preferenceToken(urlParams), preferences.requestErasure)).pipe(
+          Effect.as(dataOf(erasureRequested))
         ))
   }))

@@ -1,5 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { DataExport, PreferenceCenter, PreferenceTagPath, PreferenceTokenParams } from "../shared/preference-schemas.js"
+import {
+  DataExport,
+  ErasureRequested,
+  PreferenceCenter,
+  PreferenceTagPath,
+  PreferenceTokenParams
+} from "../shared/preference-schemas.js"
 import { problems } from "./problems.js"
 
 const tokenErrors = "401 `invalid_token` when the link's token is missing, broken, expired or revoked."
@@ -46,6 +52,17 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
         summary: "Download one's data",
         description: "Everything stored about the subscriber as one JSON document, sent as a file " +
           `(\`Content-Disposition: attachment\`). ${tokenErrors}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.del("requestErasure", "/preference-center/account")
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(ErasureRequested, { status: 202 })
+      .annotateContext(OpenApi.annotations({
+        summary: "Delete one's data",
+        description: "202: the subscriber, their tags and everything else stored about them are erased within a minute, " +
+          "and `subscriber.deleted` goes to webhooks. The subscriber's links stop working at once; asking again " +
+          `with the same link answers 202 again and changes nothing. ${tokenErrors}`
       }))
   )
   .pipe(problems.group("invalid_token", "validation_error", "rate_limited", "service_unavailable"))

@@ -1,7 +1,13 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Preferences } from "@roster/application"
 import { Effect } from "effect"
-import { asDownload, preferenceToken, toDataExport, toPreferenceCenter } from "../shared/preference-schemas.js"
+import {
+  asDownload,
+  erasureRequested,
+  preferenceToken,
+  toDataExport,
+  toPreferenceCenter
+} from "../shared/preference-schemas.js"
 import { answering } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
 
@@ -24,4 +30,6 @@ export const PreferenceCenterHandlersLive = HttpApiBuilder.group(ReferenceApi, "
           Effect.tap(asDownload),
           Effect.map(toDataExport)
         ))
+      .handle("requestErasure", ({ urlParams }) =>
+        answering(Effect.flatMap(preferenceToken(urlParams), preferences.requestErasure)).pipe(Effect.as(erasureRequested)))
   }))

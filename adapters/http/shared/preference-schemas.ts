@@ -102,6 +102,14 @@ export const asDownload = (exported: PreferenceExport) =>
     ))
   )
 
+export const ErasureRequested = Schema.Struct({
+  message: Schema.String
+}).annotations({ identifier: "ErasureRequested" })
+
+export const erasureRequested: typeof ErasureRequested.Type = {
+  message: "Your data will be erased within a minute. The links you were sent no longer work."
+}
+
 export const PreferenceTokenParams = Schema.Struct({
   token: Schema.optionalWith(
     Schema.String.annotations({ description: "the preference token of the subscriber's link" }),

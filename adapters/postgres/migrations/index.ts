@@ -8,6 +8,7 @@ import administration from "./0003_administration.js"
 import tagPresentation from "./0004_tag_presentation.js"
 import outgoingWebhooks from "./0005_outgoing_webhooks.js"
 import preferenceTokens from "./0006_preference_tokens.js"
+import subscriberErasure from "./0007_subscriber_erasure.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -15,7 +16,8 @@ const migrations = Migrator.fromRecord({
   "0003_administration": administration,
   "0004_tag_presentation": tagPresentation,
   "0005_outgoing_webhooks": outgoingWebhooks,
-  "0006_preference_tokens": preferenceTokens
+  "0006_preference_tokens": preferenceTokens,
+  "0007_subscriber_erasure": subscriberErasure
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

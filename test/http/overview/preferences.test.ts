@@ -146,3 +146,15 @@ describe("GET /preference-center/data-export", () => {
     expectError(await call(server, "GET", "/preference-center/data-export"), "invalid_token")
   })
 })
+
+describe("DELETE /preference-center/account", () => {
+  it("answers 202 in `data`, again on a repeat; the links stop working", async () => {
+    const { token } = await subscriberWithLink()
+    const path = `/preference-center/account?token=${encodeURIComponent(token)}`
+    const answer = await call(server, "DELETE", path)
+    expect(answer.status, answer.text).toBe(202)
+    expect(answer.body.data.message).toContain("erased")
+    expect((await call(server, "DELETE", path)).status).toBe(202)
+    expectError(await call(server, "GET", preferences(token)), "invalid_token")
+  })
+})

@@ -1,4 +1,4 @@
-import { Outbox, TokenSigner } from "@roster/application"
+import { Outbox, Subscribers, TokenSigner } from "@roster/application"
 import { OrganizationId } from "@roster/domain"
 import { Effect } from "effect"
 import { SignJWT } from "jose"
@@ -251,5 +251,43 @@ describe("GET /preference-center/data-export", () => {
 
   it("answers 401 invalid_token without a good token", async () => {
     expectProblem(await call(server, "GET", "/preference-center/data-export?token=nope"), "invalid_token", "/preference-center/data-export")
+  })
+})
+
+describe("DELETE /preference-center/account", () => {
+  it("answers 202; the links stop working at once; asking again answers 202 and changes nothing", async () => {
+    const { token } = await subscriberWithLink()
+    const path = `/preference-center/account?token=${encodeURIComponent(token)}`
+    const first = await call(server, "DELETE", path)
+    expect(first.status, first.text).toBe(202)
+    expect(first.body.message).toContain("erased")
+    expect((await call(server, "DELETE", path)).status).toBe(202)
+    const view = await call(server, "GET", center(token))
+    expectProblem(view, "invalid_token", "/preference-center")
+    expect(view.body.detail).toContain("erased")
+  })
+
+  it("the erasure deletes the subscriber and their tag links, keeps only their id in past events, and emits subscriber.deleted", async () => {
+    const { key, organization, subscriber, tags, token } = await subscriberWithLink([{ name: freshTagName() }])
+    await call(server, "PUT", tagPath(tags[0]!.id, token))
+    expect((await call(server, "DELETE", `/preference-center/account?token=${encodeURIComponent(token)}`)).status).toBe(202)
+    // Until the worker runs, the subscriber is still there.
+    expect((await call(server, "GET", `/api/v1/subscribers/${subscriber.id}`, { key })).status).toBe(200)
+    const erased = await server.run(Effect.flatMap(Subscribers, (subscribers) => subscribers.eraseRequested(100)))
+    expect(erased).toBeGreaterThanOrEqual(1)
+    expect((await call(server, "GET", `/api/v1/subscribers/${subscriber.id}`, { key })).status).toBe(404)
+    expect((await call(server, "GET", `/api/v1/tags/${tags[0]!.id}`, { key })).body.subscriber_count).toBe(0)
+    const events = await recorded(organization.id)
+    const deleted = events.filter((event) => event.type === "subscriber.deleted")
+    expect(deleted).toHaveLength(1)
+    expect(deleted[0]!.data).toMatchObject({ subscriber: { id: subscriber.id, email: subscriber.email } })
+    const before = events.filter((event) => event.type !== "subscriber.deleted")
+    expect(before.map((event) => event.type)).toEqual(["subscriber.created", "tag.subscribed"])
+    for (const event of before) {
+      expect((event.data as { subscriber: unknown }).subscriber).toEqual({ id: subscriber.id })
+      expect(JSON.stringify(event.data)).not.toContain(subscriber.email)
+    }
+    // Nothing is left to do.
+    expect(await server.run(Effect.flatMap(Subscribers, (subscribers) => subscribers.eraseRequested(100)))).toBe(0)
   })
 })

@@ -102,6 +102,7 @@ describe("GET /openapi.json", () => {
       "DELETE /api/v1/subscribers/{subscriber_id}/token",
       "DELETE /api/v1/tags/{tag_id}",
       "DELETE /api/v1/webhooks/{webhook_id}",
+      "DELETE /preference-center/account",
       "DELETE /preference-center/tags/{tag_id}",
       "GET /api/v1/admin/organizations",
       "GET /api/v1/admin/organizations/{organization_id}",
