@@ -3,6 +3,7 @@ import { makeAuthGroup } from "../shared/auth-group.js"
 import { errorCodes } from "../shared/error-catalog.js"
 import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
 import { ProbesGroup } from "../shared/probes.js"
+import { PreferencePageGroup } from "../shared/preference-page.js"
 import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
 import { OverviewSessionAuthentication } from "./authentication.js"
@@ -42,6 +43,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(WebhooksGroup)
   .add(PreferencesGroup)
   .add(PreferenceCenterGroup)
+  .add(PreferencePageGroup)
   .add(UnsubscribeGroup)
   .add(ProbesGroup)
   .add(makeErrorDocsGroup(envelopes, { codeIn: "as `error.code` carries it", errorBodies: "error envelopes" }))

@@ -6,6 +6,7 @@ import { RequestAuthenticationLive } from "../shared/authentication.js"
 import { DocsLive } from "../shared/docs.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
+import { makePreferencePageHandlersLive } from "../shared/preference-page.js"
 import { makeUnsubscribeHandlersLive } from "../shared/unsubscribe.js"
 import { OverviewApi } from "./api.js"
 import { OverviewAuthenticationLive, OverviewSessionAuthenticationLive } from "./authentication.js"
@@ -36,6 +37,7 @@ export const OverviewApiLive = Layer.mergeAll(
     WebhooksHandlersLive,
     PreferencesHandlersLive,
     PreferenceCenterHandlersLive,
+    makePreferencePageHandlersLive(OverviewApi),
     makeUnsubscribeHandlersLive(OverviewApi),
     makeProbesHandlersLive(OverviewApi),
     makeErrorDocsHandlersLive(OverviewApi)

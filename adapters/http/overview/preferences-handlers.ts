@@ -8,6 +8,7 @@ import {
   toDataExport,
   toPreferenceCenter
 } from "../shared/preference-schemas.js"
+import { preferencePage, wantsPage } from "../shared/preference-page.js"
 import { answering } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
 import { dataOf } from "./pages.js"
@@ -26,8 +27,10 @@ export const PreferenceCenterHandlersLive = HttpApiBuilder.group(OverviewApi, "p
   Effect.gen(function*() {
     const preferences = yield* Preferences
     return handlers
-      .handle("view", ({ urlParams }) =>
-        answering(Effect.flatMap(preferenceToken(urlParams), preferences.view)).pipe(Effect.map(preferencesData)))
+      .handle("view", ({ request, urlParams }) =>
+        wantsPage(request)
+          ? preferencePage(preferences, urlParams, request)
+          : answering(Effect.flatMap(preferenceToken(urlParams), preferences.view)).pipe(Effect.map(preferencesData)))
       .handle("subscribe", ({ path, urlParams }) =>
         answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.subscribe(token, path.tag_id))).pipe(
           Effect.map(preferencesData)

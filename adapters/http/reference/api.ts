@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { makeAuthGroup } from "../shared/auth-group.js"
 import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
 import { ProbesGroup } from "../shared/probes.js"
+import { PreferencePageGroup } from "../shared/preference-page.js"
 import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
 import { AdminGroup } from "./admin-group.js"
@@ -51,6 +52,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(WebhooksGroup)
   .add(AdminGroup)
   .add(PreferenceCenterGroup)
+  .add(PreferencePageGroup)
   .add(UnsubscribeGroup)
   .add(ProbesGroup)
   .add(ErrorDocsGroup)

@@ -7,6 +7,7 @@ import { RequestAuthenticationLive } from "../shared/authentication.js"
 import { DocsLive } from "../shared/docs.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
+import { makePreferencePageHandlersLive } from "../shared/preference-page.js"
 import { makeUnsubscribeHandlersLive } from "../shared/unsubscribe.js"
 import { AdminHandlersLive } from "./admin-handlers.js"
 import { ReferenceApi } from "./api.js"
@@ -35,6 +36,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     WebhooksHandlersLive,
     AdminHandlersLive,
     PreferenceCenterHandlersLive,
+    makePreferencePageHandlersLive(ReferenceApi),
     makeUnsubscribeHandlersLive(ReferenceApi),
     makeProbesHandlersLive(ReferenceApi),
     makeErrorDocsHandlersLive(ReferenceApi)

@@ -8,6 +8,7 @@ import {
   toDataExport,
   toPreferenceCenter
 } from "../shared/preference-schemas.js"
+import { preferencePage, wantsPage } from "../shared/preference-page.js"
 import { answering } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
 
@@ -15,8 +16,10 @@ export const PreferenceCenterHandlersLive = HttpApiBuilder.group(ReferenceApi, "
   Effect.gen(function*() {
     const preferences = yield* Preferences
     return handlers
-      .handle("view", ({ urlParams }) =>
-        answering(Effect.flatMap(preferenceToken(urlParams), preferences.view)).pipe(Effect.map(toPreferenceCenter)))
+      .handle("view", ({ request, urlParams }) =>
+        wantsPage(request)
+          ? preferencePage(preferences, urlParams, request)
+          : answering(Effect.flatMap(preferenceToken(urlParams), preferences.view)).pipe(Effect.map(toPreferenceCenter)))
       .handle("subscribe", ({ path, urlParams }) =>
         answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.subscribe(token, path.tag_id))).pipe(
           Effect.map(toPreferenceCenter)

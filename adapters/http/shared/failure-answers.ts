@@ -18,7 +18,7 @@ const MAX_MESSAGE_LENGTH = 200
 const methodsWithBody = new Set(["POST", "PUT", "PATCH"])
 
 /** Paths posted to by HTML forms and mail clients, whose bodies are forms, not JSON. */
-const formPaths = new Set(["/unsubscribe"])
+const formPaths = new Set(["/unsubscribe", "/preference-center"])
 
 const isJsonMediaType = (contentType: string): boolean => {
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()

@@ -114,7 +114,17 @@ export const PreferenceTokenParams = Schema.Struct({
   token: Schema.optionalWith(
     Schema.String.annotations({ description: "the preference token of the subscriber's link" }),
     { exact: true }
-  )
+  ),
+  locale: Schema.optionalWith(
+    Schema.String.annotations({ description: "for the page browsers get: `en` or `de`, else the best of `Accept-Language`" }),
+    { exact: true }
+  ),
+  saved: Schema.optionalWith(Schema.String.annotations({ description: "for the page: say the last change was saved" }), {
+    exact: true
+  }),
+  confirm: Schema.optionalWith(Schema.String.annotations({ description: "for the page: `erase` asks to confirm the erasure" }), {
+    exact: true
+  })
 })
 
 export const PreferenceTagPath = Schema.Struct({ tag_id: IdInput(TagId, "the tag's id") })

@@ -3,7 +3,8 @@ import { Liquid, type Template } from "liquidjs"
 import { createHash } from "node:crypto"
 
 /**
- * The pages subscribers see (unsubscribing, and a link that no longer works), rendered from
+ * The pages subscribers see (their preferences, unsubscribing, erasure, and a link that no longer
+ * works), rendered from
  * Liquid templates that escape every value they are given, so that whatever an organization
  * names itself stays text. Self-contained: no script, no external asset, one inline style, and a
  * Content-Security-Policy that allows only that style and forms posted back to this origin.
@@ -25,6 +26,15 @@ h1 { font-size: 1.5rem; }
 button { font: inherit; padding: 0.6rem 1.4rem; border: 0; border-radius: 6px; background: #1f6feb; color: #fff; cursor: pointer; }
 .note { color: #57606a; }
 a { color: #0969da; }
+ul.tags { list-style: none; padding: 0; }
+ul.tags li { display: flex; gap: 1rem; align-items: center; justify-content: space-between; padding: 0.75rem 0; border-bottom: 1px solid #d0d7de; }
+ul.tags form { margin: 0; }
+button.off { background: #eaeef2; color: #1f2328; }
+button.danger { background: #b42318; }
+.saved { background: #dafbe1; padding: 0.5rem 0.75rem; border-radius: 6px; }
+.tag-name { font-weight: 600; }
+.actions { display: flex; flex-wrap: wrap; gap: 0.75rem; margin-top: 2rem; }
+.actions form { margin: 0; }
 `
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
@@ -66,6 +76,23 @@ interface Texts {
   readonly confirm: { readonly title: string; readonly question: string; readonly button: string; readonly manage: string }
   readonly done: { readonly title: string; readonly message: string; readonly manage: string }
   readonly invalid: { readonly title: string; readonly message: string }
+  readonly preferences: {
+    readonly title: string
+    readonly intro: string
+    readonly saved: string
+    readonly unsubscribedNote: string
+    readonly subscribe: string
+    readonly unsubscribe: string
+    readonly subscribed: string
+    readonly noTags: string
+    readonly unsubscribeAll: string
+    readonly resubscribe: string
+    readonly download: string
+    readonly erase: string
+  }
+  readonly confirmErasure: { readonly title: string; readonly question: string; readonly button: string; readonly back: string }
+  readonly erasureRequested: { readonly title: string; readonly message: string }
+  readonly refused: { readonly title: string; readonly message: string }
 }
 
 const texts: Readonly<Record<Locale, Texts>> = {
@@ -84,6 +111,34 @@ const texts: Readonly<Record<Locale, Texts>> = {
     invalid: {
       title: "This link no longer works",
       message: "The link has expired or was replaced by a newer one. Use the link in the latest email you received."
+    },
+    preferences: {
+      title: "Your email preferences",
+      intro: "Choose what {organization} sends to {email}.",
+      saved: "Your preferences are saved.",
+      unsubscribedNote: "You get no email from {organization} at the moment.",
+      subscribe: "Subscribe",
+      unsubscribe: "Unsubscribe",
+      subscribed: "subscribed",
+      noTags: "There is nothing to choose from yet.",
+      unsubscribeAll: "Unsubscribe from everything",
+      resubscribe: "Get email again",
+      download: "Download my data",
+      erase: "Delete my data"
+    },
+    confirmErasure: {
+      title: "Delete your data?",
+      question: "{organization} will delete {email} and everything stored about it within a minute. This cannot be undone.",
+      button: "Delete my data",
+      back: "Keep my data"
+    },
+    erasureRequested: {
+      title: "Your data is being deleted",
+      message: "{organization} deletes {email} and everything stored about it within a minute. The links you were sent no longer work."
+    },
+    refused: {
+      title: "This request was refused",
+      message: "Changes can only be made from this page itself. Open the link from your email again."
     }
   },
   de: {
@@ -101,6 +156,34 @@ const texts: Readonly<Record<Locale, Texts>> = {
     invalid: {
       title: "Dieser Link funktioniert nicht mehr",
       message: "Der Link ist abgelaufen oder wurde durch einen neueren ersetzt. Verwenden Sie den Link aus der neuesten E-Mail."
+    },
+    preferences: {
+      title: "Ihre E-Mail-Einstellungen",
+      intro: "Wählen Sie, was {organization} an {email} sendet.",
+      saved: "Ihre Einstellungen sind gespeichert.",
+      unsubscribedNote: "Sie erhalten zurzeit keine E-Mails von {organization}.",
+      subscribe: "Abonnieren",
+      unsubscribe: "Abbestellen",
+      subscribed: "abonniert",
+      noTags: "Es gibt noch nichts zur Auswahl.",
+      unsubscribeAll: "Von allem abmelden",
+      resubscribe: "Wieder E-Mails erhalten",
+      download: "Meine Daten herunterladen",
+      erase: "Meine Daten löschen"
+    },
+    confirmErasure: {
+      title: "Ihre Daten löschen?",
+      question: "{organization} löscht {email} und alles, was dazu gespeichert ist, innerhalb einer Minute. Das lässt sich nicht rückgängig machen.",
+      button: "Meine Daten löschen",
+      back: "Meine Daten behalten"
+    },
+    erasureRequested: {
+      title: "Ihre Daten werden gelöscht",
+      message: "{organization} löscht {email} und alles, was dazu gespeichert ist, innerhalb einer Minute. Die Links, die Sie erhalten haben, funktionieren nicht mehr."
+    },
+    refused: {
+      title: "Diese Anfrage wurde abgelehnt",
+      message: "Änderungen sind nur auf dieser Seite selbst möglich. Öffnen Sie den Link aus Ihrer E-Mail erneut."
     }
   }
 }
@@ -124,7 +207,57 @@ const templates = {
     <p class="note"><a href="/preference-center?token={{ token | url_encode }}&amp;locale={{ locale }}">{{ t.manage }}</a></p>`),
   invalid: () =>
     layout(`    <h1>{{ t.title }}</h1>
-    <p class="note">{{ t.message }}</p>`)
+    <p class="note">{{ t.message }}</p>`),
+  refused: () =>
+    layout(`    <h1>{{ t.title }}</h1>
+    <p class="note">{{ t.message }}</p>`),
+  preferences: (locale: Locale) =>
+    layout(`    <h1>{{ t.title }}</h1>
+    <p>${filled(texts[locale].preferences.intro)}</p>
+    {% if saved %}<p class="saved" role="status">{{ t.saved }}</p>{% endif %}
+    {% if status != "active" %}<p class="note">${filled(texts[locale].preferences.unsubscribedNote)}</p>{% endif %}
+    {% if tags.size == 0 %}<p class="note">{{ t.noTags }}</p>{% endif %}
+    <ul class="tags">
+    {% for tag in tags %}
+      <li>
+        <div>
+          <div class="tag-name">{{ tag.name }}{% if tag.subscribed %} <span class="note">({{ t.subscribed }})</span>{% endif %}</div>
+          {% if tag.description %}<div class="note">{{ tag.description }}</div>{% endif %}
+        </div>
+        <form method="post" action="{{ action }}">
+          <input type="hidden" name="tag_id" value="{{ tag.id }}" />
+          {% if tag.subscribed %}
+          <button type="submit" name="action" value="unsubscribe" class="off" aria-label="{{ t.unsubscribe }}: {{ tag.name }}">{{ t.unsubscribe }}</button>
+          {% else %}
+          <button type="submit" name="action" value="subscribe" aria-label="{{ t.subscribe }}: {{ tag.name }}">{{ t.subscribe }}</button>
+          {% endif %}
+        </form>
+      </li>
+    {% endfor %}
+    </ul>
+    <div class="actions">
+      <form method="post" action="{{ action }}">
+        {% if status == "active" %}
+        <button type="submit" name="action" value="unsubscribe_all" class="off">{{ t.unsubscribeAll }}</button>
+        {% else %}
+        <button type="submit" name="action" value="resubscribe">{{ t.resubscribe }}</button>
+        {% endif %}
+      </form>
+      <a href="/preference-center/data-export?token={{ token | url_encode }}" download>{{ t.download }}</a>
+      <a href="/preference-center?token={{ token | url_encode }}&amp;locale={{ locale }}&amp;confirm=erase">{{ t.erase }}</a>
+    </div>`),
+  confirmErasure: (locale: Locale) =>
+    layout(`    <h1>{{ t.title }}</h1>
+    <p>${filled(texts[locale].confirmErasure.question)}</p>
+    <div class="actions">
+      <form method="post" action="{{ action }}">
+        <button type="submit" name="action" value="erase" class="danger">{{ t.button }}</button>
+      </form>
+      <a href="/preference-center?token={{ token | url_encode }}&amp;locale={{ locale }}">{{ t.back }}</a>
+    </div>`),
+  erasureRequested: (locale: Locale) =>
+    layout(`    <h1>{{ t.title }}</h1>
+    <p>${filled(texts[locale].erasureRequested.message)}</p>`)
 }
 
 type PageKind = keyof typeof templates
@@ -144,6 +277,9 @@ export interface SubscriberPageScope {
   readonly organization?: string
   readonly email?: string
   readonly token?: string
+  readonly status?: string
+  readonly saved?: boolean
+  readonly tags?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly description: string | null; readonly subscribed: boolean }>
 }
 
 /** A subscriber page in `locale`; every value of `scope` is escaped. */
@@ -153,5 +289,10 @@ export const subscriberPage = (kind: PageKind, locale: Locale, scope: Subscriber
     t: texts[locale][kind],
     organization: scope.organization ?? "",
     email: scope.email ?? "",
-    token: scope.token ?? ""
+    token: scope.token ?? "",
+    status: scope.status ?? "active",
+    saved: scope.saved ?? false,
+    tags: scope.tags ?? [],
+    // Forms post back to the page's own address, with the token that proves who asks.
+    action: `/preference-center?token=${encodeURIComponent(scope.token ?? "")}&locale=${locale}`
   }))

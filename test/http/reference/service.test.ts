@@ -151,6 +151,7 @@ describe("GET /openapi.json", () => {
       "POST /auth/logout",
       "POST /auth/magic-link",
       "POST /auth/organizations",
+      "POST /preference-center",
       "POST /unsubscribe",
       "PUT /api/v1/subscribers/{subscriber_id}",
       "PUT /api/v1/tags/{tag_id}",

@@ -1,0 +1,159 @@
+import {
+  type HttpApi,
+  HttpApiBuilder,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpApiSchema,
+  HttpServerRequest,
+  HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
+import { Preferences, type PreferenceView } from "@roster/application"
+import { type InvalidToken, type Locale, TagId } from "@roster/domain"
+import { Effect, Option, Schema } from "effect"
+import { HttpSettings } from "./http-settings.js"
+import { preferenceToken, PreferenceTokenParams } from "./preference-schemas.js"
+import { negotiateLocale } from "./sign-in-page.js"
+import { subscriberPage, subscriberPageHeaders } from "./subscriber-pages.js"
+
+/**
+ * The preference center as a page, for browsers (`Accept: text/html`), the same in every form. It
+ * works without JavaScript: each change is a plain form posted back to `POST /preference-center`,
+ * which answers 303 to the page again (or the page saying the erasure is under way). The token in
+ * the form's address is what proves who asks, and no cookie is involved; a post that comes from
+ * another site (`Sec-Fetch-Site`, `Origin`) is refused all the same.
+ */
+
+/**
+ * Whether a post comes from another site's page. The page sends no referrer, so browsers post its
+ * forms with `Origin: null`; a foreign origin, or `Sec-Fetch-Site: cross-site`, is another site's.
+ */
+const fromAnotherSite = (request: HttpServerRequest.HttpServerRequest, publicBaseUrl: string): boolean => {
+  if (request.headers["sec-fetch-site"]?.trim().toLowerCase() === "cross-site") return true
+  const origin = request.headers["origin"]?.trim()
+  if (origin === undefined || origin === "null") return false
+  if (origin === new URL(publicBaseUrl).origin) return false
+  const host = request.headers["host"]?.trim().toLowerCase()
+  return !(host !== undefined && URL.canParse(origin) && new URL(origin).host === host)
+}
+
+/** Whether the request is a browser's, which wants the page rather than JSON. */
+export const wantsPage = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  (request.headers["accept"] ?? "").toLowerCase().includes("text/html")
+
+const html = (body: string, status = 200) =>
+  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: subscriberPageHeaders })
+
+const localeOf = (params: typeof PreferenceTokenParams.Type, request: HttpServerRequest.HttpServerRequest): Locale =>
+  negotiateLocale(params.locale, request.headers["accept-language"])
+
+const invalidPage = (locale: Locale) => (_: InvalidToken) => Effect.succeed(html(subscriberPage("invalid", locale), 401))
+
+const preferencesPage = (view: PreferenceView, token: string, locale: Locale, saved: boolean) =>
+  html(subscriberPage("preferences", locale, {
+    organization: view.organization.name,
+    email: view.subscriber.email,
+    status: view.subscriber.status,
+    token,
+    saved,
+    tags: view.tags.map(({ subscribedAt, tag }) => ({
+      id: tag.id,
+      name: tag.name,
+      description: tag.description,
+      subscribed: subscribedAt !== null
+    }))
+  }))
+
+/** `GET /preference-center` for a browser: the page, or the page that asks to confirm an erasure. */
+export const preferencePage = (
+  preferences: Preferences,
+  params: typeof PreferenceTokenParams.Type,
+  request: HttpServerRequest.HttpServerRequest
+) => {
+  const locale = localeOf(params, request)
+  return Effect.flatMap(preferenceToken(params), (token) =>
+    Effect.map(preferences.view(token), (view) =>
+      params.confirm === "erase"
+        ? html(subscriberPage("confirmErasure", locale, {
+          organization: view.organization.name,
+          email: view.subscriber.email,
+          token
+        }))
+        : preferencesPage(view, token, locale, params.saved !== undefined))).pipe(
+      Effect.catchTag("InvalidToken", invalidPage(locale))
+    )
+}
+
+const FormAction = Schema.Struct({
+  action: Schema.Literal("subscribe", "unsubscribe", "unsubscribe_all", "resubscribe", "erase"),
+  tag_id: Schema.optional(TagId)
+})
+const decodeAction = Schema.decodeUnknownOption(FormAction)
+
+export const PreferencePageGroup = HttpApiGroup.make("preferencePage")
+  .add(
+    HttpApiEndpoint.post("change", "/preference-center")
+      .setUrlParams(PreferenceTokenParams)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
+      .annotateContext(OpenApi.annotations({
+        summary: "Change one's preferences from the page",
+        description: "The forms of the preference page post here (`application/x-www-form-urlencoded`): `action` is " +
+          "`subscribe` or `unsubscribe` (with `tag_id`), `unsubscribe_all`, `resubscribe` or `erase`. Answers 303 to the " +
+          "page again, or the page that says the erasure is under way; a broken link gets a page that says so (401), a " +
+          "post from another site is refused (403), and a form that is not one of these 400."
+      }))
+  )
+  .annotate(OpenApi.Title, "Preference page")
+  .annotate(OpenApi.Description, "What the preference center's page posts back, for browsers without JavaScript.")
+
+// The API's own errors and requirements do not matter to these handlers; any API with the group will do.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const makePreferencePageHandlersLive = <ApiId extends string>(api: HttpApi.HttpApi<ApiId, HttpApiGroup.HttpApiGroup.Any, any, any>) =>
+  HttpApiBuilder.group(api as unknown as HttpApi.HttpApi<ApiId, typeof PreferencePageGroup>, "preferencePage", (handlers) =>
+    Effect.gen(function*() {
+      const preferences = yield* Preferences
+      const { publicBaseUrl } = yield* HttpSettings
+      return handlers.handle("change", ({ request, urlParams }) =>
+        Effect.gen(function*() {
+          const locale = localeOf(urlParams, request)
+          if (fromAnotherSite(request, publicBaseUrl)) return html(subscriberPage("refused", locale), 403)
+          const form = Option.flatMap(
+            Option.getRight(yield* Effect.either(request.urlParamsBody)),
+            (body) => decodeAction(Object.fromEntries(body))
+          )
+          if (Option.isNone(form)) return html(subscriberPage("refused", locale), 400)
+          const { action, tag_id } = form.value
+          const token = yield* preferenceToken(urlParams)
+          const again = HttpServerResponse.redirect(
+            `/preference-center?token=${encodeURIComponent(token)}&locale=${locale}&saved=1`,
+            { status: 303, headers: subscriberPageHeaders }
+          )
+          switch (action) {
+            case "subscribe":
+            case "unsubscribe": {
+              if (tag_id === undefined) return html(subscriberPage("refused", locale), 400)
+              const change = action === "subscribe" ? preferences.subscribe : preferences.unsubscribe
+              return yield* Effect.as(change(token, tag_id), again).pipe(
+                Effect.catchTag("ResourceNotFound", () => Effect.succeed(again))
+              )
+            }
+            case "unsubscribe_all":
+            case "resubscribe":
+              return yield* Effect.as(
+                preferences.change(token, { status: action === "resubscribe" ? "active" : "unsubscribed" }).pipe(
+                  // No tag is named, so nothing can be refused.
+                  Effect.catchTag("InvalidInput", Effect.die)
+                ),
+                again
+              )
+            case "erase": {
+              const view = yield* preferences.view(token)
+              yield* preferences.requestErasure(token)
+              return html(subscriberPage("erasureRequested", locale, {
+                organization: view.organization.name,
+                email: view.subscriber.email
+              }))
+            }
+          }
+        }).pipe(Effect.catchTag("InvalidToken", invalidPage(localeOf(urlParams, request)))))
+    }))
