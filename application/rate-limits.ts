@@ -1,6 +1,7 @@
-import { planLimits } from "@roster/domain"
+import { planLimits, PREFERENCE_REQUESTS_PER_ADDRESS, PREFERENCE_REQUESTS_PER_TOKEN } from "@roster/domain"
 import { Effect } from "effect"
-import { RateLimiter } from "./ports/rate-limiter.js"
+import { type RateDecision, RateLimiter } from "./ports/rate-limiter.js"
+import { Secrets } from "./ports/secrets.js"
 import type { Principal } from "./support/principal.js"
 
 export const RATE_WINDOW_MS = 60_000
@@ -9,6 +10,7 @@ export const RATE_WINDOW_MS = 60_000
 export class RateLimits extends Effect.Service<RateLimits>()("roster/RateLimits", {
   effect: Effect.gen(function*() {
     const limiter = yield* RateLimiter
+    const secrets = yield* Secrets
 
     const forOrganization = Effect.fn("RateLimits.forOrganization")(function*(principal: Principal) {
       const { requestsPerMinute } = planLimits[principal.organization.tier]
@@ -19,6 +21,22 @@ export class RateLimits extends Effect.Service<RateLimits>()("roster/RateLimits"
       return yield* limiter.consume(`rate:client:${clientAddress}`, planLimits.free.requestsPerMinute, RATE_WINDOW_MS)
     })
 
-    return { forOrganization, forAnonymous } as const
+    /**
+     * A request to the preference center: counted per link (by the token's hash, so that no store
+     * holds a token) and per client address. The decision of whichever is closer to its limit.
+     */
+    const forPreferences = Effect.fn("RateLimits.forPreferences")(function*(token: string, clientAddress: string) {
+      const [byToken, byAddress] = yield* Effect.all([
+        Effect.flatMap(secrets.sha256(token), (hash) =>
+          limiter.consume(`rate:preference-token:${hash}`, PREFERENCE_REQUESTS_PER_TOKEN, RATE_WINDOW_MS)),
+        limiter.consume(`rate:preference-client:${clientAddress}`, PREFERENCE_REQUESTS_PER_ADDRESS, RATE_WINDOW_MS)
+      ], { concurrency: 2 })
+      const tighter: RateDecision = !byToken.allowed || (byAddress.allowed && byToken.remaining <= byAddress.remaining)
+        ? byToken
+        : byAddress
+      return tighter
+    })
+
+    return { forOrganization, forAnonymous, forPreferences } as const
   })
 }) {}

@@ -19,3 +19,10 @@ export const subscriberLimit = (tier: PlanTier): Limit => planLimits[tier].maxSu
 
 /** Webhook endpoints an organization may register, on every plan. */
 export const MAX_WEBHOOK_ENDPOINTS = 50
+
+/**
+ * Requests a minute to the preference center (its page, its API and one-click unsubscribe): per
+ * link, and per client address, which many subscribers may share behind one network.
+ */
+export const PREFERENCE_REQUESTS_PER_TOKEN = 30
+export const PREFERENCE_REQUESTS_PER_ADDRESS = 120

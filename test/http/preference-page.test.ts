@@ -42,7 +42,8 @@ describe("POST /preference-center (the page's forms)", () => {
 
   it("refuses a post from another site with 403, changing nothing", async () => {
     const { key, subscriber, token } = await subscriberWithLink()
-    for (const headers of [{ "sec-fetch-site": "cross-site" }, { origin: "https://evil.example" }]) {
+    const fromElsewhere: ReadonlyArray<Record<string, string>> = [{ "sec-fetch-site": "cross-site" }, { origin: "https://evil.example" }]
+    for (const headers of fromElsewhere) {
       const answer = await post(token, "action=unsubscribe_all", headers)
       expect(answer.status).toBe(403)
       expect(await answer.text()).toContain("This request was refused")
@@ -75,5 +76,44 @@ describe("POST /preference-center (the page's forms)", () => {
     expect(page.headers.get("content-type")).toMatch(/^text\/html/)
     expect(page.headers.get("content-security-policy")).toContain("form-action 'self'")
     expect((await call(server, "GET", url)).headers.get("content-type")).toMatch(/^application\/json/)
+  })
+})
+
+describe("rate limits of the preference center", () => {
+  it("answers 429 rate_limited past 30 requests a minute with one link, with Retry-After; another link goes on", async () => {
+    const limitedServer = await startHttpServer()
+    try {
+      const { key } = await limitedServer.seedOrganization()
+      const links = []
+      for (const email of ["a@example.com", "b@example.com"]) {
+        const subscriber = (await call(limitedServer, "POST", "/api/v1/subscribers", { key, json: { email } })).body
+        links.push((await call(limitedServer, "POST", `/api/v1/subscribers/${subscriber.id}/token`, { key })).body.token as string)
+      }
+      const view = (token: string) => call(limitedServer, "GET", `/preference-center?token=${encodeURIComponent(token)}`)
+      for (let i = 0; i < 30; i++) expect((await view(links[0]!)).status).toBe(200)
+      const refused = await view(links[0]!)
+      expect(refused.status).toBe(429)
+      expect(refused.body.type).toMatch(/\/rate_limited$/)
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+      const unsubscribe = await fetch(`${limitedServer.baseUrl}/unsubscribe?token=${encodeURIComponent(links[0]!)}`, { method: "POST" })
+      expect(unsubscribe.status).toBe(429)
+      expect((await view(links[1]!)).status).toBe(200)
+    } finally {
+      await limitedServer.close()
+    }
+  })
+
+  it("answers 429 past 120 requests a minute from one client address, whatever the links", async () => {
+    const limitedServer = await startHttpServer()
+    try {
+      const statuses: Array<number> = []
+      for (let i = 0; i < 121; i++) {
+        statuses.push((await fetch(`${limitedServer.baseUrl}/preference-center?token=guess-${i}`)).status)
+      }
+      expect(statuses.slice(0, 120).every((status) => status === 401)).toBe(true)
+      expect(statuses[120]).toBe(429)
+    } finally {
+      await limitedServer.close()
+    }
   })
 })

@@ -18,39 +18,67 @@ const secondsUntil = (resetAt: Date, nowMs: number): number => Math.max(1, Math.
 
 /**
  * Counts every `/api/v1` request against its organization's rate (once authenticated) or, without a
- * valid credential, against the client address. Every answer tells the budget in the
+ * valid credential, against the client address; requests to the preference center are counted per
+ * link and per client address. Every answer tells the budget in the
  * `X-RateLimit-*` headers, errors included; a request past the limit is not carried out and answers
  * 429 `rate_limited` with `Retry-After`. The request's authentication is established here, once.
  * `isApiPath` tells the paths of the form's API (the others are not counted).
  */
+/**
+ * The token of a preference-center request: in the query, or the last segment of
+ * `/preferences/:token`; none is counted as the empty token.
+ */
+const preferenceTokenOf = (request: HttpServerRequest.HttpServerRequest, path: string): string => {
+  const inPath = /\/preferences\/([^/]+)$/.exec(path)?.[1]
+  if (inPath !== undefined) return inPath
+  const query = request.url.indexOf("?")
+  return query < 0 ? "" : new URLSearchParams(request.url.slice(query + 1)).get("token") ?? ""
+}
+
+/** The preference center's paths, in every form: its page and API, and one-click unsubscribe. */
+const isPreferencePath = (path: string): boolean =>
+  path === "/preference-center" || path.startsWith("/preference-center/") || path === "/unsubscribe" ||
+  /^\/(api\/)?v1\/preferences\/[^/]+$/.test(path)
+
 export const makeRateLimiting = (isApiPath: (path: string) => boolean) => Effect.gen(function*() {
   const rateLimits = yield* RateLimits
   const authentication = yield* RequestAuthentication
   const { render } = yield* ErrorRenderer
 
+  /** Tells the budget on the answer, and answers 429 instead of running `app` past it. */
+  const limited = (app: HttpApp.Default, instance: string, decision: RateDecision, whose: string) =>
+    Effect.gen(function*() {
+      const headers = headersOf(decision)
+      yield* HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+      )
+      if (decision.allowed) return yield* app
+      const retryAfter = secondsUntil(decision.resetAt, yield* Clock.currentTimeMillis)
+      return render(
+        apiError("rate_limited", `${whose} limit of ${decision.limit} requests is reached; try again in ${retryAfter} seconds`, {
+          headers: { "Retry-After": String(retryAfter) }
+        }),
+        instance
+      )
+    })
+
   return (app: HttpApp.Default) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const instance = pathOf(request)
+      const clientAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
+      if (isPreferencePath(instance)) {
+        const decision = yield* rateLimits.forPreferences(preferenceTokenOf(request, instance), clientAddress)
+        return yield* limited(app, instance, decision, "this link's or this client address's")
+      }
       if (!isApiPath(instance)) return yield* app
       return yield* authentication.establish((outcome) =>
         Effect.gen(function*() {
           const decision = Exit.isSuccess(outcome)
             ? yield* rateLimits.forOrganization(outcome.value)
-            : yield* rateLimits.forAnonymous(Option.getOrElse(request.remoteAddress, () => "unknown"))
-          const headers = headersOf(decision)
-          yield* HttpApp.appendPreResponseHandler((_request, response) =>
-            Effect.succeed(HttpServerResponse.setHeaders(response, headers))
-          )
-          if (decision.allowed) return yield* app
-          const retryAfter = secondsUntil(decision.resetAt, yield* Clock.currentTimeMillis)
+            : yield* rateLimits.forAnonymous(clientAddress)
           const whose = Exit.isSuccess(outcome) ? "the organization's" : "this client address's"
-          return render(
-            apiError("rate_limited", `${whose} limit of ${decision.limit} requests is reached; try again in ${retryAfter} seconds`, {
-              headers: { "Retry-After": String(retryAfter) }
-            }),
-            instance
-          )
+          return yield* limited(app, instance, decision, whose)
         })
       )
     })
