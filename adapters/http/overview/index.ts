@@ -13,6 +13,7 @@ import { OverviewAuthenticationLive, OverviewSessionAuthenticationLive } from ".
 import { EnvelopeRendererLive } from "./errors.js"
 import { declaredUrlOf, isOverviewApiPath } from "./paths.js"
 import { PreferenceCenterHandlersLive, PreferencesHandlersLive } from "./preferences-handlers.js"
+import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
@@ -35,6 +36,7 @@ export const OverviewApiLive = Layer.mergeAll(
     SubscribersHandlersLive,
     TagsHandlersLive,
     WebhooksHandlersLive,
+    ApiKeysHandlersLive,
     PreferencesHandlersLive,
     PreferenceCenterHandlersLive,
     makePreferencePageHandlersLive(OverviewApi),

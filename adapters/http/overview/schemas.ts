@@ -229,3 +229,6 @@ export const WebhookEndpointList = NumberedList(WebhookEndpoint, "WebhookEndpoin
 export const WebhookPath = Schema.Struct({ id: IdInput(WebhookEndpointId, "the webhook endpoint's id") })
 
 export const WebhookListParams = Schema.Struct(pageParams).annotations(strictInput)
+
+/** `page` and `per_page` alone, for lists without filters or sorting. */
+export const PageListParams = Schema.Struct(pageParams).annotations(strictInput)

@@ -1,25 +1,12 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { ApiKeys, type IssuedApiKey } from "@roster/application"
-import { type ApiKey as DomainApiKey, scopeDescriptions, scopes } from "@roster/domain"
+import { ApiKeys } from "@roster/application"
+import type { ApiKey as DomainApiKey } from "@roster/domain"
 import { Effect } from "effect"
 import { respond } from "../shared/respond.js"
-import type { ApiKey, CreatedApiKey } from "./api-key-schemas.js"
+import { scopeDescriptionList, toApiKey, toIssuedApiKey } from "../shared/api-key-schemas.js"
 import { ReferenceApi } from "./api.js"
 
-const toApiKey = (apiKey: DomainApiKey): typeof ApiKey.Type => ({
-  id: apiKey.id,
-  name: apiKey.name,
-  prefix: apiKey.prefix,
-  last_four: apiKey.lastFour,
-  scopes: apiKey.scopes,
-  environment: apiKey.environment,
-  created_at: apiKey.createdAt.toISOString(),
-  last_used_at: apiKey.lastUsedAt === null ? null : apiKey.lastUsedAt.toISOString()
-})
-
-const toIssuedApiKey = ({ apiKey, key }: IssuedApiKey): typeof CreatedApiKey.Type => ({ ...toApiKey(apiKey), key })
-
-const scopeList = { items: scopes.map((scope) => ({ scope, description: scopeDescriptions[scope] })) }
+const scopeList = { items: scopeDescriptionList }
 
 const toApiKeyList = (keys: ReadonlyArray<DomainApiKey>) => ({ items: keys.map(toApiKey), total: keys.length })
 
