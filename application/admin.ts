@@ -13,6 +13,7 @@ import {
 import { Effect, Option, Schema } from "effect"
 import { now } from "./support/clock.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
+import { numberedPage, type PageNumberRequest } from "./support/page-numbers.js"
 import { MembershipRepository } from "./ports/membership-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
@@ -105,6 +106,18 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       }
     })
 
+    /** One numbered page of every organization, oldest first. */
+    const listOrganizationsPage = Effect.fn("Admin.listOrganizationsPage")(function*(principal: Principal, request: PageNumberRequest) {
+      yield* authorize(principal)
+      const offset = (request.page - 1) * request.perPage
+      const [rows, total] = yield* Effect.all([organizations.list({ offset, limit: request.perPage }), organizations.count], {
+        concurrency: 2
+      })
+      const counts = yield* memberships.countMembers(rows.map((o) => o.id))
+      const items = rows.map((organization): OrganizationOverview => ({ organization, memberCount: counts.get(organization.id) ?? 0 }))
+      return numberedPage(items, total, request)
+    })
+
     const getOrganization = Effect.fn("Admin.getOrganization")(function*(principal: Principal, id: OrganizationId) {
       yield* authorize(principal)
       const organization = yield* organizationById(id)
@@ -195,6 +208,15 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       }
     })
 
+    /** One numbered page of every user, oldest first. */
+    const listUsersPage = Effect.fn("Admin.listUsersPage")(function*(principal: Principal, request: PageNumberRequest) {
+      yield* authorize(principal)
+      const offset = (request.page - 1) * request.perPage
+      const [rows, total] = yield* Effect.all([users.list({ offset, limit: request.perPage }), users.count], { concurrency: 2 })
+      const byUser = yield* memberships.listForUsers(rows.map((u) => u.id))
+      return numberedPage(rows.map((user): UserOverview => ({ user, memberships: byUser.get(user.id) ?? [] })), total, request)
+    })
+
     const getUser = Effect.fn("Admin.getUser")(function*(principal: Principal, id: UserId) {
       yield* authorize(principal)
       const user = yield* userById(id)
@@ -203,6 +225,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
 
     return {
       listOrganizations,
+      listOrganizationsPage,
       getOrganization,
       updateOrganization,
       deleteOrganization,
@@ -210,6 +233,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       addMember,
       removeMember,
       listUsers,
+      listUsersPage,
       getUser
     } as const
   })

@@ -53,12 +53,12 @@ export const instant = (value: SortKey): number => typeof value === "number" ? v
 /** A keyset page of rows oldest first (created_at, then id), strictly after the position. */
 export const oldestFirstPage = <A extends { readonly id: string; readonly createdAt: Date }>(
   rows: Iterable<A>,
-  query: { readonly after?: KeysetPosition | undefined; readonly limit: number }
+  query: { readonly after?: KeysetPosition | undefined; readonly offset?: number | undefined; readonly limit: number }
 ): ReadonlyArray<A> => {
   const createdAt = (row: A): number => row.createdAt.getTime()
   const after = query.after && { value: instant(query.after.value), id: query.after.id }
   return [...rows]
     .filter((row) => after === undefined || isAfter(row, createdAt, after, "asc"))
     .sort(compareBy(createdAt, "asc"))
-    .slice(0, query.limit)
+    .slice(query.offset ?? 0, (query.offset ?? 0) + query.limit)
 }

@@ -62,7 +62,7 @@ export const PostgresOrganizationRepositoryLive = Layer.effect(
           SELECT ${columns} FROM organizations
           WHERE ${sql.and(page.after)}
           ${page.orderBy}
-          LIMIT ${query.limit}`.pipe(Effect.flatMap(decodeOrganizations), Effect.orDie)
+          LIMIT ${query.limit} OFFSET ${query.offset ?? 0}`.pipe(Effect.flatMap(decodeOrganizations), Effect.orDie)
       },
 
       count: sql`SELECT count(*)::integer AS count FROM organizations`.pipe(Effect.flatMap(decodeCount), Effect.orDie),

@@ -47,7 +47,7 @@ export const PostgresUserRepositoryLive = Layer.effect(
           SELECT ${columns} FROM users
           WHERE ${sql.and(page.after)}
           ${page.orderBy}
-          LIMIT ${query.limit}`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
+          LIMIT ${query.limit} OFFSET ${query.offset ?? 0}`.pipe(Effect.flatMap(decodeUsers), Effect.orDie)
       },
 
       count: sql`SELECT count(*)::integer AS count FROM users`.pipe(Effect.flatMap(decodeCount), Effect.orDie)

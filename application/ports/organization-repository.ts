@@ -1,6 +1,6 @@
 import type { Limit, Organization, OrganizationId, OrganizationSlugTaken } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
-import type { KeysetPosition } from "./subscriber-repository.js"
+import type { OldestFirstQuery } from "./subscriber-repository.js"
 
 export class OrganizationRepository extends Context.Tag("roster/OrganizationRepository")<OrganizationRepository, {
   readonly insert: (organization: Organization) => Effect.Effect<void, OrganizationSlugTaken>
@@ -14,7 +14,8 @@ export class OrganizationRepository extends Context.Tag("roster/OrganizationRepo
    */
   readonly delete: (id: OrganizationId) => Effect.Effect<boolean>
   /** Organizations oldest first (created_at, then id), after the position. */
-  readonly list: (query: { readonly after?: KeysetPosition | undefined; readonly limit: number }) => Effect.Effect<
+  /** Oldest first, after `after` (keyset pages) or past the first `offset` rows (numbered pages). */
+  readonly list: (query: OldestFirstQuery) => Effect.Effect<
     ReadonlyArray<Organization>
   >
   readonly count: Effect.Effect<number>

@@ -38,6 +38,13 @@ export interface PreferenceAccess {
   readonly erasureRequestedAt: Date | null
 }
 
+/** A page of a list that runs oldest first: after a keyset position, or past a number of rows. */
+export interface OldestFirstQuery {
+  readonly after?: KeysetPosition | undefined
+  readonly offset?: number | undefined
+  readonly limit: number
+}
+
 export interface KeysetPosition {
   readonly value: string | number
   readonly id: string

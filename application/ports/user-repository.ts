@@ -1,6 +1,6 @@
 import type { User, UserId } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
-import type { KeysetPosition } from "./subscriber-repository.js"
+import type { OldestFirstQuery } from "./subscriber-repository.js"
 
 export class UserRepository extends Context.Tag("roster/UserRepository")<UserRepository, {
   /**
@@ -11,7 +11,8 @@ export class UserRepository extends Context.Tag("roster/UserRepository")<UserRep
   readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>>
   /** Users oldest first (created_at, then id), after the position. */
-  readonly list: (query: { readonly after?: KeysetPosition | undefined; readonly limit: number }) => Effect.Effect<
+  /** Oldest first, after `after` (keyset pages) or past the first `offset` rows (numbered pages). */
+  readonly list: (query: OldestFirstQuery) => Effect.Effect<
     ReadonlyArray<User>
   >
   readonly count: Effect.Effect<number>

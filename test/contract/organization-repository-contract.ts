@@ -19,6 +19,17 @@ const subscriberCountOf = (id: OrganizationId) =>
 
 export const organizationRepositoryContract = (persistence: PersistenceLayer) =>
   layer(persistence)("OrganizationRepository", (it) => {
+    it.effect("numbers pages of the oldest-first list: `offset` skips that many rows", () =>
+      Effect.gen(function*() {
+        const repository = yield* OrganizationRepository
+        for (let i = 0; i < 5; i++) yield* givenOrganization()
+        const all = yield* repository.list({ limit: 100_000 })
+        expect(all.length).toBeGreaterThanOrEqual(5)
+        for (const offset of [0, 1, all.length - 2, all.length]) {
+          expect(yield* repository.list({ offset, limit: 2 })).toStrictEqual(all.slice(offset, offset + 2))
+        }
+      }))
+
     it.effect("stores an organization and finds it by id and by slug", () =>
       Effect.gen(function*() {
         const organizations = yield* OrganizationRepository

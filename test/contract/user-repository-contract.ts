@@ -15,6 +15,17 @@ import {
 
 export const userRepositoryContract = (persistence: PersistenceLayer) =>
   layer(persistence)("UserRepository", (it) => {
+    it.effect("numbers pages of the oldest-first list: `offset` skips that many rows", () =>
+      Effect.gen(function*() {
+        const repository = yield* UserRepository
+        for (let i = 0; i < 5; i++) yield* givenUser()
+        const all = yield* repository.list({ limit: 100_000 })
+        expect(all.length).toBeGreaterThanOrEqual(5)
+        for (const offset of [0, 1, all.length - 2, all.length]) {
+          expect(yield* repository.list({ offset, limit: 2 })).toStrictEqual(all.slice(offset, offset + 2))
+        }
+      }))
+
     it.effect("the first sign-in of an address stores the user; a later one returns that user, signed in again", () =>
       Effect.gen(function*() {
         const users = yield* UserRepository

@@ -10,6 +10,7 @@ import { OverviewSessionAuthentication } from "./authentication.js"
 import { envelopes } from "./errors.js"
 import { finishOverviewOpenApi } from "./openapi.js"
 import { PreferenceCenterGroup, PreferencesGroup } from "./preferences-group.js"
+import { AdminGroup } from "./admin-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
@@ -43,6 +44,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(TagsGroup)
   .add(WebhooksGroup)
   .add(ApiKeysGroup)
+  .add(AdminGroup)
   .add(PreferencesGroup)
   .add(PreferenceCenterGroup)
   .add(PreferencePageGroup)

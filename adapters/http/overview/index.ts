@@ -13,6 +13,7 @@ import { OverviewAuthenticationLive, OverviewSessionAuthenticationLive } from ".
 import { EnvelopeRendererLive } from "./errors.js"
 import { declaredUrlOf, isOverviewApiPath } from "./paths.js"
 import { PreferenceCenterHandlersLive, PreferencesHandlersLive } from "./preferences-handlers.js"
+import { AdminHandlersLive } from "./admin-handlers.js"
 import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
@@ -37,6 +38,7 @@ export const OverviewApiLive = Layer.mergeAll(
     TagsHandlersLive,
     WebhooksHandlersLive,
     ApiKeysHandlersLive,
+    AdminHandlersLive,
     PreferencesHandlersLive,
     PreferenceCenterHandlersLive,
     makePreferencePageHandlersLive(OverviewApi),

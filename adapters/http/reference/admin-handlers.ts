@@ -1,61 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Admin, type OrganizationOverview, type UserOverview } from "@roster/application"
-import type { Membership, User } from "@roster/domain"
+import { Admin } from "@roster/application"
 import { Effect } from "effect"
+import { newMember, organizationChanges, toAdminMember, toAdminOrganization, toAdminUser } from "../shared/admin-schemas.js"
 import { respond } from "../shared/respond.js"
-import type {
-  AddMemberRequest,
-  AdminMember,
-  AdminOrganization,
-  AdminUser,
-  UpdateOrganizationRequest
-} from "./admin-schemas.js"
 import { ReferenceApi } from "./api.js"
 import { paged, pageOf } from "./pagination.js"
-
-const toAdminOrganization = ({ memberCount, organization }: OrganizationOverview): typeof AdminOrganization.Type => ({
-  id: organization.id,
-  name: organization.name,
-  slug: organization.slug,
-  tier: organization.tier,
-  is_platform_admin: organization.isPlatformAdmin,
-  suspended: organization.isSuspended,
-  suspended_at: organization.suspendedAt === null ? null : organization.suspendedAt.toISOString(),
-  subscriber_count: organization.subscriberCount,
-  member_count: memberCount,
-  created_at: organization.createdAt.toISOString(),
-  updated_at: organization.updatedAt.toISOString()
-})
-
-const toAdminMember = (
-  { membership, user }: { readonly membership: Membership; readonly user: User }
-): typeof AdminMember.Type => ({
-  user_id: user.id,
-  email: user.email,
-  role: membership.role,
-  created_at: membership.createdAt.toISOString()
-})
-
-const toAdminUser = ({ memberships, user }: UserOverview): typeof AdminUser.Type => ({
-  id: user.id,
-  email: user.email,
-  created_at: user.createdAt.toISOString(),
-  last_signed_in_at: user.lastSignedInAt === null ? null : user.lastSignedInAt.toISOString(),
-  memberships: memberships.map(({ membership, organization }) => ({
-    organization_id: organization.id,
-    organization_slug: organization.slug,
-    role: membership.role
-  }))
-})
-
-const organizationChanges = (body: typeof UpdateOrganizationRequest.Type) => ({
-  name: body.name,
-  tier: body.tier,
-  isPlatformAdmin: body.is_platform_admin,
-  suspended: body.suspended
-})
-
-const newMember = (body: typeof AddMemberRequest.Type) => ({ userId: body.user_id, role: body.role })
 
 const toMemberList = (members: ReadonlyArray<Parameters<typeof toAdminMember>[0]>) => ({
   items: members.map(toAdminMember),

@@ -1,37 +1,20 @@
-import { MAX_ORGANIZATION_NAME_LENGTH, OrganizationId, OrganizationName, PlanTier, Role, UserId } from "@roster/domain"
+import { OrganizationId, UserId } from "@roster/domain"
 import { Schema } from "effect"
+import { AdminMember, AdminOrganization, AdminUser } from "../shared/admin-schemas.js"
+import { Count, IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { cursorParam, limitParam, Page } from "./pagination.js"
-import { Count, IdInput, oneOf, strictInput, Timestamp, Uuid, withStatus } from "../shared/wire-fields.js"
 
-/** The platform-admin area as the reference form shows and accepts it. */
+/** The platform-admin area in the reference form: bare JSON, keyset pages. */
 
-const TierOutput = PlanTier.annotations({ description: "the plan: `free`, `pro` or `enterprise` (the top tier)" })
-const RoleOutput = Role.annotations({ description: "`owner` (everything) or `member` (subscribers and tags)" })
-
-export const AdminOrganization = Schema.Struct({
-  id: Uuid,
-  name: Schema.String,
-  slug: Schema.String,
-  tier: TierOutput,
-  is_platform_admin: Schema.Boolean.annotations({ description: "whether the organization may use these endpoints" }),
-  suspended: Schema.Boolean.annotations({
-    description: "a suspended organization's keys and its members' sessions answer 401 until the suspension is lifted"
-  }),
-  suspended_at: Schema.NullOr(Timestamp).annotations({ description: "when the suspension began; null when not suspended" }),
-  subscriber_count: Count("how many subscribers the organization keeps"),
-  member_count: Count("how many users are members of the organization"),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotations({ identifier: "AdminOrganization", description: "an organization as the platform admin sees it" })
+export {
+  AddMemberRequest,
+  AdminMember,
+  AdminOrganization,
+  AdminUser,
+  UpdateOrganizationRequest
+} from "../shared/admin-schemas.js"
 
 export const AdminOrganizationList = Page(AdminOrganization, "AdminOrganizationList")
-
-export const AdminMember = Schema.Struct({
-  user_id: Uuid,
-  email: Schema.String,
-  role: RoleOutput,
-  created_at: Timestamp.annotations({ description: "when the user became a member" })
-}).annotations({ identifier: "AdminMember", description: "a user's membership of the organization" })
 
 export const AddedMember = withStatus(AdminMember, 201, "AdminMember")
 
@@ -39,20 +22,6 @@ export const AdminMemberList = Schema.Struct({
   items: Schema.Array(AdminMember).annotations({ description: "every member, oldest membership first" }),
   total: Count("how many members the organization has")
 }).annotations({ identifier: "AdminMemberList" })
-
-export const AdminUserMembership = Schema.Struct({
-  organization_id: Uuid,
-  organization_slug: Schema.String,
-  role: RoleOutput
-}).annotations({ identifier: "AdminUserMembership", description: "an organization the user belongs to, with the role" })
-
-export const AdminUser = Schema.Struct({
-  id: Uuid,
-  email: Schema.String,
-  created_at: Timestamp.annotations({ description: "when the user first signed in" }),
-  last_signed_in_at: Schema.NullOr(Timestamp).annotations({ description: "the latest sign-in; null if none since" }),
-  memberships: Schema.Array(AdminUserMembership).annotations({ description: "oldest membership first" })
-}).annotations({ identifier: "AdminUser", description: "a dashboard user with their organizations" })
 
 export const AdminUserList = Page(AdminUser, "AdminUserList")
 
@@ -72,37 +41,3 @@ export const AdminMemberPath = Schema.Struct({
 })
 
 export const AdminUserPath = Schema.Struct({ user_id: IdInput(UserId, "the user's id") })
-
-export const UpdateOrganizationRequest = Schema.Struct({
-  name: Schema.optionalWith(
-    OrganizationName.annotations({
-      jsonSchema: {
-        type: "string",
-        minLength: 1,
-        maxLength: MAX_ORGANIZATION_NAME_LENGTH,
-        description: "the organization's name; trimmed"
-      }
-    }),
-    { exact: true }
-  ),
-  tier: Schema.optionalWith(oneOf(PlanTier, "the plan: `free`, `pro` or `enterprise`"), { exact: true }),
-  is_platform_admin: Schema.optionalWith(
-    Schema.Boolean.annotations({ description: "grants or takes the platform-admin flag" }),
-    { exact: true }
-  ),
-  suspended: Schema.optionalWith(
-    Schema.Boolean.annotations({
-      description: "true suspends the organization (its keys and sessions answer 401 at once); false lifts the suspension"
-    }),
-    { exact: true }
-  )
-}).annotations({
-  identifier: "UpdateOrganizationRequest",
-  description: "fields left out stay as they are; the slug never changes",
-  ...strictInput
-})
-
-export const AddMemberRequest = Schema.Struct({
-  user_id: IdInput(UserId, "the user to add; users exist once they have signed in"),
-  role: oneOf(Role, "`owner` or `member`")
-}).annotations({ identifier: "AddMemberRequest", ...strictInput })
