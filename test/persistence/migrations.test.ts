@@ -32,7 +32,9 @@ describe("migrations", () => {
           [2, "dashboard_access"],
           [3, "administration"],
           [4, "tag_presentation"],
-          [5, "outgoing_webhooks"]
+          [5, "outgoing_webhooks"],
+          [6, "preference_tokens"],
+          [7, "subscriber_erasure"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
