@@ -1,2 +1,3 @@
 export { type SignInTemplates, signInTemplates } from "./sign-in-templates.js"
 export { makeTemplatedAuthMail, signInLink } from "./templated-auth-mail.js"
+export { LiquidTemplateEngineLive, MAX_RENDER_MS, MAX_RENDERED_LENGTH, MAX_TEMPLATE_LENGTH } from "./liquid-template-engine.js"

@@ -1,0 +1,116 @@
+import { type EmailTemplateSource, type RenderedTemplate, TemplateEngine } from "@roster/application"
+import { InvalidInput } from "@roster/domain"
+import { Effect, Layer } from "effect"
+import { Liquid, type LiquidOptions, type Template } from "liquidjs"
+
+/** The longest a template may be, each part. */
+export const MAX_TEMPLATE_LENGTH = 200_000
+/** The longest a render may take, each part, in milliseconds. */
+export const MAX_RENDER_MS = 500
+/** The most a rendered part may hold, in characters. */
+export const MAX_RENDERED_LENGTH = 1_000_000
+
+/** Tags that would read other templates or files: refused when a template is read. */
+const fileTags = ["include", "render", "layout"] as const
+
+const options: LiquidOptions = {
+  templates: {},
+  relativeReference: false,
+  strictFilters: true,
+  strictVariables: false,
+  ownPropertyOnly: true,
+  parseLimit: MAX_TEMPLATE_LENGTH,
+  renderLimit: MAX_RENDER_MS,
+  memoryLimit: 10_000_000
+}
+
+const makeEngine = (escape: boolean) => {
+  const engine = new Liquid({ ...options, ...(escape ? { outputEscape: "escape" as const } : {}) })
+  for (const tag of fileTags) {
+    engine.registerTag(tag, {
+      parse() {
+        throw new Error(`the \`${tag}\` tag is not allowed: a template reaches nothing but its own variables`)
+      },
+      render() {
+        return ""
+      }
+    })
+  }
+  return engine
+}
+
+type Part = "subject" | "html" | "text"
+
+/** A liquidjs message, which already says the line and column, without its internals' wording. */
+const problemOf = (error: unknown): string => {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.replace(/^undefined filter:/, "unknown filter:").slice(0, 300)
+}
+
+/** The variable at `path` in `scope`, as a template reads it. */
+const valueAt = (scope: unknown, path: string): unknown =>
+  path.split(".").reduce<unknown>(
+    (value, key) => typeof value === "object" && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined,
+    scope
+  )
+
+const isEmpty = (value: unknown) => value === undefined || value === null || value === ""
+
+/**
+ * Liquid (liquidjs) with an empty in-memory file system, `include`, `render` and `layout` refused,
+ * unknown filters refused, own properties only, and limits on template size, render time and
+ * memory; rendered parts longer than {@link MAX_RENDERED_LENGTH} are refused.
+ */
+export const LiquidTemplateEngineLive = Layer.sync(TemplateEngine, () => {
+  const plain = makeEngine(false)
+  const escaping = makeEngine(true)
+  const engineFor = (part: Part) => part === "html" ? escaping : plain
+
+  const parse = (part: Part, source: string) =>
+    Effect.try({
+      try: () => engineFor(part).parse(source),
+      catch: (error) => new InvalidInput({ field: part, problem: problemOf(error) })
+    })
+
+  const partsOf = (source: EmailTemplateSource) =>
+    ([["subject", source.subject], ["html", source.html], ["text", source.text]] as const).filter(
+      (entry): entry is readonly [Part, string] => entry[1] !== null
+    )
+
+  const renderPart = (part: Part, templates: Array<Template>, scope: Readonly<Record<string, unknown>>) =>
+    Effect.try({
+      try: () => String(engineFor(part).renderSync(templates, scope)),
+      catch: (error) => new InvalidInput({ field: part, problem: `could not be rendered: ${problemOf(error)}` })
+    }).pipe(
+      Effect.filterOrFail(
+        (rendered) => rendered.length <= MAX_RENDERED_LENGTH,
+        () => new InvalidInput({ field: part, problem: `renders more than ${MAX_RENDERED_LENGTH} characters` })
+      )
+    )
+
+  const check = (source: EmailTemplateSource) =>
+    Effect.forEach(partsOf(source), ([part, text]) => parse(part, text), { discard: true })
+
+  const render = (source: EmailTemplateSource, scope: Readonly<Record<string, unknown>>) =>
+    Effect.gen(function*() {
+      const rendered: Record<Part, string | null> = { subject: "", html: null, text: null }
+      const empty = new Set<string>()
+      for (const [part, text] of partsOf(source)) {
+        const templates = yield* parse(part, text)
+        const globals = new Set(plain.globalVariablesSync(templates))
+        for (const variable of plain.fullVariablesSync(templates)) {
+          if (globals.has(variable.split(".")[0]!) && isEmpty(valueAt(scope, variable))) empty.add(variable)
+        }
+        rendered[part] = yield* renderPart(part, templates, scope)
+      }
+      const result: RenderedTemplate = {
+        subject: (rendered.subject ?? "").trim(),
+        html: rendered.html,
+        text: rendered.text,
+        emptyVariables: [...empty].sort()
+      }
+      return result
+    })
+
+  return TemplateEngine.of({ check, render })
+})

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "@effect/vitest"
+import { type EmailTemplateSource, TemplateEngine } from "@roster/application"
+import { InvalidInput } from "@roster/domain"
+import { Effect, Either } from "effect"
+import { LiquidTemplateEngineLive, MAX_RENDERED_LENGTH } from "../../adapters/liquid/index.js"
+
+const template = (fields: Partial<EmailTemplateSource>): EmailTemplateSource => ({ subject: "Hello", html: null, text: null, ...fields })
+
+const refusal = <A>(effect: Effect.Effect<A, InvalidInput, TemplateEngine>) =>
+  Effect.flatMap(Effect.either(effect), (result) => {
+    if (Either.isRight(result)) return Effect.dieMessage("expected the template to be refused")
+    expect(result.left).toBeInstanceOf(InvalidInput)
+    return Effect.succeed(result.left)
+  })
+
+const scope = {
+  subscriber: { email: "ada@example.com", first_name: "Ada", last_name: null, tags: [{ name: "Weekly" }] },
+  organization: { name: "Acme <News>" },
+  data: { order: "A-17" }
+}
+
+describe("email templates (Liquid)", () => {
+  it.effect("renders every part; values are escaped in the HTML body only", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      const rendered = yield* engine.render(template({
+        subject: " Order {{ data.order }} for {{ subscriber.first_name }} ",
+        html: "<p>{{ organization.name }}: {% for tag in subscriber.tags %}{{ tag.name }}{% endfor %}</p>",
+        text: "{{ organization.name }}"
+      }), scope)
+      expect(rendered).toEqual({
+        subject: "Order A-17 for Ada",
+        html: "<p>Acme &lt;News&gt;: Weekly</p>",
+        text: "Acme <News>",
+        emptyVariables: []
+      })
+    }).pipe(Effect.provide(LiquidTemplateEngineLive)))
+
+  it.effect("reports the variables that rendered empty, not the loop's own", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      const rendered = yield* engine.render(template({
+        subject: "Hi {{ subscriber.last_name }}",
+        text: "{{ data.coupon }} {{ subscriber.first_name }} {% for tag in subscriber.tags %}{{ tag.name }}{% endfor %}"
+      }), scope)
+      expect(rendered.emptyVariables).toEqual(["data.coupon", "subscriber.last_name"])
+    }).pipe(Effect.provide(LiquidTemplateEngineLive)))
+
+  it.effect("refuses include, render and layout, naming the part, the tag, the line and the column", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      for (const tag of ["include", "render", "layout"]) {
+        const refused = yield* refusal(engine.check(template({ html: `<p>Hi</p>\n  {% ${tag} 'secrets' %}` })))
+        expect(refused.field).toBe("html")
+        expect(refused.problem).toContain(`\`${tag}\` tag is not allowed`)
+        expect(refused.problem).toContain("line:2, col:3")
+      }
+    }).pipe(Effect.provide(LiquidTemplateEngineLive)))
+
+  it.effect("a syntax error or an unknown filter is refused with where it is", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      const unclosed = yield* refusal(engine.check(template({ subject: "Hello {{ subscriber.email" })))
+      expect(unclosed.field).toBe("subject")
+      expect(unclosed.problem).toMatch(/not closed, line:1, col:7/)
+      const notClosedTag = yield* refusal(engine.check(template({ text: "a\n{% if x %}b" })))
+      expect(notClosedTag).toMatchObject({ field: "text" })
+      expect(notClosedTag.problem).toContain("line:2")
+      const filter = yield* refusal(engine.check(template({ text: "{{ data.x | explode }}" })))
+      expect(filter.problem).toContain("unknown filter: explode")
+    }).pipe(Effect.provide(LiquidTemplateEngineLive)))
+
+  it.effect("a render that runs away, or grows past the limit, is stopped, not left to hang", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      const forever = yield* refusal(engine.render(
+        template({ text: "{% for i in (1..100000000) %}{% for j in (1..100000000) %}x{% endfor %}{% endfor %}" }),
+        scope
+      ))
+      expect(forever.field).toBe("text")
+      expect(forever.problem).toContain("could not be rendered")
+      const large = yield* refusal(engine.render(
+        template({ html: `{% for i in (1..${MAX_RENDERED_LENGTH / 10 + 1}) %}0123456789{% endfor %}` }),
+        scope
+      ))
+      expect(large.field).toBe("html")
+    }).pipe(Effect.provide(LiquidTemplateEngineLive)), 20_000)
+})
