@@ -137,15 +137,16 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
         }
         const organizationId = OrganizationId.make(claims.organizationId)
         const subscriberId = SubscriberId.make(claims.subject)
-        const access = yield* subscribers.preferenceAccess(organizationId, subscriberId)
+        // One round trip: the token's checks and what it opens are read side by side.
+        const [access, subscriber, organization] = yield* Effect.all([
+          subscribers.preferenceAccess(organizationId, subscriberId),
+          subscribers.findById(organizationId, subscriberId),
+          organizations.findById(organizationId)
+        ], { concurrency: 3 })
         if (Option.isNone(access) || access.value.tokenVersion !== claims.version) return yield* revoked()
         if (access.value.erasureRequestedAt !== null && !erasing) {
           return yield* new InvalidToken({ reason: "this subscriber asked to be erased; their data is being deleted" })
         }
-        const [subscriber, organization] = yield* Effect.all([
-          subscribers.findById(organizationId, subscriberId),
-          organizations.findById(organizationId)
-        ], { concurrency: 2 })
         if (Option.isNone(subscriber) || Option.isNone(organization)) return yield* revoked()
         return { subscriber: subscriber.value, organization: organization.value }
       })
@@ -302,6 +303,12 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       yield* subscribers.requestErasure(organization.id, subscriber.id, yield* now)
     })
 
-    return { issueLink, revokeLinks, view, subscribe, unsubscribe, change, exportData, requestErasure } as const
+    /** Stops all mail (`unsubscribed`) or starts it again (`active`), as the subscriber's own action. */
+    const setStatus = Effect.fn("Preferences.setStatus")(function*(token: string, status: "active" | "unsubscribed") {
+      const { organization, subscriber } = yield* open(token)
+      return yield* unitOfWork.transaction(applyChanges(organization, subscriber, [], [], status))
+    })
+
+    return { issueLink, revokeLinks, view, subscribe, unsubscribe, change, setStatus, exportData, requestErasure } as const
   })
 }) {}

@@ -3,8 +3,8 @@
  * node crypto adapters, and a way to open a fresh organization with a key of chosen scopes.
  * Used by `*.test.ts` files only; like a composition root, it may reach into adapters/.
  */
-import { EmailAddress, type PlanTier, type Scope, type SendResult, Slug } from "@roster/domain"
-import { Effect, Layer } from "effect"
+import { EmailAddress, type EventType, type PlanTier, type Scope, type SendResult, Slug, type WebhookEndpoint } from "@roster/domain"
+import { Deferred, Effect, Layer, Option } from "effect"
 import { CryptoLive } from "../../adapters/node/index.js"
 import { makeRecordingWebhookTransport, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
 import {
@@ -67,3 +67,38 @@ export const withReceiver = (answer: (message: WebhookMessage) => SendResult | E
   ).pipe(Layer.provideMerge(Layer.mergeAll(MemoryPersistenceLive, CryptoLive, transport.layer)))
   return { sent: transport.sent, run: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, layer) }
 }
+
+/** A receiver's answer of `status`, 12 ms after the send. */
+export const answered = (status: number, retryAfterMs?: number): SendResult => ({
+  _tag: "Answered",
+  status,
+  durationMs: 12,
+  retryAfterMs: Option.fromNullable(retryAfterMs)
+})
+
+/** A receiver that answers each message only when the test opens its gate. */
+export const gatedReceiver = () => {
+  const gates: Array<Deferred.Deferred<SendResult>> = []
+  const receiver = withReceiver(() =>
+    Effect.flatMap(Deferred.make<SendResult>(), (gate) => {
+      gates.push(gate)
+      return Deferred.await(gate)
+    })
+  )
+  return { ...receiver, gates }
+}
+
+/** An endpoint of the principal's organization hearing `events` (every kind unless given). */
+export const register = (principal: Principal, events?: ReadonlyArray<EventType>) =>
+  Effect.flatMap(Webhooks, (webhooks) => webhooks.create(principal, { url: "https://hooks.example.com/roster", events }))
+
+/** A new subscriber of the principal's organization. */
+export const subscribe = (principal: Principal, address: string) =>
+  Effect.flatMap(Subscribers, (subscribers) => subscribers.create(principal, { email: email(address) }))
+
+/** Every delivery of an endpoint with its attempts, newest first. */
+export const deliveriesOf = (principal: Principal, endpoint: WebhookEndpoint) =>
+  Effect.map(
+    Effect.flatMap(Webhooks, (webhooks) => webhooks.listDeliveries(principal, endpoint.id, { limit: 100 })),
+    (page) => page.items
+  )

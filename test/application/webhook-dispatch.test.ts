@@ -2,7 +2,6 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   Outbox,
   type Principal,
-  Subscribers,
   UnitOfWork,
   WebhookDispatch,
   WebhookEndpointRepository,
@@ -11,7 +10,6 @@ import {
 import {
   DomainEvent,
   EventId,
-  type EventType,
   MAX_DELIVERY_ATTEMPTS,
   planLimits,
   RETRY_DELAYS_MS,
@@ -20,34 +18,9 @@ import {
   webhookPayload
 } from "@roster/domain"
 import { Deferred, Duration, Effect, Fiber, Option, TestClock } from "effect"
-import { email, openOrganization, withReceiver } from "./test-kit.js"
+import { answered, deliveriesOf, gatedReceiver, openOrganization, register, subscribe, withReceiver } from "./test-kit.js"
 
 const LEASE_MS = 30_000
-
-const answered = (status: number, retryAfterMs?: number): SendResult => ({
-  _tag: "Answered",
-  status,
-  durationMs: 12,
-  retryAfterMs: Option.fromNullable(retryAfterMs)
-})
-
-/** A receiver that answers each message only when the test opens its gate. */
-const gatedReceiver = () => {
-  const gates: Array<Deferred.Deferred<SendResult>> = []
-  const receiver = withReceiver(() =>
-    Effect.flatMap(Deferred.make<SendResult>(), (gate) => {
-      gates.push(gate)
-      return Deferred.await(gate)
-    })
-  )
-  return { ...receiver, gates }
-}
-
-const register = (principal: Principal, events?: ReadonlyArray<EventType>) =>
-  Effect.flatMap(Webhooks, (webhooks) => webhooks.create(principal, { url: "https://hooks.example.com/roster", events }))
-
-const subscribe = (principal: Principal, address: string) =>
-  Effect.flatMap(Subscribers, (subscribers) => subscribers.create(principal, { email: email(address) }))
 
 /** One fan-out; how many events it took. */
 const fanOut = Effect.flatMap(WebhookDispatch, (dispatch) => dispatch.fanOut(100)).pipe(Effect.map(({ events }) => events))
@@ -65,12 +38,6 @@ const drainOutbox: Effect.Effect<number, never, WebhookDispatch> = Effect.flatMa
   taken === 0 ? Effect.succeed(0) : Effect.map(drainOutbox, (rest) => rest + taken))
 
 const deliverDue = Effect.flatMap(WebhookDispatch, (dispatch) => dispatch.deliverDue(25, LEASE_MS))
-
-const deliveriesOf = (principal: Principal, endpoint: WebhookEndpoint) =>
-  Effect.map(
-    Effect.flatMap(Webhooks, (webhooks) => webhooks.listDeliveries(principal, endpoint.id, { limit: 100 })),
-    (page) => page.items
-  )
 
 const endpointNow = (endpoint: WebhookEndpoint) =>
   Effect.map(

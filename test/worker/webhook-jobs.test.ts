@@ -1,46 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Principal, Subscribers, Webhooks } from "@roster/application"
-import type { EventType, SendResult, WebhookEndpoint } from "@roster/domain"
-import { Deferred, Effect, Exit, Fiber, Layer, Option, Scope, TestClock } from "effect"
+import { Webhooks } from "@roster/application"
+import type { SendResult } from "@roster/domain"
+import { Deferred, Effect, Exit, Fiber, Layer, Scope, TestClock } from "effect"
 import { WorkerSettings } from "../../apps/worker/settings.js"
 import { WebhookJobsLive } from "../../apps/worker/webhook-jobs.js"
-import { email, openOrganization, withReceiver } from "../application/test-kit.js"
+import { answered, deliveriesOf, gatedReceiver, openOrganization, register, subscribe, withReceiver } from "../application/test-kit.js"
 
 /**
  * The worker's webhook jobs as the worker runs them, over the use cases in memory and a transport
  * that answers as each test says.
  */
-
-const answered = (status: number, retryAfterMs?: number): SendResult => ({
-  _tag: "Answered",
-  status,
-  durationMs: 12,
-  retryAfterMs: Option.fromNullable(retryAfterMs)
-})
-
-/** A receiver that answers each message only when the test opens its gate. */
-const gatedReceiver = () => {
-  const gates: Array<Deferred.Deferred<SendResult>> = []
-  const receiver = withReceiver(() =>
-    Effect.flatMap(Deferred.make<SendResult>(), (gate) => {
-      gates.push(gate)
-      return Deferred.await(gate)
-    })
-  )
-  return { ...receiver, gates }
-}
-
-const register = (principal: Principal, events?: ReadonlyArray<EventType>) =>
-  Effect.flatMap(Webhooks, (webhooks) => webhooks.create(principal, { url: "https://hooks.example.com/roster", events }))
-
-const subscribe = (principal: Principal, address: string) =>
-  Effect.flatMap(Subscribers, (subscribers) => subscribers.create(principal, { email: email(address) }))
-
-const deliveriesOf = (principal: Principal, endpoint: WebhookEndpoint) =>
-  Effect.map(
-    Effect.flatMap(Webhooks, (webhooks) => webhooks.listDeliveries(principal, endpoint.id, { limit: 100 })),
-    (page) => page.items
-  )
 
 describe("the worker's delivery job", () => {
   /** Runs the worker's webhook jobs in the background of the current scope. */

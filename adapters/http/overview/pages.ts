@@ -1,3 +1,4 @@
+import { numberedPage } from "@roster/application"
 import type { NumberedPage } from "@roster/domain"
 
 /** A numbered page in the list envelope. */
@@ -14,3 +15,16 @@ export const pageRequestOf = <Q extends { readonly per_page: number }>({ per_pag
   ...query,
   perPage: per_page
 })
+
+/**
+ * A numbered page cut from a whole list a use case answers at once, for lists that stay short (an
+ * organization's API keys, its webhook endpoints).
+ */
+export const listOfAll = <A, B>(
+  all: ReadonlyArray<A>,
+  request: { readonly page: number; readonly perPage: number },
+  f: (a: A) => B
+) => {
+  const offset = (request.page - 1) * request.perPage
+  return listOf(numberedPage(all.slice(offset, offset + request.perPage), all.length, request), f)
+}

@@ -1,13 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Preferences, type PreferenceView } from "@roster/application"
 import { Effect } from "effect"
-import {
-  asDownload,
-  erasureRequested,
-  preferenceToken,
-  toDataExport,
-  toPreferenceCenter
-} from "../shared/preference-schemas.js"
+import { asDownload, erasureRequested, toDataExport, toPreferenceCenter, withToken } from "../shared/preference-schemas.js"
 import { preferencePage, wantsPage } from "../shared/preference-page.js"
 import { answering } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
@@ -30,22 +24,16 @@ export const PreferenceCenterHandlersLive = HttpApiBuilder.group(OverviewApi, "p
       .handle("view", ({ request, urlParams }) =>
         wantsPage(request)
           ? preferencePage(preferences, urlParams, request)
-          : answering(Effect.flatMap(preferenceToken(urlParams), preferences.view)).pipe(Effect.map(preferencesData)))
+          : withToken(urlParams, preferences.view).pipe(Effect.map(preferencesData)))
       .handle("subscribe", ({ path, urlParams }) =>
-        answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.subscribe(token, path.tag_id))).pipe(
-          Effect.map(preferencesData)
-        ))
+        withToken(urlParams, (token) => preferences.subscribe(token, path.tag_id)).pipe(Effect.map(preferencesData)))
       .handle("unsubscribe", ({ path, urlParams }) =>
-        answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.unsubscribe(token, path.tag_id))).pipe(
-          Effect.map(preferencesData)
-        ))
+        withToken(urlParams, (token) => preferences.unsubscribe(token, path.tag_id)).pipe(Effect.map(preferencesData)))
       .handle("dataExport", ({ urlParams }) =>
-        answering(Effect.flatMap(preferenceToken(urlParams), preferences.exportData)).pipe(
+        withToken(urlParams, preferences.exportData).pipe(
           Effect.tap(asDownload),
           Effect.map((exported) => dataOf(toDataExport(exported)))
         ))
       .handle("requestErasure", ({ urlParams }) =>
-        answering(Effect.flatMap(preferenceToken(urlParams), preferences.requestErasure)).pipe(
-          Effect.as(dataOf(erasureRequested))
-        ))
+        withToken(urlParams, preferences.requestErasure).pipe(Effect.as(dataOf(erasureRequested))))
   }))

@@ -1,15 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Preferences } from "@roster/application"
 import { Effect } from "effect"
-import {
-  asDownload,
-  erasureRequested,
-  preferenceToken,
-  toDataExport,
-  toPreferenceCenter
-} from "../shared/preference-schemas.js"
+import { asDownload, erasureRequested, toDataExport, toPreferenceCenter, withToken } from "../shared/preference-schemas.js"
 import { preferencePage, wantsPage } from "../shared/preference-page.js"
-import { answering } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
 
 export const PreferenceCenterHandlersLive = HttpApiBuilder.group(ReferenceApi, "preferenceCenter", (handlers) =>
@@ -19,20 +12,13 @@ export const PreferenceCenterHandlersLive = HttpApiBuilder.group(ReferenceApi, "
       .handle("view", ({ request, urlParams }) =>
         wantsPage(request)
           ? preferencePage(preferences, urlParams, request)
-          : answering(Effect.flatMap(preferenceToken(urlParams), preferences.view)).pipe(Effect.map(toPreferenceCenter)))
+          : withToken(urlParams, preferences.view).pipe(Effect.map(toPreferenceCenter)))
       .handle("subscribe", ({ path, urlParams }) =>
-        answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.subscribe(token, path.tag_id))).pipe(
-          Effect.map(toPreferenceCenter)
-        ))
+        withToken(urlParams, (token) => preferences.subscribe(token, path.tag_id)).pipe(Effect.map(toPreferenceCenter)))
       .handle("unsubscribe", ({ path, urlParams }) =>
-        answering(Effect.flatMap(preferenceToken(urlParams), (token) => preferences.unsubscribe(token, path.tag_id))).pipe(
-          Effect.map(toPreferenceCenter)
-        ))
+        withToken(urlParams, (token) => preferences.unsubscribe(token, path.tag_id)).pipe(Effect.map(toPreferenceCenter)))
       .handle("dataExport", ({ urlParams }) =>
-        answering(Effect.flatMap(preferenceToken(urlParams), preferences.exportData)).pipe(
-          Effect.tap(asDownload),
-          Effect.map(toDataExport)
-        ))
+        withToken(urlParams, preferences.exportData).pipe(Effect.tap(asDownload), Effect.map(toDataExport)))
       .handle("requestErasure", ({ urlParams }) =>
-        answering(Effect.flatMap(preferenceToken(urlParams), preferences.requestErasure)).pipe(Effect.as(erasureRequested)))
+        withToken(urlParams, preferences.requestErasure).pipe(Effect.as(erasureRequested)))
   }))

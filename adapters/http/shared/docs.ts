@@ -15,7 +15,7 @@ const REDOC_PATH = "/redoc"
 const REDOC_BUNDLE_PATH = "/redoc/redoc.standalone.js"
 
 export const docsRoutes: ReadonlyArray<KnownRoute> = [OPENAPI_PATH, SWAGGER_PATH, REDOC_PATH, REDOC_BUNDLE_PATH]
-  .map((path) => ({ method: "GET", path }))
+  .map((path) => ({ method: "GET", path, formBody: false }))
 
 const redocPage = `<!DOCTYPE html>
 <html lang="en">

@@ -5,7 +5,7 @@ import { docsRoutes } from "./docs.js"
 import { ErrorRenderer } from "./error-renderer.js"
 import { jsonNestingDepth } from "./json-depth.js"
 import { pathOf } from "./request-path.js"
-import { type KnownRoute, methodsAt } from "./route-table.js"
+import { type KnownRoute, methodsAt, routeAt } from "./route-table.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Arrays and objects nest at most this deep in a body. */
@@ -16,9 +16,6 @@ const MAX_ISSUES_IN_DETAIL = 10
 const MAX_MESSAGE_LENGTH = 200
 
 const methodsWithBody = new Set(["POST", "PUT", "PATCH"])
-
-/** Paths posted to by HTML forms and mail clients, whose bodies are forms, not JSON. */
-const formPaths = new Set(["/unsubscribe", "/preference-center"])
 
 const isJsonMediaType = (contentType: string): boolean => {
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
@@ -94,7 +91,7 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
       const invalid = (issues: ReadonlyArray<FieldIssue>) =>
         answer(apiError("validation_error", detailOf(issues), { fields: issues.slice(0, MAX_LISTED_ISSUES) }))
 
-      if (methods.includes(request.method) && methodsWithBody.has(request.method) && !formPaths.has(instance)) {
+      if (methodsWithBody.has(request.method) && routeAt(routes, request.method, instance)?.formBody === false) {
         const declaredLength = Number(request.headers["content-length"] ?? 0)
         if (declaredLength > MAX_BODY_BYTES) {
           return answer(apiError("payload_too_large", `the body is ${declaredLength} bytes; at most ${MAX_BODY_BYTES} are accepted`))

@@ -13,6 +13,8 @@ import { type InvalidToken, type Locale, TagId } from "@roster/domain"
 import { Effect, Option, Schema } from "effect"
 import { HttpSettings } from "./http-settings.js"
 import { preferenceToken, PreferenceTokenParams } from "./preference-schemas.js"
+import { foreignOrigin, isCrossSiteFetch } from "./request-origin.js"
+import { FormBody } from "./route-table.js"
 import { negotiateLocale } from "./sign-in-page.js"
 import { subscriberPage, subscriberPageHeaders } from "./subscriber-pages.js"
 
@@ -26,15 +28,11 @@ import { subscriberPage, subscriberPageHeaders } from "./subscriber-pages.js"
 
 /**
  * Whether a post comes from another site's page. The page sends no referrer, so browsers post its
- * forms with `Origin: null`; a foreign origin, or `Sec-Fetch-Site: cross-site`, is another site's.
+ * forms with `Origin: null`: that one says nothing here, while sessions treat it as foreign.
  */
 const fromAnotherSite = (request: HttpServerRequest.HttpServerRequest, publicBaseUrl: string): boolean => {
-  if (request.headers["sec-fetch-site"]?.trim().toLowerCase() === "cross-site") return true
-  const origin = request.headers["origin"]?.trim()
-  if (origin === undefined || origin === "null") return false
-  if (origin === new URL(publicBaseUrl).origin) return false
-  const host = request.headers["host"]?.trim().toLowerCase()
-  return !(host !== undefined && URL.canParse(origin) && new URL(origin).host === host)
+  const origin = foreignOrigin(request, publicBaseUrl)
+  return isCrossSiteFetch(request) || (origin !== undefined && origin.trim() !== "null")
 }
 
 /** Whether the request is a browser's, which wants the page rather than JSON. */
@@ -94,6 +92,7 @@ export const PreferencePageGroup = HttpApiGroup.make("preferencePage")
   .add(
     HttpApiEndpoint.post("change", "/preference-center")
       .setUrlParams(PreferenceTokenParams)
+      .annotate(FormBody, true)
       .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
       .annotateContext(OpenApi.annotations({
         summary: "Change one's preferences from the page",
@@ -139,13 +138,7 @@ export const makePreferencePageHandlersLive = <ApiId extends string>(api: HttpAp
             }
             case "unsubscribe_all":
             case "resubscribe":
-              return yield* Effect.as(
-                preferences.change(token, { status: action === "resubscribe" ? "active" : "unsubscribed" }).pipe(
-                  // No tag is named, so nothing can be refused.
-                  Effect.catchTag("InvalidInput", Effect.die)
-                ),
-                again
-              )
+              return yield* Effect.as(preferences.setStatus(token, action === "resubscribe" ? "active" : "unsubscribed"), again)
             case "erase": {
               const view = yield* preferences.view(token)
               yield* preferences.requestErasure(token)

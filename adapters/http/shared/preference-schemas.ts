@@ -7,6 +7,8 @@ import type {
 } from "@roster/application"
 import { InvalidToken, SubscriberStatus, TagId } from "@roster/domain"
 import { Effect, Schema } from "effect"
+import type { ApplicationError } from "./application-errors.js"
+import { answering } from "./respond.js"
 import { IdInput, MetadataOutput, oneOf, Timestamp, Uuid } from "./wire-fields.js"
 
 /** The preference center's shapes, the same in both forms (the overview form wraps them in `data`). */
@@ -158,6 +160,15 @@ export const toPreferenceLink = (publicBaseUrl: string) => (link: DomainLink): t
   url: preferenceCenterUrl(publicBaseUrl, link.token),
   expires_at: link.expiresAt.toISOString()
 })
+
+/**
+ * Runs a preference use case with the request's token; its failures are the errors the service
+ * answers, as `answering` makes them.
+ */
+export const withToken = <A, E extends ApplicationError, R>(
+  params: typeof PreferenceTokenParams.Type,
+  run: (token: string) => Effect.Effect<A, E, R>
+) => answering(Effect.flatMap(preferenceToken(params), run))
 
 /** The token of a preference request; a link without one is as good as a broken one. */
 export const preferenceToken = (params: typeof PreferenceTokenParams.Type): Effect.Effect<string, InvalidToken> => {

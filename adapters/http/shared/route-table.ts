@@ -1,9 +1,18 @@
 import { HttpApi } from "@effect/platform"
+import { Context } from "effect"
+
+/**
+ * Marks an endpoint whose body is a form posted by HTML forms and mail clients, taken as it comes,
+ * rather than JSON: `.annotate(FormBody, true)`.
+ */
+export class FormBody extends Context.Tag("roster/http/FormBody")<FormBody, boolean>() {}
 
 /** A route the service serves: its method and its path template (`:name` for a parameter). */
 export interface KnownRoute {
   readonly method: string
   readonly path: string
+  /** Its body is a form, not JSON. */
+  readonly formBody: boolean
 }
 
 /** Every route of an HttpApi definition. */
@@ -11,7 +20,12 @@ export const routesOf = (api: HttpApi.HttpApi.Any): ReadonlyArray<KnownRoute> =>
   const routes: Array<KnownRoute> = []
   HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint }) => routes.push({ method: endpoint.method, path: endpoint.path })
+    onEndpoint: ({ endpoint }) =>
+      routes.push({
+        method: endpoint.method,
+        path: endpoint.path,
+        formBody: Context.getOrElse(endpoint.annotations, FormBody, () => false)
+      })
   })
   return routes
 }
@@ -25,6 +39,12 @@ const segmentsOf = (path: string) => {
 const matches = (template: ReadonlyArray<string>, path: ReadonlyArray<string>): boolean =>
   template.length === path.length &&
   template.every((segment, i) => segment.startsWith(":") ? path[i]!.length > 0 : segment === path[i])
+
+/** The route that serves `method` at `path`, if one does. */
+export const routeAt = (routes: ReadonlyArray<KnownRoute>, method: string, path: string): KnownRoute | undefined => {
+  const wanted = segmentsOf(path)
+  return routes.find((route) => route.method === method && matches(segmentsOf(route.path), wanted))
+}
 
 /**
  * The methods the routes serve at `path`, in a stable order; empty when no route has this path.

@@ -1,6 +1,7 @@
 import { HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Duration, Effect } from "effect"
 import { HttpSettings } from "./http-settings.js"
+import { foreignOrigin, isCrossSiteFetch } from "./request-origin.js"
 
 /**
  * The dashboard session cookie: a signed token, `HttpOnly`, `SameSite=Lax`, for the whole site,
@@ -56,15 +57,11 @@ export const crossSiteReason = (
   publicBaseUrl: string
 ): string | undefined => {
   if (safeMethods.has(request.method)) return undefined
-  const fetchSite = request.headers["sec-fetch-site"]
-  if (fetchSite !== undefined && fetchSite.trim().toLowerCase() === "cross-site") {
+  if (isCrossSiteFetch(request)) {
     return "a request with a session cookie that changes something must come from the service's own pages, not from another site"
   }
-  const origin = request.headers["origin"]
+  const origin = foreignOrigin(request, publicBaseUrl)
   if (origin === undefined) return undefined
-  if (origin === new URL(publicBaseUrl).origin) return undefined
-  const host = request.headers["host"]
-  if (host !== undefined && URL.canParse(origin) && new URL(origin).host === host.trim().toLowerCase()) return undefined
   return `a request with a session cookie that changes something must come from the service's own pages, not from ${
     origin.slice(0, 200)
   }`

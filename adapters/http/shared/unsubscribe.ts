@@ -11,6 +11,7 @@ import {
 import { Preferences } from "@roster/application"
 import { Effect, Schema } from "effect"
 import { preferenceToken } from "./preference-schemas.js"
+import { FormBody } from "./route-table.js"
 import { negotiateLocale } from "./sign-in-page.js"
 import { subscriberPage, subscriberPageHeaders } from "./subscriber-pages.js"
 
@@ -43,6 +44,7 @@ export const UnsubscribeGroup = HttpApiGroup.make("unsubscribe")
   .add(
     HttpApiEndpoint.post("unsubscribe", "/unsubscribe")
       .setUrlParams(UnsubscribeParams)
+      .annotate(FormBody, true)
       .addSuccess(Page)
       .annotateContext(OpenApi.annotations({
         summary: "Unsubscribe in one click (RFC 8058)",
@@ -83,8 +85,5 @@ export const makeUnsubscribeHandlersLive = <ApiId extends string>(api: HttpApi.H
       return handlers
         .handle("confirm", ({ request, urlParams }) => answer(urlParams, request, "confirm", preferences.view))
         .handle("unsubscribe", ({ request, urlParams }) =>
-          answer(urlParams, request, "done", (token) => preferences.change(token, { status: "unsubscribed" }).pipe(
-            // Nothing in this request names tags, so the change cannot be refused.
-            Effect.catchTag("InvalidInput", Effect.die)
-          )))
+          answer(urlParams, request, "done", (token) => preferences.setStatus(token, "unsubscribed")))
     }))
