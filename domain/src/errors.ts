@@ -45,7 +45,10 @@ export const ResourceKind = Schema.Literal(
   "user",
   "membership",
   "webhook",
-  "webhook_delivery"
+  "webhook_delivery",
+  "template",
+  "message",
+  "note"
 )
 export type ResourceKind = typeof ResourceKind.Type
 

@@ -42,3 +42,12 @@ export type WebhookEndpointId = typeof WebhookEndpointId.Type
 
 export const WebhookDeliveryId = brandedId("WebhookDeliveryId")
 export type WebhookDeliveryId = typeof WebhookDeliveryId.Type
+
+export const TemplateId = brandedId("TemplateId")
+export type TemplateId = typeof TemplateId.Type
+
+export const MessageId = brandedId("MessageId")
+export type MessageId = typeof MessageId.Type
+
+export const NoteId = brandedId("NoteId")
+export type NoteId = typeof NoteId.Type

@@ -7,13 +7,17 @@ describe("roles", () => {
     for (const scope of scopes) expect(allows(roleScopes.owner, scope)).toBe(true)
   })
 
-  it("a member works on subscribers and tags, and nothing that needs *", () => {
+  it("a member works on subscribers, tags, templates and email, and nothing that needs *", () => {
     expect(roleScopes.member).toEqual([
       "subscribers:read",
       "subscribers:write",
       "subscribers:delete",
       "tags:read",
-      "tags:write"
+      "tags:write",
+      "templates:read",
+      "templates:write",
+      "emails:send",
+      "emails:read"
     ])
     expect(allows(roleScopes.member, "*")).toBe(false)
     expect(allows(roleScopes.member, "webhooks:manage")).toBe(false)

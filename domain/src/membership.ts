@@ -15,10 +15,20 @@ export class Membership extends Schema.Class<Membership>("Membership")({
 
 /**
  * The permissions a role carries, in the vocabulary of API key scopes. Owners hold everything,
- * members the day-to-day work on subscribers and tags; owner-only areas (billing, settings, API
+ * members the day-to-day work on subscribers, tags, templates and email; owner-only areas (billing, settings, API
  * keys, webhooks, administration) need `*`.
  */
 export const roleScopes: Readonly<Record<Role, ReadonlyArray<Scope>>> = {
   owner: ["*"],
-  member: ["subscribers:read", "subscribers:write", "subscribers:delete", "tags:read", "tags:write"]
+  member: [
+    "subscribers:read",
+    "subscribers:write",
+    "subscribers:delete",
+    "tags:read",
+    "tags:write",
+    "templates:read",
+    "templates:write",
+    "emails:send",
+    "emails:read"
+  ]
 }

@@ -6,14 +6,18 @@ const scope = fc.constantFrom(...scopes)
 const scopeSet = fc.uniqueArray(scope, { maxLength: scopes.length })
 
 describe("scopes", () => {
-  it("lists the seven scopes of the specification, each with a meaning", () => {
+  it("lists the seven scopes of the specification and those of templates and email, each with a meaning", () => {
     expect([...scopes].sort()).toEqual([
       "*",
+      "emails:read",
+      "emails:send",
       "subscribers:delete",
       "subscribers:read",
       "subscribers:write",
       "tags:read",
       "tags:write",
+      "templates:read",
+      "templates:write",
       "webhooks:manage"
     ])
     for (const s of scopes) expect(scopeDescriptions[s].length).toBeGreaterThan(0)

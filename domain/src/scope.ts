@@ -6,6 +6,10 @@ export const scopeDescriptions = {
   "subscribers:delete": "delete subscribers",
   "tags:read": "read tags",
   "tags:write": "create, modify and delete tags",
+  "templates:read": "read email templates and preview them",
+  "templates:write": "create, modify and delete email templates",
+  "emails:send": "send single emails to subscribers",
+  "emails:read": "read sent emails, their status and history",
   "webhooks:manage": "manage outgoing webhook endpoints",
   "*": "all permissions, including API keys, billing, settings and (for platform-admin organizations) administration"
 } as const

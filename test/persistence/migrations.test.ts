@@ -34,17 +34,24 @@ describe("migrations", () => {
           [4, "tag_presentation"],
           [5, "outgoing_webhooks"],
           [6, "preference_tokens"],
-          [7, "subscriber_erasure"]
+          [7, "subscriber_erasure"],
+          [8, "email"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
           "api_keys",
           "effect_sql_migrations",
+          "email_settings",
+          "email_templates",
+          "email_usage",
           "magic_links",
           "memberships",
+          "message_events",
+          "messages",
           "organizations",
           "outbox_events",
           "sessions",
+          "subscriber_notes",
           "subscriber_tags",
           "subscribers",
           "tags",

@@ -9,6 +9,7 @@ import tagPresentation from "./0004_tag_presentation.js"
 import outgoingWebhooks from "./0005_outgoing_webhooks.js"
 import preferenceTokens from "./0006_preference_tokens.js"
 import subscriberErasure from "./0007_subscriber_erasure.js"
+import email from "./0008_email.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -17,7 +18,8 @@ const migrations = Migrator.fromRecord({
   "0004_tag_presentation": tagPresentation,
   "0005_outgoing_webhooks": outgoingWebhooks,
   "0006_preference_tokens": preferenceTokens,
-  "0007_subscriber_erasure": subscriberErasure
+  "0007_subscriber_erasure": subscriberErasure,
+  "0008_email": email
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

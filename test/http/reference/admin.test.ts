@@ -117,6 +117,10 @@ describe("who may administer", () => {
         "subscribers:delete",
         "tags:read",
         "tags:write",
+        "templates:read",
+        "templates:write",
+        "emails:send",
+        "emails:read",
         "webhooks:manage"
       ]
       return { key: await server.createApiKey(organization, everyScopeButAll) }

@@ -24,6 +24,10 @@ const everyScopeButAll: ReadonlyArray<Scope> = [
   "subscribers:delete",
   "tags:read",
   "tags:write",
+  "templates:read",
+  "templates:write",
+  "emails:send",
+  "emails:read",
   "webhooks:manage"
 ]
 
@@ -50,6 +54,10 @@ describe("GET /api/v1/api-keys/scopes", () => {
       "subscribers:delete",
       "tags:read",
       "tags:write",
+      "templates:read",
+      "templates:write",
+      "emails:send",
+      "emails:read",
       "webhooks:manage",
       "*"
     ])

@@ -130,6 +130,10 @@ const allScopes: ReadonlyArray<Scope> = [
   "subscribers:delete",
   "tags:read",
   "tags:write",
+  "templates:read",
+  "templates:write",
+  "emails:send",
+  "emails:read",
   "webhooks:manage"
 ]
 
