@@ -15,7 +15,7 @@ import {
 } from "@roster/application"
 import { Layer } from "effect"
 import type { RosterConfig } from "./config.js"
-import { cacheLayer, cryptoLayer, persistenceLayer, signInLayer, webhookTransportLayer } from "./layers.js"
+import { cacheLayer, cryptoLayer, emailLayer, persistenceLayer, signInLayer, webhookTransportLayer } from "./layers.js"
 
 /**
  * Every use case the API serves, over whatever adapters are provided: the list the running
@@ -43,6 +43,7 @@ export const applicationLayer = (config: RosterConfig) => {
     cacheLayer(config),
     cryptoLayer,
     signInLayer(config),
+    emailLayer(config),
     webhookTransportLayer(config)
   )
   return Onboarding.Default.pipe(Layer.provideMerge(UseCasesLive.pipe(Layer.provideMerge(adapters))))

@@ -82,6 +82,14 @@ export const RosterConfig = Config.all({
     Config.validate({ message: "EMAIL_FROM: must not be empty", validation: (s) => s.trim() !== "" }),
     Config.withDefault(DEFAULT_EMAIL_FROM)
   ),
+  emailUnsubscribeMailto: Config.string("EMAIL_UNSUBSCRIBE_MAILTO").pipe(
+    Config.map((s) => s.trim().replace(/^mailto:/i, "")),
+    Config.validate({
+      message: "EMAIL_UNSUBSCRIBE_MAILTO: must be an email address such as unsubscribe@example.com",
+      validation: (s) => /^[^\s@<>()",;:]+@[^\s@<>()",;:]+\.[^\s@<>()",;:]+$/.test(s)
+    }),
+    Config.option
+  ),
   emailWebhookSecret: Config.redacted("EMAIL_WEBHOOK_SECRET").pipe(Config.option),
   stripeSecretKey: Config.redacted("STRIPE_SECRET_KEY").pipe(Config.option),
   stripeWebhookSecret: Config.redacted("STRIPE_WEBHOOK_SECRET").pipe(Config.option),

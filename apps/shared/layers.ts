@@ -12,10 +12,11 @@ import {
   RedisIdempotencyStoreLive,
   RedisRateLimiterLive
 } from "../../adapters/redis/index.js"
-import { makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
+import { LiquidTemplateEngineLive, makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
 import { makeResendMailer } from "../../adapters/resend/index.js"
 import { makeTokenSignerLive } from "../../adapters/jose/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
+import { OutgoingMailConfig } from "@roster/application"
 import { Effect, Layer, Logger, Option } from "effect"
 import { embeddedDatabaseDir, publicBaseUrl, type RosterConfig } from "./config.js"
 
@@ -87,6 +88,20 @@ export const signInLayer = (config: RosterConfig) =>
   Layer.merge(
     makeTokenSignerLive({ configured: config.sessionSecret, dataDir: config.dataDir }),
     makeTemplatedAuthMail({ publicBaseUrl: publicBaseUrl(config) }).pipe(Layer.provide(mailerLayer(config)))
+  )
+
+/**
+ * What every email shares (the default sender EMAIL_FROM, links under the public address, the
+ * optional unsubscribe mailbox EMAIL_UNSUBSCRIBE_MAILTO) and the Liquid engine templates render with.
+ */
+export const emailLayer = (config: RosterConfig) =>
+  Layer.merge(
+    Layer.succeed(OutgoingMailConfig, {
+      defaultFrom: config.emailFrom,
+      publicBaseUrl: publicBaseUrl(config),
+      unsubscribeMailto: Option.getOrNull(config.emailUnsubscribeMailto)
+    }),
+    LiquidTemplateEngineLive
   )
 
 /** Outgoing webhooks over HTTP; private and loopback targets only with WEBHOOK_ALLOW_PRIVATE_TARGETS. */

@@ -44,6 +44,8 @@ describe("configuration", () => {
     [{ MIGRATE: "maybe" }, /^MIGRATE: expected one of/],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes" }, /^WEBHOOK_ALLOW_PRIVATE_TARGETS: expected one of/],
     [{ WORKER_LEASE_SECONDS: "5" }, /^WORKER_LEASE_SECONDS: must be a whole number of seconds from 12 to 3600$/],
+    [{ EMAIL_UNSUBSCRIBE_MAILTO: "not an address" }, /^EMAIL_UNSUBSCRIBE_MAILTO: must be an email address/],
+    [{ EMAIL_UNSUBSCRIBE_MAILTO: "a@b.example, c@d.example" }, /^EMAIL_UNSUBSCRIBE_MAILTO: must be an email address/],
     [{ WORKER_LEASE_SECONDS: "soon" }, /^WORKER_LEASE_SECONDS: expected an integer value, got "soon"$/]
   ] as const)("a bad value stops the start with one line naming the variable: %o", ([env, expected]) =>
     Effect.gen(function*() {
@@ -64,6 +66,15 @@ describe("configuration", () => {
     Effect.gen(function*() {
       for (const [text, label] of [["warning", "WARN"], ["WARN", "WARN"], ["debug", "DEBUG"], ["none", "OFF"]] as const) {
         expect(Either.getOrThrow(yield* read({ LOG_LEVEL: text })).logLevel.label).toBe(label)
+      }
+    }))
+
+  it.effect("the unsubscribe mailbox is read with or without its mailto: scheme, and is unset by default", () =>
+    Effect.gen(function*() {
+      expect(Either.getOrThrow(yield* read({})).emailUnsubscribeMailto).toEqual(Option.none())
+      for (const given of ["unsubscribe@example.com", "mailto:unsubscribe@example.com", " unsubscribe@example.com "]) {
+        expect(Either.getOrThrow(yield* read({ EMAIL_UNSUBSCRIBE_MAILTO: given })).emailUnsubscribeMailto)
+          .toEqual(Option.some("unsubscribe@example.com"))
       }
     }))
 

@@ -45,6 +45,7 @@ import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 // webhook work with WebhookDispatch through `run`.
 import { UseCasesLive } from "../../apps/shared/application.js"
 import { httpSettingsOf, publicBaseUrl, RosterConfig } from "../../apps/shared/config.js"
+import { emailLayer } from "../../apps/shared/layers.js"
 
 /** The secret that signs this test process's session tokens. */
 export const testSigningSecret: Uint8Array = randomBytes(32)
@@ -62,7 +63,8 @@ const adaptersLive = (write: (text: string) => Effect.Effect<void>, config: Rost
     InProcessRateLimiterLive,
     InProcessIdempotencyStoreLive,
     makeTemplatedAuthMail({ publicBaseUrl: publicBaseUrl(config) }).pipe(Layer.provide(makeConsoleMailer(write))),
-    makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets })
+    makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets }),
+    emailLayer(config)
   )
 
 /**
