@@ -3,12 +3,10 @@ import {
   DomainEvent,
   EventId,
   type EventType,
-  expiresAt,
   InvalidInput,
   InvalidToken,
   type Organization,
   OrganizationId,
-  PREFERENCE_TOKEN_LIFETIME,
   ResourceNotFound,
   type Subscriber,
   SubscriberId,
@@ -29,13 +27,10 @@ import { TokenSigner } from "./ports/token-signer.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
 import { subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
+import { signPreferenceToken } from "./support/preference-tokens.js"
 import { authorize, type Principal } from "./support/principal.js"
 
-/** A link a subscriber manages their own subscriptions with: the token, good until `expiresAt`. */
-export interface PreferenceLink {
-  readonly token: string
-  readonly expiresAt: Date
-}
+export type { PreferenceLink } from "./support/preference-tokens.js"
 
 /** One tag of the organization as its subscriber sees it: `subscribedAt` when they carry it. */
 export interface PreferenceTag {
@@ -100,21 +95,13 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       const organizationId = principal.organization.id
       const access = yield* subscribers.preferenceAccess(organizationId, id)
       if (Option.isNone(access)) return yield* new ResourceNotFound({ resource: "subscriber", id })
-      const issuedAt = yield* now
-      // Whole seconds, as the token's own expiry says it.
-      const ends = new Date(Math.floor(expiresAt(issuedAt, PREFERENCE_TOKEN_LIFETIME).getTime() / 1000) * 1000)
-      const link: PreferenceLink = {
-        token: yield* signer.sign("preference", {
-          subject: id,
-          id: yield* ids.next,
-          organizationId,
-          version: access.value.tokenVersion,
-          issuedAt,
-          expiresAt: ends
-        }),
-        expiresAt: ends
-      }
-      return link
+      return yield* signPreferenceToken(signer, {
+        tokenId: yield* ids.next,
+        organizationId,
+        subscriberId: id,
+        version: access.value.tokenVersion,
+        issuedAt: yield* now
+      })
     })
 
     /** Every token issued for the subscriber so far stops working. Scope `subscribers:write`. */

@@ -15,3 +15,7 @@ export {
   type RecordingWebhookTransport,
   type RecordingWebhookTransportOptions
 } from "./recording-webhook-transport.js"
+export { InProcessWorkSignalLive } from "./in-process-work-signal.js"
+export { MemoryEmailUsageLive } from "./memory-email-usage.js"
+export { MemoryMessageRepositoryLive } from "./memory-message-repository.js"
+export { makeWakeUp, type WakeUp } from "./wake-up.js"

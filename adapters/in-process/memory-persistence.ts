@@ -1,8 +1,10 @@
 import { CacheHealth, DatabaseHealth, UnitOfWork } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { MemoryApiKeyRepositoryLive } from "./memory-api-key-repository.js"
+import { MemoryEmailUsageLive } from "./memory-email-usage.js"
 import { MemoryMagicLinkRepositoryLive } from "./memory-magic-link-repository.js"
 import { MemoryMembershipRepositoryLive } from "./memory-membership-repository.js"
+import { MemoryMessageRepositoryLive } from "./memory-message-repository.js"
 import { MemoryOrganizationRepositoryLive } from "./memory-organization-repository.js"
 import { MemoryOutboxLive } from "./memory-outbox.js"
 import { MemorySessionRepositoryLive } from "./memory-session-repository.js"
@@ -35,6 +37,8 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryOutboxLive,
   MemoryWebhookEndpointRepositoryLive,
   MemoryWebhookDeliveryRepositoryLive,
+  MemoryMessageRepositoryLive,
+  MemoryEmailUsageLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive
 ).pipe(Layer.provideMerge(MemoryStoreLive))

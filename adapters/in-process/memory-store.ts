@@ -3,6 +3,8 @@ import type {
   DomainEvent,
   MagicLink,
   Membership,
+  Message,
+  MessageEvent,
   Organization,
   Session,
   Subscriber,
@@ -39,6 +41,25 @@ export interface Tables {
   readonly webhookDeliveries: Map<string, StoredDelivery>
   /** delivery id -> its attempts, oldest first (each list is replaced, never changed in place) */
   readonly webhookAttempts: Map<string, ReadonlyArray<WebhookAttempt>>
+  readonly messages: Map<string, StoredMessage>
+  /** provider report key -> message id: each report is recorded once */
+  readonly messageReportKeys: Map<string, string>
+  /** `organization id/month` -> emails counted */
+  readonly emailUsage: Map<string, number>
+}
+
+/** A message with its history and the batch a worker leased it in, if any. */
+export interface StoredMessage {
+  readonly message: Message
+  readonly history: ReadonlyArray<MessageEvent>
+  readonly leaseToken: string | null
+  /** When the message is due (again); `null` once it is settled. */
+  readonly nextAttemptAt: Date | null
+}
+
+/** Removes what was sent to a subscriber, as the database's cascade does. */
+export const deleteMessagesTo = (t: Tables, subscriberId: string): void => {
+  for (const [id, stored] of t.messages) if (stored.message.subscriberId === subscriberId) t.messages.delete(id)
 }
 
 /** A delivery with the lease a worker holds on it, if one does. */
@@ -66,7 +87,10 @@ const emptyTables = (): Tables => ({
   dispatchedEvents: new Map(),
   webhookEndpoints: new Map(),
   webhookDeliveries: new Map(),
-  webhookAttempts: new Map()
+  webhookAttempts: new Map(),
+  messages: new Map(),
+  messageReportKeys: new Map(),
+  emailUsage: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -85,7 +109,10 @@ const copyTables = (t: Tables): Tables => ({
   dispatchedEvents: new Map(t.dispatchedEvents),
   webhookEndpoints: new Map(t.webhookEndpoints),
   webhookDeliveries: new Map(t.webhookDeliveries),
-  webhookAttempts: new Map(t.webhookAttempts)
+  webhookAttempts: new Map(t.webhookAttempts),
+  messages: new Map(t.messages),
+  messageReportKeys: new Map(t.messageReportKeys),
+  emailUsage: new Map(t.emailUsage)
 })
 
 /**

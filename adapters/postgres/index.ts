@@ -1,8 +1,10 @@
 import { Layer } from "effect"
 import { PostgresApiKeyRepositoryLive } from "./postgres-api-key-repository.js"
 import { PostgresDatabaseHealthLive } from "./postgres-database-health.js"
+import { PostgresEmailUsageLive } from "./postgres-email-usage.js"
 import { PostgresMagicLinkRepositoryLive } from "./postgres-magic-link-repository.js"
 import { PostgresMembershipRepositoryLive } from "./postgres-membership-repository.js"
+import { PostgresMessageRepositoryLive } from "./postgres-message-repository.js"
 import { PostgresOrganizationRepositoryLive } from "./postgres-organization-repository.js"
 import { PostgresOutboxLive } from "./postgres-outbox.js"
 import { PostgresSessionRepositoryLive } from "./postgres-session-repository.js"
@@ -18,6 +20,7 @@ export { EmbeddedDatabaseInUse } from "./embedded-database-lock.js"
 export { runMigrations } from "./migrations/index.js"
 export { makePgClient } from "./pg-client.js"
 export { makePgliteClient } from "./pglite-client.js"
+export { PostgresWorkSignalLive } from "./postgres-work-signal.js"
 
 /**
  * Every persistence port over one SqlClient: a PostgreSQL server (`makePgClient`) or the embedded
@@ -36,6 +39,8 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresOutboxLive,
   PostgresWebhookEndpointRepositoryLive,
   PostgresWebhookDeliveryRepositoryLive,
+  PostgresMessageRepositoryLive,
+  PostgresEmailUsageLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive
 )

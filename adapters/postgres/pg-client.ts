@@ -8,7 +8,9 @@ import type { Layer, Redacted } from "effect"
  * embedded database: timestamptz as Date, int8 as a string, jsonb parsed, integers as numbers.
  * Fails at start when the server does not answer.
  */
-export const makePgClient = (url: Redacted.Redacted<string>): Layer.Layer<SqlClient.SqlClient, SqlError> =>
+export const makePgClient = (
+  url: Redacted.Redacted<string>
+): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError> =>
   PgClient.layer({
     url,
     maxConnections: 10,

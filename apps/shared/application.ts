@@ -2,6 +2,8 @@ import {
   Admin,
   ApiKeys,
   Auth,
+  EmailDelivery,
+  Emails,
   Idempotency,
   Onboarding,
   Organizations,
@@ -15,7 +17,15 @@ import {
 } from "@roster/application"
 import { Layer } from "effect"
 import type { RosterConfig } from "./config.js"
-import { cacheLayer, cryptoLayer, emailLayer, persistenceLayer, signInLayer, webhookTransportLayer } from "./layers.js"
+import {
+  cacheLayer,
+  cryptoLayer,
+  emailLayer,
+  mailerLayer,
+  persistenceLayer,
+  signInLayer,
+  webhookTransportLayer
+} from "./layers.js"
 
 /**
  * Every use case the API serves, over whatever adapters are provided: the list the running
@@ -33,28 +43,37 @@ export const UseCasesLive = Layer.mergeAll(
   Readiness.Default,
   Webhooks.Default,
   WebhookDispatch.Default,
-  Preferences.Default
+  Preferences.Default,
+  Emails.Default,
+  EmailDelivery.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */
 export const applicationLayer = (config: RosterConfig) => {
+  const mailer = mailerLayer(config)
   const adapters = Layer.mergeAll(
     persistenceLayer(config, { migrate: config.migrate }),
     cacheLayer(config),
     cryptoLayer,
-    signInLayer(config),
+    signInLayer(config, mailer),
+    mailer,
     emailLayer(config),
     webhookTransportLayer(config)
   )
   return Onboarding.Default.pipe(Layer.provideMerge(UseCasesLive.pipe(Layer.provideMerge(adapters))))
 }
 
-/** What the worker alone needs: the database, the webhook transport and the jobs' use cases. */
+/**
+ * What the worker alone needs: the database, the webhook transport, the mailer, the cache (the
+ * provider's rate is shared there) and the jobs' use cases.
+ */
 export const workerApplicationLayer = (config: RosterConfig) =>
-  Layer.merge(WebhookDispatch.Default, Subscribers.Default).pipe(
+  Layer.mergeAll(WebhookDispatch.Default, Subscribers.Default, EmailDelivery.Default).pipe(
     Layer.provideMerge(Layer.mergeAll(
       persistenceLayer(config, { migrate: config.migrate }),
+      cacheLayer(config),
       cryptoLayer,
+      mailerLayer(config),
       webhookTransportLayer(config)
     ))
   )

@@ -90,6 +90,13 @@ export const RosterConfig = Config.all({
     }),
     Config.option
   ),
+  emailProviderRate: Config.integer("EMAIL_PROVIDER_RATE").pipe(
+    Config.validate({
+      message: "EMAIL_PROVIDER_RATE: must be a whole number of calls a second from 1 to 1000",
+      validation: (n) => n >= 1 && n <= 1000
+    }),
+    Config.withDefault(2)
+  ),
   emailWebhookSecret: Config.redacted("EMAIL_WEBHOOK_SECRET").pipe(Config.option),
   stripeSecretKey: Config.redacted("STRIPE_SECRET_KEY").pipe(Config.option),
   stripeWebhookSecret: Config.redacted("STRIPE_WEBHOOK_SECRET").pipe(Config.option),

@@ -1,9 +1,16 @@
-import { makePgClient, makePgliteClient, PostgresPersistenceLive, runMigrations } from "../../adapters/postgres/index.js"
+import {
+  makePgClient,
+  makePgliteClient,
+  PostgresPersistenceLive,
+  PostgresWorkSignalLive,
+  runMigrations
+} from "../../adapters/postgres/index.js"
 import { CryptoLive } from "../../adapters/node/index.js"
 import {
   InProcessCacheHealthLive,
   InProcessIdempotencyStoreLive,
   InProcessRateLimiterLive,
+  InProcessWorkSignalLive,
   makeConsoleMailer
 } from "../../adapters/in-process/index.js"
 import {
@@ -16,7 +23,7 @@ import { LiquidTemplateEngineLive, makeTemplatedAuthMail } from "../../adapters/
 import { makeResendMailer } from "../../adapters/resend/index.js"
 import { makeTokenSignerLive } from "../../adapters/jose/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
-import { OutgoingMailConfig } from "@roster/application"
+import { type Mailer, OutgoingMailConfig } from "@roster/application"
 import { Effect, Layer, Logger, Option } from "effect"
 import { embeddedDatabaseDir, publicBaseUrl, type RosterConfig } from "./config.js"
 
@@ -40,15 +47,21 @@ export const MigrationsLive = Layer.effectDiscard(
 
 /**
  * Every persistence port over PostgreSQL (DATABASE_URL) or the embedded database in DATA_DIR,
- * migrated first unless `migrate` is off.
+ * migrated first unless `migrate` is off; with the work signals of the database's processes
+ * (LISTEN/NOTIFY on a server, this process alone on the embedded database).
  */
 export const persistenceLayer = (config: RosterConfig, options: { readonly migrate: boolean }) => {
-  const client = Option.match(config.databaseUrl, {
-    onSome: (url) => makePgClient(url),
-    onNone: () => makePgliteClient(embeddedDatabaseDir(config))
-  })
   const migrations = options.migrate ? MigrationsLive : Layer.empty
-  return PostgresPersistenceLive.pipe(Layer.provide(migrations), Layer.provideMerge(client))
+  return Option.match(config.databaseUrl, {
+    onSome: (url) =>
+      Layer.merge(PostgresPersistenceLive.pipe(Layer.provide(migrations)), PostgresWorkSignalLive).pipe(
+        Layer.provideMerge(makePgClient(url))
+      ),
+    onNone: () =>
+      Layer.merge(PostgresPersistenceLive.pipe(Layer.provide(migrations)), InProcessWorkSignalLive).pipe(
+        Layer.provideMerge(makePgliteClient(embeddedDatabaseDir(config)))
+      )
+  })
 }
 
 /**
@@ -84,10 +97,10 @@ export const mailerLayer = (config: RosterConfig) =>
  * Signing in: session tokens signed with SESSION_SECRET (else the secret kept in DATA_DIR), and the
  * sign-in email with links under the public address, over the configured mailer.
  */
-export const signInLayer = (config: RosterConfig) =>
+export const signInLayer = (config: RosterConfig, mailer: Layer.Layer<Mailer> = mailerLayer(config)) =>
   Layer.merge(
     makeTokenSignerLive({ configured: config.sessionSecret, dataDir: config.dataDir }),
-    makeTemplatedAuthMail({ publicBaseUrl: publicBaseUrl(config) }).pipe(Layer.provide(mailerLayer(config)))
+    makeTemplatedAuthMail({ publicBaseUrl: publicBaseUrl(config) }).pipe(Layer.provide(mailer))
   )
 
 /**

@@ -1,4 +1,6 @@
-import { Cause, Deferred, Duration, Effect, Layer, Ref, Schedule, type Scope } from "effect"
+import { Cause, Duration, Effect, Layer, Schedule, type Scope } from "effect"
+
+export { makeWakeUp, type WakeUp } from "../../adapters/in-process/index.js"
 
 /**
  * Background work that a worker repeats, each job a use case run batch after batch. A job claims
@@ -25,31 +27,6 @@ export interface Job {
   /** Completes when new work may be waiting: the pause ends early (another job made work for this one). */
   readonly wake?: Effect.Effect<void>
 }
-
-/**
- * A signal to a job's lanes that work may be waiting: `notify` ends every pause waiting on
- * `wait`. A signal given while no one waits is kept, so the next `wait` returns at once: work
- * that came during a batch is not left for the end of the pause.
- */
-export interface WakeUp {
-  readonly notify: Effect.Effect<void>
-  readonly wait: Effect.Effect<void>
-}
-
-export const makeWakeUp: Effect.Effect<WakeUp> = Effect.gen(function*() {
-  const state = yield* Ref.make({ signalled: false, waiters: yield* Deferred.make<void>() })
-  return {
-    notify: Effect.flatMap(Deferred.make<void>(), (next) =>
-      Effect.flatMap(
-        Ref.getAndSet(state, { signalled: true, waiters: next }),
-        ({ waiters }) => Deferred.succeed(waiters, undefined)
-      )),
-    wait: Effect.flatMap(
-      Ref.modify(state, (current) => [current, { ...current, signalled: false }]),
-      ({ signalled, waiters }) => signalled ? Effect.void : Deferred.await(waiters)
-    )
-  }
-})
 
 /** After a failed batch the lane waits 1 s, doubling up to a minute, until a batch succeeds. */
 const afterFailure = Schedule.exponential(Duration.seconds(1)).pipe(

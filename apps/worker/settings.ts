@@ -38,15 +38,30 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
     /** Subscribers erased per transaction, and the pause once none is waiting: an erasure waits at most this. */
     erasureBatch: 50,
     erasureIdleMs: 5_000,
+    /** Email batches in flight at once in one worker, and the most emails one provider call takes. */
+    emailLanes: 2,
+    emailBatch: 100,
+    /** Calls a second to the email provider, shared by every worker (EMAIL_PROVIDER_RATE). */
+    providerRate: 2,
+    /**
+     * The pause of email delivery when nothing was due; a send wakes it at once, so this bounds
+     * only the wait of retries that come due.
+     */
+    emailIdleMs: 250,
+    emailMaxIdleMs: 2_000,
     /** Rows of history deleted per statement, and the pause once there is no more to delete. */
     pruneBatch: 1_000,
     pruneIntervalMs: 10 * 60_000
   })
 }) {}
 
-/** The worker's settings from the configuration: WORKER_LEASE_SECONDS. */
+/** The worker's settings from the configuration: WORKER_LEASE_SECONDS, EMAIL_PROVIDER_RATE. */
 export const workerSettingsLayer = (config: RosterConfig) =>
   Layer.effect(
     WorkerSettings,
-    Effect.map(WorkerSettings, (defaults) => ({ ...defaults, leaseMs: config.workerLeaseSeconds * 1000 }))
+    Effect.map(WorkerSettings, (defaults) => ({
+      ...defaults,
+      leaseMs: config.workerLeaseSeconds * 1000,
+      providerRate: config.emailProviderRate
+    }))
   )

@@ -26,3 +26,6 @@ export const MAX_WEBHOOK_ENDPOINTS = 50
  */
 export const PREFERENCE_REQUESTS_PER_TOKEN = 30
 export const PREFERENCE_REQUESTS_PER_ADDRESS = 120
+
+/** Emails an organization may hand to the provider in a calendar month, by its plan. */
+export const emailLimit = (tier: PlanTier): Limit => planLimits[tier].maxEmailsPerMonth

@@ -35,6 +35,7 @@ import {
   InProcessCacheHealthLive,
   InProcessIdempotencyStoreLive,
   InProcessRateLimiterLive,
+  InProcessWorkSignalLive,
   makeConsoleMailer,
   MemoryPersistenceLive
 } from "../../adapters/in-process/index.js"
@@ -63,6 +64,8 @@ const adaptersLive = (write: (text: string) => Effect.Effect<void>, config: Rost
     InProcessRateLimiterLive,
     InProcessIdempotencyStoreLive,
     makeTemplatedAuthMail({ publicBaseUrl: publicBaseUrl(config) }).pipe(Layer.provide(makeConsoleMailer(write))),
+    makeConsoleMailer(write, { from: config.emailFrom }),
+    InProcessWorkSignalLive,
     makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets }),
     emailLayer(config)
   )

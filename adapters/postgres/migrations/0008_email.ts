@@ -6,10 +6,11 @@ import { Effect } from "effect"
  * email's message row with its history, and the count of emails each organization sent per month.
  *
  * A message is one email to one subscriber, rendered when it is accepted, so the worker sends
- * exactly what the API answered. Its id (a UUIDv7) is the provider's idempotency key; workers lease
- * due messages oldest first (`messages_due_idx`), and the `lease_token` of a leased batch is that
- * batch's idempotency key, kept when an expired lease is taken over, so a batch a killed worker
- * handed over is handed over again with the same key and content. A message goes with its
+ * exactly what the API answered. Workers lease queued messages into batches, oldest due first: a
+ * batch's `lease_token` is its idempotency key at the provider (a batch of one uses the message's
+ * id), and a batch stays whole under its key until it is settled, so a batch a killed worker (or a
+ * timed-out attempt) may have handed over goes again with the same key and content. While leased,
+ * `next_attempt_at` is when the lease runs out or the next attempt is due. A message goes with its
  * subscriber: erasing a subscriber erases what was sent to them.
  *
  * Provider events are recorded once: `message_events.provider_event_key` is the event's own id
@@ -68,7 +69,6 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
     attempt_count   integer     NOT NULL DEFAULT 0,
     next_attempt_at timestamptz,
     lease_token     uuid,
-    leased_until    timestamptz,
     created_at      timestamptz NOT NULL,
     updated_at      timestamptz NOT NULL,
     CONSTRAINT messages_kind_check CHECK (kind IN ('transactional', 'marketing')),
@@ -77,8 +77,12 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
     )),
     CONSTRAINT messages_attempt_count_check CHECK (attempt_count >= 0)
   );
-  -- The claimer's walk: queued messages, oldest due first.
-  CREATE INDEX messages_due_idx ON messages (next_attempt_at, id) WHERE status = 'queued';
+  -- The claimer's walks: batches due again (a lease ran out, or a retry came due), then queued
+  -- messages in no batch yet, oldest due first; and a batch's messages by its key.
+  CREATE INDEX messages_due_batches_idx ON messages (next_attempt_at, id)
+    WHERE status = 'queued' AND lease_token IS NOT NULL;
+  CREATE INDEX messages_due_idx ON messages (next_attempt_at, id) WHERE status = 'queued' AND lease_token IS NULL;
+  CREATE INDEX messages_lease_idx ON messages (lease_token) WHERE lease_token IS NOT NULL;
   -- An organization's messages newest first, all or of one status or subscriber.
   CREATE INDEX messages_organization_idx ON messages (organization_id, id);
   CREATE INDEX messages_status_idx ON messages (organization_id, status, id);

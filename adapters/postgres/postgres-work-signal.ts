@@ -1,0 +1,39 @@
+import { PgClient } from "@effect/sql-pg"
+import { WorkSignal } from "@roster/application"
+import { Effect, Layer, Ref, Stream } from "effect"
+import { makeWakeUp } from "../in-process/wake-up.js"
+
+const EMAIL_QUEUED = "roster_email_queued"
+
+/**
+ * Work signals between processes through PostgreSQL's LISTEN/NOTIFY: a send in any api process
+ * wakes every worker at once. A process listens (on a connection of its own) only once it first
+ * waits, so api processes hold no listening connection. A lost notification only delays work
+ * until the worker's next look at the queue.
+ */
+export const PostgresWorkSignalLive = Layer.scoped(
+  WorkSignal,
+  Effect.gen(function*() {
+    const pg = yield* PgClient.PgClient
+    const queued = yield* makeWakeUp
+    const scope = yield* Effect.scope
+    const listening = yield* Ref.make(false)
+
+    const listen = Effect.flatMap(Ref.getAndSet(listening, true), (already) =>
+      already ? Effect.void : pg.listen(EMAIL_QUEUED).pipe(
+        Stream.runForEach(() => queued.notify),
+        Effect.tapErrorCause((cause) => Effect.logWarning("listening for queued email stopped", cause)),
+        Effect.ignore,
+        Effect.forkIn(scope),
+        Effect.asVoid
+      ))
+
+    return WorkSignal.of({
+      emailQueued: pg.notify(EMAIL_QUEUED, "").pipe(
+        Effect.tapError((error) => Effect.logWarning("could not signal queued email", error)),
+        Effect.ignore
+      ),
+      awaitEmailQueued: Effect.zipRight(listen, queued.wait)
+    })
+  })
+)

@@ -1,0 +1,38 @@
+import { expiresAt, type OrganizationId, PREFERENCE_TOKEN_LIFETIME, type SubscriberId } from "@roster/domain"
+import { Effect } from "effect"
+import type { TokenSigner } from "../ports/token-signer.js"
+
+/** A link a subscriber manages their own subscriptions with: the token, good until `expiresAt`. */
+export interface PreferenceLink {
+  readonly token: string
+  readonly expiresAt: Date
+}
+
+/**
+ * A preference token for a subscriber, 30 days long, under the subscriber's current token
+ * version (revoking moves the version on, and every earlier token stops working).
+ */
+export const signPreferenceToken = (
+  signer: TokenSigner["Type"],
+  claims: {
+    readonly tokenId: string
+    readonly organizationId: OrganizationId
+    readonly subscriberId: SubscriberId
+    readonly version: number
+    readonly issuedAt: Date
+  }
+): Effect.Effect<PreferenceLink> => {
+  // Whole seconds, as the token's own expiry says it.
+  const ends = new Date(Math.floor(expiresAt(claims.issuedAt, PREFERENCE_TOKEN_LIFETIME).getTime() / 1000) * 1000)
+  return Effect.map(
+    signer.sign("preference", {
+      subject: claims.subscriberId,
+      id: claims.tokenId,
+      organizationId: claims.organizationId,
+      version: claims.version,
+      issuedAt: claims.issuedAt,
+      expiresAt: ends
+    }),
+    (token) => ({ token, expiresAt: ends })
+  )
+}
