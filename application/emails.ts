@@ -33,6 +33,7 @@ import { WorkSignal } from "./ports/work-signal.js"
 import { now } from "./support/clock.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { requireOwned } from "./support/ownership.js"
+import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { signPreferenceToken } from "./support/preference-tokens.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { preferencesUrl, templateScope, templateSubscriber, unsubscribeUrl } from "./support/template-scope.js"
@@ -247,13 +248,33 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         limit: query.limit + 1,
         after
       })
-      return cutPage(rows, query.limit, LIST_SORT, "desc", (m) => m.createdAt.toISOString())
+      const page = cutPage(rows, query.limit, LIST_SORT, "desc", (m) => m.createdAt.toISOString())
+      return { items: yield* withHistories(page.items), nextCursor: page.nextCursor }
+    })
+
+    const withHistories = (items: ReadonlyArray<Message>) =>
+      Effect.map(messages.histories(items.map((m) => m.id)), (histories) =>
+        items.map((message): MessageRecord => ({ message, history: histories.get(message.id) ?? [] })))
+
+    /** One numbered page of the organization's messages, newest first, optionally of one subscriber or status. */
+    const listPage = Effect.fn("Emails.listPage")(function*(
+      principal: Principal,
+      query: PageNumberRequest & { readonly subscriberId?: SubscriberId | undefined; readonly status?: MessageStatus | undefined }
+    ) {
+      yield* authorize(principal, "emails:read")
+      const window = yield* pageWindow(query, [], [])
+      const filter = { organizationId: principal.organization.id, subscriberId: query.subscriberId, status: query.status }
+      const [items, total] = yield* Effect.all([
+        messages.list({ ...filter, limit: window.limit, offset: window.offset }),
+        messages.count(filter)
+      ], { concurrency: 2 })
+      return numberedPage(yield* withHistories(items), total, query)
     })
 
     /** How many emails the organization handed over this month, for billing figures. */
     const sentThisMonth = (principal: Principal) =>
       Effect.flatMap(now, (at) => usage.sentIn(principal.organization.id, usageMonth(at)))
 
-    return { send, get, list, sentThisMonth } as const
+    return { send, get, list, listPage, sentThisMonth } as const
   })
 }) {}

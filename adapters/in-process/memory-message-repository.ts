@@ -1,4 +1,4 @@
-import { MessageRepository } from "@roster/application"
+import { type MessageFilter, MessageRepository } from "@roster/application"
 import { Message, MessageEvent, type MessageEventType } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type StoredMessage, type Tables } from "./memory-store.js"
@@ -21,6 +21,13 @@ const changeBatch = (t: Tables, key: string, change: (stored: StoredMessage) => 
 
 const withEvent = (stored: StoredMessage, type: MessageEventType, at: Date, detail: string | null) =>
   [...stored.history, new MessageEvent({ type, occurredAt: at, detail })]
+
+const matching = (t: Tables, { organizationId, status, subscriberId }: MessageFilter) =>
+  [...t.messages.values()].map((s) => s.message).filter((m) =>
+    m.organizationId === organizationId &&
+    (subscriberId === undefined || m.subscriberId === subscriberId) &&
+    (status === undefined || m.status === status)
+  )
 
 /** Messages in memory, leased as the PostgreSQL adapter leases them. */
 export const MemoryMessageRepositoryLive = Layer.effect(
@@ -49,17 +56,18 @@ export const MemoryMessageRepositoryLive = Layer.effect(
 
       history: (id) => store.read((t) => t.messages.get(id)?.history ?? []),
 
-      list: ({ after, limit, organizationId, status, subscriberId }) =>
+      histories: (ids) =>
+        store.read((t) => new Map(ids.map((id) => [id, t.messages.get(id)?.history ?? []] as const))),
+
+      list: ({ after, limit, offset = 0, ...filter }) =>
         store.read((t) => {
-          const rows = [...t.messages.values()].map((s) => s.message).filter((m) =>
-            m.organizationId === organizationId &&
-            (subscriberId === undefined || m.subscriberId === subscriberId) &&
-            (status === undefined || m.status === status) &&
-            (after === undefined ||
-              newestFirst(m, { id: after.id, createdAt: new Date(after.value) } as Message) > 0)
+          const rows = matching(t, filter).filter((m) =>
+            after === undefined || newestFirst(m, { id: after.id, createdAt: new Date(after.value) } as Message) > 0
           )
-          return rows.sort(newestFirst).slice(0, limit)
+          return rows.sort(newestFirst).slice(offset, offset + limit)
         }),
+
+      count: (filter) => store.read((t) => matching(t, filter).length),
 
       anyDue: (now) =>
         store.read((t) => {

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { MessageRepository } from "@roster/application"
-import { Message, MessageEvent, MessageStatus, OrganizationId } from "@roster/domain"
+import { type MessageFilter, MessageRepository } from "@roster/application"
+import { Message, MessageEvent, type MessageId, MessageStatus, OrganizationId } from "@roster/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { decodeFirst, decodeRows } from "./rows.js"
 
@@ -40,6 +40,11 @@ export const PostgresMessageRepositoryLive = Layer.effect(
         SELECT gen_random_uuid(), id, organization_id, ${event.type}, ${event.occurredAt}, ${event.detail}
         FROM messages WHERE id = ANY(${messageIds}::uuid[])`
 
+    const matching = ({ organizationId, status, subscriberId }: MessageFilter) =>
+      sql`organization_id = ${organizationId}
+        ${subscriberId === undefined ? sql`` : sql`AND subscriber_id = ${subscriberId}`}
+        ${status === undefined ? sql`` : sql`AND status = ${status}`}`
+
     return MessageRepository.of({
       insert: (message, first) =>
         sql.withTransaction(Effect.zipRight(
@@ -75,15 +80,41 @@ export const PostgresMessageRepositoryLive = Layer.effect(
           SELECT type, occurred_at, detail FROM message_events
           WHERE message_id = ${id} ORDER BY occurred_at, id`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
 
-      list: ({ after, limit, organizationId, status, subscriberId }) =>
+      histories: (ids) =>
+        ids.length === 0
+          ? Effect.succeed(new Map())
+          : sql`
+            SELECT message_id, type, occurred_at, detail FROM message_events
+            WHERE message_id = ANY(${ids}::uuid[]) ORDER BY message_id, occurred_at, id`.pipe(
+            Effect.flatMap((rows) =>
+              Effect.map(decodeEvents(rows), (events) => {
+                const byMessage = new Map<MessageId, Array<MessageEvent>>()
+                events.forEach((event, i) => {
+                  const id = rows[i]!.message_id as MessageId
+                  byMessage.set(id, [...(byMessage.get(id) ?? []), event])
+                })
+                return byMessage as ReadonlyMap<MessageId, ReadonlyArray<MessageEvent>>
+              })
+            ),
+            Effect.orDie
+          ),
+
+      list: (query) =>
         sql`
           SELECT ${columns} FROM messages
-          WHERE organization_id = ${organizationId}
-            ${subscriberId === undefined ? sql`` : sql`AND subscriber_id = ${subscriberId}`}
-            ${status === undefined ? sql`` : sql`AND status = ${status}`}
-            ${after === undefined ? sql`` : sql`AND (created_at, id) < (${new Date(after.value)}, ${after.id})`}
+          WHERE ${matching(query)}
+            ${query.after === undefined ? sql`` : sql`AND (created_at, id) < (${new Date(query.after.value)}, ${query.after.id})`}
           ORDER BY created_at DESC, id DESC
-          LIMIT ${limit}`.pipe(Effect.flatMap(decodeMessages), Effect.orDie),
+          LIMIT ${query.limit} ${query.offset === undefined ? sql`` : sql`OFFSET ${query.offset}`}`.pipe(
+          Effect.flatMap(decodeMessages),
+          Effect.orDie
+        ),
+
+      count: (filter) =>
+        sql`SELECT count(*)::integer AS count FROM messages WHERE ${matching(filter)}`.pipe(
+          Effect.map((rows) => Number(rows[0]?.count ?? 0)),
+          Effect.orDie
+        ),
 
       anyDue: (now) =>
         sql`

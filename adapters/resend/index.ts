@@ -1,1 +1,2 @@
 export { makeResendMailer, RESEND_API_BASE_URL, type ResendMailerOptions } from "./resend-mailer.js"
+export { readResendEvent } from "./resend-events.js"

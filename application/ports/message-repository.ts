@@ -10,13 +10,18 @@ import type {
 import { Context, type Effect, type Option } from "effect"
 import type { KeysetPosition } from "./subscriber-repository.js"
 
-/** One page of an organization's messages, newest first: `limit` rows after `after`. */
-export interface MessagePageQuery {
+/** Which of an organization's messages a list holds. */
+export interface MessageFilter {
   readonly organizationId: OrganizationId
   readonly subscriberId?: SubscriberId | undefined
   readonly status?: MessageStatus | undefined
+}
+
+/** One page of the filter's messages, newest first: `limit` rows after `after`, or past `offset` rows. */
+export interface MessagePageQuery extends MessageFilter {
   readonly limit: number
   readonly after?: KeysetPosition | undefined
+  readonly offset?: number | undefined
 }
 
 /**
@@ -46,7 +51,10 @@ export class MessageRepository extends Context.Tag("roster/MessageRepository")<M
   readonly organizationOf: (id: MessageId) => Effect.Effect<Option.Option<OrganizationId>>
   /** The message's history, oldest first. */
   readonly history: (id: MessageId) => Effect.Effect<ReadonlyArray<MessageEvent>>
+  /** The histories of several messages at once, each oldest first. */
+  readonly histories: (ids: ReadonlyArray<MessageId>) => Effect.Effect<ReadonlyMap<MessageId, ReadonlyArray<MessageEvent>>>
   readonly list: (query: MessagePageQuery) => Effect.Effect<ReadonlyArray<Message>>
+  readonly count: (filter: MessageFilter) => Effect.Effect<number>
   /** Whether any message or batch is due at `now`: a cheap look before waiting for the provider's rate. */
   readonly anyDue: (now: Date) => Effect.Effect<boolean>
   /**

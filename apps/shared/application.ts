@@ -13,6 +13,7 @@ import {
   Tags,
   WebhookDispatch,
   Preferences,
+  ProviderEvents,
   Webhooks
 } from "@roster/application"
 import { Layer } from "effect"
@@ -45,7 +46,8 @@ export const UseCasesLive = Layer.mergeAll(
   WebhookDispatch.Default,
   Preferences.Default,
   Emails.Default,
-  EmailDelivery.Default
+  EmailDelivery.Default,
+  ProviderEvents.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */

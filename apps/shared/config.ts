@@ -133,7 +133,8 @@ export const httpSettingsOf = (config: RosterConfig) => {
   return {
     publicBaseUrl: base,
     errorsBaseUrl: Option.getOrElse(config.errorsBaseUrl, () => `${base}/errors`),
-    secureCookies: config.nodeEnv === "production"
+    secureCookies: config.nodeEnv === "production",
+    emailWebhookSecret: Option.getOrNull(config.emailWebhookSecret)
   }
 }
 

@@ -100,7 +100,8 @@ const progress: Partial<Record<MessageStatus, number>> = { sent: 1, delivered: 2
 /**
  * The status after the provider reports `event`. Delivery, opening and clicking only move a
  * message forward (reports arrive out of order); a bounce or a complaint is final whatever came
- * before; a delay changes nothing. A message the provider never took stays as it is.
+ * before; the provider's own failure ends a message it had not delivered yet; a delay changes
+ * nothing. A message the provider never took stays as it is.
  */
 export const statusAfter = (current: MessageStatus, event: MessageEventType): MessageStatus => {
   if (current === "queued" || current === "failed" || current === "suppressed" || current === "sandboxed") {
@@ -110,6 +111,7 @@ export const statusAfter = (current: MessageStatus, event: MessageEventType): Me
     return current === "bounced" || current === "complained" ? current : event
   }
   if (current === "bounced" || current === "complained") return current
+  if (event === "failed") return current === "sent" ? "failed" : current
   const rank = progress[event as MessageStatus]
   return rank !== undefined && rank > (progress[current] ?? 0) ? event as MessageStatus : current
 }

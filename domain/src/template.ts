@@ -15,3 +15,6 @@ export class EmailTemplate extends Schema.Class<EmailTemplate>("EmailTemplate")(
   createdAt: Schema.DateFromSelf,
   updatedAt: Schema.DateFromSelf
 }) {}
+
+/** The most characters a template's subject or body may hold. */
+export const MAX_TEMPLATE_LENGTH = 200_000

@@ -3,6 +3,7 @@ import { makeAuthGroup } from "../shared/auth-group.js"
 import { errorCodes } from "../shared/error-catalog.js"
 import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
 import { ProbesGroup } from "../shared/probes.js"
+import { makeProviderEventsGroup } from "../shared/provider-events.js"
 import { PreferencePageGroup } from "../shared/preference-page.js"
 import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
@@ -12,6 +13,7 @@ import { finishOverviewOpenApi } from "./openapi.js"
 import { PreferenceCenterGroup, PreferencesGroup } from "./preferences-group.js"
 import { AdminGroup } from "./admin-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
+import { EmailsGroup } from "./emails-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -43,12 +45,14 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(WebhooksGroup)
+  .add(EmailsGroup)
   .add(ApiKeysGroup)
   .add(AdminGroup)
   .add(PreferencesGroup)
   .add(PreferenceCenterGroup)
   .add(PreferencePageGroup)
   .add(UnsubscribeGroup)
+  .add(makeProviderEventsGroup(envelopes))
   .add(ProbesGroup)
   .add(makeErrorDocsGroup(envelopes, { codeIn: "as `error.code` carries it", errorBodies: "error envelopes" }))
   // Any route may answer any error: this form documents them all on every operation.

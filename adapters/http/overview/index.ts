@@ -6,6 +6,7 @@ import { RequestAuthenticationLive } from "../shared/authentication.js"
 import { DocsLive } from "../shared/docs.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
+import { makeProviderEventsHandlersLive } from "../shared/provider-events.js"
 import { makePreferencePageHandlersLive } from "../shared/preference-page.js"
 import { makeUnsubscribeHandlersLive } from "../shared/unsubscribe.js"
 import { OverviewApi } from "./api.js"
@@ -15,6 +16,7 @@ import { declaredUrlOf, isOverviewApiPath } from "./paths.js"
 import { PreferenceCenterHandlersLive, PreferencesHandlersLive } from "./preferences-handlers.js"
 import { AdminHandlersLive } from "./admin-handlers.js"
 import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
+import { EmailsHandlersLive } from "./emails-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
@@ -37,12 +39,14 @@ export const OverviewApiLive = Layer.mergeAll(
     SubscribersHandlersLive,
     TagsHandlersLive,
     WebhooksHandlersLive,
+    EmailsHandlersLive,
     ApiKeysHandlersLive,
     AdminHandlersLive,
     PreferencesHandlersLive,
     PreferenceCenterHandlersLive,
     makePreferencePageHandlersLive(OverviewApi),
     makeUnsubscribeHandlersLive(OverviewApi),
+    makeProviderEventsHandlersLive(OverviewApi),
     makeProbesHandlersLive(OverviewApi),
     makeErrorDocsHandlersLive(OverviewApi)
   ]),

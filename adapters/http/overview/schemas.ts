@@ -87,7 +87,7 @@ const SortList = (fields: ReadonlyArray<string>, defaultSort: string) =>
     }
   })
 
-const pageParams = {
+export const pageParams = {
   page: Schema.optionalWith(Page, { default: () => 1, exact: true }),
   per_page: Schema.optionalWith(PerPage, { default: () => DEFAULT_PAGE_SIZE, exact: true })
 }

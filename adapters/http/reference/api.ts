@@ -2,10 +2,12 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { makeAuthGroup } from "../shared/auth-group.js"
 import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
 import { ProbesGroup } from "../shared/probes.js"
+import { makeProviderEventsGroup } from "../shared/provider-events.js"
 import { PreferencePageGroup } from "../shared/preference-page.js"
 import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
 import { AdminGroup } from "./admin-group.js"
+import { EmailsGroup } from "./emails-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { SessionAuthentication } from "./authentication.js"
 import { finishOpenApi } from "./openapi.js"
@@ -50,10 +52,12 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(TagsGroup)
   .add(ApiKeysGroup)
   .add(WebhooksGroup)
+  .add(EmailsGroup)
   .add(AdminGroup)
   .add(PreferenceCenterGroup)
   .add(PreferencePageGroup)
   .add(UnsubscribeGroup)
+  .add(makeProviderEventsGroup(problems))
   .add(ProbesGroup)
   .add(ErrorDocsGroup)
   .pipe(problems.api("internal_error"))

@@ -7,12 +7,14 @@ import { RequestAuthenticationLive } from "../shared/authentication.js"
 import { DocsLive } from "../shared/docs.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
+import { makeProviderEventsHandlersLive } from "../shared/provider-events.js"
 import { makePreferencePageHandlersLive } from "../shared/preference-page.js"
 import { makeUnsubscribeHandlersLive } from "../shared/unsubscribe.js"
 import { AdminHandlersLive } from "./admin-handlers.js"
 import { ReferenceApi } from "./api.js"
 import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.js"
+import { EmailsHandlersLive } from "./emails-handlers.js"
 import { PreferenceCenterHandlersLive } from "./preference-center-handlers.js"
 import { ProblemRendererLive } from "./problems.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
@@ -34,10 +36,12 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     TagsHandlersLive,
     ApiKeysHandlersLive,
     WebhooksHandlersLive,
+    EmailsHandlersLive,
     AdminHandlersLive,
     PreferenceCenterHandlersLive,
     makePreferencePageHandlersLive(ReferenceApi),
     makeUnsubscribeHandlersLive(ReferenceApi),
+    makeProviderEventsHandlersLive(ReferenceApi),
     makeProbesHandlersLive(ReferenceApi),
     makeErrorDocsHandlersLive(ReferenceApi)
   ]),

@@ -48,6 +48,14 @@ const entries = {
     meaning: "The token is missing, names nothing, or was altered: it was not issued by this service, or it was cut short when copied.",
     remedy: "Open the link from the email exactly as it was sent, or ask for a new one."
   },
+  invalid_signature: {
+    status: 401,
+    title: "Invalid Signature",
+    meaning:
+      "A provider event was not signed with the service's secret: the X-EmailProvider-Signature header (hex HMAC-SHA256 of the raw body) or the svix-id, svix-timestamp and svix-signature headers are missing, do not match the body, or are more than five minutes old. Nothing was changed.",
+    remedy:
+      "Sign the raw body with EMAIL_WEBHOOK_SECRET, or configure the provider's webhook with the same secret. A provider retries what it could not deliver."
+  },
   forbidden: {
     status: 403,
     title: "Forbidden",

@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import { Context, type Redacted } from "effect"
 
 /** Where the service is reached from outside, as links and error pages name it. */
 export interface HttpSettingsShape {
@@ -8,6 +8,8 @@ export interface HttpSettingsShape {
   readonly errorsBaseUrl: string
   /** Whether the session cookie is sent over HTTPS only (`NODE_ENV=production`). */
   readonly secureCookies: boolean
+  /** The secret provider events are signed with (EMAIL_WEBHOOK_SECRET); without it, every event is refused. */
+  readonly emailWebhookSecret?: Redacted.Redacted<string> | null | undefined
 }
 
 export class HttpSettings extends Context.Tag("roster/http/HttpSettings")<HttpSettings, HttpSettingsShape>() {}
