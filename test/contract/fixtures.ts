@@ -1,9 +1,11 @@
 import {
   ApiKeyRepository,
   type DatabaseHealth,
+  type EmailUsage,
   type KeysetPosition,
   type MagicLinkRepository,
   MembershipRepository,
+  type MessageRepository,
   OrganizationRepository,
   Outbox,
   type SessionRepository,
@@ -66,6 +68,8 @@ export type Persistence =
   | Outbox
   | WebhookEndpointRepository
   | WebhookDeliveryRepository
+  | MessageRepository
+  | EmailUsage
   | UnitOfWork
   | DatabaseHealth
 

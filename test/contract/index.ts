@@ -1,9 +1,11 @@
 import type { Layer } from "effect"
 import { apiKeyRepositoryContract } from "./api-key-repository-contract.js"
 import { deletionContract, type DirectDeletion } from "./deletion-contract.js"
+import { emailUsageContract } from "./email-usage-contract.js"
 import type { Persistence } from "./fixtures.js"
 import { magicLinkRepositoryContract } from "./magic-link-repository-contract.js"
 import { membershipRepositoryContract } from "./membership-repository-contract.js"
+import { messageRepositoryContract } from "./message-repository-contract.js"
 import { organizationRepositoryContract } from "./organization-repository-contract.js"
 import { outboxContract } from "./outbox-contract.js"
 import { sessionRepositoryContract } from "./session-repository-contract.js"
@@ -39,6 +41,8 @@ export const persistenceContracts = <R = never>(
   outboxContract(persistence)
   webhookEndpointRepositoryContract(persistence)
   webhookDeliveryRepositoryContract(persistence)
+  messageRepositoryContract(persistence)
+  emailUsageContract(persistence)
   unitOfWorkContract(persistence)
   subscriberUseCasesContract(persistence)
   deletionContract(persistence, direct)
