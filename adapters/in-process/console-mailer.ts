@@ -17,10 +17,10 @@ const oneLine = (text: string): string => printable(text).replace(/[\n\t]+/g, " 
 
 const RULE = "─".repeat(72)
 
-/** One email as the terminal shows it: the envelope, then the text body (where the links are). */
 /** The sender of emails that name none, unless EMAIL_FROM says otherwise. */
 export const DEFAULT_EMAIL_FROM = "Roster <noreply@localhost>"
 
+/** One email as the terminal shows it: the envelope, then the text body (where the links are), else the HTML. */
 export const formatEmail = (email: OutgoingEmail, from: string, providerId: string): string => {
   const header = (name: string, value: string) => `${name}: ${oneLine(value)}`
   const lines = [
@@ -32,7 +32,7 @@ export const formatEmail = (email: OutgoingEmail, from: string, providerId: stri
     ...(email.idempotencyKey === undefined ? [] : [header("Idempotency-Key", email.idempotencyKey)]),
     ...Object.entries(email.headers ?? {}).map(([name, value]) => header(oneLine(name), value)),
     "",
-    printable(email.text).trimEnd(),
+    printable(email.text ?? email.html ?? "").trimEnd(),
     RULE
   ]
   return `${lines.join("\n")}\n`
@@ -47,14 +47,12 @@ export const makeConsoleMailer = (
   write: (text: string) => Effect.Effect<void> = writeToStdout,
   options: { readonly from?: string } = {}
 ): Layer.Layer<Mailer> =>
-  Layer.succeed(
-    Mailer,
-    Mailer.of({
-      send: (email) =>
-        Effect.gen(function*() {
-          const providerId = `console-${randomUUID()}`
-          yield* write(formatEmail(email, options.from ?? DEFAULT_EMAIL_FROM, providerId))
-          return { providerId }
-        })
-    })
-  )
+  Layer.sync(Mailer, () => {
+    const send = (email: OutgoingEmail) =>
+      Effect.gen(function*() {
+        const providerId = `console-${randomUUID()}`
+        yield* write(formatEmail(email, options.from ?? DEFAULT_EMAIL_FROM, providerId))
+        return { providerId }
+      })
+    return Mailer.of({ send, sendBatch: (emails) => Effect.forEach(emails, send) })
+  })

@@ -52,13 +52,12 @@ export const UseCasesLive = Layer.mergeAll(
 
 /** Every use case over the adapters the configuration picks, the ports included. */
 export const applicationLayer = (config: RosterConfig) => {
-  const mailer = mailerLayer(config)
   const adapters = Layer.mergeAll(
     persistenceLayer(config, { migrate: config.migrate }),
     cacheLayer(config),
     cryptoLayer,
-    signInLayer(config, mailer),
-    mailer,
+    signInLayer(config),
+    mailerLayer(config, { retries: false }),
     emailLayer(config),
     webhookTransportLayer(config)
   )
@@ -75,7 +74,7 @@ export const workerApplicationLayer = (config: RosterConfig) =>
       persistenceLayer(config, { migrate: config.migrate }),
       cacheLayer(config),
       cryptoLayer,
-      mailerLayer(config),
+      mailerLayer(config, { retries: false }),
       webhookTransportLayer(config)
     ))
   )

@@ -23,7 +23,7 @@ import { LiquidTemplateEngineLive, makeTemplatedAuthMail } from "../../adapters/
 import { makeResendMailer } from "../../adapters/resend/index.js"
 import { makeTokenSignerLive } from "../../adapters/jose/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
-import { type Mailer, OutgoingMailConfig } from "@roster/application"
+import { OutgoingMailConfig } from "@roster/application"
 import { Effect, Layer, Logger, Option } from "effect"
 import { embeddedDatabaseDir, publicBaseUrl, type RosterConfig } from "./config.js"
 
@@ -81,15 +81,27 @@ export const cryptoLayer = CryptoLive
 
 /**
  * Resend when RESEND_API_KEY is set (at RESEND_BASE_URL, if given), else the console mailer, which
- * prints each email. Emails that name no sender come from EMAIL_FROM.
+ * prints each email. Emails that name no sender come from EMAIL_FROM. Without `retries`, a failure
+ * is answered at once: the worker reschedules queued email itself, honouring the provider's
+ * `Retry-After`, while a sign-in email is tried again on the spot.
  */
-export const mailerLayer = (config: RosterConfig) =>
+export const mailerLayer = (config: RosterConfig, options: { readonly retries: boolean } = { retries: true }) =>
   Option.match(config.resendApiKey, {
     onSome: (apiKey) =>
-      makeResendMailer({ apiKey, baseUrl: Option.getOrUndefined(config.resendBaseUrl), from: config.emailFrom }),
+      makeResendMailer({
+        apiKey,
+        baseUrl: Option.getOrUndefined(config.resendBaseUrl),
+        from: config.emailFrom,
+        ...(options.retries ? {} : { retry: { times: 0 } })
+      }),
     onNone: () =>
       makeConsoleMailer(undefined, { from: config.emailFrom }).pipe(
-        Layer.tap(() => Effect.logInfo("emails are printed here, not delivered: set RESEND_API_KEY to send them through Resend"))
+        // Said once, by the mailer of sign-in email that every process with an API has.
+        Layer.tap(() =>
+          options.retries
+            ? Effect.logInfo("emails are printed here, not delivered: set RESEND_API_KEY to send them through Resend")
+            : Effect.void
+        )
       )
   })
 
@@ -97,10 +109,10 @@ export const mailerLayer = (config: RosterConfig) =>
  * Signing in: session tokens signed with SESSION_SECRET (else the secret kept in DATA_DIR), and the
  * sign-in email with links under the public address, over the configured mailer.
  */
-export const signInLayer = (config: RosterConfig, mailer: Layer.Layer<Mailer> = mailerLayer(config)) =>
+export const signInLayer = (config: RosterConfig) =>
   Layer.merge(
     makeTokenSignerLive({ configured: config.sessionSecret, dataDir: config.dataDir }),
-    makeTemplatedAuthMail({ publicBaseUrl: publicBaseUrl(config) }).pipe(Layer.provide(mailer))
+    makeTemplatedAuthMail({ publicBaseUrl: publicBaseUrl(config) }).pipe(Layer.provide(mailerLayer(config)))
   )
 
 /**

@@ -7,12 +7,12 @@ import { makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
 /** A mailer that keeps what it is given, or refuses everything. */
 const recordingMailer = (sent: Ref.Ref<ReadonlyArray<OutgoingEmail>>) =>
   Layer.succeed(Mailer, {
-    send: (email) => Effect.as(Ref.update(sent, (all) => [...all, email]), { providerId: `test-${Math.random()}` })
+    send: (email) => Effect.as(Ref.update(sent, (all) => [...all, email]), { providerId: `test-${Math.random()}` }),
+    sendBatch: () => Effect.die("sign-in email goes out one at a time")
   })
 
-const refusingMailer = Layer.succeed(Mailer, {
-  send: () => Effect.fail(new MailerError({ reason: "Resend answered 503 (application_error): unavailable", retryable: true }))
-})
+const refused = new MailerError({ reason: "Resend answered 503 (application_error): unavailable", retryable: true })
+const refusingMailer = Layer.succeed(Mailer, { send: () => Effect.fail(refused), sendBatch: () => Effect.fail(refused) })
 
 const signInMail = (overrides: Partial<SignInLinkMail> = {}): SignInLinkMail => ({
   to: "ada@example.com",

@@ -16,6 +16,7 @@ import {
 } from "@roster/application"
 import {
   ApiKey,
+  type ApiKeyEnvironment,
   ApiKeyId,
   apiKeyHint,
   Membership,
@@ -166,10 +167,15 @@ export interface TestHttpServer {
   readonly run: <A, E>(effect: Effect.Effect<A, E, ServerServices>) => Promise<A>
   /** A new organization made by the Organizations use case, as operators make them. */
   readonly createOrganization: (options?: OrganizationOptions) => Promise<Organization>
-  readonly createApiKey: (organization: Organization, scopes?: ReadonlyArray<Scope>) => Promise<string>
-  /** A new organization and an API key of it. */
+  /** A `svc_test_` key unless told `live` (whose emails reach the mailer). */
+  readonly createApiKey: (
+    organization: Organization,
+    scopes?: ReadonlyArray<Scope>,
+    environment?: ApiKeyEnvironment
+  ) => Promise<string>
+  /** A new organization and an API key of it (`svc_test_` unless `environment: "live"`). */
   readonly seedOrganization: (
-    options?: OrganizationOptions & { readonly scopes?: ReadonlyArray<Scope> }
+    options?: OrganizationOptions & { readonly scopes?: ReadonlyArray<Scope>; readonly environment?: ApiKeyEnvironment }
   ) => Promise<SeededOrganization>
   /** A well-formed key stored as revoked. */
   readonly createRevokedApiKey: (organization: Organization) => Promise<string>
@@ -244,14 +250,20 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
     run(Effect.flatMap(Organizations, (o) =>
       o.create({ name: "Acme Newsletters", slug: uniqueSlug(), tier: opts.tier, isPlatformAdmin: opts.isPlatformAdmin })))
 
-  const createApiKey = (organization: Organization, scopes: ReadonlyArray<Scope> = ["*"]) =>
+  const createApiKey = (
+    organization: Organization,
+    scopes: ReadonlyArray<Scope> = ["*"],
+    environment: ApiKeyEnvironment = "test"
+  ) =>
     run(Effect.flatMap(ApiKeys, (keys) =>
-      keys.create({ organizationId: organization.id, name: "test key", scopes, environment: "test" })
+      keys.create({ organizationId: organization.id, name: "test key", scopes, environment })
     ).pipe(Effect.map(({ key }) => key)))
 
-  const seedOrganization = async (opts: OrganizationOptions & { readonly scopes?: ReadonlyArray<Scope> } = {}) => {
+  const seedOrganization = async (
+    opts: OrganizationOptions & { readonly scopes?: ReadonlyArray<Scope>; readonly environment?: ApiKeyEnvironment } = {}
+  ) => {
     const organization = await createOrganization({ tier: opts.tier, isPlatformAdmin: opts.isPlatformAdmin })
-    return { organization, key: await createApiKey(organization, opts.scopes) }
+    return { organization, key: await createApiKey(organization, opts.scopes, opts.environment) }
   }
 
   /** A key as the service issues them, stored directly through the port with a revocation time. */

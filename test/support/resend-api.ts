@@ -1,0 +1,222 @@
+/**
+ * A local server that speaks the part of Resend's HTTP API the service uses, as Resend does:
+ * `POST /emails` and `POST /emails/batch` with a Bearer key, JSON bodies checked as Resend checks
+ * them (422 `validation_error`), `{id}` and `{data: [{id}, ...]}` answers, and `Idempotency-Key`
+ * kept for the server's life (the same key and body answer the first answer again and send
+ * nothing; another body is 409 `invalid_idempotent_request`; a key still in use is 409
+ * `concurrent_idempotent_requests`). Tests script failures for the next calls (a 429 with
+ * `retry-after`, a 500, a call held without answer) and read every email it accepted.
+ */
+import { createHash, randomUUID } from "node:crypto"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+
+export interface AcceptedEmail {
+  readonly id: string
+  readonly to: string
+  readonly from: string
+  readonly subject: string
+  readonly html: string | undefined
+  readonly text: string | undefined
+  readonly headers: Readonly<Record<string, string>>
+  /** The call's idempotency key, if it had one. */
+  readonly idempotencyKey: string | undefined
+  /** Whether it came in a batch call. */
+  readonly batched: boolean
+  readonly at: number
+}
+
+export interface Call {
+  readonly path: string
+  readonly status: number
+  /** Emails in the call's body. */
+  readonly emails: number
+  readonly idempotencyKey: string | undefined
+  readonly at: number
+}
+
+/** What the next call is answered with instead of being served. */
+export type ScriptedAnswer =
+  | { readonly status: number; readonly name: string; readonly message: string; readonly retryAfterSeconds?: number }
+  | "hold"
+
+export interface ResendApi {
+  /** `http://127.0.0.1:<port>`: the mailer's RESEND_BASE_URL. */
+  readonly url: string
+  readonly apiKey: string
+  readonly accepted: () => ReadonlyArray<AcceptedEmail>
+  readonly calls: () => ReadonlyArray<Call>
+  /** The next `times` calls get `answer` (after those scripted before). */
+  readonly script: (answer: ScriptedAnswer, times?: number) => void
+  /** Calls held so far are dropped without an answer, as a dying connection is. */
+  readonly dropHeld: () => void
+  /** Waits until `count` emails were accepted, or fails after `timeoutMs`. */
+  readonly waitForAccepted: (count: number, timeoutMs: number) => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+const emailPattern = /^[^\s@<>]+@[^\s@<>]+$/
+
+const addressOf = (to: string) => /<([^<>]+)>\s*$/.exec(to)?.[1] ?? to
+
+/** Why Resend would refuse one email of a body, or undefined. */
+const invalid = (email: unknown): string | undefined => {
+  if (typeof email !== "object" || email === null || Array.isArray(email)) return "The email must be an object."
+  const e = email as Record<string, unknown>
+  if (typeof e.from !== "string" || e.from === "") return "The `from` field is required."
+  const to = Array.isArray(e.to) ? e.to : [e.to]
+  if (to.length === 0 || !to.every((t) => typeof t === "string" && emailPattern.test(addressOf(t)))) {
+    return "Invalid `to` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format."
+  }
+  if (typeof e.subject !== "string" || e.subject === "") return "The `subject` field is required."
+  if (typeof e.html !== "string" && typeof e.text !== "string") return "Either `html` or `text` is required."
+  if (e.headers !== undefined && (typeof e.headers !== "object" || e.headers === null)) return "Invalid `headers` field."
+  return undefined
+}
+
+export const startResendApi = async (options: { readonly apiKey?: string; readonly port?: number } = {}): Promise<ResendApi> => {
+  const apiKey = options.apiKey ?? `re_${randomUUID().replaceAll("-", "")}`
+  const accepted: Array<AcceptedEmail> = []
+  const calls: Array<Call> = []
+  const scripted: Array<ScriptedAnswer> = []
+  const held = new Set<ServerResponse>()
+  const keys = new Map<string, { readonly digest: string; answer?: { status: number; json: unknown } }>()
+  const waiters: Array<() => void> = []
+
+  const answer = (res: ServerResponse, status: number, json: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(json))
+  }
+  const error = (res: ServerResponse, status: number, name: string, message: string, headers: Record<string, string> = {}) =>
+    answer(res, status, { statusCode: status, name, message }, headers)
+
+  const serve = (req: IncomingMessage, res: ServerResponse, text: string) => {
+    const path = req.url ?? "/"
+    const idempotencyKey = typeof req.headers["idempotency-key"] === "string" ? req.headers["idempotency-key"] : undefined
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = undefined
+    }
+    const batch = path === "/emails/batch"
+    const emails: ReadonlyArray<unknown> = batch ? (Array.isArray(body) ? body : []) : [body]
+    const record = (status: number) => calls.push({ path, status, emails: emails.length, idempotencyKey, at: Date.now() })
+
+    if (req.headers.authorization !== `Bearer ${apiKey}`) {
+      record(401)
+      return error(res, 401, "invalid_api_key", "API key is invalid")
+    }
+    if (req.method !== "POST" || (path !== "/emails" && !batch)) {
+      record(404)
+      return error(res, 404, "not_found", "The requested endpoint does not exist.")
+    }
+    const next = scripted.shift()
+    if (next === "hold") {
+      record(0)
+      held.add(res)
+      return
+    }
+    if (next !== undefined) {
+      record(next.status)
+      return error(
+        res,
+        next.status,
+        next.name,
+        next.message,
+        next.retryAfterSeconds === undefined ? {} : { "retry-after": String(next.retryAfterSeconds) }
+      )
+    }
+    const digest = createHash("sha256").update(`${path}\n${text}`).digest("hex")
+    if (idempotencyKey !== undefined) {
+      const seen = keys.get(idempotencyKey)
+      if (seen !== undefined) {
+        if (seen.digest !== digest) {
+          record(409)
+          return error(res, 409, "invalid_idempotent_request", "Same idempotency key used with a different request payload.")
+        }
+        if (seen.answer === undefined) {
+          record(409)
+          return error(res, 409, "concurrent_idempotent_requests", "Same idempotency key used while the original request is still in progress.")
+        }
+        record(seen.answer.status)
+        return answer(res, seen.answer.status, seen.answer.json)
+      }
+    }
+    const problem = batch && !Array.isArray(body)
+      ? "The batch must be an array of emails."
+      : batch && emails.length > 100
+      ? "The batch may hold at most 100 emails."
+      : emails.map(invalid).find((p) => p !== undefined)
+    if (problem !== undefined) {
+      record(422)
+      return error(res, 422, "validation_error", problem)
+    }
+    const made = emails.map((raw) => {
+      const e = raw as Record<string, unknown>
+      const email: AcceptedEmail = {
+        id: randomUUID(),
+        to: Array.isArray(e.to) ? String(e.to[0]) : String(e.to),
+        from: String(e.from),
+        subject: String(e.subject),
+        html: typeof e.html === "string" ? e.html : undefined,
+        text: typeof e.text === "string" ? e.text : undefined,
+        headers: (e.headers ?? {}) as Record<string, string>,
+        idempotencyKey,
+        batched: batch,
+        at: Date.now()
+      }
+      accepted.push(email)
+      return email
+    })
+    const json = batch ? { data: made.map((e) => ({ id: e.id })) } : { id: made[0]!.id }
+    if (idempotencyKey !== undefined) keys.set(idempotencyKey, { digest, answer: { status: 200, json } })
+    record(200)
+    answer(res, 200, json)
+    for (const wake of waiters.splice(0)) wake()
+  }
+
+  const server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => serve(req, res, Buffer.concat(chunks).toString("utf8")))
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    apiKey,
+    accepted: () => [...accepted],
+    calls: () => [...calls],
+    script: (next, times = 1) => {
+      for (let i = 0; i < times; i++) scripted.push(next)
+    },
+    dropHeld: () => {
+      for (const res of held) res.destroy()
+      held.clear()
+    },
+    waitForAccepted: async (count, timeoutMs) => {
+      const deadline = Date.now() + timeoutMs
+      while (accepted.length < count) {
+        const left = deadline - Date.now()
+        if (left <= 0) throw new Error(`the Resend stand-in accepted ${accepted.length} emails, not ${count}, within ${timeoutMs} ms`)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(left, 200))
+          waiters.push(() => {
+            clearTimeout(timer)
+            resolve()
+          })
+        })
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of held) res.destroy()
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
