@@ -1,7 +1,7 @@
 import { OrganizationRepository } from "@roster/application"
 import { Organization, OrganizationSlugTaken, withinLimit } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
-import { deleteMessagesTo, MemoryStore, type Tables } from "./memory-store.js"
+import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
 import { deleteWebhookEndpoint } from "./memory-webhook-endpoint-repository.js"
 import { oldestFirstPage } from "./ordering.js"
 
@@ -16,9 +16,11 @@ const deleteOwnedBy = (t: Tables, id: string) => {
     t.preferenceTokenVersions.delete(subscriber.id)
     t.erasureRequests.delete(subscriber.id)
     t.assignments.delete(subscriber.id)
-    deleteMessagesTo(t, subscriber.id)
+    deleteSubscriberRecords(t, subscriber.id)
   }
   for (const [key] of t.emailUsage) if (key.startsWith(`${id}/`)) t.emailUsage.delete(key)
+  t.emailSettings.delete(id)
+  for (const template of t.templates.values()) if (template.organizationId === id) t.templates.delete(template.id)
   for (const tag of t.tags.values()) {
     if (tag.organizationId !== id) continue
     t.tags.delete(tag.id)

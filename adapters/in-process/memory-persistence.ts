@@ -1,6 +1,7 @@
 import { CacheHealth, DatabaseHealth, UnitOfWork } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { MemoryApiKeyRepositoryLive } from "./memory-api-key-repository.js"
+import { MemoryEmailSettingsRepositoryLive } from "./memory-email-settings-repository.js"
 import { MemoryEmailUsageLive } from "./memory-email-usage.js"
 import { MemoryMagicLinkRepositoryLive } from "./memory-magic-link-repository.js"
 import { MemoryMembershipRepositoryLive } from "./memory-membership-repository.js"
@@ -12,6 +13,7 @@ import { MemoryStore, MemoryStoreLive } from "./memory-store.js"
 import { MemorySubscriberRepositoryLive } from "./memory-subscriber-repository.js"
 import { MemoryTagAssignmentsLive } from "./memory-tag-assignments.js"
 import { MemoryTagRepositoryLive } from "./memory-tag-repository.js"
+import { MemoryTemplateRepositoryLive } from "./memory-template-repository.js"
 import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
 import { MemoryWebhookDeliveryRepositoryLive } from "./memory-webhook-delivery-repository.js"
 import { MemoryWebhookEndpointRepositoryLive } from "./memory-webhook-endpoint-repository.js"
@@ -39,6 +41,8 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryWebhookDeliveryRepositoryLive,
   MemoryMessageRepositoryLive,
   MemoryEmailUsageLive,
+  MemoryEmailSettingsRepositoryLive,
+  MemoryTemplateRepositoryLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive
 ).pipe(Layer.provideMerge(MemoryStoreLive))

@@ -1,10 +1,13 @@
 import type {
   ApiKey,
   DomainEvent,
+  EmailSettings,
+  EmailTemplate,
   MagicLink,
   Membership,
   Message,
   MessageEvent,
+  Note,
   Organization,
   Session,
   Subscriber,
@@ -46,6 +49,10 @@ export interface Tables {
   readonly messageReportKeys: Map<string, string>
   /** `organization id/month` -> emails counted */
   readonly emailUsage: Map<string, number>
+  /** organization id -> its sender settings, once changed */
+  readonly emailSettings: Map<string, EmailSettings>
+  readonly templates: Map<string, EmailTemplate>
+  readonly notes: Map<string, Note>
 }
 
 /** A message with its history and the batch a worker leased it in, if any. */
@@ -57,9 +64,10 @@ export interface StoredMessage {
   readonly nextAttemptAt: Date | null
 }
 
-/** Removes what was sent to a subscriber, as the database's cascade does. */
-export const deleteMessagesTo = (t: Tables, subscriberId: string): void => {
+/** Removes what was sent to a subscriber and the notes kept on them, as the database's cascades do. */
+export const deleteSubscriberRecords = (t: Tables, subscriberId: string): void => {
   for (const [id, stored] of t.messages) if (stored.message.subscriberId === subscriberId) t.messages.delete(id)
+  for (const [id, note] of t.notes) if (note.subscriberId === subscriberId) t.notes.delete(id)
 }
 
 /** A delivery with the lease a worker holds on it, if one does. */
@@ -90,7 +98,10 @@ const emptyTables = (): Tables => ({
   webhookAttempts: new Map(),
   messages: new Map(),
   messageReportKeys: new Map(),
-  emailUsage: new Map()
+  emailUsage: new Map(),
+  emailSettings: new Map(),
+  templates: new Map(),
+  notes: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -112,7 +123,10 @@ const copyTables = (t: Tables): Tables => ({
   webhookAttempts: new Map(t.webhookAttempts),
   messages: new Map(t.messages),
   messageReportKeys: new Map(t.messageReportKeys),
-  emailUsage: new Map(t.emailUsage)
+  emailUsage: new Map(t.emailUsage),
+  emailSettings: new Map(t.emailSettings),
+  templates: new Map(t.templates),
+  notes: new Map(t.notes)
 })
 
 /**

@@ -1,7 +1,7 @@
 import { type SubscriberFilter, type SubscriberPageSort, SubscriberRepository, type SubscriberSort } from "@roster/application"
 import { EmailAlreadyExists, emailKey, type Subscriber, SubscriberId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
-import { deleteMessagesTo, MemoryStore, type Tables } from "./memory-store.js"
+import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
 import { adjustCount } from "./memory-tag-assignments.js"
 import { compareBy, compareByKeys, instant, isAfter, type SortKey } from "./ordering.js"
 
@@ -89,7 +89,7 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
           t.erasureRequests.delete(id)
           for (const tagId of t.assignments.get(id)?.keys() ?? []) adjustCount(t, tagId, -1)
           t.assignments.delete(id)
-          deleteMessagesTo(t, id)
+          deleteSubscriberRecords(t, id)
           return true
         }),
       findById,

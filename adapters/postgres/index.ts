@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { PostgresApiKeyRepositoryLive } from "./postgres-api-key-repository.js"
 import { PostgresDatabaseHealthLive } from "./postgres-database-health.js"
+import { PostgresEmailSettingsRepositoryLive } from "./postgres-email-settings-repository.js"
 import { PostgresEmailUsageLive } from "./postgres-email-usage.js"
 import { PostgresMagicLinkRepositoryLive } from "./postgres-magic-link-repository.js"
 import { PostgresMembershipRepositoryLive } from "./postgres-membership-repository.js"
@@ -11,6 +12,7 @@ import { PostgresSessionRepositoryLive } from "./postgres-session-repository.js"
 import { PostgresSubscriberRepositoryLive } from "./postgres-subscriber-repository.js"
 import { PostgresTagAssignmentsLive } from "./postgres-tag-assignments.js"
 import { PostgresTagRepositoryLive } from "./postgres-tag-repository.js"
+import { PostgresTemplateRepositoryLive } from "./postgres-template-repository.js"
 import { PostgresUnitOfWorkLive } from "./postgres-unit-of-work.js"
 import { PostgresUserRepositoryLive } from "./postgres-user-repository.js"
 import { PostgresWebhookDeliveryRepositoryLive } from "./postgres-webhook-delivery-repository.js"
@@ -41,6 +43,8 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresWebhookDeliveryRepositoryLive,
   PostgresMessageRepositoryLive,
   PostgresEmailUsageLive,
+  PostgresEmailSettingsRepositoryLive,
+  PostgresTemplateRepositoryLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive
 )

@@ -2,11 +2,12 @@ import type { EmailTemplate, OrganizationId, TemplateId } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
 import type { KeysetPosition } from "./subscriber-repository.js"
 
-/** One page of an organization's templates in creation order: `limit` rows after `after`. */
+/** One page of an organization's templates in creation order: `limit` rows after `after`, or past `offset` rows. */
 export interface TemplatePageQuery {
   readonly organizationId: OrganizationId
   readonly limit: number
   readonly after?: KeysetPosition | undefined
+  readonly offset?: number | undefined
 }
 
 export class TemplateRepository extends Context.Tag("roster/TemplateRepository")<TemplateRepository, {

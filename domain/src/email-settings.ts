@@ -38,3 +38,16 @@ export const effectiveFrom = (
   organizationName: string,
   defaultFrom: string
 ): string => formatMailbox(settings.fromName ?? organizationName, settings.fromAddress ?? mailboxAddress(defaultFrom))
+
+export const MAX_FROM_NAME_LENGTH = 100
+
+/** A sender's display name: one line of plain text that no header can be smuggled into. */
+export const FromName = Schema.Trim.pipe(
+  Schema.filter((s) => {
+    if (s.length === 0) return "must not be empty; send null to use the organization's name"
+    if ([...s].length > MAX_FROM_NAME_LENGTH) return `must be at most ${MAX_FROM_NAME_LENGTH} characters`
+    if (/[\p{Cc}\u2028\u2029]/u.test(s)) return "must be one line without control characters"
+    if (/[\uD800-\uDFFF]/.test(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""))) return "must be valid Unicode text"
+    return true
+  }, { identifier: "FromName" })
+)
