@@ -14,6 +14,7 @@ import {
   WebhookDispatch,
   Preferences,
   ProviderEvents,
+  SenderSettings,
   Webhooks
 } from "@roster/application"
 import { Layer } from "effect"
@@ -47,7 +48,8 @@ export const UseCasesLive = Layer.mergeAll(
   Preferences.Default,
   Emails.Default,
   EmailDelivery.Default,
-  ProviderEvents.Default
+  ProviderEvents.Default,
+  SenderSettings.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */

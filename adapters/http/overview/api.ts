@@ -14,6 +14,7 @@ import { PreferenceCenterGroup, PreferencesGroup } from "./preferences-group.js"
 import { AdminGroup } from "./admin-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { EmailsGroup } from "./emails-group.js"
+import { SettingsGroup } from "./settings-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -46,6 +47,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(TagsGroup)
   .add(WebhooksGroup)
   .add(EmailsGroup)
+  .add(SettingsGroup)
   .add(ApiKeysGroup)
   .add(AdminGroup)
   .add(PreferencesGroup)

@@ -17,6 +17,7 @@ import { PreferenceCenterHandlersLive, PreferencesHandlersLive } from "./prefere
 import { AdminHandlersLive } from "./admin-handlers.js"
 import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { EmailsHandlersLive } from "./emails-handlers.js"
+import { SettingsHandlersLive } from "./settings-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
@@ -40,6 +41,7 @@ export const OverviewApiLive = Layer.mergeAll(
     TagsHandlersLive,
     WebhooksHandlersLive,
     EmailsHandlersLive,
+    SettingsHandlersLive,
     ApiKeysHandlersLive,
     AdminHandlersLive,
     PreferencesHandlersLive,
