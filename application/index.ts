@@ -14,6 +14,7 @@ export * from "./readiness.js"
 export * from "./sender-settings.js"
 export * from "./subscribers.js"
 export * from "./tags.js"
+export * from "./templates.js"
 export * from "./webhook-dispatch.js"
 export * from "./webhooks.js"
 

@@ -1,10 +1,9 @@
 import { type EmailTemplateSource, type RenderedTemplate, TemplateEngine } from "@roster/application"
-import { InvalidInput } from "@roster/domain"
+import { InvalidInput, MAX_TEMPLATE_LENGTH } from "@roster/domain"
 import { Effect, Layer } from "effect"
 import { Liquid, type LiquidOptions, type Template } from "liquidjs"
 
-/** The longest a template may be, each part. */
-export const MAX_TEMPLATE_LENGTH = 200_000
+export { MAX_TEMPLATE_LENGTH }
 /** The longest a render may take, each part, in milliseconds. */
 export const MAX_RENDER_MS = 500
 /** The most a rendered part may hold, in characters. */

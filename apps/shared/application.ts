@@ -15,6 +15,7 @@ import {
   Preferences,
   ProviderEvents,
   SenderSettings,
+  Templates,
   Webhooks
 } from "@roster/application"
 import { Layer } from "effect"
@@ -49,7 +50,8 @@ export const UseCasesLive = Layer.mergeAll(
   Emails.Default,
   EmailDelivery.Default,
   ProviderEvents.Default,
-  SenderSettings.Default
+  SenderSettings.Default,
+  Templates.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */

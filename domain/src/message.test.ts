@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { MESSAGE_RETRY_DELAYS_MS, MessageEventType, messageStatuses, nextAttemptAt, statusAfter, usageMonth, withheld } from "./message.js"
+import { MESSAGE_RETRY_DELAYS_MS, MessageEventType, type MessageStatus, messageStatuses, nextAttemptAt, statusAfter, usageMonth, withheld } from "./message.js"
 import { subscriberStatuses } from "./subscriber.js"
 
 describe("messages", () => {
@@ -40,7 +40,7 @@ describe("messages", () => {
 
   it("an email the provider never took is moved by no report", () => {
     const events = fc.constantFrom(...MessageEventType.literals)
-    fc.assert(fc.property(fc.constantFrom("queued", "failed", "suppressed", "sandboxed" as const), events, (status, event) =>
+    fc.assert(fc.property(fc.constantFrom<MessageStatus>("queued", "failed", "suppressed", "sandboxed"), events, (status, event) =>
       statusAfter(status, event) === status))
     fc.assert(fc.property(fc.constantFrom(...messageStatuses), events, (status, event) =>
       messageStatuses.includes(statusAfter(status, event))))

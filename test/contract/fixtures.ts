@@ -1,6 +1,7 @@
 import {
   ApiKeyRepository,
   type DatabaseHealth,
+  type EmailSettingsRepository,
   type EmailUsage,
   type KeysetPosition,
   type MagicLinkRepository,
@@ -12,6 +13,7 @@ import {
   SubscriberRepository,
   TagRepository,
   type TagAssignments,
+  type TemplateRepository,
   type UnitOfWork,
   UserRepository,
   WebhookDeliveryRepository,
@@ -70,6 +72,8 @@ export type Persistence =
   | WebhookDeliveryRepository
   | MessageRepository
   | EmailUsage
+  | TemplateRepository
+  | EmailSettingsRepository
   | UnitOfWork
   | DatabaseHealth
 

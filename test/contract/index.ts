@@ -13,6 +13,7 @@ import { subscriberRepositoryContract } from "./subscriber-repository-contract.j
 import { subscriberUseCasesContract } from "./subscriber-use-cases-contract.js"
 import { tagAssignmentsContract } from "./tag-assignments-contract.js"
 import { tagRepositoryContract } from "./tag-repository-contract.js"
+import { templateRepositoryContract } from "./template-repository-contract.js"
 import { unitOfWorkContract } from "./unit-of-work-contract.js"
 import { userRepositoryContract } from "./user-repository-contract.js"
 import { webhookDeliveryRepositoryContract } from "./webhook-delivery-repository-contract.js"
@@ -43,6 +44,7 @@ export const persistenceContracts = <R = never>(
   webhookDeliveryRepositoryContract(persistence)
   messageRepositoryContract(persistence)
   emailUsageContract(persistence)
+  templateRepositoryContract(persistence)
   unitOfWorkContract(persistence)
   subscriberUseCasesContract(persistence)
   deletionContract(persistence, direct)

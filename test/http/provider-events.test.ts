@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../support/http-server.js"
+import { type Answer, call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../support/http-server.js"
 import { freshEmail } from "./helpers.js"
 
 const secret = `whsec_${randomBytes(32).toString("base64")}`
@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([...forms.map((form) => servers[form].close()), unconfigured.close()]))
 
 const apiOf = (server: TestHttpServer) => server === servers.overview ? "/v1" : "/api/v1"
-const bodyOf = (answer: { body: any }) => answer.body.data ?? answer.body
+const bodyOf = (answer: Answer) => answer.body.data ?? answer.body
 
 /** An email sent through the server and handed to the (console) mailer, as the worker would. */
 const sentEmail = async (server: TestHttpServer) => {

@@ -15,6 +15,7 @@ import { AdminGroup } from "./admin-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { EmailsGroup } from "./emails-group.js"
 import { SettingsGroup } from "./settings-group.js"
+import { TemplatesGroup } from "./templates-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -46,6 +47,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(WebhooksGroup)
+  .add(TemplatesGroup)
   .add(EmailsGroup)
   .add(SettingsGroup)
   .add(ApiKeysGroup)

@@ -18,6 +18,7 @@ import { AdminHandlersLive } from "./admin-handlers.js"
 import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { EmailsHandlersLive } from "./emails-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
+import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
@@ -40,6 +41,7 @@ export const OverviewApiLive = Layer.mergeAll(
     SubscribersHandlersLive,
     TagsHandlersLive,
     WebhooksHandlersLive,
+    TemplatesHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,
     ApiKeysHandlersLive,

@@ -9,6 +9,7 @@ import { serviceVersion } from "../shared/service-version.js"
 import { AdminGroup } from "./admin-group.js"
 import { EmailsGroup } from "./emails-group.js"
 import { SettingsGroup } from "./settings-group.js"
+import { TemplatesGroup } from "./templates-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { SessionAuthentication } from "./authentication.js"
 import { finishOpenApi } from "./openapi.js"
@@ -53,6 +54,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(TagsGroup)
   .add(ApiKeysGroup)
   .add(WebhooksGroup)
+  .add(TemplatesGroup)
   .add(EmailsGroup)
   .add(SettingsGroup)
   .add(AdminGroup)

@@ -16,6 +16,7 @@ import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.js"
 import { EmailsHandlersLive } from "./emails-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
+import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { PreferenceCenterHandlersLive } from "./preference-center-handlers.js"
 import { ProblemRendererLive } from "./problems.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
@@ -37,6 +38,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     TagsHandlersLive,
     ApiKeysHandlersLive,
     WebhooksHandlersLive,
+    TemplatesHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,
     AdminHandlersLive,

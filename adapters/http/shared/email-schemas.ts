@@ -15,7 +15,7 @@ import { Count, EmailInput, IdInput, oneOf, strictInput, Timestamp, Uuid, withSt
 /** Caller data a template reads as `data`: a JSON object, at most 64 KiB as JSON. */
 export const MAX_EMAIL_DATA_BYTES = 64 * 1024
 
-const EmailData = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
+export const EmailData = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
   Schema.filter((data) => {
     if (Object.prototype.hasOwnProperty.call(data, "__proto__")) return "keys must not be __proto__"
     const json = JSON.stringify(data)
