@@ -5,6 +5,8 @@ import {
   type EventType,
   InvalidInput,
   InvalidToken,
+  type Message,
+  type Note,
   type Organization,
   OrganizationId,
   ResourceNotFound,
@@ -17,6 +19,8 @@ import {
 } from "@roster/domain"
 import { Array, Effect, Option } from "effect"
 import { Ids } from "./ports/ids.js"
+import { MessageRepository } from "./ports/message-repository.js"
+import { NoteRepository } from "./ports/note-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { Outbox } from "./ports/outbox.js"
 import { SubscriberRepository } from "./ports/subscriber-repository.js"
@@ -62,7 +66,14 @@ export interface PreferenceExport {
   readonly tags: ReadonlyArray<TagSubscription>
   /** The events recorded about them that are still kept, oldest first. */
   readonly events: ReadonlyArray<DomainEvent>
+  /** The notes the organization keeps on them, newest first. */
+  readonly notes: ReadonlyArray<Note>
+  /** The emails sent (or withheld) to them, newest first. */
+  readonly emails: ReadonlyArray<Message>
 }
+
+/** The most notes and emails an export holds, newest first. */
+const EXPORT_LIMIT = 10_000
 
 /** Tags read a page at a time for the view. */
 const TAG_PAGE = 500
@@ -83,6 +94,8 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     const assignments = yield* TagAssignments
     const unitOfWork = yield* UnitOfWork
     const outbox = yield* Outbox
+    const notes = yield* NoteRepository
+    const messages = yield* MessageRepository
     const signer = yield* TokenSigner
     const ids = yield* Ids
 
@@ -266,16 +279,21 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     /** Everything stored about the token's subscriber, as one document. */
     const exportData = Effect.fn("Preferences.exportData")(function*(token: string) {
       const { organization, subscriber } = yield* open(token)
-      const [tagMap, events] = yield* Effect.all([
+      const about = { organizationId: organization.id, subscriberId: subscriber.id, limit: EXPORT_LIMIT }
+      const [tagMap, events, noteList, emails] = yield* Effect.all([
         assignments.tagsOf(organization.id, [subscriber.id]),
-        outbox.recordedAbout(organization.id, subscriber.id)
-      ], { concurrency: 2 })
+        outbox.recordedAbout(organization.id, subscriber.id),
+        notes.list(about),
+        messages.list(about)
+      ], { concurrency: 4 })
       const exported: PreferenceExport = {
         exportedAt: yield* now,
         organization,
         subscriber,
         tags: tagMap.get(subscriber.id) ?? [],
-        events
+        events,
+        notes: noteList,
+        emails
       }
       return exported
     })

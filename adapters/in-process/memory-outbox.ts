@@ -28,8 +28,14 @@ export const MemoryOutboxLive = Layer.effect(
           let changed = 0
           t.events.forEach((event, i) => {
             if (event.organizationId !== organizationId || subscriberOf(event) !== subscriberId) return
-            if (Object.keys(event.data.subscriber as object).length === 1) return
-            t.events[i] = new DomainEvent({ ...event, data: { ...event.data, subscriber: { id: subscriberId } } })
+            const note = event.data.note as { readonly id?: unknown } | undefined
+            const forgotten = {
+              ...event.data,
+              subscriber: { id: subscriberId },
+              ...(note === undefined ? {} : { note: { id: note.id } })
+            }
+            if (JSON.stringify(forgotten) === JSON.stringify(event.data)) return
+            t.events[i] = new DomainEvent({ ...event, data: forgotten })
             changed++
           })
           return changed

@@ -6,6 +6,7 @@ import { MemoryEmailUsageLive } from "./memory-email-usage.js"
 import { MemoryMagicLinkRepositoryLive } from "./memory-magic-link-repository.js"
 import { MemoryMembershipRepositoryLive } from "./memory-membership-repository.js"
 import { MemoryMessageRepositoryLive } from "./memory-message-repository.js"
+import { MemoryNoteRepositoryLive } from "./memory-note-repository.js"
 import { MemoryOrganizationRepositoryLive } from "./memory-organization-repository.js"
 import { MemoryOutboxLive } from "./memory-outbox.js"
 import { MemorySessionRepositoryLive } from "./memory-session-repository.js"
@@ -43,6 +44,7 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryEmailUsageLive,
   MemoryEmailSettingsRepositoryLive,
   MemoryTemplateRepositoryLive,
+  MemoryNoteRepositoryLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive
 ).pipe(Layer.provideMerge(MemoryStoreLive))

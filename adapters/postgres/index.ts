@@ -6,6 +6,7 @@ import { PostgresEmailUsageLive } from "./postgres-email-usage.js"
 import { PostgresMagicLinkRepositoryLive } from "./postgres-magic-link-repository.js"
 import { PostgresMembershipRepositoryLive } from "./postgres-membership-repository.js"
 import { PostgresMessageRepositoryLive } from "./postgres-message-repository.js"
+import { PostgresNoteRepositoryLive } from "./postgres-note-repository.js"
 import { PostgresOrganizationRepositoryLive } from "./postgres-organization-repository.js"
 import { PostgresOutboxLive } from "./postgres-outbox.js"
 import { PostgresSessionRepositoryLive } from "./postgres-session-repository.js"
@@ -45,6 +46,7 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresEmailUsageLive,
   PostgresEmailSettingsRepositoryLive,
   PostgresTemplateRepositoryLive,
+  PostgresNoteRepositoryLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive
 )

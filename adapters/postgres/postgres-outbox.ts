@@ -47,11 +47,18 @@ export const PostgresOutboxLive = Layer.effect(
           WHERE organization_id = ${organizationId} AND data -> 'subscriber' ->> 'id' = ${subscriberId}
           ORDER BY position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
 
+      // A note about the subscriber keeps only its id too.
       forgetSubscriber: (organizationId, subscriberId) =>
         sql`
-          UPDATE outbox_events SET data = jsonb_set(data, '{subscriber}', jsonb_build_object('id', ${subscriberId}::text))
+          UPDATE outbox_events SET data = CASE
+            WHEN data ? 'note' THEN jsonb_set(
+              jsonb_set(data, '{subscriber}', jsonb_build_object('id', ${subscriberId}::text)),
+              '{note}', jsonb_build_object('id', data -> 'note' -> 'id'))
+            ELSE jsonb_set(data, '{subscriber}', jsonb_build_object('id', ${subscriberId}::text))
+          END
           WHERE organization_id = ${organizationId} AND data -> 'subscriber' ->> 'id' = ${subscriberId}
-            AND data -> 'subscriber' <> jsonb_build_object('id', ${subscriberId}::text)
+            AND (data -> 'subscriber' <> jsonb_build_object('id', ${subscriberId}::text)
+              OR (data ? 'note' AND data -> 'note' <> jsonb_build_object('id', data -> 'note' -> 'id')))
           RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
 
       // Inside a transaction the rows stay locked until it ends; other dispatchers skip them

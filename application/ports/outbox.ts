@@ -14,7 +14,8 @@ export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
   readonly recordedAbout: (organizationId: OrganizationId, subscriberId: SubscriberId) => Effect.Effect<ReadonlyArray<DomainEvent>>
   /**
    * Strips the events about a subscriber of everything but their id (`data.subscriber` becomes
-   * `{id}`), so that an erased subscriber's address and details stay nowhere; how many changed.
+   * `{id}`, and a note about them `{id}`), so that an erased subscriber's address and details
+   * stay nowhere; how many changed.
    */
   readonly forgetSubscriber: (organizationId: OrganizationId, subscriberId: SubscriberId) => Effect.Effect<number>
   /**

@@ -1,4 +1,4 @@
-import type { Subscriber, Tag, TagSubscription } from "@roster/domain"
+import type { Note, Subscriber, Tag, TagSubscription } from "@roster/domain"
 
 /**
  * The `data` of outgoing events, in the snake_case JSON that webhook receivers get. One shape for
@@ -22,4 +22,17 @@ export const subscriberSnapshot = (subscriber: Subscriber, tags: ReadonlyArray<T
 export const tagSubscriptionData = (subscriber: { readonly id: string; readonly email: string }, tag: Tag) => ({
   subscriber: { id: subscriber.id, email: subscriber.email },
   tag: tagReference(tag)
+})
+
+/** A note as the API shows it, with whom it is about. */
+export const noteData = (note: Note, subscriber: { readonly id: string; readonly email: string }) => ({
+  subscriber: { id: subscriber.id, email: subscriber.email },
+  note: {
+    id: note.id,
+    subscriber_id: note.subscriberId,
+    body: note.body,
+    author: { type: note.author.kind, id: note.author.id },
+    created_at: note.createdAt.toISOString(),
+    updated_at: note.updatedAt.toISOString()
+  }
 })

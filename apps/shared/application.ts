@@ -5,6 +5,7 @@ import {
   EmailDelivery,
   Emails,
   Idempotency,
+  Notes,
   Onboarding,
   Organizations,
   RateLimits,
@@ -51,7 +52,8 @@ export const UseCasesLive = Layer.mergeAll(
   EmailDelivery.Default,
   ProviderEvents.Default,
   SenderSettings.Default,
-  Templates.Default
+  Templates.Default,
+  Notes.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */

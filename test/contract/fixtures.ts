@@ -7,6 +7,7 @@ import {
   type MagicLinkRepository,
   MembershipRepository,
   type MessageRepository,
+  type NoteRepository,
   OrganizationRepository,
   Outbox,
   type SessionRepository,
@@ -74,6 +75,7 @@ export type Persistence =
   | EmailUsage
   | TemplateRepository
   | EmailSettingsRepository
+  | NoteRepository
   | UnitOfWork
   | DatabaseHealth
 

@@ -6,6 +6,7 @@ import type { Persistence } from "./fixtures.js"
 import { magicLinkRepositoryContract } from "./magic-link-repository-contract.js"
 import { membershipRepositoryContract } from "./membership-repository-contract.js"
 import { messageRepositoryContract } from "./message-repository-contract.js"
+import { noteRepositoryContract } from "./note-repository-contract.js"
 import { organizationRepositoryContract } from "./organization-repository-contract.js"
 import { outboxContract } from "./outbox-contract.js"
 import { sessionRepositoryContract } from "./session-repository-contract.js"
@@ -45,6 +46,7 @@ export const persistenceContracts = <R = never>(
   messageRepositoryContract(persistence)
   emailUsageContract(persistence)
   templateRepositoryContract(persistence)
+  noteRepositoryContract(persistence)
   unitOfWorkContract(persistence)
   subscriberUseCasesContract(persistence)
   deletionContract(persistence, direct)

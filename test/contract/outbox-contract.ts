@@ -92,12 +92,18 @@ export const outboxContract = (persistence: PersistenceLayer) =>
           subscriber: { id: ada, email: "ada@example.com" },
           tag: { id: "t", name: "News" }
         })
+        const noted = anEvent(organization.id, "subscriber.note_added", {
+          subscriber: { id: ada, email: "ada@example.com" },
+          note: { id: "n", body: "Ada asked for a refund" }
+        })
         const other = anEvent(organization.id, "subscriber.created", { subscriber: { id: grace, email: "grace@example.com" } })
-        yield* outbox.record([created, tagged, other])
-        expect(yield* outbox.forgetSubscriber(organization.id, SubscriberId.make(ada))).toBe(2)
+        yield* outbox.record([created, tagged, noted, other])
+        expect(yield* outbox.forgetSubscriber(organization.id, SubscriberId.make(ada))).toBe(3)
+        // A note about them is about them too: it keeps only its id.
         expect((yield* outbox.recordedAbout(organization.id, SubscriberId.make(ada))).map((event) => event.data)).toStrictEqual([
           { subscriber: { id: ada } },
-          { subscriber: { id: ada }, tag: { id: "t", name: "News" } }
+          { subscriber: { id: ada }, tag: { id: "t", name: "News" } },
+          { subscriber: { id: ada }, note: { id: "n" } }
         ])
         expect(yield* outbox.recordedAbout(organization.id, SubscriberId.make(grace))).toStrictEqual([other])
         expect(yield* outbox.forgetSubscriber(organization.id, SubscriberId.make(ada))).toBe(0)

@@ -14,6 +14,7 @@ import { PreferenceCenterGroup, PreferencesGroup } from "./preferences-group.js"
 import { AdminGroup } from "./admin-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { EmailsGroup } from "./emails-group.js"
+import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
 import { TemplatesGroup } from "./templates-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
@@ -47,6 +48,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(WebhooksGroup)
+  .add(NotesGroup)
   .add(TemplatesGroup)
   .add(EmailsGroup)
   .add(SettingsGroup)

@@ -17,6 +17,7 @@ import { PreferenceCenterHandlersLive, PreferencesHandlersLive } from "./prefere
 import { AdminHandlersLive } from "./admin-handlers.js"
 import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { EmailsHandlersLive } from "./emails-handlers.js"
+import { NotesHandlersLive } from "./notes-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
@@ -41,6 +42,7 @@ export const OverviewApiLive = Layer.mergeAll(
     SubscribersHandlersLive,
     TagsHandlersLive,
     WebhooksHandlersLive,
+    NotesHandlersLive,
     TemplatesHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,

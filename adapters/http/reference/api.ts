@@ -8,6 +8,7 @@ import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
 import { AdminGroup } from "./admin-group.js"
 import { EmailsGroup } from "./emails-group.js"
+import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
 import { TemplatesGroup } from "./templates-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
@@ -54,6 +55,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(TagsGroup)
   .add(ApiKeysGroup)
   .add(WebhooksGroup)
+  .add(NotesGroup)
   .add(TemplatesGroup)
   .add(EmailsGroup)
   .add(SettingsGroup)

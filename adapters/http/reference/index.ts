@@ -15,6 +15,7 @@ import { ReferenceApi } from "./api.js"
 import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.js"
 import { EmailsHandlersLive } from "./emails-handlers.js"
+import { NotesHandlersLive } from "./notes-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { PreferenceCenterHandlersLive } from "./preference-center-handlers.js"
@@ -38,6 +39,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     TagsHandlersLive,
     ApiKeysHandlersLive,
     WebhooksHandlersLive,
+    NotesHandlersLive,
     TemplatesHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,

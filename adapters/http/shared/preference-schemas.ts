@@ -64,7 +64,21 @@ export const DataExport = Schema.Struct({
     type: Schema.String,
     occurred_at: Timestamp,
     data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-  })).annotations({ description: "what was recorded about the subscriber and is still kept (30 days once sent to webhooks)" })
+  })).annotations({ description: "what was recorded about the subscriber and is still kept (30 days once sent to webhooks)" }),
+  notes: Schema.Array(Schema.Struct({
+    id: Uuid,
+    body: Schema.String,
+    created_at: Timestamp,
+    updated_at: Timestamp
+  })).annotations({ description: "the notes the organization keeps on the subscriber, newest first" }),
+  emails: Schema.Array(Schema.Struct({
+    id: Uuid,
+    kind: Schema.String,
+    from: Schema.String,
+    subject: Schema.String,
+    status: Schema.String,
+    created_at: Timestamp
+  })).annotations({ description: "the emails sent or withheld to the subscriber, newest first" })
 }).annotations({ identifier: "DataExport", description: "everything stored about the subscriber" })
 
 export const toDataExport = (exported: PreferenceExport): typeof DataExport.Type => ({
@@ -91,6 +105,20 @@ export const toDataExport = (exported: PreferenceExport): typeof DataExport.Type
     type: event.type,
     occurred_at: event.occurredAt.toISOString(),
     data: event.data
+  })),
+  notes: exported.notes.map((note) => ({
+    id: note.id,
+    body: note.body,
+    created_at: note.createdAt.toISOString(),
+    updated_at: note.updatedAt.toISOString()
+  })),
+  emails: exported.emails.map((email) => ({
+    id: email.id,
+    kind: email.kind,
+    from: email.from,
+    subject: email.subject,
+    status: email.status,
+    created_at: email.createdAt.toISOString()
   }))
 })
 

@@ -241,7 +241,9 @@ describe("GET /preference-center/data-export", () => {
         expect.objectContaining({ type: "subscriber.created", data: expect.objectContaining({ subscriber: expect.objectContaining({ id: subscriber.id }) }) }),
         expect.objectContaining({ type: "tag.subscribed" }),
         expect.objectContaining({ type: "subscriber.updated" })
-      ]
+      ],
+      notes: [],
+      emails: []
     })
     // Another subscriber's events are not in it.
     const other = await createSubscriber(server, key)
