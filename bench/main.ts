@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { measure, printTable, ratio } from "./stats.js"
 import { runErrorBench } from "./errors.js"
+import { runEmailBench } from "./email.js"
 import { runWebhookBench } from "./webhooks.js"
 
 /**
@@ -17,7 +18,8 @@ import { runWebhookBench } from "./webhooks.js"
  * server to connect to for creating the bench database. BENCH_CONCURRENCY (16), BENCH_WRITES
  * (3000), BENCH_READS (6000) and BENCH_DEEP_ROWS (100000) size the runs. BENCH_SUITE picks what
  * runs: `all` (default), `api`, `errors` (bench/errors.ts: the error answers of both wire forms) or
- * `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes).
+ * `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes) or `email` (bench/email.ts, with its
+ * BENCH_EMAIL_* sizes).
  */
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -88,6 +90,7 @@ const main = async () => {
   try {
     await waitReady(base, server)
     if (suite === "webhooks") return await runWebhookBench({ base, env, pool, root, cli })
+    if (suite === "email") return await runEmailBench({ base, env, pool, root, cli })
     cli(env, "org", "create", "--name", "Bench", "--slug", "bench", "--tier", "enterprise")
     cli(env, "org", "create", "--name", "Deep", "--slug", "deep", "--tier", "enterprise")
     const { key } = cli(env, "api-key", "create", "--org", "bench", "--name", "bench")
@@ -201,6 +204,7 @@ const main = async () => {
     if (suite === "all") {
       await runErrorBench({ env, root, concurrency, freePort, waitReady, cli })
       await runWebhookBench({ base, env, pool, root, cli })
+      await runEmailBench({ base, env, pool, root, cli })
     }
   } finally {
     server.kill("SIGTERM")

@@ -35,10 +35,15 @@ export interface Call {
   readonly at: number
 }
 
-/** What the next call is answered with instead of being served. */
+/**
+ * What the next call is answered with instead of being served: an error, no answer at all
+ * (`hold`), or the call served but its answer never sent (`accept-and-hold`), as when the caller
+ * dies after Resend took the email.
+ */
 export type ScriptedAnswer =
   | { readonly status: number; readonly name: string; readonly message: string; readonly retryAfterSeconds?: number }
   | "hold"
+  | "accept-and-hold"
 
 export interface ResendApi {
   /** `http://127.0.0.1:<port>`: the mailer's RESEND_BASE_URL. */
@@ -111,12 +116,13 @@ export const startResendApi = async (options: { readonly apiKey?: string; readon
       return error(res, 404, "not_found", "The requested endpoint does not exist.")
     }
     const next = scripted.shift()
+    const holdAnswer = next === "accept-and-hold"
     if (next === "hold") {
       record(0)
       held.add(res)
       return
     }
-    if (next !== undefined) {
+    if (next !== undefined && next !== "accept-and-hold") {
       record(next.status)
       return error(
         res,
@@ -171,7 +177,8 @@ export const startResendApi = async (options: { readonly apiKey?: string; readon
     const json = batch ? { data: made.map((e) => ({ id: e.id })) } : { id: made[0]!.id }
     if (idempotencyKey !== undefined) keys.set(idempotencyKey, { digest, answer: { status: 200, json } })
     record(200)
-    answer(res, 200, json)
+    if (holdAnswer) held.add(res)
+    else answer(res, 200, json)
     for (const wake of waiters.splice(0)) wake()
   }
 

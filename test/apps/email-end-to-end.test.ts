@@ -1,0 +1,213 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { postgresForProcesses as postgres } from "../support/servers.js"
+import { callApi, run, type Running, type RunningWorker, start, startWorker } from "../support/processes.js"
+import { type ResendApi, startResendApi } from "../support/resend-api.js"
+import { waitUntil } from "../support/webhook-receiver.js"
+
+/**
+ * Single emails through the processes an operator runs, handed to a local server that speaks
+ * Resend's API: `npm start` on its embedded database, and on PostgreSQL one API with worker
+ * processes that are killed, run side by side, and meet a provider that fails.
+ */
+
+interface Email {
+  readonly id: string
+  readonly status: string
+  readonly provider_message_id: string | null
+  readonly attempts: number
+  readonly history: ReadonlyArray<{ readonly type: string }>
+}
+
+type Answer = { readonly [field: string]: unknown } & { readonly id?: string; readonly key?: string; readonly email?: string }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Sends one transactional email to a new subscriber; the email's id. */
+const sendOne = async (base: string, key: string, address: string) => {
+  const created = await callApi<Answer>(`${base}/api/v1/subscribers`, key, "POST", { email: address })
+  expect(created.status, JSON.stringify(created.body)).toBe(201)
+  const sent = await callApi<Email>(`${base}/api/v1/emails/send`, key, "POST", {
+    to: address,
+    kind: "transactional",
+    subject: "Your receipt",
+    text: "Thanks for your order."
+  })
+  expect(sent.status, JSON.stringify(sent.body)).toBe(202)
+  return sent.body!.id
+}
+
+const emailOf = async (base: string, key: string, id: string) =>
+  (await callApi<Email>(`${base}/api/v1/emails/${id}`, key, "GET")).body!
+
+describe("email on the embedded database", () => {
+  it("npm start hands a single send to Resend within a second of the 202", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-email-"))
+    const resend = await startResendApi()
+    let app: Running | undefined
+    try {
+      app = await start("start", { DATA_DIR: dataDir, RESEND_API_KEY: resend.apiKey, RESEND_BASE_URL: resend.url })
+      const testKey = app.output().match(/svc_test_[0-9A-Za-z]{32,}/)?.[0]
+      expect(testKey, app.output()).toBeDefined()
+      // The printed key is a test key, whose email is sandboxed: a live key sends.
+      const live = await callApi<Answer>(`${app.url}/api/v1/api-keys`, testKey!, "POST", { name: "live", environment: "live" })
+      expect(live.status, JSON.stringify(live.body)).toBe(201)
+      const key = live.body!.key!
+      // Warm: the first request of a process pays for loading code.
+      await sendOne(app.url, key, "warm@example.com")
+      await resend.waitForAccepted(1, 10_000)
+
+      const started = Date.now()
+      const id = await sendOne(app.url, key, "ada@example.com")
+      await resend.waitForAccepted(2, 5_000)
+      expect(Date.now() - started).toBeLessThan(1_000)
+      const [, email] = resend.accepted()
+      expect(email).toMatchObject({ to: "ada@example.com", subject: "Your receipt", idempotencyKey: id, batched: false })
+      expect(email!.from).toBe('"Default" <noreply@localhost>')
+      await waitUntil(async () => (await emailOf(app!.url, key, id)).status === "sent", "the email recorded as sent", 5_000)
+      expect((await emailOf(app.url, key, id)).provider_message_id).toBe(email!.id)
+
+      const sandboxed = await sendOne(app.url, testKey!, "grace@example.com")
+      expect((await emailOf(app.url, testKey!, sandboxed)).status).toBe("sandboxed")
+      await sleep(500)
+      expect(resend.accepted().map((e) => e.to)).not.toContain("grace@example.com")
+    } finally {
+      if (app !== undefined) expect(await app.stop()).toBe(0)
+      await resend.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
+
+describe.skipIf(!postgres.available)(postgres.label, () => {
+  let resend: ResendApi
+  let env: Record<string, string>
+  let api: Running
+
+  const organization = async (name: string) => {
+    const slug = `email-${name}-${Date.now().toString(36)}`
+    const created = await run("cli", ["org", "create", "--name", `Email ${name}`, "--slug", slug, "--tier", "enterprise"], env)
+    expect(created.code, created.stderr).toBe(0)
+    const issued = await run("cli", ["api-key", "create", "--org", slug, "--name", "email"], env)
+    expect(issued.code, issued.stderr).toBe(0)
+    return (JSON.parse(issued.stdout) as Answer).key!
+  }
+
+  /** Sends `count` emails, `concurrency` at a time; their ids by recipient. */
+  const sendMany = async (key: string, prefix: string, count: number, concurrency = 8) => {
+    const ids = new Map<string, string>()
+    let next = 0
+    const lane = async () => {
+      while (next < count) {
+        const address = `${prefix}-${next++}@example.com`
+        ids.set(address, await sendOne(api.url, key, address))
+      }
+    }
+    await Promise.all(Array.from({ length: concurrency }, lane))
+    return ids
+  }
+
+  /** Each address the stand-in took, with how many times. */
+  const acceptedTo = (prefix: string) => {
+    const counts = new Map<string, number>()
+    for (const email of resend.accepted()) if (email.to.startsWith(`${prefix}-`)) counts.set(email.to, (counts.get(email.to) ?? 0) + 1)
+    return counts
+  }
+
+  beforeAll(async () => {
+    resend = await startResendApi()
+    env = { DATABASE_URL: postgres.url!, RESEND_API_KEY: resend.apiKey, RESEND_BASE_URL: resend.url, EMAIL_PROVIDER_RATE: "50" }
+    api = await start("api", env)
+  }, 60_000)
+
+  afterAll(async () => {
+    if (api !== undefined) expect(await api.stop()).toBe(0)
+    await resend.close()
+  })
+
+  it("a worker killed after Resend took its batch loses nothing and sends nothing twice", async () => {
+    const key = await organization("kill")
+    const count = 30
+    // The API holds the emails while no worker runs; then one batch goes out, and its answer never comes.
+    const ids = await sendMany(key, "kill", count)
+    resend.script("accept-and-hold")
+    const leaseEnv = { ...env, WORKER_LEASE_SECONDS: "12" }
+    const workerA = await startWorker(leaseEnv)
+    let workerB: RunningWorker | undefined
+    try {
+      await resend.waitForAccepted(resend.accepted().length + 1, 15_000)
+      await sleep(300)
+      await workerA.kill()
+      const first = acceptedTo("kill")
+      expect(first.size).toBeGreaterThan(0)
+      resend.dropHeld()
+      const killedAt = Date.now()
+
+      workerB = await startWorker(leaseEnv)
+      await waitUntil(async () => {
+        const emails = await Promise.all([...ids.values()].map((id) => emailOf(api.url, key, id)))
+        return emails.every((email) => email.status === "sent")
+      }, "every email recorded as sent", 30_000)
+      expect(Date.now() - killedAt).toBeGreaterThanOrEqual(8_000)
+
+      // Each address once: the batch went again under its own key, and Resend answered it from memory.
+      const counts = acceptedTo("kill")
+      expect(counts.size).toBe(count)
+      expect([...counts.values()].every((n) => n === 1)).toBe(true)
+      const providerIds = new Set(resend.accepted().filter((e) => e.to.startsWith("kill-")).map((e) => e.id))
+      for (const id of ids.values()) {
+        const email = await emailOf(api.url, key, id)
+        expect(providerIds.has(email.provider_message_id!)).toBe(true)
+      }
+      const replays = resend.calls().filter((c) => c.at >= killedAt && c.status === 200 && c.emails > 1)
+      expect(replays.length).toBeGreaterThan(0)
+    } finally {
+      await workerA.kill()
+      if (workerB !== undefined) expect(await workerB.stop()).toBe(0)
+    }
+  }, 90_000)
+
+  it("two workers side by side send each of 300 emails once, in batches", async () => {
+    const key = await organization("pair")
+    const workers = await Promise.all([startWorker(env), startWorker(env)])
+    try {
+      const ids = await sendMany(key, "pair", 300, 16)
+      await waitUntil(async () => acceptedTo("pair").size === 300, "300 emails taken", 30_000)
+      await sleep(1_000)
+      const counts = acceptedTo("pair")
+      expect([...counts.values()].filter((n) => n !== 1)).toEqual([])
+      expect(resend.accepted().filter((e) => e.to.startsWith("pair-") && e.batched).length).toBeGreaterThan(0)
+      await waitUntil(async () => {
+        const sample = await Promise.all([...ids.values()].slice(0, 50).map((id) => emailOf(api.url, key, id)))
+        return sample.every((email) => email.status === "sent")
+      }, "the emails recorded as sent", 10_000)
+    } finally {
+      expect(await Promise.all(workers.map((worker) => worker.stop()))).toEqual([0, 0])
+    }
+  }, 90_000)
+
+  it("a provider that refuses holds email queued and loses none; its Retry-After is waited out", async () => {
+    const key = await organization("outage")
+    const worker = await startWorker(env)
+    try {
+      resend.script({ status: 429, name: "rate_limit_exceeded", message: "Too many requests", retryAfterSeconds: 12 })
+      const id = await sendOne(api.url, key, "outage-0@example.com")
+      const sentAt = Date.now()
+      await waitUntil(async () => (await emailOf(api.url, key, id)).history.length >= 2, "a failed attempt", 10_000)
+      const waiting = await emailOf(api.url, key, id)
+      expect(waiting.status).toBe("queued")
+      expect(waiting.history.map((e) => e.type)).toEqual(["queued", "retrying"])
+      await waitUntil(async () => (await emailOf(api.url, key, id)).status === "sent", "the email sent at last", 30_000)
+      // The backoff's first wait is 10 s; the 429 asked for 12.
+      expect(Date.now() - sentAt).toBeGreaterThanOrEqual(11_500)
+      const sent = await emailOf(api.url, key, id)
+      expect(sent.attempts).toBe(2)
+      expect(sent.history.map((e) => e.type)).toEqual(["queued", "retrying", "sent"])
+      expect(acceptedTo("outage").get("outage-0@example.com")).toBe(1)
+    } finally {
+      expect(await worker.stop()).toBe(0)
+    }
+  }, 90_000)
+})
