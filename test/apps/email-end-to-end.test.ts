@@ -52,7 +52,7 @@ describe("email on the embedded database", () => {
       const testKey = app.output().match(/svc_test_[0-9A-Za-z]{32,}/)?.[0]
       expect(testKey, app.output()).toBeDefined()
       // The printed key is a test key, whose email is sandboxed: a live key sends.
-      const live = await callApi<Answer>(`${app.url}/api/v1/api-keys`, testKey!, "POST", { name: "live", environment: "live" })
+      const live = await callApi<Answer>(`${app.url}/api/v1/api-keys`, testKey!, "POST", { name: "live", scopes: ["*"], environment: "live" })
       expect(live.status, JSON.stringify(live.body)).toBe(201)
       const key = live.body!.key!
       // Warm: the first request of a process pays for loading code.
