@@ -1,3 +1,4 @@
+import * as SqlClient from "@effect/sql/SqlClient"
 import { PgClient } from "@effect/sql-pg"
 import { WorkSignal } from "@roster/application"
 import { Effect, Layer, Ref, Stream } from "effect"
@@ -15,6 +16,7 @@ export const PostgresWorkSignalLive = Layer.scoped(
   WorkSignal,
   Effect.gen(function*() {
     const pg = yield* PgClient.PgClient
+    const sql = yield* SqlClient.SqlClient
     const queued = yield* makeWakeUp
     const scope = yield* Effect.scope
     const listening = yield* Ref.make(false)
@@ -29,7 +31,9 @@ export const PostgresWorkSignalLive = Layer.scoped(
       ))
 
     return WorkSignal.of({
-      emailQueued: pg.notify(EMAIL_QUEUED, "").pipe(
+      // pg_notify rather than the client's NOTIFY, which sends the payload as a parameter NOTIFY
+      // does not take; listeners hear only notifications with a payload.
+      emailQueued: sql`SELECT pg_notify(${EMAIL_QUEUED}, '1')`.pipe(
         Effect.tapError((error) => Effect.logWarning("could not signal queued email", error)),
         Effect.ignore
       ),

@@ -127,6 +127,23 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     await resend.close()
   })
 
+  it("a single send reaches Resend within a second of the 202: the API wakes the worker through PostgreSQL", async () => {
+    const key = await organization("wake")
+    const worker = await startWorker(env)
+    try {
+      await sendOne(api.url, key, "wake-warm@example.com")
+      await waitUntil(async () => acceptedTo("wake").size === 1, "the first email taken", 10_000)
+      // Long enough for the worker's pauses to have grown to their longest.
+      await sleep(2_500)
+      const started = Date.now()
+      await sendOne(api.url, key, "wake-0@example.com")
+      await waitUntil(async () => acceptedTo("wake").size === 2, "the email taken", 5_000)
+      expect(Date.now() - started).toBeLessThan(1_000)
+    } finally {
+      expect(await worker.stop()).toBe(0)
+    }
+  }, 60_000)
+
   it("a worker killed after Resend took its batch loses nothing and sends nothing twice", async () => {
     const key = await organization("kill")
     const count = 30
