@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import type pg from "pg"
 import { startResendApi } from "../test/support/resend-api.js"
+import { startWorker } from "./webhooks.js"
 
 /**
  * The email half of `npm run bench` (BENCH_SUITE=email): one worker process sending to a local
@@ -35,36 +35,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
-/** Starts `apps/worker/main.ts`; resolves once it logged "worker started", with that moment. */
-const startWorker = async (root: string, env: NodeJS.ProcessEnv) => {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "apps/worker/main.ts"], {
-    cwd: root,
-    env: { ...env, LOG_LEVEL: "info" },
-    stdio: ["ignore", "pipe", "inherit"]
-  })
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve))
-  const startedAt = await new Promise<number>((resolve, reject) => {
-    let output = ""
-    const onData = (chunk: Buffer) => {
-      output += chunk
-      if (output.includes("worker started")) {
-        child.stdout!.off("data", onData)
-        child.stdout!.resume()
-        resolve(Date.now())
-      }
-    }
-    child.stdout!.on("data", onData)
-    child.once("exit", () => reject(new Error(`the worker exited during start:\n${output}`)))
-  })
-  return {
-    startedAt,
-    stop: () => {
-      child.kill("SIGTERM")
-      return exited
-    }
-  }
-}
-
 export const runEmailBench = async (context: EmailBenchContext) => {
   const resend = await startResendApi()
   const workerEnv = { ...context.env, RESEND_API_KEY: resend.apiKey, RESEND_BASE_URL: resend.url }
@@ -93,7 +63,7 @@ export const runEmailBench = async (context: EmailBenchContext) => {
       [organization]
     )
     console.log(`queued ${messages} emails by SQL in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-    const bulk = await startWorker(context.root, { ...workerEnv, EMAIL_PROVIDER_RATE: String(providerRate) })
+    const bulk = await startWorker({ root: context.root, env: { ...workerEnv, EMAIL_PROVIDER_RATE: String(providerRate) } })
     await resend.waitForAccepted(messages, 600_000)
     const doneAt = resend.accepted().at(-1)!.at
     await bulk.stop()
@@ -104,7 +74,7 @@ export const runEmailBench = async (context: EmailBenchContext) => {
       `(ceiling at this rate: ${providerRate * 100} emails/s)`)
 
     // 2. Delay at a steady rate, through the API.
-    const worker = await startWorker(context.root, workerEnv)
+    const worker = await startWorker({ root: context.root, env: workerEnv })
     const headers = { "content-type": "application/json", "x-api-key": key }
     const total = rate * seconds
     await context.pool.query(

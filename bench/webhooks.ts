@@ -76,8 +76,8 @@ const startReceiver = async () => {
   }
 }
 
-/** Starts `apps/worker/main.ts`; resolves once it logged "worker started", with that moment. */
-const startWorker = async (context: WebhookBenchContext) => {
+/** Starts `apps/worker/main.ts` with `env`; resolves once it logged "worker started", with that moment. */
+export const startWorker = async (context: { readonly root: string; readonly env: NodeJS.ProcessEnv }) => {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "apps/worker/main.ts"], {
     cwd: context.root,
     env: { ...context.env, LOG_LEVEL: "info" },
