@@ -21,7 +21,7 @@ import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
 
-const description = `Subscribers, tags and outgoing webhooks of newsletter organizations, over HTTP.
+const description = `Subscribers, tags, notes, templates, email and outgoing webhooks of newsletter organizations, over HTTP.
 
 Dashboard users sign in without a password: \`POST /auth/magic-link\` emails a link, \`GET /auth/verify\` sets the
 session cookie. The \`/auth\` routes are the same in every form of the API, and answer errors in this form's body.
