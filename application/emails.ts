@@ -186,7 +186,8 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
       const subject = rendered.subject.replace(/[\r\n]+/g, " ").trim()
       if (subject === "") return yield* new InvalidInput({ field: "subject", problem: "rendered empty for this recipient" })
 
-      const hold = withheld(recipient.status, input.kind, sandboxed(principal))
+      const erasing = Option.isSome(access) && access.value.erasureRequestedAt !== null
+      const hold = withheld(recipient.status, input.kind, sandboxed(principal), erasing)
       const message = new Message({
         id,
         organizationId,

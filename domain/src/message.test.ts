@@ -14,6 +14,12 @@ describe("messages", () => {
     expect(withheld("unsubscribed", "transactional", false)).toBeNull()
   })
 
+  it("a subscriber whose erasure is under way receives nothing, whatever the email", () => {
+    for (const status of subscriberStatuses) {
+      expect(withheld(status, "transactional", true, true)?.reason).toContain("erased")
+    }
+  })
+
   it("a test key's email is sandboxed, unless it would be suppressed anyway", () => {
     expect(withheld("active", "marketing", true)?.status).toBe("sandboxed")
     expect(withheld("unsubscribed", "marketing", true)?.status).toBe("suppressed")

@@ -79,10 +79,17 @@ export type Withheld =
 
 /**
  * Whether an email to a subscriber in `status` goes out. Bounced and complained addresses never
- * receive anything; unsubscribed ones only transactional mail. A test key's email goes nowhere.
+ * receive anything, nor does a subscriber whose erasure is under way; unsubscribed ones only
+ * transactional mail. A test key's email goes nowhere.
  * Suppression is told first: it is what would happen with a live key too.
  */
-export const withheld = (status: SubscriberStatus, kind: MessageKind, sandboxed: boolean): Withheld | null => {
+export const withheld = (
+  status: SubscriberStatus,
+  kind: MessageKind,
+  sandboxed: boolean,
+  erasureRequested = false
+): Withheld | null => {
+  if (erasureRequested) return { status: "suppressed", reason: "the subscriber asked for their data to be erased" }
   if (status === "bounced") return { status: "suppressed", reason: "the address bounced; it receives no email" }
   if (status === "complained") {
     return { status: "suppressed", reason: "the subscriber marked email as spam; they receive no email" }

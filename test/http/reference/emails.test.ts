@@ -182,6 +182,15 @@ describe("POST /api/v1/emails/send", () => {
     expect(printedTo(server, unsubscribed.email)).toHaveLength(1)
   })
 
+  it("a subscriber who asked to be erased receives nothing while the erasure waits", async () => {
+    const { key, reader } = await sender()
+    const link = await call(server, "POST", `/api/v1/subscribers/${reader.id}/token`, { key })
+    expect((await call(server, "DELETE", `/preference-center/account?token=${encodeURIComponent(link.body.token)}`)).status).toBe(202)
+    const answer = await send(server, key, { to: reader.email, kind: "transactional", ...inline })
+    expect(answer.body.status).toBe("suppressed")
+    expect(answer.body.error).toContain("erased")
+  })
+
   it("a svc_test_ key's email is recorded sandboxed: it never reaches the mailer nor counts against the plan", async () => {
     const { key, organization } = await server.seedOrganization()
     const reader = await createSubscriber(server, key)
