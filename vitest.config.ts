@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two files at a time, also on two cores: the slowest files mostly wait on the processes they
+    // start, each suite of those has a database of its own, and contract suites isolate their rows.
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     sequence: { concurrent: false }
   }
 })

@@ -119,7 +119,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
 
   beforeAll(async () => {
     resend = await startResendApi()
-    env = { DATABASE_URL: postgres.url!, RESEND_API_KEY: resend.apiKey, RESEND_BASE_URL: resend.url, EMAIL_PROVIDER_RATE: "50" }
+    env = { DATABASE_URL: await postgres.database("email"), RESEND_API_KEY: resend.apiKey, RESEND_BASE_URL: resend.url, EMAIL_PROVIDER_RATE: "50" }
     api = await start("api", env)
   }, 60_000)
 

@@ -106,7 +106,7 @@ describe("the embedded database", () => {
 
 describe.skipIf(!postgres.available)(postgres.label, () => {
   it("the API and the CLI share one PostgreSQL: keys made while the API runs work at once", async () => {
-    const env = { DATABASE_URL: postgres.url! }
+    const env = { DATABASE_URL: await postgres.database("end_to_end") }
     const api = await start("api", env)
     try {
       const slug = `e2e-${Date.now().toString(36)}`

@@ -173,7 +173,7 @@ const canSeeConnections = (() => {
 })()
 
 describe.skipIf(!postgres.available)(postgres.label, () => {
-  const env = { DATABASE_URL: postgres.url!, WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }
+  let env: Record<string, string>
   let api: Running
 
   /** A new organization, on a plan whose request limit leaves room for hundreds of requests, and a key of it. */
@@ -187,6 +187,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
   }
 
   beforeAll(async () => {
+    env = { DATABASE_URL: await postgres.database("webhooks"), WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }
     // One API for the file; it migrates the database before any worker starts.
     api = await start("api", env)
   }, 60_000)
@@ -321,7 +322,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
       expect(new Set(deliveries.map((delivery) => delivery.event_id))).toEqual(new Set(perId.keys()))
       expect(deliveries.filter((delivery) => delivery.attempt_count !== 1 || delivery.attempts.length !== 1)).toEqual([])
       // The attempts table agrees: one row per delivery.
-      const client = new pg.Client({ connectionString: postgres.url! })
+      const client = new pg.Client({ connectionString: env.DATABASE_URL })
       await client.connect()
       try {
         const rows = await client.query<{ attempts: number; deliveries: number }>(
@@ -362,7 +363,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
       expect(delivery).toMatchObject({ status: "succeeded", attempt_count: 1, next_attempt_at: null })
       expect(delivery!.attempts.map((attempt) => [attempt.status, attempt.response_status_code])).toEqual([["succeeded", 200]])
       // Not left leased for a later worker to send again.
-      const client = new pg.Client({ connectionString: postgres.url! })
+      const client = new pg.Client({ connectionString: env.DATABASE_URL })
       await client.connect()
       try {
         const rows = await client.query("SELECT status, lease_token FROM webhook_deliveries WHERE id = $1", [delivery!.id])

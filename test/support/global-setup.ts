@@ -75,8 +75,13 @@ export default async function setup(project: TestProject) {
   project.provide("redis", { url: redisUp ? redisUrl : null, server: describeServer(redisUrl), prefix })
 
   return async () => {
-    for (const database of created) {
-      await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`))
+    if (created.length > 0) {
+      // The run's databases and those its process suites made beside them.
+      const ours = await withAdmin((c) =>
+        c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [`roster_test_${runId}%`]))
+      for (const { datname } of ours.rows) {
+        await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`))
+      }
     }
     if (redisUp) {
       const { Redis } = await import("ioredis")
