@@ -1,5 +1,16 @@
-import { MAX_BATCH_SIZE, type Message, nextAttemptAt } from "@roster/domain"
+import {
+  emailLimit,
+  emailLimitReason,
+  MAX_BATCH_SIZE,
+  type Message,
+  nextAttemptAt,
+  planLimits,
+  usageMonth
+} from "@roster/domain"
 import { Clock, Effect, Option } from "effect"
+import { CampaignSending } from "./campaign-sending.js"
+import { CampaignRepository, type LeasedCampaignBatch, type RecipientOutcome } from "./ports/campaign-repository.js"
+import { EmailUsage } from "./ports/email-usage.js"
 import { Ids } from "./ports/ids.js"
 import { Mailer, type MailerError, type OutgoingEmail } from "./ports/mailer.js"
 import { MessageRepository } from "./ports/message-repository.js"
@@ -39,6 +50,9 @@ const outgoing = (message: Message): OutgoingEmail => ({
 export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/EmailDelivery", {
   effect: Effect.gen(function*() {
     const messages = yield* MessageRepository
+    const campaigns = yield* CampaignRepository
+    const sending = yield* CampaignSending
+    const usage = yield* EmailUsage
     const mailer = yield* Mailer
     const limiter = yield* RateLimiter
     const ids = yield* Ids
@@ -54,42 +68,100 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
         }
       })
 
-    const handOver = (batch: ReadonlyArray<Message>, key: string) =>
+    const handOver = (batch: ReadonlyArray<OutgoingEmail>, key: string) =>
       batch.length === 1
-        ? Effect.map(mailer.send(outgoing(batch[0]!)), (accepted) => [accepted])
-        : mailer.sendBatch(batch.map(outgoing), { idempotencyKey: key })
+        ? Effect.map(mailer.send(batch[0]!), (accepted) => [accepted])
+        : mailer.sendBatch(batch, { idempotencyKey: key })
 
-    const settleFailure = (key: string, batch: ReadonlyArray<Message>, error: MailerError) =>
+    /** A failed call: the batch waits for its next attempt, breaks up, or fails when it has had them all. */
+    const settleFailure = (key: string, size: number, attempts: number, error: MailerError) =>
       Effect.gen(function*() {
         const at = yield* now
         if (!error.retryable) {
-          if (batch.length > 1) return yield* messages.unbatch(key, at)
+          if (size > 1) return yield* messages.unbatch(key, at)
           return yield* messages.markFailed(key, error.reason, at)
         }
-        const attempts = Math.max(...batch.map((m) => m.attemptCount))
         const retryAt = nextAttemptAt(attempts, at, error.retryAfterMs ?? null)
         return yield* retryAt === null
           ? messages.markFailed(key, `gave up after ${attempts} attempts: ${error.reason}`, at)
           : messages.postpone(key, retryAt, error.reason, at)
       })
 
-    /** Leases the next due batch and hands it over; how many messages it took (0: nothing was due). */
+    /**
+     * A campaign batch: each email rendered for its recipient as they are now (one who unsubscribed
+     * meanwhile gets nothing), counted against the plan's monthly limit (which, once reached, stops
+     * the campaign as `failed`), then handed over as a single send's batch is.
+     */
+    const deliverCampaign = (leased: LeasedCampaignBatch) =>
+      Effect.gen(function*() {
+        const { key, tier } = leased
+        const { campaign } = leased.campaign
+        const { emails, settled } = yield* sending.prepare(leased)
+        const at = yield* now
+        if (emails.length === 0) {
+          yield* campaigns.settle(key, settled, at)
+          return yield* sending.finish(campaign.id)
+        }
+        const month = usageMonth(at)
+        if (!(yield* usage.reserve(campaign.organizationId, month, emails.length, emailLimit(tier)))) {
+          const reason = emailLimitReason(planLimits[tier].maxEmailsPerMonth ?? 0)
+          const unsent = emails.map(({ id }): RecipientOutcome => ({ id, status: "failed", detail: reason, subject: "" }))
+          yield* campaigns.settle(key, [...settled, ...unsent], at)
+          return yield* campaigns.stop(campaign.id, reason, at)
+        }
+        yield* handOver(emails.map((e) => e.email), key).pipe(
+          Effect.matchEffect({
+            onFailure: (error) =>
+              Effect.all([
+                campaigns.settle(key, settled, at),
+                // Not handed over: counted again when it is.
+                usage.release(campaign.organizationId, month, emails.length),
+                settleFailure(key, emails.length, Math.max(...leased.recipients.map((r) => r.message.attemptCount)), error)
+              ], { discard: true }),
+            onSuccess: (accepted) =>
+              Effect.flatMap(now, (sentAt) =>
+                campaigns.settle(key, [
+                  ...settled,
+                  ...emails.map(({ email, id }, i): RecipientOutcome => ({
+                    id,
+                    status: "sent",
+                    providerId: accepted[i]!.providerId,
+                    subject: email.subject
+                  }))
+                ], sentAt))
+          })
+        )
+        yield* sending.finish(campaign.id)
+      })
+
+    /**
+     * Leases the next due batch and hands it over; how many emails it took (0: nothing was due).
+     * Single sends go first; campaign batches go to the sending campaigns in turn.
+     */
     const deliverNext = (settings: DeliverySettings) =>
       Effect.gen(function*() {
         // The turn comes before the lease, so that the batch takes everything that came meanwhile.
-        if (!(yield* messages.anyDue(yield* now))) return 0
+        const at = yield* now
+        if (!(yield* messages.anyDue(at)) && !(yield* campaigns.anyDue(at))) return 0
         yield* providerTurn(settings.providerRate)
-        const leased = yield* messages.leaseDue({
+        const lease = {
           limit: Math.min(settings.batchSize, MAX_BATCH_SIZE),
           leaseMs: settings.leaseMs,
           now: yield* now,
           newKey: yield* ids.next
-        })
-        if (Option.isNone(leased)) return 0
+        }
+        const leased = yield* messages.leaseDue(lease)
+        if (Option.isNone(leased)) {
+          const campaignBatch = yield* campaigns.leaseDue(lease)
+          if (Option.isNone(campaignBatch)) return 0
+          yield* deliverCampaign(campaignBatch.value)
+          return campaignBatch.value.recipients.length
+        }
         const { key, messages: batch } = leased.value
-        yield* handOver(batch, key).pipe(
+        yield* handOver(batch.map(outgoing), key).pipe(
           Effect.matchEffect({
-            onFailure: (error) => settleFailure(key, batch, error),
+            onFailure: (error) =>
+              settleFailure(key, batch.length, Math.max(...batch.map((m) => m.attemptCount)), error),
             onSuccess: (accepted) =>
               Effect.flatMap(now, (at) =>
                 messages.markSent(key, batch.map((m, i) => ({ id: m.id, providerId: accepted[i]!.providerId })), at))
@@ -99,5 +171,6 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
       }).pipe(Effect.withSpan("EmailDelivery.deliverNext"))
 
     return { deliverNext } as const
-  })
+  }),
+  dependencies: [CampaignSending.Default]
 }) {}

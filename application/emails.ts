@@ -190,6 +190,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
       const hold = withheld(recipient.status, input.kind, sandboxed(principal), erasing)
       const message = new Message({
         id,
+        campaignId: null,
         organizationId,
         subscriberId: recipient.id,
         templateId,

@@ -10,6 +10,10 @@ const oldestFirst = compareBy((m: Message) => m.createdAt.toISOString(), "asc")
 const byDue = (a: StoredMessage, b: StoredMessage) =>
   a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || oldestFirst(a.message, b.message)
 
+/** A single send (campaign emails are leased apart) that is queued and due at `now`. */
+const isDue = (s: StoredMessage, now: Date) =>
+  s.message.campaignId === null && s.message.status === "queued" && s.nextAttemptAt !== null && s.nextAttemptAt <= now
+
 /** Sets each stored message of `batch` to `change(stored)`. */
 const changeBatch = (t: Tables, key: string, change: (stored: StoredMessage) => StoredMessage | undefined) => {
   for (const [id, stored] of t.messages) {
@@ -72,7 +76,7 @@ export const MemoryMessageRepositoryLive = Layer.effect(
       anyDue: (now) =>
         store.read((t) => {
           for (const s of t.messages.values()) {
-            if (s.message.status === "queued" && s.nextAttemptAt !== null && s.nextAttemptAt <= now) return true
+            if (isDue(s, now)) return true
           }
           return false
         }),
@@ -81,7 +85,7 @@ export const MemoryMessageRepositoryLive = Layer.effect(
         store.write((t) => {
           const until = new Date(now.getTime() + leaseMs)
           const due = [...t.messages.values()]
-            .filter((s) => s.message.status === "queued" && s.nextAttemptAt !== null && s.nextAttemptAt <= now)
+            .filter((s) => isDue(s, now))
             .sort(byDue)
           const again = due.find((s) => s.leaseToken !== null)
           const taken = again !== undefined

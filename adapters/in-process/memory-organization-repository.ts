@@ -21,6 +21,11 @@ const deleteOwnedBy = (t: Tables, id: string) => {
   for (const [key] of t.emailUsage) if (key.startsWith(`${id}/`)) t.emailUsage.delete(key)
   t.emailSettings.delete(id)
   for (const template of t.templates.values()) if (template.organizationId === id) t.templates.delete(template.id)
+  for (const { campaign } of t.campaigns.values()) {
+    if (campaign.organizationId !== id) continue
+    t.campaigns.delete(campaign.id)
+    t.campaignAudiences.delete(campaign.id)
+  }
   for (const tag of t.tags.values()) {
     if (tag.organizationId !== id) continue
     t.tags.delete(tag.id)

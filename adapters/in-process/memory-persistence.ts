@@ -1,6 +1,7 @@
 import { CacheHealth, DatabaseHealth, UnitOfWork } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { MemoryApiKeyRepositoryLive } from "./memory-api-key-repository.js"
+import { MemoryCampaignRepositoryLive } from "./memory-campaign-repository.js"
 import { MemoryEmailSettingsRepositoryLive } from "./memory-email-settings-repository.js"
 import { MemoryEmailUsageLive } from "./memory-email-usage.js"
 import { MemoryMagicLinkRepositoryLive } from "./memory-magic-link-repository.js"
@@ -45,6 +46,7 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryEmailSettingsRepositoryLive,
   MemoryTemplateRepositoryLive,
   MemoryNoteRepositoryLive,
+  MemoryCampaignRepositoryLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive
 ).pipe(Layer.provideMerge(MemoryStoreLive))

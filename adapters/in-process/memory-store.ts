@@ -1,5 +1,7 @@
+import type { CampaignSendout } from "@roster/application"
 import type {
   ApiKey,
+  Campaign,
   DomainEvent,
   EmailSettings,
   EmailTemplate,
@@ -53,6 +55,23 @@ export interface Tables {
   readonly emailSettings: Map<string, EmailSettings>
   readonly templates: Map<string, EmailTemplate>
   readonly notes: Map<string, Note>
+  readonly campaigns: Map<string, StoredCampaign>
+  /** campaign id -> how far its audience was taken, once it started */
+  readonly campaignAudiences: Map<string, CampaignAudienceProgress>
+}
+
+/** A campaign, with what its emails are made of once it sends, and when a worker last served it. */
+export interface StoredCampaign {
+  readonly campaign: Campaign
+  readonly sendout: CampaignSendout | null
+  readonly servedAt: Date | null
+}
+
+export interface CampaignAudienceProgress {
+  readonly fixedAt: Date
+  /** The last subscriber id taken into the audience. */
+  readonly cursor: string | null
+  readonly complete: boolean
 }
 
 /** A message with its history and the batch a worker leased it in, if any. */
@@ -101,7 +120,9 @@ const emptyTables = (): Tables => ({
   emailUsage: new Map(),
   emailSettings: new Map(),
   templates: new Map(),
-  notes: new Map()
+  notes: new Map(),
+  campaigns: new Map(),
+  campaignAudiences: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -126,7 +147,9 @@ const copyTables = (t: Tables): Tables => ({
   emailUsage: new Map(t.emailUsage),
   emailSettings: new Map(t.emailSettings),
   templates: new Map(t.templates),
-  notes: new Map(t.notes)
+  notes: new Map(t.notes),
+  campaigns: new Map(t.campaigns),
+  campaignAudiences: new Map(t.campaignAudiences)
 })
 
 /**

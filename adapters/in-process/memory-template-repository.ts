@@ -1,5 +1,5 @@
 import { TemplateRepository } from "@roster/application"
-import { type EmailTemplate, Message } from "@roster/domain"
+import { Campaign, type EmailTemplate, Message } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore } from "./memory-store.js"
 import { compareBy } from "./ordering.js"
@@ -36,6 +36,11 @@ export const MemoryTemplateRepositoryLive = Layer.effect(
             if (stored.message.templateId === id) {
               // As the database's ON DELETE SET NULL: the email keeps what it was, without the template.
               t.messages.set(key, { ...stored, message: new Message({ ...stored.message, templateId: null }) })
+            }
+          }
+          for (const [key, stored] of t.campaigns) {
+            if (stored.campaign.templateId === id) {
+              t.campaigns.set(key, { ...stored, campaign: new Campaign({ ...stored.campaign, templateId: null }) })
             }
           }
           return true

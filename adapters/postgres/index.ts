@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { PostgresApiKeyRepositoryLive } from "./postgres-api-key-repository.js"
+import { PostgresCampaignRepositoryLive } from "./postgres-campaign-repository.js"
 import { PostgresDatabaseHealthLive } from "./postgres-database-health.js"
 import { PostgresEmailSettingsRepositoryLive } from "./postgres-email-settings-repository.js"
 import { PostgresEmailUsageLive } from "./postgres-email-usage.js"
@@ -47,6 +48,7 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresEmailSettingsRepositoryLive,
   PostgresTemplateRepositoryLive,
   PostgresNoteRepositoryLive,
+  PostgresCampaignRepositoryLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive
 )

@@ -5,7 +5,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { decodeFirst, decodeRows } from "./rows.js"
 
 /** The columns a {@link Message} is read from; `to` and `from` are named for the domain value. */
-const MESSAGE_COLUMNS = `id, organization_id, subscriber_id, template_id, kind, to_address AS "to", from_header AS "from",
+export const MESSAGE_COLUMNS = `id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address AS "to", from_header AS "from",
   subject, html, text, headers, status, provider_id, error, attempt_count, created_at, updated_at`
 
 const decodeMessage = decodeFirst(Message)
@@ -50,10 +50,11 @@ export const PostgresMessageRepositoryLive = Layer.effect(
         sql.withTransaction(Effect.zipRight(
           sql`
             INSERT INTO messages (
-              id, organization_id, subscriber_id, template_id, kind, to_address, from_header, subject, html, text,
-              headers, status, provider_id, error, attempt_count, next_attempt_at, created_at, updated_at
+              id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
+              text, headers, status, provider_id, error, attempt_count, next_attempt_at, created_at, updated_at
             ) VALUES (
-              ${message.id}, ${message.organizationId}, ${message.subscriberId}, ${message.templateId}, ${message.kind},
+              ${message.id}, ${message.organizationId}, ${message.subscriberId}, ${message.templateId},
+              ${message.campaignId}, ${message.kind},
               ${message.to}, ${message.from}, ${message.subject}, ${message.html}, ${message.text},
               ${JSON.stringify(message.headers)}::jsonb, ${message.status}, ${message.providerId}, ${message.error},
               ${message.attemptCount}, ${message.status === "queued" ? message.createdAt : null}, ${message.createdAt},
@@ -119,9 +120,11 @@ export const PostgresMessageRepositoryLive = Layer.effect(
       anyDue: (now) =>
         sql`
           SELECT EXISTS (
-            SELECT 1 FROM messages WHERE status = 'queued' AND lease_token IS NULL AND next_attempt_at <= ${now}
+            SELECT 1 FROM messages
+            WHERE status = 'queued' AND lease_token IS NULL AND campaign_id IS NULL AND next_attempt_at <= ${now}
           ) OR EXISTS (
-            SELECT 1 FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL AND next_attempt_at <= ${now}
+            SELECT 1 FROM messages
+            WHERE status = 'queued' AND lease_token IS NOT NULL AND campaign_id IS NULL AND next_attempt_at <= ${now}
           ) AS due`.pipe(Effect.map((rows) => rows[0]?.due === true), Effect.orDie),
 
       leaseDue: ({ leaseMs, limit, newKey, now }) =>
@@ -130,7 +133,7 @@ export const PostgresMessageRepositoryLive = Layer.effect(
           const again = yield* sql`
             WITH head AS (
               SELECT lease_token FROM messages
-              WHERE status = 'queued' AND lease_token IS NOT NULL AND next_attempt_at <= ${now}
+              WHERE status = 'queued' AND lease_token IS NOT NULL AND campaign_id IS NULL AND next_attempt_at <= ${now}
               ORDER BY next_attempt_at, id
               LIMIT 1
               FOR UPDATE SKIP LOCKED
@@ -146,7 +149,7 @@ export const PostgresMessageRepositoryLive = Layer.effect(
           const fresh = yield* sql`
             WITH due AS (
               SELECT id FROM messages
-              WHERE status = 'queued' AND lease_token IS NULL AND next_attempt_at <= ${now}
+              WHERE status = 'queued' AND lease_token IS NULL AND campaign_id IS NULL AND next_attempt_at <= ${now}
               ORDER BY next_attempt_at, id
               LIMIT ${limit}
               FOR UPDATE SKIP LOCKED

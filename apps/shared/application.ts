@@ -2,6 +2,8 @@ import {
   Admin,
   ApiKeys,
   Auth,
+  Campaigns,
+  CampaignSending,
   EmailDelivery,
   Emails,
   Idempotency,
@@ -28,6 +30,7 @@ import {
   mailerLayer,
   persistenceLayer,
   signInLayer,
+  tokenSignerLayer,
   webhookTransportLayer
 } from "./layers.js"
 
@@ -53,7 +56,9 @@ export const UseCasesLive = Layer.mergeAll(
   ProviderEvents.Default,
   SenderSettings.Default,
   Templates.Default,
-  Notes.Default
+  Notes.Default,
+  Campaigns.Default,
+  CampaignSending.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */
@@ -75,12 +80,14 @@ export const applicationLayer = (config: RosterConfig) => {
  * provider's rate is shared there) and the jobs' use cases.
  */
 export const workerApplicationLayer = (config: RosterConfig) =>
-  Layer.mergeAll(WebhookDispatch.Default, Subscribers.Default, EmailDelivery.Default).pipe(
+  Layer.mergeAll(WebhookDispatch.Default, Subscribers.Default, EmailDelivery.Default, CampaignSending.Default).pipe(
     Layer.provideMerge(Layer.mergeAll(
       persistenceLayer(config, { migrate: config.migrate }),
       cacheLayer(config),
       cryptoLayer,
       mailerLayer(config, { retries: false }),
+      emailLayer(config),
+      tokenSignerLayer(config),
       webhookTransportLayer(config)
     ))
   )

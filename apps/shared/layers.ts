@@ -109,9 +109,16 @@ export const mailerLayer = (config: RosterConfig, options: { readonly retries: b
  * Signing in: session tokens signed with SESSION_SECRET (else the secret kept in DATA_DIR), and the
  * sign-in email with links under the public address, over the configured mailer.
  */
+/**
+ * Tokens signed with SESSION_SECRET, else the secret kept in DATA_DIR: the api and the worker (whose
+ * campaign emails carry preference links) must share it.
+ */
+export const tokenSignerLayer = (config: RosterConfig) =>
+  makeTokenSignerLive({ configured: config.sessionSecret, dataDir: config.dataDir })
+
 export const signInLayer = (config: RosterConfig) =>
   Layer.merge(
-    makeTokenSignerLive({ configured: config.sessionSecret, dataDir: config.dataDir }),
+    tokenSignerLayer(config),
     makeTemplatedAuthMail({ publicBaseUrl: publicBaseUrl(config) }).pipe(Layer.provide(mailerLayer(config)))
   )
 

@@ -49,6 +49,17 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
      */
     emailIdleMs: 250,
     emailMaxIdleMs: 2_000,
+    /** Scheduled campaigns started per look, and finished or cancelled ones tidied per look. */
+    campaignStartBatch: 20,
+    campaignTidyBatch: 1_000,
+    /**
+     * Recipients made into messages per statement: the first chunk is what a send waits for before
+     * its first email, the rest go on while the email lanes send.
+     */
+    audienceChunk: 5_000,
+    /** The pause of the campaign job when it found nothing: how long a send waits for its first chunk, at most. */
+    campaignIdleMs: 100,
+    campaignMaxIdleMs: 500,
     /** Rows of history deleted per statement, and the pause once there is no more to delete. */
     pruneBatch: 1_000,
     pruneIntervalMs: 10 * 60_000

@@ -48,7 +48,9 @@ export const ResourceKind = Schema.Literal(
   "webhook_delivery",
   "template",
   "message",
-  "note"
+  "note",
+  "campaign",
+  "trigger"
 )
 export type ResourceKind = typeof ResourceKind.Type
 
@@ -82,6 +84,18 @@ export class PlanLimitExceeded extends Schema.TaggedError<PlanLimitExceeded>()("
 }) {
   override get message() {
     return `the ${this.tier} plan allows ${this.max} ${this.limit.replaceAll("_", " ")}; upgrade to add more`
+  }
+}
+
+/** A campaign asked to do what its state does not allow: sending a campaign that is sending, say. */
+export class CampaignStateConflict extends Schema.TaggedError<CampaignStateConflict>()("CampaignStateConflict", {
+  id: Schema.String,
+  status: Schema.String,
+  action: Schema.String,
+  allowed: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `campaign ${this.id} is ${this.status}; ${this.action} needs a campaign that is ${this.allowed.join(" or ")}`
   }
 }
 

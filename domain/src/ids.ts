@@ -51,3 +51,9 @@ export type MessageId = typeof MessageId.Type
 
 export const NoteId = brandedId("NoteId")
 export type NoteId = typeof NoteId.Type
+
+export const CampaignId = brandedId("CampaignId")
+export type CampaignId = typeof CampaignId.Type
+
+export const TriggerId = brandedId("TriggerId")
+export type TriggerId = typeof TriggerId.Type

@@ -1,4 +1,5 @@
 export * from "./api-key.js"
+export * from "./campaign.js"
 export * from "./email-address.js"
 export * from "./email-settings.js"
 export * from "./errors.js"

@@ -7,7 +7,7 @@ describe("roles", () => {
     for (const scope of scopes) expect(allows(roleScopes.owner, scope)).toBe(true)
   })
 
-  it("a member works on subscribers, tags, templates and email, and nothing that needs *", () => {
+  it("a member works on subscribers, tags, templates, email, campaigns and triggers, and nothing that needs *", () => {
     expect(roleScopes.member).toEqual([
       "subscribers:read",
       "subscribers:write",
@@ -17,7 +17,11 @@ describe("roles", () => {
       "templates:read",
       "templates:write",
       "emails:send",
-      "emails:read"
+      "emails:read",
+      "campaigns:read",
+      "campaigns:write",
+      "triggers:read",
+      "triggers:write"
     ])
     expect(allows(roleScopes.member, "*")).toBe(false)
     expect(allows(roleScopes.member, "webhooks:manage")).toBe(false)

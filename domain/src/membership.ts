@@ -29,6 +29,10 @@ export const roleScopes: Readonly<Record<Role, ReadonlyArray<Scope>>> = {
     "templates:read",
     "templates:write",
     "emails:send",
-    "emails:read"
+    "emails:read",
+    "campaigns:read",
+    "campaigns:write",
+    "triggers:read",
+    "triggers:write"
   ]
 }

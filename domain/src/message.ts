@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { MessageId, OrganizationId, SubscriberId, TemplateId } from "./ids.js"
+import { CampaignId, MessageId, OrganizationId, SubscriberId, TemplateId } from "./ids.js"
 import type { SubscriberStatus } from "./subscriber.js"
 
 /**
@@ -48,6 +48,8 @@ export class Message extends Schema.Class<Message>("Message")({
   organizationId: OrganizationId,
   subscriberId: SubscriberId,
   templateId: Schema.NullOr(TemplateId),
+  /** The campaign the email is part of; null for a single send. */
+  campaignId: Schema.NullOr(CampaignId),
   kind: MessageKind,
   to: Schema.String,
   from: Schema.String,

@@ -9,6 +9,8 @@ describe("scopes", () => {
   it("lists the seven scopes of the specification and those of templates and email, each with a meaning", () => {
     expect([...scopes].sort()).toEqual([
       "*",
+      "campaigns:read",
+      "campaigns:write",
       "emails:read",
       "emails:send",
       "subscribers:delete",
@@ -18,6 +20,8 @@ describe("scopes", () => {
       "tags:write",
       "templates:read",
       "templates:write",
+      "triggers:read",
+      "triggers:write",
       "webhooks:manage"
     ])
     for (const s of scopes) expect(scopeDescriptions[s].length).toBeGreaterThan(0)

@@ -10,6 +10,10 @@ export const scopeDescriptions = {
   "templates:write": "create, modify and delete email templates",
   "emails:send": "send single emails to subscribers",
   "emails:read": "read sent emails, their status and history",
+  "campaigns:read": "read campaigns, their figures, and count their recipients",
+  "campaigns:write": "create, modify, send, cancel, retry and duplicate campaigns",
+  "triggers:read": "read email triggers",
+  "triggers:write": "create, modify, pause and delete email triggers",
   "webhooks:manage": "manage outgoing webhook endpoints",
   "*": "all permissions, including API keys, billing, settings and (for platform-admin organizations) administration"
 } as const

@@ -3,12 +3,14 @@
  * against a local server that speaks Resend's API: batches, a batch Resend refuses, failures that
  * may pass and the end of the retries. Time is the test clock's, so retries come due at once.
  */
-import { EmailDelivery, Ids, MessageRepository, Organizations, SubscriberRepository } from "@roster/application"
+import { EmailDelivery, Ids, MessageRepository, Organizations, OutgoingMailConfig, SubscriberRepository } from "@roster/application"
 import { EmailAddress, Message, MessageEvent, MessageId, MESSAGE_RETRY_DELAYS_MS, Slug, Subscriber, SubscriberId } from "@roster/domain"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
-import { InProcessRateLimiterLive, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { InProcessRateLimiterLive, InProcessWorkSignalLive, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
+import { LiquidTemplateEngineLive } from "../../adapters/liquid/index.js"
 import { CryptoLive } from "../../adapters/node/index.js"
 import { makeResendMailer } from "../../adapters/resend/index.js"
 import { type ResendApi, startResendApi } from "../support/resend-api.js"
@@ -29,7 +31,15 @@ const delivering = <A, E>(test: Effect.Effect<A, E, EmailDelivery | MessageRepos
           MemoryPersistenceLive,
           CryptoLive,
           makeResendMailer({ apiKey: Redacted.make(resend.apiKey), baseUrl: resend.url, from: "x@example.com", retry: { times: 0 } }),
-          InProcessRateLimiterLive
+          InProcessRateLimiterLive,
+          makeJoseTokenSigner(new Uint8Array(32).fill(7)),
+          LiquidTemplateEngineLive,
+          InProcessWorkSignalLive,
+          Layer.succeed(OutgoingMailConfig, {
+            defaultFrom: "x@example.com",
+            publicBaseUrl: "http://roster.test",
+            unsubscribeMailto: null
+          })
         ))
       ))
     ))
@@ -56,6 +66,7 @@ const queued = (count: number, prefix: string) =>
       yield* (yield* SubscriberRepository).insert(subscriber).pipe(Effect.orDie)
       const message = new Message({
         id: MessageId.make(randomUUID()),
+        campaignId: null,
         organizationId: organization.id,
         subscriberId: subscriber.id,
         templateId: null,

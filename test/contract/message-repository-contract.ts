@@ -33,6 +33,7 @@ const aMessage = (subscriber: Subscriber, fields: MessageFields = {}) => {
   const createdAt = fields.createdAt ?? instant(0)
   return new Message({
     id: MessageId.make(aTimeOrderedId(createdAt)),
+    campaignId: null,
     organizationId: subscriber.organizationId,
     subscriberId: subscriber.id,
     templateId: null,

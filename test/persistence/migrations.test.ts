@@ -35,11 +35,14 @@ describe("migrations", () => {
           [5, "outgoing_webhooks"],
           [6, "preference_tokens"],
           [7, "subscriber_erasure"],
-          [8, "email"]
+          [8, "email"],
+          [9, "campaigns"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
           "api_keys",
+          "campaign_audiences",
+          "campaigns",
           "effect_sql_migrations",
           "email_settings",
           "email_templates",

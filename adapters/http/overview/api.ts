@@ -17,6 +17,7 @@ import { EmailsGroup } from "./emails-group.js"
 import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
 import { TemplatesGroup } from "./templates-group.js"
+import { CampaignsGroup } from "./campaigns-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -50,6 +51,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(WebhooksGroup)
   .add(NotesGroup)
   .add(TemplatesGroup)
+  .add(CampaignsGroup)
   .add(EmailsGroup)
   .add(SettingsGroup)
   .add(ApiKeysGroup)

@@ -20,6 +20,7 @@ import { EmailsHandlersLive } from "./emails-handlers.js"
 import { NotesHandlersLive } from "./notes-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
+import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
@@ -44,6 +45,7 @@ export const OverviewApiLive = Layer.mergeAll(
     WebhooksHandlersLive,
     NotesHandlersLive,
     TemplatesHandlersLive,
+    CampaignsHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,
     ApiKeysHandlersLive,

@@ -7,6 +7,7 @@ import { PreferencePageGroup } from "../shared/preference-page.js"
 import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
 import { AdminGroup } from "./admin-group.js"
+import { CampaignsGroup } from "./campaigns-group.js"
 import { EmailsGroup } from "./emails-group.js"
 import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
@@ -58,6 +59,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(NotesGroup)
   .add(TemplatesGroup)
   .add(EmailsGroup)
+  .add(CampaignsGroup)
   .add(SettingsGroup)
   .add(AdminGroup)
   .add(PreferenceCenterGroup)

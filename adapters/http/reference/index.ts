@@ -18,6 +18,7 @@ import { EmailsHandlersLive } from "./emails-handlers.js"
 import { NotesHandlersLive } from "./notes-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
+import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { PreferenceCenterHandlersLive } from "./preference-center-handlers.js"
 import { ProblemRendererLive } from "./problems.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
@@ -41,6 +42,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     WebhooksHandlersLive,
     NotesHandlersLive,
     TemplatesHandlersLive,
+    CampaignsHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,
     AdminHandlersLive,

@@ -10,6 +10,7 @@ import type {
   Unauthenticated
 } from "@roster/application"
 import type {
+  CampaignStateConflict,
   EmailAlreadyExists,
   InvalidInput,
   InvalidStatusTransition,
@@ -46,6 +47,7 @@ export type ApplicationError =
   | InvalidToken
   | IdempotencyKeyReused
   | IdempotentRequestInProgress
+  | CampaignStateConflict
 
 /** The header a session names its organization with. */
 export const ORGANIZATION_HEADER = "X-Organization-Id"
@@ -53,7 +55,7 @@ export const ORGANIZATION_HEADER = "X-Organization-Id"
 /** The code each error is answered with, so that an endpoint declares exactly what it can answer. */
 export type CodeOf<E> = E extends MissingScope | NotPlatformAdmin | ResourceOfAnotherOrganization | NotAMember ? "forbidden"
   : E extends ResourceNotFound ? "not_found"
-  : E extends EmailAlreadyExists | TagAlreadyExists | OrganizationSlugTaken ? "conflict"
+  : E extends EmailAlreadyExists | TagAlreadyExists | OrganizationSlugTaken | CampaignStateConflict ? "conflict"
   : E extends InvalidStatusTransition ? "invalid_status_transition"
   : E extends PlanLimitExceeded ? "limit_exceeded"
   : E extends InvalidInput | OrganizationNotChosen ? "validation_error"
@@ -86,6 +88,7 @@ const describe = (error: ApplicationError, credential: Principal["credential"] |
       // Nothing of the resource is told beyond the id the client sent.
       return apiError("forbidden", "the resource belongs to another organization")
     case "ResourceNotFound":
+    case "CampaignStateConflict":
     case "EmailAlreadyExists":
     case "TagAlreadyExists":
     case "OrganizationSlugTaken":
@@ -126,6 +129,7 @@ const describe = (error: ApplicationError, credential: Principal["credential"] |
 
 const codeOfTag = {
   ResourceNotFound: "not_found",
+  CampaignStateConflict: "conflict",
   EmailAlreadyExists: "conflict",
   TagAlreadyExists: "conflict",
   OrganizationSlugTaken: "conflict",

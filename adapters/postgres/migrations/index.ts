@@ -10,6 +10,7 @@ import outgoingWebhooks from "./0005_outgoing_webhooks.js"
 import preferenceTokens from "./0006_preference_tokens.js"
 import subscriberErasure from "./0007_subscriber_erasure.js"
 import email from "./0008_email.js"
+import campaigns from "./0009_campaigns.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -19,7 +20,8 @@ const migrations = Migrator.fromRecord({
   "0005_outgoing_webhooks": outgoingWebhooks,
   "0006_preference_tokens": preferenceTokens,
   "0007_subscriber_erasure": subscriberErasure,
-  "0008_email": email
+  "0008_email": email,
+  "0009_campaigns": campaigns
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

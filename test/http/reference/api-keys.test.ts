@@ -28,6 +28,10 @@ const everyScopeButAll: ReadonlyArray<Scope> = [
   "templates:write",
   "emails:send",
   "emails:read",
+  "campaigns:read",
+  "campaigns:write",
+  "triggers:read",
+  "triggers:write",
   "webhooks:manage"
 ]
 
@@ -58,6 +62,10 @@ describe("GET /api/v1/api-keys/scopes", () => {
       "templates:write",
       "emails:send",
       "emails:read",
+      "campaigns:read",
+      "campaigns:write",
+      "triggers:read",
+      "triggers:write",
       "webhooks:manage",
       "*"
     ])

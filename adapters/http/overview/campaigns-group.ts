@@ -1,0 +1,94 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { CampaignId } from "@roster/domain"
+import { Schema } from "effect"
+import {
+  campaignFilters,
+  campaignRules,
+  CampaignView,
+  CreateCampaignRequest,
+  RecipientCount,
+  UpdateCampaignRequest
+} from "../shared/campaign-schemas.js"
+import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
+import { OverviewAuthentication } from "./authentication.js"
+import { OVERVIEW_PREFIX } from "./paths.js"
+import { NumberedList, pageParams, Single } from "./schemas.js"
+
+export const CampaignPath = Schema.Struct({ id: IdInput(CampaignId, "the campaign's id") })
+export const CampaignListParams = Schema.Struct({ ...pageParams, ...campaignFilters }).annotations(strictInput)
+
+const CampaignData = Single(CampaignView, "CampaignData")
+const read = "Scope `campaigns:read`."
+const write = "Scope `campaigns:write`."
+
+const action = <const Name extends string, S extends Schema.Schema.Any>(
+  name: Name,
+  path: string,
+  summary: string,
+  description: string,
+  success: S
+) =>
+  HttpApiEndpoint.post(name, `/campaigns/:id/${path}`)
+    .setPath(CampaignPath)
+    .addSuccess(success)
+    .annotateContext(OpenApi.annotations({ summary, description }))
+
+export const CampaignsGroup = HttpApiGroup.make("campaigns")
+  .add(
+    HttpApiEndpoint.get("list", "/campaigns")
+      .setUrlParams(CampaignListParams)
+      .addSuccess(NumberedList(CampaignView, "CampaignList"))
+      .annotateContext(OpenApi.annotations({
+        summary: "List campaigns",
+        description: `One numbered page of the organization's campaigns, newest first, each with its figures. ${read}`
+      }))
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/campaigns")
+      .setPayload(CreateCampaignRequest)
+      .addSuccess(withStatus(CampaignData, 201, "CreatedCampaignData"))
+      .annotateContext(OpenApi.annotations({ summary: "Create a campaign", description: `Keeps a draft. ${write}` }))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/campaigns/:id")
+      .setPath(CampaignPath)
+      .addSuccess(CampaignData)
+      .annotateContext(OpenApi.annotations({ summary: "Get a campaign", description: `With its progress and figures. ${read}` }))
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/campaigns/:id")
+      .setPath(CampaignPath)
+      .setPayload(UpdateCampaignRequest)
+      .addSuccess(CampaignData)
+      .annotateContext(OpenApi.annotations({
+        summary: "Update a campaign",
+        description: `Changes a draft or a scheduled campaign (409 otherwise); fields left out stay. ${write}`
+      }))
+  )
+  .add(action(
+    "send",
+    "send",
+    "Send a campaign",
+    `Sends a draft now, or schedules it when it has a \`scheduled_at\`; 409 when it is not a draft. ${write}`,
+    CampaignData
+  ))
+  .add(action("cancel", "cancel", "Cancel a campaign", `Stops a scheduled or sending campaign. ${write}`, CampaignData))
+  .add(action("retry", "retry", "Retry a failed campaign", `Sends its failed emails again. ${write}`, CampaignData))
+  .add(action(
+    "duplicate",
+    "duplicate",
+    "Duplicate a campaign",
+    `A new draft with the campaign's content and audience. ${write}`,
+    withStatus(CampaignData, 201, "DuplicatedCampaignData")
+  ))
+  .add(action(
+    "countRecipients",
+    "count-recipients",
+    "Count a campaign's recipients",
+    `How many subscribers the campaign would reach if it were sent now. ${read}`,
+    Single(RecipientCount, "CampaignRecipientCountData")
+  ))
+  .middleware(OverviewAuthentication)
+  .prefix(OVERVIEW_PREFIX)
+  .annotate(OpenApi.Title, "Campaigns")
+  .annotate(OpenApi.Description, campaignRules)

@@ -1,0 +1,458 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Statement } from "@effect/sql/Statement"
+import {
+  type CampaignFilter,
+  CampaignRepository,
+  type CampaignSendout,
+  type LeasedCampaignBatch
+} from "@roster/application"
+import {
+  audienceStatuses,
+  Campaign,
+  type CampaignAudience,
+  CampaignId,
+  Message,
+  type MessageKind,
+  type MessageStatus,
+  type OrganizationId,
+  PlanTier,
+  SubscriberStatus
+} from "@roster/domain"
+import { Effect, Layer, Option, Schema } from "effect"
+import { decodeFirst, decodeRow, decodeRows, jsonb, type Row } from "./rows.js"
+
+/** A campaign's columns, each named with `prefix`: the audience as the domain holds it. */
+const campaignColumns = (table: string, prefix = "") =>
+  [
+    "id",
+    "organization_id",
+    "name",
+    "kind",
+    "template_id",
+    "subject",
+    "html",
+    "text",
+    "data",
+    "status",
+    "scheduled_at",
+    "started_at",
+    "finished_at",
+    "failure_reason",
+    "sandboxed",
+    "created_at",
+    "updated_at"
+  ].map((column) => `${table}.${column} AS ${prefix}${column}`).concat(
+    `json_build_object('tagIds', ${table}.tag_ids, 'excludeTagIds', ${table}.exclude_tag_ids) AS ${prefix}audience`
+  ).join(", ")
+
+/** A leased message's columns, each named with `prefix`. */
+const messageColumns = (table: string, prefix: string) =>
+  [
+    "id",
+    "organization_id",
+    "subscriber_id",
+    "template_id",
+    "campaign_id",
+    "kind",
+    "subject",
+    "html",
+    "text",
+    "headers",
+    "status",
+    "provider_id",
+    "error",
+    "attempt_count",
+    "created_at",
+    "updated_at"
+  ].map((column) => `${table}.${column} AS ${prefix}${column}`).concat(
+    `${table}.from_header AS ${prefix}from`,
+    `s.email AS ${prefix}to`
+  ).join(", ")
+
+const decodeCampaign = decodeFirst(Campaign)
+const decodeCampaigns = decodeRows(Campaign)
+const decodeLeasedCampaign = decodeRow(Campaign, "c_")
+const decodeLeasedMessage = decodeRow(Message, "m_")
+const Sendout = Schema.Struct({
+  content: Schema.Struct({ subject: Schema.String, html: Schema.NullOr(Schema.String), text: Schema.NullOr(Schema.String) }),
+  from: Schema.String,
+  organizationName: Schema.String
+})
+const decodeSendout = Schema.decodeUnknown(Sendout)
+const decodeTier = Schema.decodeUnknown(PlanTier)
+const decodeRecipient = decodeRow(Schema.Struct({
+  status: SubscriberStatus,
+  firstName: Schema.NullOr(Schema.String),
+  lastName: Schema.NullOr(Schema.String),
+  metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  tagNames: Schema.Array(Schema.String),
+  tokenVersion: Schema.Number,
+  erasureRequested: Schema.Boolean
+}), "s_")
+
+/**
+ * Campaigns over PostgreSQL. Recipients become messages one chunk per statement (`INSERT ...
+ * SELECT` over the audience, after the last chunk's subscriber id), and a batch is leased, with
+ * its recipients and its campaign, in one statement: the claimer of a sending campaign makes one
+ * round trip per batch, and two for its outcome.
+ */
+export const PostgresCampaignRepositoryLive = Layer.effect(
+  CampaignRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(campaignColumns("campaigns"))
+
+    /** The audience's subscribers (alias `s`): one condition for counting them and for making their messages. */
+    const inAudience = (organizationId: OrganizationId, audience: CampaignAudience, kind: MessageKind): Statement<Row> =>
+      sql`s.organization_id = ${organizationId}
+        AND s.status = ANY(${audienceStatuses(kind)}::text[])
+        AND s.erasure_requested_at IS NULL
+        ${
+        audience.tagIds.length === 0
+          ? sql``
+          : sql`AND s.id IN (SELECT st.subscriber_id FROM subscriber_tags st WHERE st.tag_id = ANY(${audience.tagIds}::uuid[]))`
+      }
+        ${
+        audience.excludeTagIds.length === 0 ? sql`` : sql`AND NOT EXISTS (
+            SELECT 1 FROM subscriber_tags x WHERE x.subscriber_id = s.id AND x.tag_id = ANY(${audience.excludeTagIds}::uuid[])
+          )`
+      }`
+
+    const matching = ({ organizationId, status }: CampaignFilter) =>
+      sql`organization_id = ${organizationId} ${status === undefined ? sql`` : sql`AND status = ${status}`}`
+
+    /** The events of messages just changed: one row per message, in the same statement's wake. */
+    const recordEvents = (rows: ReadonlyArray<Row>, type: string, at: Date, detail: string | null) =>
+      rows.length === 0 ? Effect.void : sql`
+        INSERT INTO message_events (id, message_id, organization_id, type, occurred_at, detail)
+        SELECT gen_random_uuid(), id, organization_id, ${type}, ${at}, ${detail}
+        FROM unnest(${rows.map((r) => String(r.id))}::uuid[], ${rows.map((r) => String(r.organization_id))}::uuid[])
+          AS m(id, organization_id)`.pipe(Effect.asVoid)
+
+    /** The leased batch's recipients, with their subscribers as they are now and their campaign. */
+    const leasedWith = (ctes: Statement<Row>, lease: Statement<Row>) =>
+      sql`
+        WITH ${ctes}, leased AS (${lease})
+        SELECT leased.lease_token AS key, ${sql.literal(messageColumns("leased", "m_"))},
+               s.status AS s_status, s.first_name AS s_first_name, s.last_name AS s_last_name, s.metadata AS s_metadata,
+               s.preference_token_version AS s_token_version, s.erasure_requested_at IS NOT NULL AS s_erasure_requested,
+               COALESCE((
+                 SELECT array_agg(t.name ORDER BY t.name) FROM subscriber_tags st JOIN tags t ON t.id = st.tag_id
+                 WHERE st.subscriber_id = s.id
+               ), '{}') AS s_tag_names,
+               ${sql.literal(campaignColumns("c", "c_"))}, c.sendout AS c_sendout, o.tier AS o_tier
+        FROM leased
+        JOIN subscribers s ON s.id = leased.subscriber_id
+        JOIN campaigns c ON c.id = leased.campaign_id
+        JOIN organizations o ON o.id = leased.organization_id
+        ORDER BY leased.id`
+
+    const toBatch = (rows: ReadonlyArray<Row>): Effect.Effect<Option.Option<LeasedCampaignBatch>> =>
+      rows.length === 0 ? Effect.succeed(Option.none()) : Effect.gen(function*() {
+        const first = rows[0]!
+        const campaign = yield* decodeLeasedCampaign(first)
+        const sendout: CampaignSendout = yield* Effect.orDie(decodeSendout(first.c_sendout))
+        const recipients = yield* Effect.forEach(rows, (row) =>
+          Effect.zipWith(decodeLeasedMessage(row), decodeRecipient(row), (message, subscriber) => ({
+            message,
+            ...subscriber
+          })))
+        const tier = yield* Effect.orDie(decodeTier(first.o_tier))
+        return Option.some({ key: String(first.key), campaign: { campaign, sendout }, tier, recipients })
+      })
+
+    const finishedAt = (to: string, at: Date) => ["sent", "failed", "cancelled"].includes(to) ? at : null
+
+    return CampaignRepository.of({
+      insert: (campaign) =>
+        sql`
+          INSERT INTO campaigns (
+            id, organization_id, name, kind, template_id, subject, html, text, tag_ids, exclude_tag_ids, data, status,
+            scheduled_at, started_at, finished_at, failure_reason, sandboxed, created_at, updated_at
+          ) VALUES (
+            ${campaign.id}, ${campaign.organizationId}, ${campaign.name}, ${campaign.kind}, ${campaign.templateId},
+            ${campaign.subject}, ${campaign.html}, ${campaign.text}, ${campaign.audience.tagIds}::uuid[],
+            ${campaign.audience.excludeTagIds}::uuid[], ${jsonb(campaign.data)}::jsonb, ${campaign.status},
+            ${campaign.scheduledAt}, ${campaign.startedAt}, ${campaign.finishedAt}, ${campaign.failureReason},
+            ${campaign.sandboxed}, ${campaign.createdAt}, ${campaign.updatedAt}
+          )`.pipe(Effect.asVoid, Effect.orDie),
+
+      findById: (organizationId, id) =>
+        sql`SELECT ${columns} FROM campaigns WHERE id = ${id} AND organization_id = ${organizationId}`.pipe(
+          Effect.flatMap(decodeCampaign),
+          Effect.orDie
+        ),
+
+      list: (query) =>
+        sql`
+          SELECT ${columns} FROM campaigns
+          WHERE ${matching(query)}
+            ${query.after === undefined ? sql`` : sql`AND (created_at, id) < (${new Date(query.after.value)}, ${query.after.id})`}
+          ORDER BY created_at DESC, id DESC
+          LIMIT ${query.limit} ${query.offset === undefined ? sql`` : sql`OFFSET ${query.offset}`}`.pipe(
+          Effect.flatMap(decodeCampaigns),
+          Effect.orDie
+        ),
+
+      count: (filter) =>
+        sql`SELECT count(*)::integer AS count FROM campaigns WHERE ${matching(filter)}`.pipe(
+          Effect.map((rows) => Number(rows[0]?.count ?? 0)),
+          Effect.orDie
+        ),
+
+      stats: (ids) =>
+        ids.length === 0 ? Effect.succeed(new Map()) : sql`
+          SELECT campaign_id, status, count(*)::integer AS count FROM messages
+          WHERE campaign_id = ANY(${ids}::uuid[])
+          GROUP BY campaign_id, status`.pipe(
+          Effect.map((rows) => {
+            const byCampaign = new Map<CampaignId, Partial<Record<MessageStatus, number>>>()
+            for (const row of rows) {
+              const id = CampaignId.make(String(row.campaign_id))
+              byCampaign.set(id, { ...byCampaign.get(id), [String(row.status)]: Number(row.count) })
+            }
+            return byCampaign as ReadonlyMap<CampaignId, Partial<Record<MessageStatus, number>>>
+          }),
+          Effect.orDie
+        ),
+
+      save: (campaign, from) =>
+        sql`
+          UPDATE campaigns SET name = ${campaign.name}, kind = ${campaign.kind}, template_id = ${campaign.templateId},
+                 subject = ${campaign.subject}, html = ${campaign.html}, text = ${campaign.text},
+                 tag_ids = ${campaign.audience.tagIds}::uuid[], exclude_tag_ids = ${campaign.audience.excludeTagIds}::uuid[],
+                 data = ${jsonb(campaign.data)}::jsonb, status = ${campaign.status}, scheduled_at = ${campaign.scheduledAt},
+                 updated_at = ${campaign.updatedAt}
+          WHERE id = ${campaign.id} AND organization_id = ${campaign.organizationId} AND status = ANY(${from}::text[])
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+
+      transition: (id, from, to, changes) =>
+        sql`
+          UPDATE campaigns SET status = ${to}, updated_at = ${changes.at},
+                 finished_at = ${finishedAt(to, changes.at)},
+                 failure_reason = ${changes.failureReason ?? null}
+                 ${changes.scheduledAt === undefined ? sql`` : sql`, scheduled_at = ${changes.scheduledAt}`}
+                 ${changes.sandboxed === undefined ? sql`` : sql`, sandboxed = ${changes.sandboxed}`}
+          WHERE id = ${id} AND status = ANY(${from}::text[])
+          RETURNING ${columns}`.pipe(Effect.flatMap(decodeCampaign), Effect.orDie),
+
+      start: (id, from, sendout, at, sandboxed) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const started = yield* sql`
+            UPDATE campaigns SET status = 'sending', started_at = COALESCE(started_at, ${at}),
+                   sendout = ${jsonb(sendout)}::jsonb, updated_at = ${at}
+                   ${sandboxed === undefined ? sql`` : sql`, sandboxed = ${sandboxed}`}
+            WHERE id = ${id} AND status = ANY(${from}::text[])
+            RETURNING ${columns}`.pipe(Effect.flatMap(decodeCampaign))
+          if (Option.isSome(started)) {
+            yield* sql`
+              INSERT INTO campaign_audiences (campaign_id, fixed_at) VALUES (${id}, ${at})
+              ON CONFLICT (campaign_id) DO NOTHING`
+          }
+          return started
+        })).pipe(Effect.orDie),
+
+      retry: (id, at) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const sending = yield* sql`
+            UPDATE campaigns SET status = 'sending', failure_reason = NULL, finished_at = NULL, updated_at = ${at}
+            WHERE id = ${id} AND status = 'failed'
+            RETURNING ${columns}`.pipe(Effect.flatMap(decodeCampaign))
+          if (Option.isNone(sending)) return sending
+          const queued = yield* sql`
+            UPDATE messages SET status = 'queued', error = NULL, attempt_count = 0, lease_token = NULL,
+                   next_attempt_at = ${at}, updated_at = ${at}
+            WHERE campaign_id = ${id} AND status = 'failed'
+            RETURNING id, organization_id`
+          yield* recordEvents(queued, "queued", at, "the campaign was retried")
+          return sending
+        })).pipe(Effect.orDie),
+
+      countAudience: (organizationId, audience, kind) =>
+        sql`SELECT count(*)::integer AS count FROM subscribers s WHERE ${inAudience(organizationId, audience, kind)}`.pipe(
+          Effect.map((rows) => Number(rows[0]?.count ?? 0)),
+          Effect.orDie
+        ),
+
+      dueScheduled: (now, limit) =>
+        sql`
+          SELECT ${columns} FROM campaigns WHERE status = 'scheduled' AND scheduled_at <= ${now}
+          ORDER BY scheduled_at LIMIT ${limit}`.pipe(Effect.flatMap(decodeCampaigns), Effect.orDie),
+
+      fixAudience: (limit, at) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const open = yield* sql`
+            SELECT a.cursor, a.fixed_at, c.sendout->>'from' AS from_header, ${sql.literal(campaignColumns("c"))}
+            FROM campaign_audiences a JOIN campaigns c ON c.id = a.campaign_id
+            WHERE NOT a.complete AND c.status = 'sending'
+            ORDER BY a.fixed_at
+            LIMIT 1
+            FOR UPDATE OF a SKIP LOCKED`
+          if (open.length === 0) return Option.none()
+          const row = open[0]!
+          const campaign = yield* decodeRow(Campaign)(row)
+          const taken = yield* sql`
+            WITH chosen AS (
+              SELECT s.id FROM subscribers s
+              WHERE ${inAudience(campaign.organizationId, campaign.audience, campaign.kind)}
+                AND s.created_at <= ${row.fixed_at as Date}
+                ${row.cursor === null ? sql`` : sql`AND s.id > ${String(row.cursor)}`}
+              ORDER BY s.id
+              LIMIT ${limit}
+            ), made AS (
+              INSERT INTO messages (
+                id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject,
+                headers, status, attempt_count, next_attempt_at, created_at, updated_at
+              )
+              SELECT gen_random_uuid(), ${campaign.organizationId}, s.id, ${campaign.templateId}, ${campaign.id},
+                     ${campaign.kind}, s.email, ${String(row.from_header)}, '', '{}', 'queued', 0, ${at}, ${at}, ${at}
+              FROM chosen JOIN subscribers s ON s.id = chosen.id
+              ON CONFLICT (campaign_id, subscriber_id) WHERE campaign_id IS NOT NULL DO NOTHING
+              RETURNING 1
+            )
+            SELECT (SELECT id FROM chosen ORDER BY id DESC LIMIT 1) AS last,
+                   (SELECT count(*) FROM chosen)::integer AS taken,
+                   (SELECT count(*) FROM made)::integer AS added`
+          const { added, last } = taken[0]!
+          const complete = Number(taken[0]!.taken) < limit
+          yield* sql`
+            UPDATE campaign_audiences SET cursor = COALESCE(${last === null ? null : String(last)}::uuid, cursor),
+                   complete = ${complete}
+            WHERE campaign_id = ${campaign.id}`
+          return Option.some({ id: campaign.id, added: Number(added), complete })
+        })).pipe(Effect.orDie),
+
+      anyDue: (now) =>
+        sql`
+          SELECT EXISTS (
+            SELECT 1 FROM campaigns c
+            WHERE c.status = 'sending' AND EXISTS (
+              SELECT 1 FROM messages q
+              WHERE q.campaign_id = c.id AND q.status = 'queued' AND (q.lease_token IS NULL OR q.next_attempt_at <= ${now})
+            )
+          ) AS due`.pipe(Effect.map((rows) => rows[0]?.due === true), Effect.orDie),
+
+      leaseDue: ({ leaseMs, limit, newKey, now }) =>
+        Effect.gen(function*() {
+          const until = new Date(now.getTime() + leaseMs)
+          const again = yield* leasedWith(
+            sql`head AS (
+              SELECT m.lease_token FROM messages m
+              WHERE m.status = 'queued' AND m.lease_token IS NOT NULL AND m.campaign_id IS NOT NULL
+                AND m.next_attempt_at <= ${now}
+                AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = m.campaign_id AND c.status = 'sending')
+              ORDER BY m.next_attempt_at, m.id
+              LIMIT 1
+              FOR UPDATE OF m SKIP LOCKED
+            )`,
+            sql`
+            UPDATE messages m
+            SET next_attempt_at = ${until}, attempt_count = m.attempt_count + 1, updated_at = ${now}
+            FROM head
+            WHERE m.lease_token = head.lease_token AND m.status = 'queued' AND m.next_attempt_at <= ${now}
+            RETURNING m.*`
+          )
+          if (again.length > 0) return yield* toBatch(again)
+          const fresh = yield* leasedWith(
+            sql`pick AS (
+              SELECT c.id FROM campaigns c
+              WHERE c.status = 'sending' AND EXISTS (
+                SELECT 1 FROM messages q WHERE q.campaign_id = c.id AND q.status = 'queued' AND q.lease_token IS NULL
+              )
+              ORDER BY c.served_at NULLS FIRST, c.id
+              LIMIT 1
+            ), served AS (
+              UPDATE campaigns SET served_at = ${now} FROM pick WHERE campaigns.id = pick.id RETURNING campaigns.id
+            ), due AS (
+              SELECT m.id FROM messages m JOIN served ON m.campaign_id = served.id
+              WHERE m.status = 'queued' AND m.lease_token IS NULL
+              ORDER BY m.id
+              LIMIT ${limit}
+              FOR UPDATE OF m SKIP LOCKED
+            )`,
+            sql`
+            UPDATE messages m
+            SET lease_token = ${newKey}, next_attempt_at = ${until}, attempt_count = m.attempt_count + 1, updated_at = ${now}
+            FROM due
+            WHERE m.id = due.id
+            RETURNING m.*`
+          )
+          return yield* toBatch(fresh)
+        }).pipe(Effect.orDie),
+
+      settle: (key, outcomes, at) =>
+        outcomes.length === 0 ? Effect.void : sql`
+          WITH o AS (
+            SELECT * FROM unnest(
+              ${outcomes.map((o) => o.id)}::uuid[], ${outcomes.map((o) => o.status)}::text[],
+              ${outcomes.map((o) => o.status === "sent" ? o.providerId : null)}::text[],
+              ${outcomes.map((o) => o.subject)}::text[],
+              ${outcomes.map((o) => o.status === "sent" ? null : o.detail)}::text[]
+            ) AS o(id, status, provider_id, subject, detail)
+          ), settled AS (
+            UPDATE messages m
+            SET status = o.status, provider_id = o.provider_id, subject = o.subject, error = o.detail,
+                lease_token = NULL, next_attempt_at = NULL, updated_at = ${at}
+            FROM o
+            WHERE m.id = o.id AND m.lease_token = ${key} AND m.status = 'queued'
+            RETURNING m.id, m.organization_id, o.status, o.detail
+          )
+          INSERT INTO message_events (id, message_id, organization_id, type, occurred_at, detail)
+          SELECT gen_random_uuid(), id, organization_id, status, ${at}, detail FROM settled`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+
+      stop: (id, reason, at) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const stopped = yield* sql`
+            UPDATE campaigns SET status = 'failed', failure_reason = ${reason}, finished_at = ${at}, updated_at = ${at}
+            WHERE id = ${id} AND status = 'sending'
+            RETURNING id`
+          if (stopped.length === 0) return
+          const failed = yield* sql`
+            UPDATE messages SET status = 'failed', error = ${reason}, next_attempt_at = NULL, updated_at = ${at}
+            WHERE campaign_id = ${id} AND status = 'queued' AND lease_token IS NULL
+            RETURNING id, organization_id`
+          yield* recordEvents(failed, "failed", at, reason)
+        })).pipe(Effect.orDie),
+
+      finishIfDone: (id, at, failedReason) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const done = yield* sql`
+            SELECT 1 FROM campaigns c
+            WHERE c.id = ${id} AND c.status = 'sending'
+              AND EXISTS (SELECT 1 FROM campaign_audiences a WHERE a.campaign_id = c.id AND a.complete)
+              AND NOT EXISTS (SELECT 1 FROM messages q WHERE q.campaign_id = c.id AND q.status = 'queued')
+            FOR UPDATE OF c`
+          if (done.length === 0) return Option.none()
+          const counted = yield* sql`
+            SELECT count(*)::integer AS count FROM messages WHERE campaign_id = ${id} AND status = 'failed'`
+          const failed = Number(counted[0]?.count ?? 0)
+          return yield* sql`
+            UPDATE campaigns SET status = ${failed > 0 ? "failed" : "sent"}, finished_at = ${at}, updated_at = ${at},
+                   failure_reason = ${failed > 0 ? failedReason(failed) : null}
+            WHERE id = ${id}
+            RETURNING ${columns}`.pipe(Effect.flatMap(decodeCampaign))
+        })).pipe(Effect.orDie),
+
+      doneSending: (limit) =>
+        sql`
+          SELECT c.id FROM campaigns c
+          WHERE c.status = 'sending'
+            AND EXISTS (SELECT 1 FROM campaign_audiences a WHERE a.campaign_id = c.id AND a.complete)
+            AND NOT EXISTS (SELECT 1 FROM messages q WHERE q.campaign_id = c.id AND q.status = 'queued')
+          LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map((row) => CampaignId.make(String(row.id)))), Effect.orDie),
+
+      withdrawCancelled: (limit) =>
+        sql`
+          DELETE FROM messages WHERE id IN (
+            SELECT m.id FROM campaigns c JOIN messages m ON m.campaign_id = c.id
+            WHERE c.status = 'cancelled' AND m.status = 'queued'
+              AND (m.lease_token IS NULL OR m.next_attempt_at <= now())
+            LIMIT ${limit}
+          )
+          RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
+    })
+  })
+)

@@ -1,0 +1,368 @@
+import {
+  Campaign,
+  type CampaignAction,
+  CampaignId,
+  CampaignStateConflict,
+  type CampaignStats,
+  campaignStats,
+  type CampaignStatus,
+  campaignTransitions,
+  canCampaign,
+  duplicateName,
+  emailLimit,
+  InvalidInput,
+  MAX_AUDIENCE_TAGS,
+  type MessageKind,
+  PlanLimitExceeded,
+  planLimits,
+  ResourceNotFound,
+  scheduleProblem,
+  type TagId,
+  type TemplateId,
+  usageMonth
+} from "@roster/domain"
+import { Effect, Option } from "effect"
+import { CampaignRepository } from "./ports/campaign-repository.js"
+import { EmailUsage } from "./ports/email-usage.js"
+import { Ids } from "./ports/ids.js"
+import { TagRepository } from "./ports/tag-repository.js"
+import { TemplateEngine } from "./ports/template-engine.js"
+import { WorkSignal } from "./ports/work-signal.js"
+import { TemplateRepository } from "./ports/template-repository.js"
+import { makeCampaignSendout, requireTemplate } from "./support/campaign-content.js"
+import { now } from "./support/clock.js"
+import { cutPage, positionFromCursor } from "./support/keyset.js"
+import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
+import { authorize, type Principal } from "./support/principal.js"
+
+export interface AudienceInput {
+  readonly tagIds?: ReadonlyArray<TagId> | undefined
+  readonly excludeTagIds?: ReadonlyArray<TagId> | undefined
+}
+
+export interface NewCampaign {
+  readonly name: string
+  readonly kind: MessageKind
+  /** A template of the organization, or `subject` with `html` and/or `text` given here (Liquid). */
+  readonly templateId?: TemplateId | null | undefined
+  readonly subject?: string | null | undefined
+  readonly html?: string | null | undefined
+  readonly text?: string | null | undefined
+  readonly audience?: AudienceInput | undefined
+  readonly data?: Readonly<Record<string, unknown>> | undefined
+  /** When to send, once `send` is asked; now when null or left out. */
+  readonly scheduledAt?: Date | null | undefined
+}
+
+/** Fields left out stay as they are. Naming a template drops the campaign's own content, and the reverse. */
+export type CampaignChanges = Partial<NewCampaign>
+
+/** A campaign with its figures. */
+export interface CampaignRecord {
+  readonly campaign: Campaign
+  readonly stats: CampaignStats
+}
+
+const LIST_SORT = "created_at"
+
+/**
+ * Campaigns: written as drafts, sent now or at a set time, cancelled, retried and duplicated. The
+ * state of a campaign moves only as the transition table of the domain allows, each move one
+ * conditional write, so that of two sends of one campaign exactly one starts it. The worker does
+ * the sending ({@link CampaignSending}).
+ */
+export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
+  effect: Effect.gen(function*() {
+    const campaigns = yield* CampaignRepository
+    const tags = yield* TagRepository
+    const usage = yield* EmailUsage
+    const engine = yield* TemplateEngine
+    const signal = yield* WorkSignal
+    const ids = yield* Ids
+    const sendoutOf = yield* makeCampaignSendout
+    const templates = yield* TemplateRepository
+
+    // Another organization's campaign is not found, as its template and tags are: nothing of it is told.
+    const owned = (principal: Principal, id: CampaignId) =>
+      Effect.flatMap(campaigns.findById(principal.organization.id, id), Option.match({
+        onNone: () => Effect.fail(new ResourceNotFound({ resource: "campaign", id })),
+        onSome: Effect.succeed
+      }))
+
+    const withStats = (items: ReadonlyArray<Campaign>) =>
+      Effect.map(campaigns.stats(items.map((c) => c.id)), (stats) =>
+        items.map((campaign): CampaignRecord => ({ campaign, stats: campaignStats(stats.get(campaign.id) ?? {}) })))
+
+    const record = (campaign: Campaign) => Effect.map(withStats([campaign]), (records) => records[0]!)
+
+    const conflict = (campaign: Campaign, action: CampaignAction) =>
+      new CampaignStateConflict({
+        id: campaign.id,
+        status: campaign.status,
+        action,
+        allowed: campaignTransitions[action]
+      })
+
+    /** The audience's tags, each one of the organization's (another organization's is not found), none twice. */
+    const checkAudience = (principal: Principal, audience: Campaign["audience"]) =>
+      Effect.gen(function*() {
+        for (const [field, list] of [["audience.tag_ids", audience.tagIds], ["audience.exclude_tag_ids", audience.excludeTagIds]] as const) {
+          if (list.length > MAX_AUDIENCE_TAGS) {
+            return yield* new InvalidInput({ field, problem: `may name at most ${MAX_AUDIENCE_TAGS} tags` })
+          }
+          if (new Set(list).size !== list.length) return yield* new InvalidInput({ field, problem: "names a tag twice" })
+        }
+        const both = audience.tagIds.find((id) => audience.excludeTagIds.includes(id))
+        if (both !== undefined) {
+          return yield* new InvalidInput({ field: "audience.exclude_tag_ids", problem: `tag ${both} is also in audience.tag_ids` })
+        }
+        const named = [...audience.tagIds, ...audience.excludeTagIds]
+        if (named.length === 0) return
+        const found = yield* tags.findByIds(principal.organization.id, named)
+        const known = new Set(found.map((tag) => tag.id as string))
+        const missing = named.find((id) => !known.has(id))
+        if (missing !== undefined) return yield* new ResourceNotFound({ resource: "tag", id: missing })
+      })
+
+    /** The content rules: a template of the organization, or a subject with a body, checked as templates are. */
+    const checkContent = (principal: Principal, campaign: Campaign) =>
+      Effect.gen(function*() {
+        const inline = campaign.subject !== null || campaign.html !== null || campaign.text !== null
+        if (campaign.templateId !== null) {
+          if (inline) {
+            return yield* new InvalidInput({
+              field: "template_id",
+              problem: "give either template_id or subject with html and/or text, not both"
+            })
+          }
+          yield* requireTemplate(templates, principal.organization.id, campaign.templateId)
+          return
+        }
+        if (campaign.subject === null) {
+          return yield* new InvalidInput({ field: "subject", problem: "is required without template_id" })
+        }
+        if (campaign.html === null && campaign.text === null) {
+          return yield* new InvalidInput({ field: "html", problem: "give html, text or both without template_id" })
+        }
+        yield* engine.check({ subject: campaign.subject, html: campaign.html, text: campaign.text })
+      })
+
+    const checkSchedule = (scheduledAt: Date | null, at: Date) => {
+      const problem = scheduledAt === null ? null : scheduleProblem(scheduledAt, at)
+      return problem === null ? Effect.void : Effect.fail(new InvalidInput({ field: "scheduled_at", problem }))
+    }
+
+    const check = (principal: Principal, campaign: Campaign, at: Date) =>
+      Effect.all([
+        checkContent(principal, campaign),
+        checkAudience(principal, campaign.audience),
+        checkSchedule(campaign.scheduledAt, at)
+      ], { discard: true })
+
+    const create = Effect.fn("Campaigns.create")(function*(principal: Principal, input: NewCampaign) {
+      yield* authorize(principal, "campaigns:write")
+      const at = yield* now
+      const campaign = new Campaign({
+        id: CampaignId.make(yield* ids.next),
+        organizationId: principal.organization.id,
+        name: input.name,
+        kind: input.kind,
+        templateId: input.templateId ?? null,
+        subject: input.subject ?? null,
+        html: input.html ?? null,
+        text: input.text ?? null,
+        audience: { tagIds: input.audience?.tagIds ?? [], excludeTagIds: input.audience?.excludeTagIds ?? [] },
+        data: input.data ?? {},
+        status: "draft",
+        scheduledAt: input.scheduledAt ?? null,
+        startedAt: null,
+        finishedAt: null,
+        failureReason: null,
+        sandboxed: false,
+        createdAt: at,
+        updatedAt: at
+      })
+      yield* check(principal, campaign, at)
+      yield* campaigns.insert(campaign)
+      return yield* record(campaign)
+    })
+
+    const get = Effect.fn("Campaigns.get")(function*(principal: Principal, id: CampaignId) {
+      yield* authorize(principal, "campaigns:read")
+      return yield* record(yield* owned(principal, id))
+    })
+
+    /** One page of the organization's campaigns, newest first, optionally of one state. */
+    const list = Effect.fn("Campaigns.list")(function*(
+      principal: Principal,
+      query: { readonly limit: number; readonly cursor?: string | undefined; readonly status?: CampaignStatus | undefined }
+    ) {
+      yield* authorize(principal, "campaigns:read")
+      const after = yield* positionFromCursor(query.cursor, LIST_SORT, "desc")
+      const filter = { organizationId: principal.organization.id, status: query.status }
+      const [rows, total] = yield* Effect.all([
+        campaigns.list({ ...filter, limit: query.limit + 1, after }),
+        campaigns.count(filter)
+      ], { concurrency: 2 })
+      const page = cutPage(rows, query.limit, LIST_SORT, "desc", (c) => c.createdAt.toISOString())
+      return { items: yield* withStats(page.items), nextCursor: page.nextCursor, total }
+    })
+
+    const listPage = Effect.fn("Campaigns.listPage")(function*(
+      principal: Principal,
+      request: PageNumberRequest & { readonly status?: CampaignStatus | undefined }
+    ) {
+      yield* authorize(principal, "campaigns:read")
+      const window = yield* pageWindow(request, [], [])
+      const filter = { organizationId: principal.organization.id, status: request.status }
+      const [items, total] = yield* Effect.all([
+        campaigns.list({ ...filter, limit: window.limit, offset: window.offset }),
+        campaigns.count(filter)
+      ], { concurrency: 2 })
+      return numberedPage(yield* withStats(items), total, request)
+    })
+
+    /**
+     * Changes a draft or a scheduled campaign. A scheduled campaign whose `scheduled_at` is removed
+     * goes back to draft; one given a new time keeps its state.
+     */
+    const update = Effect.fn("Campaigns.update")(function*(principal: Principal, id: CampaignId, changes: CampaignChanges) {
+      yield* authorize(principal, "campaigns:write")
+      const current = yield* owned(principal, id)
+      if (!canCampaign("update", current.status)) return yield* conflict(current, "update")
+      const at = yield* now
+      const naming = changes.templateId !== undefined && changes.templateId !== null
+      const writing = [changes.subject, changes.html, changes.text].some((v) => v !== undefined && v !== null)
+      const keep = <A>(given: A | undefined, was: A, dropped: boolean, empty: A) =>
+        given !== undefined ? given : dropped ? empty : was
+      const scheduledAt = changes.scheduledAt === undefined ? current.scheduledAt : changes.scheduledAt
+      const next = new Campaign({
+        ...current,
+        name: changes.name ?? current.name,
+        kind: changes.kind ?? current.kind,
+        templateId: keep(changes.templateId, current.templateId, writing && !naming, null),
+        subject: keep(changes.subject, current.subject, naming && !writing, null),
+        html: keep(changes.html, current.html, naming && !writing, null),
+        text: keep(changes.text, current.text, naming && !writing, null),
+        audience: {
+          tagIds: changes.audience?.tagIds ?? current.audience.tagIds,
+          excludeTagIds: changes.audience?.excludeTagIds ?? current.audience.excludeTagIds
+        },
+        data: changes.data ?? current.data,
+        scheduledAt,
+        status: current.status === "scheduled" && scheduledAt === null ? "draft" : current.status,
+        updatedAt: at
+      })
+      yield* check(principal, next, at)
+      if (!(yield* campaigns.save(next, [current.status]))) {
+        return yield* conflict(Option.getOrElse(yield* campaigns.findById(current.organizationId, id), () => current), "update")
+      }
+      return yield* record(next)
+    })
+
+    /** How many subscribers the campaign would reach now: the very query the send takes its audience with. */
+    const countRecipients = Effect.fn("Campaigns.countRecipients")(function*(principal: Principal, id: CampaignId) {
+      yield* authorize(principal, "campaigns:read")
+      const campaign = yield* owned(principal, id)
+      return yield* campaigns.countAudience(campaign.organizationId, campaign.audience, campaign.kind)
+    })
+
+    /**
+     * Sends a draft: at its `scheduled_at`, or now. Its content must render, its audience must hold
+     * someone, and the plan must have emails left this month; a test key's campaign is sandboxed.
+     */
+    const send = Effect.fn("Campaigns.send")(function*(principal: Principal, id: CampaignId) {
+      yield* authorize(principal, "campaigns:write")
+      const campaign = yield* owned(principal, id)
+      if (!canCampaign("send", campaign.status)) return yield* conflict(campaign, "send")
+      const at = yield* now
+      if (campaign.scheduledAt !== null && campaign.scheduledAt.getTime() <= at.getTime()) {
+        return yield* new InvalidInput({
+          field: "scheduled_at",
+          problem: "has passed; set a time to come, or remove it to send now"
+        })
+      }
+      yield* checkAudience(principal, campaign.audience)
+      const sendout = yield* sendoutOf(campaign)
+      const recipients = yield* campaigns.countAudience(campaign.organizationId, campaign.audience, campaign.kind)
+      if (recipients === 0) {
+        return yield* new InvalidInput({ field: "audience", problem: "holds no subscriber who would receive this campaign" })
+      }
+      const sandboxed = principal.credential.kind === "api_key" && principal.credential.environment === "test"
+      const max = emailLimit(principal.organization.tier)
+      if (!sandboxed && max !== null && (yield* usage.sentIn(campaign.organizationId, usageMonth(at))) >= max) {
+        return yield* new PlanLimitExceeded({
+          limit: "emails_per_month",
+          tier: principal.organization.tier,
+          max: planLimits[principal.organization.tier].maxEmailsPerMonth ?? 0
+        })
+      }
+      const moved = campaign.scheduledAt !== null
+        ? yield* campaigns.transition(id, campaignTransitions.send, "scheduled", { at, sandboxed })
+        : yield* campaigns.start(id, campaignTransitions.send, sendout, at, sandboxed)
+      if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), "send")
+      if (moved.value.status === "sending") yield* signal.emailQueued
+      return yield* record(moved.value)
+    })
+
+    /** Stops a scheduled or sending campaign: no email goes out from now on; what went out stays counted. */
+    const cancel = Effect.fn("Campaigns.cancel")(function*(principal: Principal, id: CampaignId) {
+      yield* authorize(principal, "campaigns:write")
+      const campaign = yield* owned(principal, id)
+      const moved = yield* campaigns.transition(id, campaignTransitions.cancel, "cancelled", { at: yield* now })
+      if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), "cancel")
+      yield* signal.emailQueued
+      return yield* record(Option.getOrElse(moved, () => campaign))
+    })
+
+    /** Sends a failed campaign's failed emails again, and the rest of its audience if it stopped midway. */
+    const retry = Effect.fn("Campaigns.retry")(function*(principal: Principal, id: CampaignId) {
+      yield* authorize(principal, "campaigns:write")
+      const campaign = yield* owned(principal, id)
+      if (!canCampaign("retry", campaign.status)) return yield* conflict(campaign, "retry")
+      const max = emailLimit(principal.organization.tier)
+      const at = yield* now
+      if (!campaign.sandboxed && max !== null && (yield* usage.sentIn(campaign.organizationId, usageMonth(at))) >= max) {
+        return yield* new PlanLimitExceeded({
+          limit: "emails_per_month",
+          tier: principal.organization.tier,
+          max: planLimits[principal.organization.tier].maxEmailsPerMonth ?? 0
+        })
+      }
+      const moved = yield* campaigns.retry(id, at)
+      if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), "retry")
+      yield* signal.emailQueued
+      return yield* record(moved.value)
+    })
+
+    /** A new draft with the campaign's content, audience and data, and no schedule. */
+    const duplicate = Effect.fn("Campaigns.duplicate")(function*(principal: Principal, id: CampaignId) {
+      yield* authorize(principal, "campaigns:write")
+      const source = yield* owned(principal, id)
+      const at = yield* now
+      const copy = new Campaign({
+        ...source,
+        id: CampaignId.make(yield* ids.next),
+        name: duplicateName(source.name),
+        status: "draft",
+        scheduledAt: null,
+        startedAt: null,
+        finishedAt: null,
+        failureReason: null,
+        sandboxed: false,
+        // A template deleted since is dropped: the copy is a draft to finish.
+        templateId: source.templateId === null
+          ? null
+          : Option.isSome(yield* Effect.option(requireTemplate(templates, source.organizationId, source.templateId)))
+          ? source.templateId
+          : null,
+        createdAt: at,
+        updatedAt: at
+      })
+      yield* campaigns.insert(copy)
+      return yield* record(copy)
+    })
+
+    return { create, get, list, listPage, update, countRecipients, send, cancel, retry, duplicate } as const
+  })
+}) {}
