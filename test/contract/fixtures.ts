@@ -1,5 +1,6 @@
 import {
   ApiKeyRepository,
+  type CampaignRepository,
   type DatabaseHealth,
   type EmailSettingsRepository,
   type EmailUsage,
@@ -76,6 +77,7 @@ export type Persistence =
   | TemplateRepository
   | EmailSettingsRepository
   | NoteRepository
+  | CampaignRepository
   | UnitOfWork
   | DatabaseHealth
 

@@ -1,5 +1,6 @@
 import type { Layer } from "effect"
 import { apiKeyRepositoryContract } from "./api-key-repository-contract.js"
+import { campaignRepositoryContract } from "./campaign-repository-contract.js"
 import { deletionContract, type DirectDeletion } from "./deletion-contract.js"
 import { emailUsageContract } from "./email-usage-contract.js"
 import type { Persistence } from "./fixtures.js"
@@ -47,6 +48,7 @@ export const persistenceContracts = <R = never>(
   emailUsageContract(persistence)
   templateRepositoryContract(persistence)
   noteRepositoryContract(persistence)
+  campaignRepositoryContract(persistence)
   unitOfWorkContract(persistence)
   subscriberUseCasesContract(persistence)
   deletionContract(persistence, direct)
