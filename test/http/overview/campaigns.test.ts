@@ -1,0 +1,93 @@
+/** Campaigns in the overview form: /v1/campaigns with PATCH, the `data` envelope, numbered pages and the error envelope. */
+import { CampaignSending, EmailDelivery } from "@roster/application"
+import { Effect, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { createSubscriber, expectError, expectInvalid, uuidPattern } from "./helpers.js"
+
+let server: TestHttpServer
+beforeAll(async () => {
+  server = await startHttpServer({ form: "overview" })
+})
+afterAll(() => server.close())
+
+const nothing = "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"
+
+/** What the worker does: the audience taken, then every due batch handed over. */
+const work = () =>
+  server.run(Effect.gen(function*() {
+    const sending = yield* CampaignSending
+    const delivery = yield* EmailDelivery
+    while (Option.isSome(yield* sending.fixNextChunk(1_000)));
+    let handed = 0
+    for (let moved = -1; moved !== 0;) {
+      moved = yield* delivery.deliverNext({ batchSize: 100, leaseMs: 30_000, providerRate: 1_000 })
+      handed += moved
+    }
+    return handed
+  }))
+
+describe("/v1/campaigns", () => {
+  it("drafts, pages, changes, counts, sends and duplicates campaigns in the envelope", async () => {
+    const { key, organization } = await server.seedOrganization({ environment: "live" })
+    const tag = await call(server, "POST", "/v1/tags", { key, json: { name: "Weekly" } })
+    const reader = await createSubscriber(server, key, { first_name: "Ada", tags: ["Weekly"] })
+    await createSubscriber(server, key, { first_name: "Bob" })
+    const created = await call(server, "POST", "/v1/campaigns", {
+      key,
+      json: {
+        name: "Weekly 1",
+        kind: "marketing",
+        subject: "Hi {{ subscriber.first_name }}",
+        text: "Issue {{ data.issue }}",
+        data: { issue: 1 },
+        audience: { tag_ids: [tag.body.data.id] }
+      }
+    })
+    expect(created.status, created.text).toBe(201)
+    expect(created.body.data).toMatchObject({ id: expect.stringMatching(uuidPattern), status: "draft", stats: { recipients: 0 } })
+    const id = created.body.data.id
+    await call(server, "POST", "/v1/campaigns", { key, json: { name: "Weekly 2", kind: "marketing", subject: "s", text: "t" } })
+
+    const page = await call(server, "GET", "/v1/campaigns?per_page=1&page=2", { key })
+    expect(page.body.meta).toEqual({ total: 2, page: 2, per_page: 1, total_pages: 2 })
+    expect(page.body.data[0].name).toBe("Weekly 1")
+    expect((await call(server, "GET", "/v1/campaigns?status=sent", { key })).body.meta.total).toBe(0)
+
+    const patched = await call(server, "PATCH", `/v1/campaigns/${id}`, { key, json: { name: "Weekly one" } })
+    expect(patched.body.data.name).toBe("Weekly one")
+    expect((await call(server, "POST", `/v1/campaigns/${id}/count-recipients`, { key })).body.data).toEqual({ recipients: 1 })
+
+    const sending = await call(server, "POST", `/v1/campaigns/${id}/send`, { key })
+    expect(sending.status, sending.text).toBe(200)
+    expect(sending.body.data.status).toBe("sending")
+    expect(await work()).toBe(1)
+    const sent = await call(server, "GET", `/v1/campaigns/${id}`, { key })
+    expect(sent.body.data).toMatchObject({ status: "sent", stats: { recipients: 1, sent: 1 } })
+    const printed = server.emails().filter((email) => email.includes(`To: ${reader.email}\n`))
+    expect(printed).toHaveLength(1)
+    expect(printed[0]).toContain("Subject: Hi Ada")
+    expect(printed[0]).toContain("Issue 1")
+    expect(printed[0]).toContain(`From: "${organization.name}"`)
+
+    const copy = await call(server, "POST", `/v1/campaigns/${id}/duplicate`, { key })
+    expect(copy.status).toBe(201)
+    expect(copy.body.data).toMatchObject({ name: "Weekly one (copy)", status: "draft" })
+  })
+
+  it("answers its errors in the error envelope", async () => {
+    const { key } = await server.seedOrganization()
+    const body = { name: "x", kind: "marketing", subject: "s", text: "t" }
+    expectInvalid(await call(server, "POST", "/v1/campaigns", { key, json: { ...body, extra: 1 } }), ["extra"])
+    expectInvalid(await call(server, "POST", "/v1/campaigns", { key, json: { ...body, scheduled_at: "2000-01-01T00:00:00Z" } }), [
+      "scheduled_at"
+    ])
+    expectError(await call(server, "POST", "/v1/campaigns", { key, json: { ...body, audience: { tag_ids: [nothing] } } }), "not_found")
+    expectError(await call(server, "POST", `/v1/campaigns/${nothing}/send`, { key }), "not_found")
+    const draft = await call(server, "POST", "/v1/campaigns", { key, json: body })
+    expectError(await call(server, "POST", `/v1/campaigns/${draft.body.data.id}/cancel`, { key }), "conflict")
+    expectInvalid(await call(server, "POST", `/v1/campaigns/${draft.body.data.id}/send`, { key }), ["audience"])
+    const other = await server.seedOrganization()
+    expectError(await call(server, "PATCH", `/v1/campaigns/${draft.body.data.id}`, { key: other.key, json: { name: "y" } }), "not_found")
+  })
+})
