@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { measure, printTable, ratio } from "./stats.js"
 import { runErrorBench } from "./errors.js"
+import { runCampaignBench } from "./campaigns.js"
 import { runEmailBench } from "./email.js"
 import { runWebhookBench } from "./webhooks.js"
 
@@ -18,8 +19,8 @@ import { runWebhookBench } from "./webhooks.js"
  * server to connect to for creating the bench database. BENCH_CONCURRENCY (16), BENCH_WRITES
  * (3000), BENCH_READS (6000) and BENCH_DEEP_ROWS (100000) size the runs. BENCH_SUITE picks what
  * runs: `all` (default), `api`, `errors` (bench/errors.ts: the error answers of both wire forms) or
- * `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes) or `email` (bench/email.ts, with its
- * BENCH_EMAIL_* sizes).
+ * `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes), `email` (bench/email.ts, with its
+ * BENCH_EMAIL_* sizes) or `campaigns` (bench/campaigns.ts, with its BENCH_CAMPAIGN_* sizes).
  */
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -91,6 +92,7 @@ const main = async () => {
     await waitReady(base, server)
     if (suite === "webhooks") return await runWebhookBench({ base, env, pool, root, cli })
     if (suite === "email") return await runEmailBench({ base, env, pool, root, cli })
+    if (suite === "campaigns") return await runCampaignBench({ base, env, pool, root, cli })
     cli(env, "org", "create", "--name", "Bench", "--slug", "bench", "--tier", "enterprise")
     cli(env, "org", "create", "--name", "Deep", "--slug", "deep", "--tier", "enterprise")
     const { key } = cli(env, "api-key", "create", "--org", "bench", "--name", "bench")
@@ -205,6 +207,7 @@ const main = async () => {
       await runErrorBench({ env, root, concurrency, freePort, waitReady, cli })
       await runWebhookBench({ base, env, pool, root, cli })
       await runEmailBench({ base, env, pool, root, cli })
+      await runCampaignBench({ base, env, pool, root, cli })
     }
   } finally {
     server.kill("SIGTERM")

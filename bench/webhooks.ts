@@ -77,8 +77,10 @@ const startReceiver = async () => {
 }
 
 /** Starts `apps/worker/main.ts` with `env`; resolves once it logged "worker started", with that moment. */
-export const startWorker = async (context: { readonly root: string; readonly env: NodeJS.ProcessEnv }) => {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "apps/worker/main.ts"], {
+export const startWorker = async (
+  context: { readonly root: string; readonly env: NodeJS.ProcessEnv; readonly nodeArgs?: ReadonlyArray<string> }
+) => {
+  const child: ChildProcess = spawn(process.execPath, [...(context.nodeArgs ?? []), "--import", "tsx", "apps/worker/main.ts"], {
     cwd: context.root,
     env: { ...context.env, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"]
@@ -100,6 +102,7 @@ export const startWorker = async (context: { readonly root: string; readonly env
   })
   return {
     startedAt,
+    pid: child.pid!,
     stop: () => {
       child.kill("SIGTERM")
       return exited

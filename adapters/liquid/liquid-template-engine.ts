@@ -60,15 +60,37 @@ const isEmpty = (value: unknown) => value === undefined || value === null || val
  * unknown filters refused, own properties only, and limits on template size, render time and
  * memory; rendered parts longer than {@link MAX_RENDERED_LENGTH} are refused.
  */
+/** Parsed templates kept at most; the cache starts afresh past it. */
+const PARSED_CACHE_SIZE = 256
+
 export const LiquidTemplateEngineLive = Layer.sync(TemplateEngine, () => {
   const plain = makeEngine(false)
   const escaping = makeEngine(true)
   const engineFor = (part: Part) => part === "html" ? escaping : plain
 
+  /**
+   * Parsed templates by part and source, with the variables they read: a campaign renders one
+   * template for every recipient, and parsing and reading it are most of a render's work.
+   */
+  const parsed = new Map<string, { readonly templates: Array<Template>; readonly variables: ReadonlyArray<string> }>()
+
   const parse = (part: Part, source: string) =>
-    Effect.try({
-      try: () => engineFor(part).parse(source),
-      catch: (error) => new InvalidInput({ field: part, problem: problemOf(error) })
+    Effect.suspend(() => {
+      const key = `${part}\u0000${source}`
+      const cached = parsed.get(key)
+      if (cached !== undefined) return Effect.succeed(cached)
+      return Effect.try({
+        try: () => {
+          const templates = engineFor(part).parse(source)
+          const globals = new Set(plain.globalVariablesSync(templates))
+          const variables = plain.fullVariablesSync(templates).filter((v) => globals.has(v.split(".")[0]!))
+          if (parsed.size >= PARSED_CACHE_SIZE) parsed.clear()
+          const entry = { templates, variables }
+          parsed.set(key, entry)
+          return entry
+        },
+        catch: (error) => new InvalidInput({ field: part, problem: problemOf(error) })
+      })
     })
 
   const partsOf = (source: EmailTemplateSource) =>
@@ -95,11 +117,8 @@ export const LiquidTemplateEngineLive = Layer.sync(TemplateEngine, () => {
       const rendered: Record<Part, string | null> = { subject: "", html: null, text: null }
       const empty = new Set<string>()
       for (const [part, text] of partsOf(source)) {
-        const templates = yield* parse(part, text)
-        const globals = new Set(plain.globalVariablesSync(templates))
-        for (const variable of plain.fullVariablesSync(templates)) {
-          if (globals.has(variable.split(".")[0]!) && isEmpty(valueAt(scope, variable))) empty.add(variable)
-        }
+        const { templates, variables } = yield* parse(part, text)
+        for (const variable of variables) if (isEmpty(valueAt(scope, variable))) empty.add(variable)
         rendered[part] = yield* renderPart(part, templates, scope)
       }
       const result: RenderedTemplate = {

@@ -101,6 +101,10 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(campaignColumns("campaigns"))
+    const aliasedColumns = sql.literal(campaignColumns("c"))
+    const leasedColumns = sql.literal(
+      `${messageColumns("leased", "m_")}, ${campaignColumns("c", "c_")}`
+    )
 
     /** The audience's subscribers (alias `s`): one condition for counting them and for making their messages. */
     const inAudience = (organizationId: OrganizationId, audience: CampaignAudience, kind: MessageKind): Statement<Row> =>
@@ -133,14 +137,14 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
     const leasedWith = (ctes: Statement<Row>, lease: Statement<Row>) =>
       sql`
         WITH ${ctes}, leased AS (${lease})
-        SELECT leased.lease_token AS key, ${sql.literal(messageColumns("leased", "m_"))},
+        SELECT leased.lease_token AS key, ${leasedColumns},
                s.status AS s_status, s.first_name AS s_first_name, s.last_name AS s_last_name, s.metadata AS s_metadata,
                s.preference_token_version AS s_token_version, s.erasure_requested_at IS NOT NULL AS s_erasure_requested,
                COALESCE((
                  SELECT array_agg(t.name ORDER BY t.name) FROM subscriber_tags st JOIN tags t ON t.id = st.tag_id
                  WHERE st.subscriber_id = s.id
                ), '{}') AS s_tag_names,
-               ${sql.literal(campaignColumns("c", "c_"))}, c.sendout AS c_sendout, o.tier AS o_tier
+               c.sendout AS c_sendout, o.tier AS o_tier
         FROM leased
         JOIN subscribers s ON s.id = leased.subscriber_id
         JOIN campaigns c ON c.id = leased.campaign_id
@@ -282,7 +286,7 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
       fixAudience: (limit, at) =>
         sql.withTransaction(Effect.gen(function*() {
           const open = yield* sql`
-            SELECT a.cursor, a.fixed_at, c.sendout->>'from' AS from_header, ${sql.literal(campaignColumns("c"))}
+            SELECT a.cursor, a.fixed_at, c.sendout->>'from' AS from_header, ${aliasedColumns}
             FROM campaign_audiences a JOIN campaigns c ON c.id = a.campaign_id
             WHERE NOT a.complete AND c.status = 'sending'
             ORDER BY a.fixed_at
