@@ -156,78 +156,104 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
      */
     const send = Effect.fn("Emails.send")(function*(principal: Principal, input: EmailToSend) {
       yield* authorize(principal, "emails:send")
-      const organizationId = principal.organization.id
       const recipient: Subscriber = yield* recipientOf(principal, input)
-      const { source, templateId } = yield* contentOf(organizationId, input)
-      const [organization, found, tagMap, access] = yield* Effect.all([
-        organizations.findById(organizationId),
-        settings.find(organizationId),
-        assignments.tagsOf(organizationId, [recipient.id]),
-        subscribers.preferenceAccess(organizationId, recipient.id)
-      ], { concurrency: "unbounded" })
-      const organizationName = Option.match(organization, { onNone: () => "", onSome: (o) => o.name })
-      const at = yield* now
-      const id = MessageId.make(yield* ids.next)
-      const link = yield* signPreferenceToken(signer, {
-        tokenId: id,
-        organizationId,
-        subscriberId: recipient.id,
-        version: Option.match(access, { onNone: () => 0, onSome: (a) => a.tokenVersion }),
-        issuedAt: at
-      })
-      const oneClick = unsubscribeUrl(mail.publicBaseUrl, link.token)
-      const rendered = yield* engine.render(source, templateScope({
-        subscriber: templateSubscriber(recipient, (tagMap.get(recipient.id) ?? []).map((s) => s.tag.name)),
-        organizationName,
-        unsubscribeUrl: oneClick,
-        preferencesUrl: preferencesUrl(mail.publicBaseUrl, link.token),
-        data: input.data ?? {}
-      }))
-      const subject = rendered.subject.replace(/[\r\n]+/g, " ").trim()
-      if (subject === "") return yield* new InvalidInput({ field: "subject", problem: "rendered empty for this recipient" })
-
-      const erasing = Option.isSome(access) && access.value.erasureRequestedAt !== null
-      const hold = withheld(recipient.status, input.kind, sandboxed(principal), erasing)
-      const message = new Message({
-        id,
-        campaignId: null,
-        organizationId,
-        subscriberId: recipient.id,
+      const { source, templateId } = yield* contentOf(principal.organization.id, input)
+      return yield* queue(principal.organization, recipient, {
+        source,
         templateId,
+        data: input.data ?? {},
         kind: input.kind,
-        to: recipient.email,
-        from: fromOf(found, organizationName),
-        subject,
-        html: rendered.html,
-        text: rendered.text,
-        headers: input.kind === "marketing" ? unsubscribeHeaders(oneClick, mail.unsubscribeMailto) : {},
-        status: hold?.status ?? "queued",
-        providerId: null,
-        error: hold?.reason ?? null,
-        attemptCount: 0,
-        createdAt: at,
-        updatedAt: at
+        sandboxed: sandboxed(principal)
       })
-      const first = new MessageEvent({ type: message.status, occurredAt: at, detail: hold?.reason ?? null })
-      if (hold !== null) {
-        yield* messages.insert(message, first)
-        return { message, history: [first] } satisfies MessageRecord
-      }
-      const month = usageMonth(at)
-      const max = emailLimit(principal.organization.tier)
-      if (!(yield* usage.reserve(organizationId, month, 1, max))) {
-        return yield* new PlanLimitExceeded({
-          limit: "emails_per_month",
-          tier: principal.organization.tier,
-          max: planLimits[principal.organization.tier].maxEmailsPerMonth ?? 0
-        })
-      }
-      yield* messages.insert(message, first).pipe(
-        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : usage.release(organizationId, month, 1))
-      )
-      yield* signal.emailQueued
-      return { message, history: [first] } satisfies MessageRecord
     })
+
+    /**
+     * Renders an email of the organization for one of its subscribers and records it, as {@link send}
+     * does once it knows what to send: for the worker's triggers too.
+     */
+    const queue = (
+      organization: Pick<Principal["organization"], "id" | "tier">,
+      recipient: Subscriber,
+      email: {
+        readonly source: EmailTemplateSource
+        readonly templateId: TemplateId | null
+        readonly data: Readonly<Record<string, unknown>>
+        readonly kind: MessageKind
+        readonly sandboxed: boolean
+      }
+    ) =>
+      Effect.gen(function*() {
+        const organizationId = organization.id
+        const { source, templateId } = email
+        const [found, org, tagMap, access] = yield* Effect.all([
+          settings.find(organizationId),
+          organizations.findById(organizationId),
+          assignments.tagsOf(organizationId, [recipient.id]),
+          subscribers.preferenceAccess(organizationId, recipient.id)
+        ], { concurrency: "unbounded" })
+        const organizationName = Option.match(org, { onNone: () => "", onSome: (o) => o.name })
+        const at = yield* now
+        const id = MessageId.make(yield* ids.next)
+        const link = yield* signPreferenceToken(signer, {
+          tokenId: id,
+          organizationId,
+          subscriberId: recipient.id,
+          version: Option.match(access, { onNone: () => 0, onSome: (a) => a.tokenVersion }),
+          issuedAt: at
+        })
+        const oneClick = unsubscribeUrl(mail.publicBaseUrl, link.token)
+        const rendered = yield* engine.render(source, templateScope({
+          subscriber: templateSubscriber(recipient, (tagMap.get(recipient.id) ?? []).map((s) => s.tag.name)),
+          organizationName,
+          unsubscribeUrl: oneClick,
+          preferencesUrl: preferencesUrl(mail.publicBaseUrl, link.token),
+          data: email.data
+        }))
+        const subject = rendered.subject.replace(/[\r\n]+/g, " ").trim()
+        if (subject === "") return yield* new InvalidInput({ field: "subject", problem: "rendered empty for this recipient" })
+
+        const erasing = Option.isSome(access) && access.value.erasureRequestedAt !== null
+        const hold = withheld(recipient.status, email.kind, email.sandboxed, erasing)
+        const message = new Message({
+          id,
+          organizationId,
+          subscriberId: recipient.id,
+          templateId,
+          campaignId: null,
+          kind: email.kind,
+          to: recipient.email,
+          from: fromOf(found, organizationName),
+          subject,
+          html: rendered.html,
+          text: rendered.text,
+          headers: email.kind === "marketing" ? unsubscribeHeaders(oneClick, mail.unsubscribeMailto) : {},
+          status: hold?.status ?? "queued",
+          providerId: null,
+          error: hold?.reason ?? null,
+          attemptCount: 0,
+          createdAt: at,
+          updatedAt: at
+        })
+        const first = new MessageEvent({ type: message.status, occurredAt: at, detail: hold?.reason ?? null })
+        if (hold !== null) {
+          yield* messages.insert(message, first)
+          return { message, history: [first] } satisfies MessageRecord
+        }
+        const month = usageMonth(at)
+        const max = emailLimit(organization.tier)
+        if (!(yield* usage.reserve(organizationId, month, 1, max))) {
+          return yield* new PlanLimitExceeded({
+            limit: "emails_per_month",
+            tier: organization.tier,
+            max: planLimits[organization.tier].maxEmailsPerMonth ?? 0
+          })
+        }
+        yield* messages.insert(message, first).pipe(
+          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : usage.release(organizationId, month, 1))
+        )
+        yield* signal.emailQueued
+        return { message, history: [first] } satisfies MessageRecord
+      })
 
     const owned = (principal: Principal, id: MessageId) =>
       requireOwned("message", id, messages.findById(principal.organization.id, id), messages.organizationOf(id))
@@ -277,6 +303,6 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
     const sentThisMonth = (principal: Principal) =>
       Effect.flatMap(now, (at) => usage.sentIn(principal.organization.id, usageMonth(at)))
 
-    return { send, get, list, listPage, sentThisMonth } as const
+    return { send, queue, get, list, listPage, sentThisMonth } as const
   })
 }) {}

@@ -15,6 +15,7 @@ import { Effect, Option, Random } from "effect"
 import { now } from "./support/clock.js"
 import { Ids } from "./ports/ids.js"
 import { Outbox } from "./ports/outbox.js"
+import { TriggerRepository } from "./ports/trigger-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { type LeasedDelivery, WebhookDeliveryRepository } from "./ports/webhook-delivery-repository.js"
 import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.js"
@@ -52,6 +53,7 @@ export interface ClaimRequest {
 export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/WebhookDispatch", {
   effect: Effect.gen(function*() {
     const outbox = yield* Outbox
+    const triggers = yield* TriggerRepository
     const endpoints = yield* WebhookEndpointRepository
     const deliveries = yield* WebhookDeliveryRepository
     const transport = yield* WebhookTransport
@@ -86,6 +88,8 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
               updatedAt: at
             })))
         yield* deliveries.insertMany(made)
+        // Email triggers hear the same events, in the same transaction: each committed event fires them once.
+        yield* triggers.recordFirings(events, at)
         yield* outbox.markDispatched(events.map((event) => event.id), at)
         return { events: events.length, deliveries: made.length }
       })).pipe(Effect.withSpan("WebhookDispatch.fanOut"))

@@ -2,6 +2,7 @@ import { CacheHealth, DatabaseHealth, UnitOfWork } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { MemoryApiKeyRepositoryLive } from "./memory-api-key-repository.js"
 import { MemoryCampaignRepositoryLive } from "./memory-campaign-repository.js"
+import { MemoryTriggerRepositoryLive } from "./memory-trigger-repository.js"
 import { MemoryEmailSettingsRepositoryLive } from "./memory-email-settings-repository.js"
 import { MemoryEmailUsageLive } from "./memory-email-usage.js"
 import { MemoryMagicLinkRepositoryLive } from "./memory-magic-link-repository.js"
@@ -47,6 +48,7 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryTemplateRepositoryLive,
   MemoryNoteRepositoryLive,
   MemoryCampaignRepositoryLive,
+  MemoryTriggerRepositoryLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive
 ).pipe(Layer.provideMerge(MemoryStoreLive))

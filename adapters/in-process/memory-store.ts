@@ -2,6 +2,8 @@ import type { CampaignSendout } from "@roster/application"
 import type {
   ApiKey,
   Campaign,
+  EmailTrigger,
+  FiringStatus,
   DomainEvent,
   EmailSettings,
   EmailTemplate,
@@ -58,6 +60,21 @@ export interface Tables {
   readonly campaigns: Map<string, StoredCampaign>
   /** campaign id -> how far its audience was taken, once it started */
   readonly campaignAudiences: Map<string, CampaignAudienceProgress>
+  readonly triggers: Map<string, EmailTrigger>
+  readonly triggerFirings: Map<string, StoredFiring>
+}
+
+/** A trigger's firing for one subscriber. */
+export interface StoredFiring {
+  readonly id: string
+  readonly triggerId: string
+  readonly organizationId: string
+  readonly subscriberId: string
+  readonly eventId: string
+  readonly status: FiringStatus
+  readonly dueAt: Date
+  readonly messageId: string | null
+  readonly detail: string | null
 }
 
 /** A campaign, with what its emails are made of once it sends, and when a worker last served it. */
@@ -87,6 +104,7 @@ export interface StoredMessage {
 export const deleteSubscriberRecords = (t: Tables, subscriberId: string): void => {
   for (const [id, stored] of t.messages) if (stored.message.subscriberId === subscriberId) t.messages.delete(id)
   for (const [id, note] of t.notes) if (note.subscriberId === subscriberId) t.notes.delete(id)
+  for (const [id, firing] of t.triggerFirings) if (firing.subscriberId === subscriberId) t.triggerFirings.delete(id)
 }
 
 /** A delivery with the lease a worker holds on it, if one does. */
@@ -122,7 +140,9 @@ const emptyTables = (): Tables => ({
   templates: new Map(),
   notes: new Map(),
   campaigns: new Map(),
-  campaignAudiences: new Map()
+  campaignAudiences: new Map(),
+  triggers: new Map(),
+  triggerFirings: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -149,7 +169,9 @@ const copyTables = (t: Tables): Tables => ({
   templates: new Map(t.templates),
   notes: new Map(t.notes),
   campaigns: new Map(t.campaigns),
-  campaignAudiences: new Map(t.campaignAudiences)
+  campaignAudiences: new Map(t.campaignAudiences),
+  triggers: new Map(t.triggers),
+  triggerFirings: new Map(t.triggerFirings)
 })
 
 /**

@@ -50,6 +50,12 @@ export const MemoryTagRepositoryLive = Layer.effect(
           if (Option.isNone(owned(t, organizationId, id))) return false
           t.tags.delete(id)
           for (const tags of t.assignments.values()) tags.delete(id)
+          // As the database's cascade: a trigger for the tag goes with it.
+          for (const trigger of t.triggers.values()) {
+            if (trigger.tagId !== id) continue
+            t.triggers.delete(trigger.id)
+            for (const firing of t.triggerFirings.values()) if (firing.triggerId === trigger.id) t.triggerFirings.delete(firing.id)
+          }
           return true
         }),
       findById: (organizationId, id) => store.read((t) => owned(t, organizationId, id)),

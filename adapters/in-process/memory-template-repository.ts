@@ -1,5 +1,5 @@
 import { TemplateRepository } from "@roster/application"
-import { Campaign, type EmailTemplate, Message } from "@roster/domain"
+import { Campaign, type EmailTemplate, EmailTrigger, Message } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore } from "./memory-store.js"
 import { compareBy } from "./ordering.js"
@@ -37,6 +37,9 @@ export const MemoryTemplateRepositoryLive = Layer.effect(
               // As the database's ON DELETE SET NULL: the email keeps what it was, without the template.
               t.messages.set(key, { ...stored, message: new Message({ ...stored.message, templateId: null }) })
             }
+          }
+          for (const [key, trigger] of t.triggers) {
+            if (trigger.templateId === id) t.triggers.set(key, new EmailTrigger({ ...trigger, templateId: null }))
           }
           for (const [key, stored] of t.campaigns) {
             if (stored.campaign.templateId === id) {

@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { PostgresApiKeyRepositoryLive } from "./postgres-api-key-repository.js"
 import { PostgresCampaignRepositoryLive } from "./postgres-campaign-repository.js"
+import { PostgresTriggerRepositoryLive } from "./postgres-trigger-repository.js"
 import { PostgresDatabaseHealthLive } from "./postgres-database-health.js"
 import { PostgresEmailSettingsRepositoryLive } from "./postgres-email-settings-repository.js"
 import { PostgresEmailUsageLive } from "./postgres-email-usage.js"
@@ -49,6 +50,7 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresTemplateRepositoryLive,
   PostgresNoteRepositoryLive,
   PostgresCampaignRepositoryLive,
+  PostgresTriggerRepositoryLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive
 )

@@ -19,6 +19,8 @@ import {
   ProviderEvents,
   SenderSettings,
   Templates,
+  TriggerFiring,
+  Triggers,
   Webhooks
 } from "@roster/application"
 import { Layer } from "effect"
@@ -58,7 +60,9 @@ export const UseCasesLive = Layer.mergeAll(
   Templates.Default,
   Notes.Default,
   Campaigns.Default,
-  CampaignSending.Default
+  CampaignSending.Default,
+  Triggers.Default,
+  TriggerFiring.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */
@@ -80,7 +84,7 @@ export const applicationLayer = (config: RosterConfig) => {
  * provider's rate is shared there) and the jobs' use cases.
  */
 export const workerApplicationLayer = (config: RosterConfig) =>
-  Layer.mergeAll(WebhookDispatch.Default, Subscribers.Default, EmailDelivery.Default, CampaignSending.Default).pipe(
+  Layer.mergeAll(WebhookDispatch.Default, Subscribers.Default, EmailDelivery.Default, CampaignSending.Default, TriggerFiring.Default).pipe(
     Layer.provideMerge(Layer.mergeAll(
       persistenceLayer(config, { migrate: config.migrate }),
       cacheLayer(config),

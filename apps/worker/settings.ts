@@ -60,6 +60,10 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
     /** The pause of the campaign job when it found nothing: how long a send waits for its first chunk, at most. */
     campaignIdleMs: 100,
     campaignMaxIdleMs: 500,
+    /** Trigger firings turned into emails per batch, and the pauses when none was due. */
+    triggerBatch: 50,
+    triggerIdleMs: 250,
+    triggerMaxIdleMs: 1_000,
     /** Rows of history deleted per statement, and the pause once there is no more to delete. */
     pruneBatch: 1_000,
     pruneIntervalMs: 10 * 60_000

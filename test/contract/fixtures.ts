@@ -16,6 +16,7 @@ import {
   TagRepository,
   type TagAssignments,
   type TemplateRepository,
+  type TriggerRepository,
   type UnitOfWork,
   UserRepository,
   WebhookDeliveryRepository,
@@ -78,6 +79,7 @@ export type Persistence =
   | EmailSettingsRepository
   | NoteRepository
   | CampaignRepository
+  | TriggerRepository
   | UnitOfWork
   | DatabaseHealth
 

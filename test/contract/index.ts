@@ -16,6 +16,7 @@ import { subscriberUseCasesContract } from "./subscriber-use-cases-contract.js"
 import { tagAssignmentsContract } from "./tag-assignments-contract.js"
 import { tagRepositoryContract } from "./tag-repository-contract.js"
 import { templateRepositoryContract } from "./template-repository-contract.js"
+import { triggerRepositoryContract } from "./trigger-repository-contract.js"
 import { unitOfWorkContract } from "./unit-of-work-contract.js"
 import { userRepositoryContract } from "./user-repository-contract.js"
 import { webhookDeliveryRepositoryContract } from "./webhook-delivery-repository-contract.js"
@@ -49,6 +50,7 @@ export const persistenceContracts = <R = never>(
   templateRepositoryContract(persistence)
   noteRepositoryContract(persistence)
   campaignRepositoryContract(persistence)
+  triggerRepositoryContract(persistence)
   unitOfWorkContract(persistence)
   subscriberUseCasesContract(persistence)
   deletionContract(persistence, direct)

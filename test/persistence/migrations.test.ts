@@ -36,7 +36,8 @@ describe("migrations", () => {
           [6, "preference_tokens"],
           [7, "subscriber_erasure"],
           [8, "email"],
-          [9, "campaigns"]
+          [9, "campaigns"],
+          [10, "email_triggers"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -46,6 +47,7 @@ describe("migrations", () => {
           "effect_sql_migrations",
           "email_settings",
           "email_templates",
+          "email_triggers",
           "email_usage",
           "magic_links",
           "memberships",
@@ -58,6 +60,7 @@ describe("migrations", () => {
           "subscriber_tags",
           "subscribers",
           "tags",
+          "trigger_firings",
           "users",
           "webhook_attempts",
           "webhook_deliveries",

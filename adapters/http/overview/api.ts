@@ -18,6 +18,7 @@ import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
 import { TemplatesGroup } from "./templates-group.js"
 import { CampaignsGroup } from "./campaigns-group.js"
+import { TriggersGroup } from "./triggers-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -52,6 +53,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(NotesGroup)
   .add(TemplatesGroup)
   .add(CampaignsGroup)
+  .add(TriggersGroup)
   .add(EmailsGroup)
   .add(SettingsGroup)
   .add(ApiKeysGroup)

@@ -21,6 +21,7 @@ import { NotesHandlersLive } from "./notes-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
+import { TriggersHandlersLive } from "./triggers-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
@@ -46,6 +47,7 @@ export const OverviewApiLive = Layer.mergeAll(
     NotesHandlersLive,
     TemplatesHandlersLive,
     CampaignsHandlersLive,
+    TriggersHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,
     ApiKeysHandlersLive,

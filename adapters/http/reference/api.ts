@@ -8,6 +8,7 @@ import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
 import { AdminGroup } from "./admin-group.js"
 import { CampaignsGroup } from "./campaigns-group.js"
+import { TriggersGroup } from "./triggers-group.js"
 import { EmailsGroup } from "./emails-group.js"
 import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
@@ -60,6 +61,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(TemplatesGroup)
   .add(EmailsGroup)
   .add(CampaignsGroup)
+  .add(TriggersGroup)
   .add(SettingsGroup)
   .add(AdminGroup)
   .add(PreferenceCenterGroup)

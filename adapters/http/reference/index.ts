@@ -19,6 +19,7 @@ import { NotesHandlersLive } from "./notes-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
+import { TriggersHandlersLive } from "./triggers-handlers.js"
 import { PreferenceCenterHandlersLive } from "./preference-center-handlers.js"
 import { ProblemRendererLive } from "./problems.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
@@ -43,6 +44,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     NotesHandlersLive,
     TemplatesHandlersLive,
     CampaignsHandlersLive,
+    TriggersHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,
     AdminHandlersLive,

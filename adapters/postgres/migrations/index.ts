@@ -11,6 +11,7 @@ import preferenceTokens from "./0006_preference_tokens.js"
 import subscriberErasure from "./0007_subscriber_erasure.js"
 import email from "./0008_email.js"
 import campaigns from "./0009_campaigns.js"
+import emailTriggers from "./0010_email_triggers.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -21,7 +22,8 @@ const migrations = Migrator.fromRecord({
   "0006_preference_tokens": preferenceTokens,
   "0007_subscriber_erasure": subscriberErasure,
   "0008_email": email,
-  "0009_campaigns": campaigns
+  "0009_campaigns": campaigns,
+  "0010_email_triggers": emailTriggers
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

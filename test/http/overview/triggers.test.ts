@@ -1,0 +1,65 @@
+/** Email triggers in the overview form: /v1/email-triggers with PATCH, the envelope and numbered pages. */
+import { EmailDelivery, TriggerFiring, WebhookDispatch } from "@roster/application"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { createSubscriber, expectError, expectInvalid } from "./helpers.js"
+
+let server: TestHttpServer
+beforeAll(async () => {
+  server = await startHttpServer({ form: "overview" })
+})
+afterAll(() => server.close())
+
+const work = () =>
+  server.run(Effect.gen(function*() {
+    const dispatch = yield* WebhookDispatch
+    const firing = yield* TriggerFiring
+    const delivery = yield* EmailDelivery
+    while ((yield* dispatch.fanOut(200)).events > 0);
+    while ((yield* firing.fireDue(50, 30_000)) > 0);
+    for (let moved = -1; moved !== 0;) moved = yield* delivery.deliverNext({ batchSize: 100, leaseMs: 30_000, providerRate: 1_000 })
+  }))
+
+describe("/v1/email-triggers", () => {
+  it("creates, pages, changes and deletes triggers in the envelope, and they fire", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const template = await call(server, "POST", "/v1/templates", { key, json: { name: "W", subject: "Welcome", text: "Hi" } })
+    const created = await call(server, "POST", "/v1/email-triggers", {
+      key,
+      json: { name: "Welcome", event: "tag.subscribed", template_id: template.body.data.id }
+    })
+    expect(created.status, created.text).toBe(201)
+    expect(created.body.data).toMatchObject({ event: "tag.subscribed", tag_id: null, status: "active" })
+    await call(server, "POST", "/v1/email-triggers", {
+      key,
+      json: { name: "Second", event: "subscriber.created", template_id: template.body.data.id, status: "paused" }
+    })
+    const page = await call(server, "GET", "/v1/email-triggers?per_page=1&page=2", { key })
+    expect(page.body.meta).toEqual({ total: 2, page: 2, per_page: 1, total_pages: 2 })
+    expect(page.body.data[0].name).toBe("Second")
+
+    const reader = await createSubscriber(server, key, { tags: ["Weekly"] })
+    await work()
+    expect(server.emails().filter((e) => e.includes(`To: ${reader.email}\n`))).toHaveLength(1)
+
+    const patched = await call(server, "PATCH", `/v1/email-triggers/${created.body.data.id}`, { key, json: { delay_seconds: 60 } })
+    expect(patched.body.data).toMatchObject({ delay_seconds: 60, firings: { sent: 1 } })
+    expect((await call(server, "DELETE", `/v1/email-triggers/${created.body.data.id}`, { key })).status).toBe(204)
+    expectError(await call(server, "GET", `/v1/email-triggers/${created.body.data.id}`, { key }), "not_found")
+  })
+
+  it("answers its errors in the error envelope", async () => {
+    const { key } = await server.seedOrganization()
+    expectInvalid(await call(server, "POST", "/v1/email-triggers", { key, json: { name: "x", event: "subscriber.created" } }), [
+      "template_id"
+    ])
+    expectError(
+      await call(server, "POST", "/v1/email-triggers", {
+        key,
+        json: { name: "x", event: "subscriber.created", template_id: "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10" }
+      }),
+      "not_found"
+    )
+  })
+})

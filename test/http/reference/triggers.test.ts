@@ -1,0 +1,146 @@
+/**
+ * /api/v1/email-triggers: triggers fed from the recorded events. The test server runs no worker,
+ * so `work` does what the worker's fan-out, trigger and email jobs do.
+ */
+import { EmailDelivery, TriggerFiring, WebhookDispatch } from "@roster/application"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { createSubscriber, createTag, expectInvalid, expectProblem, uuidPattern } from "../helpers.js"
+
+let server: TestHttpServer
+beforeAll(async () => {
+  server = await startHttpServer({ adapters: UnlimitedRateLimiterLive })
+})
+afterAll(() => server.close())
+
+const path = "/api/v1/email-triggers"
+
+/** The worker: recorded events fanned out (firings made), due firings fired, queued email handed over. */
+const work = () =>
+  server.run(Effect.gen(function*() {
+    const dispatch = yield* WebhookDispatch
+    const firing = yield* TriggerFiring
+    const delivery = yield* EmailDelivery
+    while ((yield* dispatch.fanOut(200)).events > 0);
+    while ((yield* firing.fireDue(50, 30_000)) > 0);
+    for (let moved = -1; moved !== 0;) moved = yield* delivery.deliverNext({ batchSize: 100, leaseMs: 30_000, providerRate: 1_000 })
+  }))
+
+const printedTo = (address: string) => server.emails().filter((email) => email.includes(`To: ${address}\n`))
+
+const welcome = async (key: string) => {
+  const template = await call(server, "POST", "/api/v1/templates", {
+    key,
+    json: { name: "Welcome", subject: "Welcome {{ subscriber.metadata.name }}", text: "Glad you came. {{ data.signature }}" }
+  })
+  expect(template.status, template.text).toBe(201)
+  return template.body
+}
+
+describe("email triggers", () => {
+  it("send a welcome email to each new subscriber once, from the committed event only", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const template = await welcome(key)
+    const created = await call(server, "POST", path, {
+      key,
+      json: { name: "Welcome", event: "subscriber.created", template_id: template.id, data: { signature: "Ada" } }
+    })
+    expect(created.status, created.text).toBe(201)
+    expect(created.body).toMatchObject({
+      name: "Welcome",
+      event: "subscriber.created",
+      tag_id: null,
+      template_id: template.id,
+      kind: "marketing",
+      delay_seconds: 0,
+      status: "active",
+      firings: { pending: 0, sent: 0, skipped: 0, failed: 0 }
+    })
+    expect(created.body.id).toMatch(uuidPattern)
+
+    const reader = await createSubscriber(server, key, { metadata: { name: "Grace" } })
+    // A create that fails records nothing, so nothing fires for it.
+    expect((await call(server, "POST", "/api/v1/subscribers", { key, json: { email: reader.email } })).status).toBe(409)
+    await work()
+    await work()
+    const printed = printedTo(reader.email)
+    expect(printed).toHaveLength(1)
+    expect(printed[0]).toContain("Subject: Welcome Grace")
+    expect(printed[0]).toContain("Glad you came. Ada")
+    expect(printed[0]).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+    const got = await call(server, "GET", `${path}/${created.body.id}`, { key })
+    expect(got.body.firings).toEqual({ pending: 0, sent: 1, skipped: 0, failed: 0 })
+  })
+
+  it("fire on one tag after their delay, and send nothing to a subscriber no longer active by then", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const template = await welcome(key)
+    const vip = await createTag(server, key)
+    const other = await createTag(server, key)
+    const trigger = await call(server, "POST", path, {
+      key,
+      json: { name: "VIP", event: "tag.subscribed", tag_id: vip.id, template_id: template.id, delay_seconds: 1 }
+    })
+    expect(trigger.status, trigger.text).toBe(201)
+    const stays = await createSubscriber(server, key, { tags: [vip.id] })
+    const leaves = await createSubscriber(server, key, { tags: [vip.id] })
+    const elsewhere = await createSubscriber(server, key, { tags: [other.id] })
+    await work()
+    expect(printedTo(stays.email)).toHaveLength(0)
+    await call(server, "PUT", `/api/v1/subscribers/${leaves.id}`, { key, json: { status: "unsubscribed" } })
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    await work()
+    expect(printedTo(stays.email)).toHaveLength(1)
+    expect(printedTo(leaves.email)).toHaveLength(0)
+    expect(printedTo(elsewhere.email)).toHaveLength(0)
+    const got = await call(server, "GET", `${path}/${trigger.body.id}`, { key })
+    expect(got.body.firings).toEqual({ pending: 0, sent: 1, skipped: 1, failed: 0 })
+  })
+
+  it("a paused trigger fires nothing until it is active again", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const template = await welcome(key)
+    const trigger = await call(server, "POST", path, {
+      key,
+      json: { name: "Welcome", event: "subscriber.created", template_id: template.id, delay_seconds: 1 }
+    })
+    const reader = await createSubscriber(server, key)
+    await work()
+    const paused = await call(server, "PUT", `${path}/${trigger.body.id}`, { key, json: { status: "paused" } })
+    expect(paused.body.status).toBe("paused")
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    await work()
+    expect(printedTo(reader.email)).toHaveLength(0)
+    await call(server, "PUT", `${path}/${trigger.body.id}`, { key, json: { status: "active" } })
+    await work()
+    expect(printedTo(reader.email)).toHaveLength(1)
+  })
+
+  it("are listed, changed and deleted; bad input is a 4xx naming what was wrong", async () => {
+    const { key } = await server.seedOrganization()
+    const other = await server.seedOrganization()
+    const template = await welcome(key)
+    const theirs = await welcome(other.key)
+    const tag = await createTag(server, key)
+    const base = { name: "T", event: "subscriber.created", template_id: template.id }
+    expectProblem(await call(server, "POST", path, { key, json: { ...base, template_id: theirs.id } }), "not_found", path)
+    expectInvalid(await call(server, "POST", path, { key, json: { ...base, delay_seconds: 2_592_001 } }), path, ["delay_seconds"])
+    expectInvalid(await call(server, "POST", path, { key, json: { ...base, event: "subscriber.deleted" } }), path, ["event"])
+    expectInvalid(await call(server, "POST", path, { key, json: { ...base, tag_id: tag.id } }), path, ["tag_id"])
+    expectInvalid(await call(server, "POST", path, { key, json: { ...base, extra: true } }), path, ["extra"])
+
+    const first = await call(server, "POST", path, { key, json: base })
+    const second = await call(server, "POST", path, { key, json: { ...base, name: "U", event: "tag.subscribed", tag_id: tag.id } })
+    const listed = await call(server, "GET", `${path}?limit=1`, { key })
+    expect(listed.body.items.map((t: { id: string }) => t.id)).toEqual([first.body.id])
+    expect(listed.body.total).toBe(2)
+    const moved = await call(server, "PUT", `${path}/${second.body.id}`, { key, json: { event: "subscriber.created" } })
+    expect(moved.body).toMatchObject({ event: "subscriber.created", tag_id: null })
+    expectProblem(await call(server, "GET", `${path}/${first.body.id}`, { key: other.key }), "not_found", `${path}/${first.body.id}`)
+    expect((await call(server, "DELETE", `${path}/${first.body.id}`, { key })).status).toBe(204)
+    expectProblem(await call(server, "GET", `${path}/${first.body.id}`, { key }), "not_found", `${path}/${first.body.id}`)
+    const reader = await server.createApiKey(other.organization, ["triggers:read"])
+    expectProblem(await call(server, "POST", path, { key: reader, json: base }), "forbidden", path)
+  })
+})
