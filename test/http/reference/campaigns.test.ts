@@ -285,6 +285,32 @@ describe("campaigns", () => {
     expect(done.body.stats).toMatchObject({ sent: 3, failed: 0 })
   })
 
+  it("single sends go before the batches of a large campaign, and campaigns take turns", async () => {
+    const big = await audience(6)
+    const small = await audience(2)
+    const bigCampaign = (await draft(big.key, { audience: { tag_ids: [big.tag.id] } })).body
+    const smallCampaign = (await draft(small.key, { audience: { tag_ids: [small.tag.id] } })).body
+    await action(big.key, bigCampaign.id, "send")
+    await action(small.key, smallCampaign.id, "send")
+    await fixAudiences()
+    const receipt = await call(server, "POST", "/api/v1/emails/send", {
+      key: small.key,
+      json: { to: small.readers[0].email, kind: "transactional", subject: "Your receipt", text: "Thanks" }
+    })
+    expect(receipt.status, receipt.text).toBe(202)
+    const before = server.emails().length
+    // One batch of two: the receipt, though the campaigns were queued first.
+    expect(await deliver(2, 1)).toBe(1)
+    expect(server.emails().slice(before)[0]).toContain("Subject: Your receipt")
+    // Then the campaigns in turn: the small one is not held up behind all of the large one.
+    expect(await deliver(2, 2)).toBe(4)
+    const smallDone = (await call(server, "GET", `${path}/${smallCampaign.id}`, { key: small.key })).body
+    const bigSoFar = (await call(server, "GET", `${path}/${bigCampaign.id}`, { key: big.key })).body
+    expect(smallDone.stats.sent).toBe(2)
+    expect(bigSoFar.stats.sent).toBe(2)
+    await deliver()
+  })
+
   it("a test key's campaign is rendered and recorded sandboxed, never handed to the mailer", async () => {
     const { organization, readers, tag } = await audience(2)
     const testKey = await server.createApiKey(organization, ["*"], "test")
