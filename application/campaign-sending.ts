@@ -1,5 +1,5 @@
-import { type CampaignId, failedEmailsReason, InvalidInput, withheld } from "@roster/domain"
-import { Effect, Option } from "effect"
+import { type CampaignId, failedEmailsReason, withheld } from "@roster/domain"
+import { Effect, Either, Option } from "effect"
 import { unsubscribeHeaders } from "./emails.js"
 import {
   type CampaignRecipient,
@@ -14,7 +14,7 @@ import { TokenSigner } from "./ports/token-signer.js"
 import { WorkSignal } from "./ports/work-signal.js"
 import { makeCampaignSendout } from "./support/campaign-content.js"
 import { now } from "./support/clock.js"
-import { signPreferenceToken } from "./support/preference-tokens.js"
+import { signPreferenceTokens } from "./support/preference-tokens.js"
 import { preferencesUrl, templateScope, unsubscribeUrl } from "./support/template-scope.js"
 
 /** An email of a campaign batch, rendered and ready for the provider. */
@@ -86,84 +86,83 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
         return yield* campaigns.withdrawCancelled(limit)
       })
 
-    /** One recipient's email, or why they get none: their state now, then the render. */
-    const prepareOne = (
-      batch: LeasedCampaignBatch,
-      recipient: CampaignRecipient
-    ): Effect.Effect<PreparedEmail | RecipientOutcome> =>
+    /**
+     * Renders the batch's emails, each for its recipient as they are now: recipients who must get
+     * none are settled here, and so is one whose email cannot be rendered. The batch is rendered and
+     * signed as a whole, outside the runtime's per-email steps: a campaign's worker spends its time
+     * on little else.
+     */
+    const prepare = (batch: LeasedCampaignBatch) =>
       Effect.gen(function*() {
         const { campaign, sendout } = batch.campaign
-        const { message } = recipient
-        const hold = withheld(recipient.status, campaign.kind, false, recipient.erasureRequested)
-        if (hold !== null) {
-          const outcome: RecipientOutcome = { id: message.id, status: hold.status, detail: hold.reason, subject: "" }
-          return outcome
+        const settled: Array<RecipientOutcome> = []
+        const going: Array<CampaignRecipient> = []
+        for (const recipient of batch.recipients) {
+          const hold = withheld(recipient.status, campaign.kind, false, recipient.erasureRequested)
+          if (hold === null) going.push(recipient)
+          else settled.push({ id: recipient.message.id, status: hold.status, detail: hold.reason, subject: "" })
         }
-        // The token is made of the message alone: a batch sent again after a crash says the same.
-        const link = yield* signPreferenceToken(signer, {
+        // Each token is made of its message alone: a batch sent again after a crash says the same.
+        const tokens = yield* signPreferenceTokens(signer, going.map(({ message, tokenVersion }) => ({
           tokenId: message.id,
           organizationId: message.organizationId,
           subscriberId: message.subscriberId,
-          version: recipient.tokenVersion,
+          version: tokenVersion,
           issuedAt: message.createdAt
-        })
-        const oneClick = unsubscribeUrl(mail.publicBaseUrl, link.token)
-        const rendered = yield* engine.render(
+        })))
+        const links = tokens.map((token) => ({
+          unsubscribe: unsubscribeUrl(mail.publicBaseUrl, token),
+          preferences: preferencesUrl(mail.publicBaseUrl, token)
+        }))
+        const rendered = yield* engine.renderEach(
           sendout.content,
-          templateScope({
-            subscriber: {
-              email: message.to,
-              first_name: recipient.firstName,
-              last_name: recipient.lastName,
-              status: recipient.status,
-              metadata: recipient.metadata,
-              tags: recipient.tagNames
-            },
-            organizationName: sendout.organizationName,
-            unsubscribeUrl: oneClick,
-            preferencesUrl: preferencesUrl(mail.publicBaseUrl, link.token),
-            data: campaign.data
-          })
+          going.map((recipient, i) =>
+            templateScope({
+              subscriber: {
+                email: recipient.message.to,
+                first_name: recipient.firstName,
+                last_name: recipient.lastName,
+                status: recipient.status,
+                metadata: recipient.metadata,
+                tags: recipient.tagNames
+              },
+              organizationName: sendout.organizationName,
+              unsubscribeUrl: links[i]!.unsubscribe,
+              preferencesUrl: links[i]!.preferences,
+              data: campaign.data
+            })
+          )
+        ).pipe(
+          // The sendout rendered when sending started; a template that cannot be read now fails each email.
+          Effect.catchAll((error) => Effect.succeed(going.map(() => Either.left(error))))
         )
-        const subject = rendered.subject.replace(/[\r\n]+/g, " ").trim()
-        if (subject === "") return yield* new InvalidInput({ field: "subject", problem: "rendered empty for this recipient" })
-        if (campaign.sandboxed) {
-          const sandboxed = withheld(recipient.status, campaign.kind, true)!
-          const outcome: RecipientOutcome = { id: message.id, status: "sandboxed", detail: sandboxed.reason, subject }
-          return outcome
-        }
-        const email: OutgoingEmail = {
-          to: message.to,
-          from: sendout.from,
-          subject,
-          html: rendered.html ?? undefined,
-          text: rendered.text ?? undefined,
-          headers: campaign.kind === "marketing" ? unsubscribeHeaders(oneClick, mail.unsubscribeMailto) : {},
-          idempotencyKey: message.id
-        }
-        const prepared: PreparedEmail = { id: message.id, email }
-        return prepared
-      }).pipe(
-        Effect.catchTag("InvalidInput", (error) => {
-          const outcome: RecipientOutcome = {
-            id: recipient.message.id,
-            status: "failed",
-            detail: `could not be rendered for this subscriber: ${error.message}`,
-            subject: ""
-          }
-          return Effect.succeed(outcome)
-        })
-      )
-
-    /** Renders the batch's emails; recipients who must get none, or whose email cannot be rendered, are settled here. */
-    const prepare = (batch: LeasedCampaignBatch) =>
-      Effect.map(Effect.forEach(batch.recipients, (recipient) => prepareOne(batch, recipient)), (results) => {
         const emails: Array<PreparedEmail> = []
-        const settled: Array<RecipientOutcome> = []
-        for (const result of results) {
-          if ("email" in result) emails.push(result)
-          else settled.push(result as RecipientOutcome)
-        }
+        going.forEach((recipient, i) => {
+          const { message } = recipient
+          const result = rendered[i]!
+          const subject = Either.isRight(result) ? result.right.subject.replace(/[\r\n]+/g, " ").trim() : ""
+          if (Either.isLeft(result) || subject === "") {
+            const problem = Either.isLeft(result) ? result.left.message : "subject: rendered empty for this recipient"
+            settled.push({ id: message.id, status: "failed", detail: `could not be rendered for this subscriber: ${problem}`, subject: "" })
+            return
+          }
+          if (campaign.sandboxed) {
+            settled.push({ id: message.id, status: "sandboxed", detail: withheld("active", campaign.kind, true)!.reason, subject })
+            return
+          }
+          emails.push({
+            id: message.id,
+            email: {
+              to: message.to,
+              from: sendout.from,
+              subject,
+              html: result.right.html ?? undefined,
+              text: result.right.text ?? undefined,
+              headers: campaign.kind === "marketing" ? unsubscribeHeaders(links[i]!.unsubscribe, mail.unsubscribeMailto) : {},
+              idempotencyKey: message.id
+            }
+          })
+        })
         return { emails, settled } satisfies PreparedBatch
       })
 

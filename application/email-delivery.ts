@@ -1,4 +1,5 @@
 import {
+  type CampaignId,
   emailLimit,
   emailLimitReason,
   MAX_BATCH_SIZE,
@@ -7,7 +8,7 @@ import {
   planLimits,
   usageMonth
 } from "@roster/domain"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Ref } from "effect"
 import { CampaignSending } from "./campaign-sending.js"
 import { CampaignRepository, type LeasedCampaignBatch, type RecipientOutcome } from "./ports/campaign-repository.js"
 import { EmailUsage } from "./ports/email-usage.js"
@@ -56,6 +57,8 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
     const mailer = yield* Mailer
     const limiter = yield* RateLimiter
     const ids = yield* Ids
+    /** The campaign this worker served last: the next lease serves the one after it, so campaigns take turns. */
+    const lastServed = yield* Ref.make<CampaignId | undefined>(undefined)
 
     /** Waits for a turn within the provider's rate, however many workers ask. */
     const providerTurn = (rate: number): Effect.Effect<void> =>
@@ -152,8 +155,9 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
         }
         const leased = yield* messages.leaseDue(lease)
         if (Option.isNone(leased)) {
-          const campaignBatch = yield* campaigns.leaseDue(lease)
+          const campaignBatch = yield* campaigns.leaseDue({ ...lease, after: yield* Ref.get(lastServed) })
           if (Option.isNone(campaignBatch)) return 0
+          yield* Ref.set(lastServed, campaignBatch.value.campaign.campaign.id)
           yield* deliverCampaign(campaignBatch.value)
           return campaignBatch.value.recipients.length
         }

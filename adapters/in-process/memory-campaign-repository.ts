@@ -100,7 +100,7 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
     return CampaignRepository.of({
       insert: (campaign) =>
         store.write((t) => {
-          t.campaigns.set(campaign.id, { campaign, sendout: null, servedAt: null })
+          t.campaigns.set(campaign.id, { campaign, sendout: null })
         }),
 
       findById: (organizationId, id) =>
@@ -250,7 +250,7 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
           return false
         }),
 
-      leaseDue: ({ leaseMs, limit, newKey, now }) =>
+      leaseDue: ({ after, leaseMs, limit, newKey, now }) =>
         store.write((t) => {
           const until = new Date(now.getTime() + leaseMs)
           const queued = [...t.messages.values()].filter((s) =>
@@ -265,16 +265,11 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
             return batchOf(t, key, batch.map((s) => lease(t, s, key, now, until)))
           }
           const fresh = queued.filter((s) => s.leaseToken === null)
-          const served = [...new Set(fresh.map((s) => s.message.campaignId!))]
-            .map((id) => t.campaigns.get(id)!)
-            .sort((a, b) =>
-              (a.servedAt?.getTime() ?? -Infinity) - (b.servedAt?.getTime() ?? -Infinity) ||
-              compareText(a.campaign.id, b.campaign.id)
-            )[0]
-          if (served === undefined) return Option.none()
-          t.campaigns.set(served.campaign.id, { ...served, servedAt: now })
+          const sending = [...new Set(fresh.map((s) => s.message.campaignId!))].sort(compareText)
+          const next = sending.find((id) => after !== undefined && compareText(id, after) > 0) ?? sending[0]
+          if (next === undefined) return Option.none()
           const batch = fresh
-            .filter((s) => s.message.campaignId === served.campaign.id)
+            .filter((s) => s.message.campaignId === next)
             .sort((a, b) => compareText(a.message.id, b.message.id))
             .slice(0, limit)
           return batchOf(t, newKey, batch.map((s) => lease(t, s, newKey, now, until)))

@@ -77,11 +77,10 @@ export interface StoredFiring {
   readonly detail: string | null
 }
 
-/** A campaign, with what its emails are made of once it sends, and when a worker last served it. */
+/** A campaign, with what its emails are made of once it sends. */
 export interface StoredCampaign {
   readonly campaign: Campaign
   readonly sendout: CampaignSendout | null
-  readonly servedAt: Date | null
 }
 
 export interface CampaignAudienceProgress {

@@ -90,8 +90,7 @@ export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner
         ])
       )
 
-      const sign = (kind: TokenKind, claims: TokenClaims) =>
-        Effect.promise(() => {
+      const signOne = (kind: TokenKind, claims: TokenClaims) => {
           const jwt = new SignJWT({
             ...(claims.organizationId === undefined ? {} : { org: claims.organizationId }),
             ...(claims.version === undefined ? {} : { ver: claims.version })
@@ -104,7 +103,15 @@ export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner
             .setIssuedAt(claims.issuedAt)
             .setExpirationTime(claims.expiresAt)
           return jwt.sign(key)
-        }).pipe(Effect.withSpan("TokenSigner.sign", { attributes: { kind } }))
+        }
+
+      const sign = (kind: TokenKind, claims: TokenClaims) =>
+        Effect.promise(() => signOne(kind, claims)).pipe(Effect.withSpan("TokenSigner.sign", { attributes: { kind } }))
+
+      const signEach = (kind: TokenKind, claims: ReadonlyArray<TokenClaims>) =>
+        Effect.promise(() => Promise.all(claims.map((c) => signOne(kind, c)))).pipe(
+          Effect.withSpan("TokenSigner.signEach", { attributes: { kind, count: claims.length } })
+        )
 
       const verify = (kind: TokenKind, token: string, now: Date) =>
         Effect.gen(function*() {
@@ -127,6 +134,6 @@ export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner
           return claims instanceof InvalidToken ? yield* claims : claims
         }).pipe(Effect.withSpan("TokenSigner.verify", { attributes: { kind } }))
 
-      return TokenSigner.of({ sign, verify })
+      return TokenSigner.of({ sign, signEach, verify })
     })
   )

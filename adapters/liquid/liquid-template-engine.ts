@@ -1,6 +1,6 @@
 import { type EmailTemplateSource, type RenderedTemplate, TemplateEngine } from "@roster/application"
 import { InvalidInput, MAX_TEMPLATE_LENGTH } from "@roster/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { Liquid, type LiquidOptions, type Template } from "liquidjs"
 
 export { MAX_TEMPLATE_LENGTH }
@@ -98,37 +98,43 @@ export const LiquidTemplateEngineLive = Layer.sync(TemplateEngine, () => {
       (entry): entry is readonly [Part, string] => entry[1] !== null
     )
 
-  const renderPart = (part: Part, templates: Array<Template>, scope: Readonly<Record<string, unknown>>) =>
-    Effect.try({
-      try: () => String(engineFor(part).renderSync(templates, scope)),
-      catch: (error) => new InvalidInput({ field: part, problem: `could not be rendered: ${problemOf(error)}` })
-    }).pipe(
-      Effect.filterOrFail(
-        (rendered) => rendered.length <= MAX_RENDERED_LENGTH,
-        () => new InvalidInput({ field: part, problem: `renders more than ${MAX_RENDERED_LENGTH} characters` })
-      )
-    )
+  type Parsed = ReadonlyArray<readonly [Part, { readonly templates: Array<Template>; readonly variables: ReadonlyArray<string> }]>
 
-  const check = (source: EmailTemplateSource) =>
-    Effect.forEach(partsOf(source), ([part, text]) => parse(part, text), { discard: true })
+  const parseAll = (source: EmailTemplateSource): Effect.Effect<Parsed, InvalidInput> =>
+    Effect.forEach(partsOf(source), ([part, text]) => Effect.map(parse(part, text), (parsed) => [part, parsed] as const))
+
+  /** One render of parsed parts, without the runtime: a batch renders in a plain loop. */
+  const renderParsed = (parts: Parsed, scope: Readonly<Record<string, unknown>>): Either.Either<RenderedTemplate, InvalidInput> => {
+    const rendered: Record<Part, string | null> = { subject: "", html: null, text: null }
+    const empty = new Set<string>()
+    for (const [part, { templates, variables }] of parts) {
+      for (const variable of variables) if (isEmpty(valueAt(scope, variable))) empty.add(variable)
+      let output: string
+      try {
+        output = String(engineFor(part).renderSync(templates, scope))
+      } catch (error) {
+        return Either.left(new InvalidInput({ field: part, problem: `could not be rendered: ${problemOf(error)}` }))
+      }
+      if (output.length > MAX_RENDERED_LENGTH) {
+        return Either.left(new InvalidInput({ field: part, problem: `renders more than ${MAX_RENDERED_LENGTH} characters` }))
+      }
+      rendered[part] = output
+    }
+    return Either.right({
+      subject: (rendered.subject ?? "").trim(),
+      html: rendered.html,
+      text: rendered.text,
+      emptyVariables: [...empty].sort()
+    })
+  }
+
+  const check = (source: EmailTemplateSource) => Effect.asVoid(parseAll(source))
 
   const render = (source: EmailTemplateSource, scope: Readonly<Record<string, unknown>>) =>
-    Effect.gen(function*() {
-      const rendered: Record<Part, string | null> = { subject: "", html: null, text: null }
-      const empty = new Set<string>()
-      for (const [part, text] of partsOf(source)) {
-        const { templates, variables } = yield* parse(part, text)
-        for (const variable of variables) if (isEmpty(valueAt(scope, variable))) empty.add(variable)
-        rendered[part] = yield* renderPart(part, templates, scope)
-      }
-      const result: RenderedTemplate = {
-        subject: (rendered.subject ?? "").trim(),
-        html: rendered.html,
-        text: rendered.text,
-        emptyVariables: [...empty].sort()
-      }
-      return result
-    })
+    Effect.flatMap(parseAll(source), (parts) => renderParsed(parts, scope))
 
-  return TemplateEngine.of({ check, render })
+  const renderEach = (source: EmailTemplateSource, scopes: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
+    Effect.map(parseAll(source), (parts) => scopes.map((scope) => renderParsed(parts, scope)))
+
+  return TemplateEngine.of({ check, render, renderEach })
 })

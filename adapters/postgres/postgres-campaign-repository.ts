@@ -336,7 +336,7 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
             )
           ) AS due`.pipe(Effect.map((rows) => rows[0]?.due === true), Effect.orDie),
 
-      leaseDue: ({ leaseMs, limit, newKey, now }) =>
+      leaseDue: ({ after, leaseMs, limit, newKey, now }) =>
         Effect.gen(function*() {
           const until = new Date(now.getTime() + leaseMs)
           const again = yield* leasedWith(
@@ -363,12 +363,10 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
               WHERE c.status = 'sending' AND EXISTS (
                 SELECT 1 FROM messages q WHERE q.campaign_id = c.id AND q.status = 'queued' AND q.lease_token IS NULL
               )
-              ORDER BY c.served_at NULLS FIRST, c.id
+              ORDER BY (c.id > ${after ?? "00000000-0000-0000-0000-000000000000"}::uuid) DESC, c.id
               LIMIT 1
-            ), served AS (
-              UPDATE campaigns SET served_at = ${now} FROM pick WHERE campaigns.id = pick.id RETURNING campaigns.id
             ), due AS (
-              SELECT m.id FROM messages m JOIN served ON m.campaign_id = served.id
+              SELECT m.id FROM messages m JOIN pick ON m.campaign_id = pick.id
               WHERE m.status = 'queued' AND m.lease_token IS NULL
               ORDER BY m.id
               LIMIT ${limit}

@@ -133,13 +133,16 @@ export class CampaignRepository extends Context.Tag("roster/CampaignRepository")
   /**
    * Leases the next campaign batch due at `now` until `now + leaseMs`: a batch whose lease ran out
    * or whose retry came due, whole and under its own key, else up to `limit` queued emails of the
-   * sending campaign served longest ago, under `newKey`. Only campaigns in `sending` are served.
+   * next sending campaign after `after` in id order (the first when none is after it), under
+   * `newKey`: campaigns take turns, and leasing writes nothing that every lease of a campaign would
+   * wait for. Only campaigns in `sending` are served.
    */
   readonly leaseDue: (options: {
     readonly limit: number
     readonly leaseMs: number
     readonly now: Date
     readonly newKey: string
+    readonly after?: CampaignId | undefined
   }) => Effect.Effect<Option.Option<LeasedCampaignBatch>>
   /** Records what became of each email of the batch. */
   readonly settle: (key: string, outcomes: ReadonlyArray<RecipientOutcome>, at: Date) => Effect.Effect<void>

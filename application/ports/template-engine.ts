@@ -1,5 +1,5 @@
 import type { InvalidInput } from "@roster/domain"
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Either } from "effect"
 
 /** An email's template: a subject, and an HTML body, a text body or both. */
 export interface EmailTemplateSource {
@@ -30,4 +30,12 @@ export class TemplateEngine extends Context.Tag("roster/TemplateEngine")<Templat
    * the text body. A render that runs too long or grows too large is stopped.
    */
   readonly render: (source: EmailTemplateSource, scope: Readonly<Record<string, unknown>>) => Effect.Effect<RenderedTemplate, InvalidInput>
+  /**
+   * Renders one template for each of `scopes`, as `render` would, in their order: a campaign
+   * batch's emails. A render that fails fails alone.
+   */
+  readonly renderEach: (
+    source: EmailTemplateSource,
+    scopes: ReadonlyArray<Readonly<Record<string, unknown>>>
+  ) => Effect.Effect<ReadonlyArray<Either.Either<RenderedTemplate, InvalidInput>>, InvalidInput>
 }>() {}

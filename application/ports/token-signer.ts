@@ -23,6 +23,8 @@ export interface TokenClaims {
  */
 export class TokenSigner extends Context.Tag("roster/TokenSigner")<TokenSigner, {
   readonly sign: (kind: TokenKind, claims: TokenClaims) => Effect.Effect<string>
+  /** Tokens of one kind for many claims at once, in their order: a campaign batch's links. */
+  readonly signEach: (kind: TokenKind, claims: ReadonlyArray<TokenClaims>) => Effect.Effect<ReadonlyArray<string>>
   /** The claims of a good token; expired, tampered, foreign or malformed tokens are InvalidToken. */
   readonly verify: (kind: TokenKind, token: string, now: Date) => Effect.Effect<TokenClaims, InvalidToken>
 }>() {}

@@ -39,7 +39,7 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
     erasureBatch: 50,
     erasureIdleMs: 5_000,
     /** Email batches in flight at once in one worker, and the most emails one provider call takes. */
-    emailLanes: 2,
+    emailLanes: 4,
     emailBatch: 100,
     /** Calls a second to the email provider, shared by every worker (EMAIL_PROVIDER_RATE). */
     providerRate: 2,

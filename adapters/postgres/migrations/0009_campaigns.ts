@@ -10,8 +10,7 @@ import { Effect } from "effect"
  * campaign's, so that serving the campaign goes on meanwhile.
  *
  * A campaign's message is unique per subscriber and carries no body: it is rendered when it is
- * handed over, and its subject is kept then. `served_at` is when a worker last leased a batch of
- * the campaign, so that batches go to the campaigns in turn.
+ * handed over, and its subject is kept then.
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
   CREATE TABLE campaigns (
@@ -33,7 +32,6 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
     failure_reason  text,
     sandboxed       boolean     NOT NULL DEFAULT false,
     sendout         jsonb,
-    served_at       timestamptz,
     created_at      timestamptz NOT NULL,
     updated_at      timestamptz NOT NULL,
     CONSTRAINT campaigns_kind_check CHECK (kind IN ('transactional', 'marketing')),
@@ -41,7 +39,7 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
   );
   CREATE INDEX campaigns_organization_idx ON campaigns (organization_id, created_at, id);
   CREATE INDEX campaigns_scheduled_idx ON campaigns (scheduled_at) WHERE status = 'scheduled';
-  CREATE INDEX campaigns_sending_idx ON campaigns (served_at) WHERE status = 'sending';
+  CREATE INDEX campaigns_sending_idx ON campaigns (id) WHERE status = 'sending';
 
   CREATE TABLE campaign_audiences (
     campaign_id uuid        PRIMARY KEY REFERENCES campaigns (id) ON DELETE CASCADE,
