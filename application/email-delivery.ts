@@ -30,6 +30,11 @@ export interface DeliverySettings {
 /** The rate window every worker counts its provider calls in. */
 const PROVIDER_RATE_KEY = "email-provider:calls"
 const RATE_WINDOW_MS = 1_000
+/**
+ * How often a worker looks for campaign batches whose lease ran out or whose retry came due: each
+ * look reads every lease taken since the table was last vacuumed, and a lease lasts far longer.
+ */
+const OVERDUE_LOOK_MS = 1_000
 
 const outgoing = (message: Message): OutgoingEmail => ({
   to: message.to,
@@ -59,6 +64,12 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
     const ids = yield* Ids
     /** The campaign this worker served last: the next lease serves the one after it, so campaigns take turns. */
     const lastServed = yield* Ref.make<CampaignId | undefined>(undefined)
+    /** Where this worker's last batch of each campaign ended: its next one starts there. */
+    const positions = yield* Ref.make<ReadonlyMap<CampaignId, string>>(new Map())
+    /** When this worker last looked for overdue campaign batches. */
+    const overdueLookedAt = yield* Ref.make(0)
+    /** Whether the last lease came back full: then more is likely due, and the cheap look is skipped. */
+    const busy = yield* Ref.make(false)
 
     /** Waits for a turn within the provider's rate, however many workers ask. */
     const providerTurn = (rate: number): Effect.Effect<void> =>
@@ -93,9 +104,10 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
     /**
      * A campaign batch: each email rendered for its recipient as they are now (one who unsubscribed
      * meanwhile gets nothing), counted against the plan's monthly limit (which, once reached, stops
-     * the campaign as `failed`), then handed over as a single send's batch is.
+     * the campaign as `failed`), then handed over as a single send's batch is. The campaign ends
+     * here when the batch was `last` (shorter than a lease takes).
      */
-    const deliverCampaign = (leased: LeasedCampaignBatch) =>
+    const deliverCampaign = (leased: LeasedCampaignBatch, last: boolean) =>
       Effect.gen(function*() {
         const { key, tier } = leased
         const { campaign } = leased.campaign
@@ -103,7 +115,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
         const at = yield* now
         if (emails.length === 0) {
           yield* campaigns.settle(key, settled, at)
-          return yield* sending.finish(campaign.id)
+          return last ? yield* sending.finish(campaign.id) : undefined
         }
         const month = usageMonth(at)
         if (!(yield* usage.reserve(campaign.organizationId, month, emails.length, emailLimit(tier)))) {
@@ -134,7 +146,36 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
                 ], sentAt))
           })
         )
-        yield* sending.finish(campaign.id)
+        // A full batch is seldom the campaign's last: the campaign job ends one that was.
+        if (last) yield* sending.finish(campaign.id)
+      })
+
+    /**
+     * The next campaign batch: now and then one whose lease ran out or whose retry came due, else
+     * the next campaign's from where this worker's last batch of it ended, or, when nothing is due
+     * after those positions, from the start of each campaign.
+     */
+    const leaseCampaignBatch = (lease: { limit: number; leaseMs: number; now: Date; newKey: string }) =>
+      Effect.gen(function*() {
+        const lookedAt = yield* Ref.get(overdueLookedAt)
+        const overdue = lease.now.getTime() - lookedAt >= OVERDUE_LOOK_MS
+        if (overdue) yield* Ref.set(overdueLookedAt, lease.now.getTime())
+        const after = yield* Ref.get(lastServed)
+        const known = yield* Ref.get(positions)
+        let leased = yield* campaigns.leaseDue({ ...lease, after, overdue, positions: known })
+        if (Option.isNone(leased) && known.size > 0) {
+          yield* Ref.set(positions, new Map())
+          leased = yield* campaigns.leaseDue({ ...lease, after, overdue: false })
+        }
+        if (Option.isSome(leased)) {
+          const { campaign: { campaign }, position } = leased.value
+          yield* Ref.set(lastServed, campaign.id)
+          yield* Ref.update(positions, (current) => {
+            const before = current.get(campaign.id)
+            return before !== undefined && before > position ? current : new Map(current).set(campaign.id, position)
+          })
+        }
+        return leased
       })
 
     /**
@@ -145,7 +186,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
       Effect.gen(function*() {
         // The turn comes before the lease, so that the batch takes everything that came meanwhile.
         const at = yield* now
-        if (!(yield* messages.anyDue(at)) && !(yield* campaigns.anyDue(at))) return 0
+        if (!(yield* Ref.get(busy)) && !(yield* messages.anyDue(at)) && !(yield* campaigns.anyDue(at))) return 0
         yield* providerTurn(settings.providerRate)
         const lease = {
           limit: Math.min(settings.batchSize, MAX_BATCH_SIZE),
@@ -155,13 +196,16 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
         }
         const leased = yield* messages.leaseDue(lease)
         if (Option.isNone(leased)) {
-          const campaignBatch = yield* campaigns.leaseDue({ ...lease, after: yield* Ref.get(lastServed) })
-          if (Option.isNone(campaignBatch)) return 0
-          yield* Ref.set(lastServed, campaignBatch.value.campaign.campaign.id)
-          yield* deliverCampaign(campaignBatch.value)
-          return campaignBatch.value.recipients.length
+          const campaignBatch = yield* leaseCampaignBatch(lease)
+          if (Option.isNone(campaignBatch)) return yield* Ref.set(busy, false).pipe(Effect.as(0))
+          const batch = campaignBatch.value
+          const full = batch.recipients.length === lease.limit
+          yield* Ref.set(busy, full)
+          yield* deliverCampaign(batch, !full)
+          return batch.recipients.length
         }
         const { key, messages: batch } = leased.value
+        yield* Ref.set(busy, batch.length === lease.limit)
         yield* handOver(batch.map(outgoing), key).pipe(
           Effect.matchEffect({
             onFailure: (error) =>

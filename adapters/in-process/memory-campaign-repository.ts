@@ -65,7 +65,8 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
     const batchOf = (t: Tables, key: string, taken: ReadonlyArray<StoredMessage>): Option.Option<LeasedCampaignBatch> => {
       if (taken.length === 0) return Option.none()
       const stored = t.campaigns.get(taken[0]!.message.campaignId!)!
-      const recipients = [...taken].sort((a, b) => compareText(a.message.id, b.message.id)).map(({ message }) => {
+      const ordered = [...taken].sort((a, b) => compareText(a.message.subscriberId, b.message.subscriberId))
+      const recipients = ordered.map(({ message }) => {
         const subscriber = t.subscribers.get(message.subscriberId)!
         const tagNames = [...(t.assignments.get(subscriber.id)?.keys() ?? [])]
           .map((id) => t.tags.get(id)?.name)
@@ -86,7 +87,8 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
         key,
         campaign: { campaign: stored.campaign, sendout: stored.sendout! },
         tier: t.organizations.get(stored.campaign.organizationId)!.tier,
-        recipients
+        recipients,
+        position: ordered.at(-1)!.message.subscriberId
       })
     }
 
@@ -250,27 +252,34 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
           return false
         }),
 
-      leaseDue: ({ after, leaseMs, limit, newKey, now }) =>
+      leaseDue: ({ after, leaseMs, limit, newKey, now, overdue = true, positions = new Map() }) =>
         store.write((t) => {
           const until = new Date(now.getTime() + leaseMs)
           const queued = [...t.messages.values()].filter((s) =>
             s.message.status === "queued" && isSending(t, s.message.campaignId)
           )
-          const again = queued
-            .filter((s) => s.leaseToken !== null && s.nextAttemptAt! <= now)
-            .sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || compareText(a.message.id, b.message.id))[0]
+          const again = overdue
+            ? queued
+              .filter((s) => s.leaseToken !== null && s.nextAttemptAt! <= now)
+              .sort((a, b) =>
+                a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || compareText(a.message.id, b.message.id)
+              )[0]
+            : undefined
           if (again !== undefined) {
             const key = again.leaseToken!
             const batch = queued.filter((s) => s.leaseToken === key && s.nextAttemptAt! <= now)
             return batchOf(t, key, batch.map((s) => lease(t, s, key, now, until)))
           }
-          const fresh = queued.filter((s) => s.leaseToken === null)
+          const fresh = queued.filter((s) => {
+            const position = positions.get(s.message.campaignId!)
+            return s.leaseToken === null && (position === undefined || compareText(s.message.subscriberId, position) > 0)
+          })
           const sending = [...new Set(fresh.map((s) => s.message.campaignId!))].sort(compareText)
           const next = sending.find((id) => after !== undefined && compareText(id, after) > 0) ?? sending[0]
           if (next === undefined) return Option.none()
           const batch = fresh
             .filter((s) => s.message.campaignId === next)
-            .sort((a, b) => compareText(a.message.id, b.message.id))
+            .sort((a, b) => compareText(a.message.subscriberId, b.message.subscriberId))
             .slice(0, limit)
           return batchOf(t, newKey, batch.map((s) => lease(t, s, newKey, now, until)))
         }),

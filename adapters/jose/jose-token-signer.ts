@@ -2,7 +2,7 @@ import { type TokenClaims, TokenSigner } from "@roster/application"
 import { InvalidToken, MIN_SIGNING_SECRET_BYTES, TokenKind } from "@roster/domain"
 import { Effect, Layer, Schema } from "effect"
 import { errors, type JWTPayload, jwtVerify, SignJWT } from "jose"
-import { webcrypto } from "node:crypto"
+import { createHmac, webcrypto } from "node:crypto"
 
 /** The secret that signs tokens is missing, too short or unreadable. */
 export class SigningSecretError extends Schema.TaggedError<SigningSecretError>()("SigningSecretError", {
@@ -42,6 +42,21 @@ const refusal = (error: unknown): InvalidToken => {
 }
 
 const fromNumericDate = (seconds: number): Date => new Date(seconds * 1000)
+const toNumericDate = (date: Date): number => Math.floor(date.getTime() / 1000)
+
+/** The claims as {@link SignJWT} below sets them, in its order. */
+const payloadOf = (kind: TokenKind, claims: TokenClaims): JWTPayload => ({
+  ...(claims.organizationId === undefined ? {} : { org: claims.organizationId }),
+  ...(claims.version === undefined ? {} : { ver: claims.version }),
+  iss: ISSUER,
+  aud: TokenKind[kind],
+  sub: claims.subject,
+  jti: claims.id,
+  iat: toNumericDate(claims.issuedAt),
+  exp: toNumericDate(claims.expiresAt)
+})
+
+const ENCODED_HEADER = Buffer.from(JSON.stringify({ alg: ALGORITHM, typ: TYPE })).toString("base64url")
 
 /** The claims of a verified payload; jose has checked presence, but not the types of these. */
 const claimsOf = (kind: TokenKind, payload: JWTPayload): TokenClaims | InvalidToken => {
@@ -91,25 +106,34 @@ export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner
       )
 
       const signOne = (kind: TokenKind, claims: TokenClaims) => {
-          const jwt = new SignJWT({
-            ...(claims.organizationId === undefined ? {} : { org: claims.organizationId }),
-            ...(claims.version === undefined ? {} : { ver: claims.version })
-          })
-            .setProtectedHeader({ alg: ALGORITHM, typ: TYPE })
-            .setIssuer(ISSUER)
-            .setAudience(TokenKind[kind])
-            .setSubject(claims.subject)
-            .setJti(claims.id)
-            .setIssuedAt(claims.issuedAt)
-            .setExpirationTime(claims.expiresAt)
-          return jwt.sign(key)
-        }
+        const { aud, exp, iat, iss, jti, sub, ...custom } = payloadOf(kind, claims)
+        return new SignJWT(custom)
+          .setProtectedHeader({ alg: ALGORITHM, typ: TYPE })
+          .setIssuer(iss!)
+          .setAudience(aud!)
+          .setSubject(sub!)
+          .setJti(jti!)
+          .setIssuedAt(iat!)
+          .setExpirationTime(exp!)
+          .sign(key)
+      }
+
+      /**
+       * The same compact HS256 serialization as {@link signOne}, byte for byte (a test holds them
+       * to it), signed with Node's synchronous HMAC: a campaign signs a token per email, and
+       * WebCrypto's asynchronous job per signature cost a campaign worker more than its rendering.
+       * Verification stays with jose.
+       */
+      const signNow = (kind: TokenKind, claims: TokenClaims) => {
+        const signingInput = `${ENCODED_HEADER}.${Buffer.from(JSON.stringify(payloadOf(kind, claims))).toString("base64url")}`
+        return `${signingInput}.${createHmac("sha256", secret).update(signingInput).digest("base64url")}`
+      }
 
       const sign = (kind: TokenKind, claims: TokenClaims) =>
         Effect.promise(() => signOne(kind, claims)).pipe(Effect.withSpan("TokenSigner.sign", { attributes: { kind } }))
 
       const signEach = (kind: TokenKind, claims: ReadonlyArray<TokenClaims>) =>
-        Effect.promise(() => Promise.all(claims.map((c) => signOne(kind, c)))).pipe(
+        Effect.sync(() => claims.map((c) => signNow(kind, c))).pipe(
           Effect.withSpan("TokenSigner.signEach", { attributes: { kind, count: claims.length } })
         )
 

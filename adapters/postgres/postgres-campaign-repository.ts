@@ -1,10 +1,12 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import type { Statement } from "@effect/sql/Statement"
 import {
   type CampaignFilter,
+  type CampaignRecipient,
   CampaignRepository,
-  type CampaignSendout,
-  type LeasedCampaignBatch
+  type LeasedCampaignBatch,
+  type SendingCampaign
 } from "@roster/application"
 import {
   audienceStatuses,
@@ -12,13 +14,16 @@ import {
   type CampaignAudience,
   CampaignId,
   Message,
+  MessageId,
   type MessageKind,
   type MessageStatus,
-  type OrganizationId,
+  OrganizationId,
   PlanTier,
-  SubscriberStatus
+  SubscriberId,
+  SubscriberStatus,
+  TemplateId
 } from "@roster/domain"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { decodeFirst, decodeRow, decodeRows, jsonb, type Row } from "./rows.js"
 
 /** A campaign's columns, each named with `prefix`: the audience as the domain holds it. */
@@ -45,50 +50,58 @@ const campaignColumns = (table: string, prefix = "") =>
     `json_build_object('tagIds', ${table}.tag_ids, 'excludeTagIds', ${table}.exclude_tag_ids) AS ${prefix}audience`
   ).join(", ")
 
-/** A leased message's columns, each named with `prefix`. */
-const messageColumns = (table: string, prefix: string) =>
-  [
-    "id",
-    "organization_id",
-    "subscriber_id",
-    "template_id",
-    "campaign_id",
-    "kind",
-    "subject",
-    "html",
-    "text",
-    "headers",
-    "status",
-    "provider_id",
-    "error",
-    "attempt_count",
-    "created_at",
-    "updated_at"
-  ].map((column) => `${table}.${column} AS ${prefix}${column}`).concat(
-    `${table}.from_header AS ${prefix}from`,
-    `s.email AS ${prefix}to`
-  ).join(", ")
+/** Before every uuid: the position of a campaign none of whose recipients was leased yet. */
+const NO_POSITION = "00000000-0000-0000-0000-000000000000"
 
 const decodeCampaign = decodeFirst(Campaign)
 const decodeCampaigns = decodeRows(Campaign)
-const decodeLeasedCampaign = decodeRow(Campaign, "c_")
-const decodeLeasedMessage = decodeRow(Message, "m_")
 const Sendout = Schema.Struct({
   content: Schema.Struct({ subject: Schema.String, html: Schema.NullOr(Schema.String), text: Schema.NullOr(Schema.String) }),
   from: Schema.String,
   organizationName: Schema.String
 })
+const decodeCampaignRow = decodeRow(Campaign)
 const decodeSendout = Schema.decodeUnknown(Sendout)
-const decodeTier = Schema.decodeUnknown(PlanTier)
-const decodeRecipient = decodeRow(Schema.Struct({
-  status: SubscriberStatus,
-  firstName: Schema.NullOr(Schema.String),
-  lastName: Schema.NullOr(Schema.String),
-  metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  tagNames: Schema.Array(Schema.String),
-  tokenVersion: Schema.Number,
-  erasureRequested: Schema.Boolean
-}), "s_")
+const tiers: ReadonlySet<string> = new Set(PlanTier.literals)
+const subscriberStatuses: ReadonlySet<string> = new Set(SubscriberStatus.literals)
+
+/**
+ * A leased recipient's row, read field by field: a campaign's worker reads one per email, and the
+ * row is the one the statement just wrote, so only what the query cannot vouch for is checked.
+ */
+const recipientOf = (row: Row): CampaignRecipient => {
+  const status = String(row.s_status)
+  if (!subscriberStatuses.has(status)) throw new Error(`unknown subscriber status ${status}`)
+  return {
+    message: new Message({
+      id: MessageId.make(String(row.id)),
+      organizationId: OrganizationId.make(String(row.organization_id)),
+      subscriberId: SubscriberId.make(String(row.subscriber_id)),
+      templateId: row.template_id === null ? null : TemplateId.make(String(row.template_id)),
+      campaignId: CampaignId.make(String(row.campaign_id)),
+      kind: row.kind as MessageKind,
+      to: String(row.to),
+      from: String(row.from_header),
+      subject: String(row.subject),
+      html: null,
+      text: null,
+      headers: {},
+      status: "queued",
+      providerId: null,
+      error: row.error === null ? null : String(row.error),
+      attemptCount: Number(row.attempt_count),
+      createdAt: row.created_at as Date,
+      updatedAt: row.updated_at as Date
+    }, true),
+    status: status as SubscriberStatus,
+    firstName: row.s_first_name === null ? null : String(row.s_first_name),
+    lastName: row.s_last_name === null ? null : String(row.s_last_name),
+    metadata: row.s_metadata as Record<string, unknown>,
+    tagNames: row.s_tag_names as ReadonlyArray<string>,
+    tokenVersion: Number(row.s_token_version),
+    erasureRequested: row.s_erasure_requested === true
+  }
+}
 
 /**
  * Campaigns over PostgreSQL. Recipients become messages one chunk per statement (`INSERT ...
@@ -102,9 +115,24 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(campaignColumns("campaigns"))
     const aliasedColumns = sql.literal(campaignColumns("c"))
-    const leasedColumns = sql.literal(
-      `${messageColumns("leased", "m_")}, ${campaignColumns("c", "c_")}`
-    )
+    /**
+     * What a sending campaign's emails are made of, kept once read: while a campaign is `sending`
+     * nothing its emails are made of changes (it is edited only as a draft or scheduled).
+     */
+    const sendingCampaigns = new Map<string, SendingCampaign>()
+    const sendingCampaign = (id: string) =>
+      Effect.gen(function*() {
+        const known = sendingCampaigns.get(id)
+        if (known !== undefined) return known
+        const rows = yield* sql`SELECT ${columns}, sendout FROM campaigns WHERE id = ${id}`
+        const found: SendingCampaign = {
+          campaign: yield* decodeCampaignRow(rows[0]!),
+          sendout: yield* decodeSendout(rows[0]!.sendout)
+        }
+        if (sendingCampaigns.size >= 1_000) sendingCampaigns.clear()
+        sendingCampaigns.set(id, found)
+        return found
+      })
 
     /** The audience's subscribers (alias `s`): one condition for counting them and for making their messages. */
     const inAudience = (organizationId: OrganizationId, audience: CampaignAudience, kind: MessageKind): Statement<Row> =>
@@ -133,36 +161,38 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
         FROM unnest(${rows.map((r) => String(r.id))}::uuid[], ${rows.map((r) => String(r.organization_id))}::uuid[])
           AS m(id, organization_id)`.pipe(Effect.asVoid)
 
-    /** The leased batch's recipients, with their subscribers as they are now and their campaign. */
+    /** The leased batch's recipients, with their subscribers as they are now, and their organization's plan. */
     const leasedWith = (ctes: Statement<Row>, lease: Statement<Row>) =>
       sql`
         WITH ${ctes}, leased AS (${lease})
-        SELECT leased.lease_token AS key, ${leasedColumns},
+        SELECT leased.lease_token AS key, leased.id, leased.organization_id, leased.subscriber_id, leased.template_id,
+               leased.campaign_id, leased.kind, leased.from_header, leased.subject, leased.error, leased.attempt_count,
+               leased.created_at, leased.updated_at, s.email AS to,
                s.status AS s_status, s.first_name AS s_first_name, s.last_name AS s_last_name, s.metadata AS s_metadata,
                s.preference_token_version AS s_token_version, s.erasure_requested_at IS NOT NULL AS s_erasure_requested,
                COALESCE((
                  SELECT array_agg(t.name ORDER BY t.name) FROM subscriber_tags st JOIN tags t ON t.id = st.tag_id
                  WHERE st.subscriber_id = s.id
                ), '{}') AS s_tag_names,
-               c.sendout AS c_sendout, o.tier AS o_tier
+               o.tier
         FROM leased
         JOIN subscribers s ON s.id = leased.subscriber_id
-        JOIN campaigns c ON c.id = leased.campaign_id
         JOIN organizations o ON o.id = leased.organization_id
-        ORDER BY leased.id`
+        ORDER BY leased.subscriber_id`
 
-    const toBatch = (rows: ReadonlyArray<Row>): Effect.Effect<Option.Option<LeasedCampaignBatch>> =>
+    const toBatch = (rows: ReadonlyArray<Row>): Effect.Effect<Option.Option<LeasedCampaignBatch>, SqlError | ParseResult.ParseError> =>
       rows.length === 0 ? Effect.succeed(Option.none()) : Effect.gen(function*() {
         const first = rows[0]!
-        const campaign = yield* decodeLeasedCampaign(first)
-        const sendout: CampaignSendout = yield* Effect.orDie(decodeSendout(first.c_sendout))
-        const recipients = yield* Effect.forEach(rows, (row) =>
-          Effect.zipWith(decodeLeasedMessage(row), decodeRecipient(row), (message, subscriber) => ({
-            message,
-            ...subscriber
-          })))
-        const tier = yield* Effect.orDie(decodeTier(first.o_tier))
-        return Option.some({ key: String(first.key), campaign: { campaign, sendout }, tier, recipients })
+        const campaign = yield* sendingCampaign(String(first.campaign_id))
+        const tier = String(first.tier)
+        if (!tiers.has(tier)) return yield* Effect.die(new Error(`unknown plan tier ${tier}`))
+        return Option.some({
+          key: String(first.key),
+          campaign,
+          tier: tier as PlanTier,
+          recipients: rows.map(recipientOf),
+          position: String(rows[rows.length - 1]!.subscriber_id)
+        })
       })
 
     const finishedAt = (to: string, at: Date) => ["sent", "failed", "cancelled"].includes(to) ? at : null
@@ -336,41 +366,57 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
             )
           ) AS due`.pipe(Effect.map((rows) => rows[0]?.due === true), Effect.orDie),
 
-      leaseDue: ({ after, leaseMs, limit, newKey, now }) =>
+      leaseDue: ({ after, leaseMs, limit, newKey, now, overdue = true, positions = new Map() }) =>
         Effect.gen(function*() {
           const until = new Date(now.getTime() + leaseMs)
-          const again = yield* leasedWith(
-            sql`head AS (
-              SELECT m.lease_token FROM messages m
-              WHERE m.status = 'queued' AND m.lease_token IS NOT NULL AND m.campaign_id IS NOT NULL
-                AND m.next_attempt_at <= ${now}
-                AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = m.campaign_id AND c.status = 'sending')
-              ORDER BY m.next_attempt_at, m.id
-              LIMIT 1
-              FOR UPDATE OF m SKIP LOCKED
-            )`,
-            sql`
-            UPDATE messages m
-            SET next_attempt_at = ${until}, attempt_count = m.attempt_count + 1, updated_at = ${now}
-            FROM head
-            WHERE m.lease_token = head.lease_token AND m.status = 'queued' AND m.next_attempt_at <= ${now}
-            RETURNING m.*`
-          )
-          if (again.length > 0) return yield* toBatch(again)
+          if (overdue) {
+            const again = yield* leasedWith(
+              sql`head AS (
+                SELECT m.lease_token FROM messages m
+                WHERE m.status = 'queued' AND m.lease_token IS NOT NULL AND m.campaign_id IS NOT NULL
+                  AND m.next_attempt_at <= ${now}
+                  AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = m.campaign_id AND c.status = 'sending')
+                ORDER BY m.next_attempt_at, m.id
+                LIMIT 1
+                FOR UPDATE OF m SKIP LOCKED
+              )`,
+              sql`
+              UPDATE messages m
+              SET next_attempt_at = ${until}, attempt_count = m.attempt_count + 1, updated_at = ${now}
+              FROM head
+              WHERE m.lease_token = head.lease_token AND m.status = 'queued' AND m.next_attempt_at <= ${now}
+              RETURNING m.*`
+            )
+            if (again.length > 0) return yield* toBatch(again)
+          }
+          // A campaign's recipients are leased in subscriber order, from where the caller's last batch of
+          // it ended: the index is read from there on, not across every email settled before it. The
+          // look for a campaign and the lease are subqueries of their own, so that the position bounds
+          // the index scan instead of filtering its rows.
           const fresh = yield* leasedWith(
-            sql`pick AS (
-              SELECT c.id FROM campaigns c
-              WHERE c.status = 'sending' AND EXISTS (
-                SELECT 1 FROM messages q WHERE q.campaign_id = c.id AND q.status = 'queued' AND q.lease_token IS NULL
+            sql`position AS (
+              SELECT * FROM unnest(${[...positions.keys()]}::uuid[], ${[...positions.values()]}::uuid[])
+                AS p(campaign_id, subscriber_id)
+            ), pick AS (
+              SELECT c.id, COALESCE(p.subscriber_id, ${NO_POSITION}::uuid) AS position
+              FROM campaigns c LEFT JOIN position p ON p.campaign_id = c.id
+              WHERE c.status = 'sending' AND (
+                SELECT true FROM messages q
+                WHERE q.campaign_id = c.id AND q.status = 'queued' AND q.lease_token IS NULL
+                  AND q.subscriber_id > COALESCE(p.subscriber_id, ${NO_POSITION}::uuid)
+                LIMIT 1
               )
-              ORDER BY (c.id > ${after ?? "00000000-0000-0000-0000-000000000000"}::uuid) DESC, c.id
+              ORDER BY (c.id > ${after ?? NO_POSITION}::uuid) DESC, c.id
               LIMIT 1
             ), due AS (
-              SELECT m.id FROM messages m JOIN pick ON m.campaign_id = pick.id
-              WHERE m.status = 'queued' AND m.lease_token IS NULL
-              ORDER BY m.id
-              LIMIT ${limit}
-              FOR UPDATE OF m SKIP LOCKED
+              SELECT d.id FROM pick CROSS JOIN LATERAL (
+                SELECT m.id FROM messages m
+                WHERE m.campaign_id = pick.id AND m.status = 'queued' AND m.lease_token IS NULL
+                  AND m.subscriber_id > pick.position
+                ORDER BY m.subscriber_id
+                LIMIT ${limit}
+                FOR UPDATE OF m SKIP LOCKED
+              ) d
             )`,
             sql`
             UPDATE messages m

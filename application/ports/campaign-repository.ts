@@ -59,6 +59,8 @@ export interface LeasedCampaignBatch {
   /** The organization's plan now, for its monthly email limit. */
   readonly tier: PlanTier
   readonly recipients: ReadonlyArray<CampaignRecipient>
+  /** Where the batch ends in its campaign's order: the next lease of the campaign can start after it. */
+  readonly position: string
 }
 
 /** What became of one leased email. */
@@ -131,11 +133,13 @@ export class CampaignRepository extends Context.Tag("roster/CampaignRepository")
   /** Whether any campaign email is due: a cheap look before waiting for the provider's rate. */
   readonly anyDue: (now: Date) => Effect.Effect<boolean>
   /**
-   * Leases the next campaign batch due at `now` until `now + leaseMs`: a batch whose lease ran out
-   * or whose retry came due, whole and under its own key, else up to `limit` queued emails of the
-   * next sending campaign after `after` in id order (the first when none is after it), under
-   * `newKey`: campaigns take turns, and leasing writes nothing that every lease of a campaign would
-   * wait for. Only campaigns in `sending` are served.
+   * Leases the next campaign batch due at `now` until `now + leaseMs`: when `overdue` (the default),
+   * a batch whose lease ran out or whose retry came due, whole and under its own key; else up to
+   * `limit` queued emails of the next sending campaign after `after` in id order (the first when
+   * none is after it), under `newKey`, in the campaign's order and, for a campaign in `positions`,
+   * after that position (a batch's `position`). Campaigns take turns, and leasing writes nothing
+   * that every lease of a campaign would wait for. Only campaigns in `sending` are served. Emails
+   * queued again behind a position (a retried campaign's) are found by a lease without positions.
    */
   readonly leaseDue: (options: {
     readonly limit: number
@@ -143,6 +147,8 @@ export class CampaignRepository extends Context.Tag("roster/CampaignRepository")
     readonly now: Date
     readonly newKey: string
     readonly after?: CampaignId | undefined
+    readonly overdue?: boolean | undefined
+    readonly positions?: ReadonlyMap<CampaignId, string> | undefined
   }) => Effect.Effect<Option.Option<LeasedCampaignBatch>>
   /** Records what became of each email of the batch. */
   readonly settle: (key: string, outcomes: ReadonlyArray<RecipientOutcome>, at: Date) => Effect.Effect<void>

@@ -180,6 +180,40 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
         }).pipe(deletingAfterwards([organization.id, other.id]))
       }))
 
+    it.effect("leases a campaign in subscriber order from a position on; what was queued again behind it, without one", () =>
+      Effect.gen(function*() {
+        const campaigns = yield* CampaignRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const subscribers = []
+          for (let i = 0; i < 5; i++) subscribers.push((yield* tagged(organization.id, [])).id as string)
+          const inOrder = [...subscribers].sort()
+          const campaign = aCampaign(organization.id, instant(1))
+          yield* campaigns.insert(campaign)
+          yield* campaigns.start(campaign.id, ["draft"], sendout, instant(10))
+          yield* fixAll(100, instant(11))
+          const leaseFrom = (limit: number, positions: ReadonlyMap<CampaignId, string>) =>
+            campaigns.leaseDue({ limit, leaseMs: 30_000, now: instant(12), newKey: randomUUID(), overdue: false, positions })
+
+          const first = Option.getOrThrow(yield* leaseFrom(2, new Map()))
+          expect(first.recipients.map((r) => r.message.subscriberId)).toStrictEqual(inOrder.slice(0, 2))
+          expect(first.position).toBe(inOrder[1])
+          // From the third subscriber's position on: the fourth and fifth, in order.
+          const rest = Option.getOrThrow(yield* leaseFrom(10, new Map([[campaign.id, inOrder[2]!]])))
+          expect(rest.recipients.map((r) => r.message.subscriberId)).toStrictEqual(inOrder.slice(3))
+          expect(rest.position).toBe(inOrder[4])
+          // Nothing after the last position; the third, behind it, is found without positions.
+          assert.isTrue(Option.isNone(yield* leaseFrom(10, new Map([[campaign.id, rest.position]]))))
+          const behind = Option.getOrThrow(yield* leaseFrom(10, new Map()))
+          expect(behind.recipients.map((r) => r.message.subscriberId)).toStrictEqual([inOrder[2]])
+          // Overdue batches are looked for only when asked.
+          const later = (overdue: boolean) =>
+            campaigns.leaseDue({ limit: 10, leaseMs: 30_000, now: instant(50), newKey: randomUUID(), overdue })
+          assert.isTrue(Option.isNone(yield* later(false)))
+          expect([first.key, rest.key, behind.key]).toContain(Option.getOrThrow(yield* later(true)).key)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
     it.effect("stop fails what was not handed over; a cancelled campaign is served no more and its queue is withdrawn", () =>
       Effect.gen(function*() {
         const campaigns = yield* CampaignRepository

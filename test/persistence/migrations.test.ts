@@ -37,7 +37,8 @@ describe("migrations", () => {
           [7, "subscriber_erasure"],
           [8, "email"],
           [9, "campaigns"],
-          [10, "email_triggers"]
+          [10, "email_triggers"],
+          [11, "campaign_lease_order"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([

@@ -96,6 +96,25 @@ layer(makeJoseTokenSigner(secret))("signed tokens (HS256 JWT)", (it) => {
       expect((yield* signer.verify("session", yield* signer.sign("session", claims), during)).version).toBeUndefined()
     }))
 
+  it.effect("tokens signed many at once are the very tokens signed one by one, and verify alike", () =>
+    Effect.gen(function*() {
+      const signer = yield* TokenSigner
+      const { organizationId: _, ...withoutOrganization } = claims
+      const each: ReadonlyArray<TokenClaims> = [
+        claims,
+        withoutOrganization,
+        { ...claims, version: 0 },
+        { ...claims, version: 7, subject: "sub-\u00e9\"quoted\"", issuedAt: new Date(issuedAt.getTime() + 999) }
+      ]
+      for (const kind of ["preference", "session"] as const) {
+        const many = yield* signer.signEach(kind, each)
+        const one = yield* Effect.forEach(each, (c) => signer.sign(kind, c))
+        expect(many).toStrictEqual(one)
+        for (const token of many) expect((yield* signer.verify(kind, token, during)).id).toBe(claims.id)
+      }
+      expect(yield* signer.signEach("preference", [])).toStrictEqual([])
+    }))
+
   it.effect("the token is a JWT with the pinned header and the kind's audience", () =>
     Effect.gen(function*() {
       const token = yield* (yield* TokenSigner).sign("preference", claims)

@@ -12,6 +12,7 @@ import subscriberErasure from "./0007_subscriber_erasure.js"
 import email from "./0008_email.js"
 import campaigns from "./0009_campaigns.js"
 import emailTriggers from "./0010_email_triggers.js"
+import campaignLeaseOrder from "./0011_campaign_lease_order.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -23,7 +24,8 @@ const migrations = Migrator.fromRecord({
   "0007_subscriber_erasure": subscriberErasure,
   "0008_email": email,
   "0009_campaigns": campaigns,
-  "0010_email_triggers": emailTriggers
+  "0010_email_triggers": emailTriggers,
+  "0011_campaign_lease_order": campaignLeaseOrder
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
