@@ -31,7 +31,7 @@ export const runErrorBench = async (context: ErrorBenchContext): Promise<void> =
   for (const form of ["reference", "overview"] as const) {
     const port = await context.freePort()
     const base = `http://127.0.0.1:${port}`
-    const server = spawn(process.execPath, ["--import", "tsx", "apps/api/main.ts"], {
+    const server = spawn(process.execPath, ["dist/api.mjs"], {
       cwd: context.root,
       env: { ...context.env, API_FORM: form, PORT: String(port), MIGRATE: "false" },
       stdio: ["ignore", "ignore", "inherit"]

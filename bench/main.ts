@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
+import { buildRoster } from "../scripts/build.mjs"
 import { measure, printTable, ratio } from "./stats.js"
 import { runErrorBench } from "./errors.js"
 import { runCampaignBench } from "./campaigns.js"
@@ -42,7 +43,7 @@ const freePort = () =>
   })
 
 const cli = (env: NodeJS.ProcessEnv, ...args: Array<string>) => {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/main.ts", ...args], { cwd: root, env, encoding: "utf8" })
+  const result = spawnSync(process.execPath, ["dist/cli.mjs", ...args], { cwd: root, env, encoding: "utf8" })
   if (result.status !== 0) throw new Error(`roster ${args.join(" ")} failed: ${result.stderr}`)
   return JSON.parse(result.stdout)
 }
@@ -61,6 +62,8 @@ const waitReady = async (base: string, server: ChildProcess) => {
 }
 
 const main = async () => {
+  // The programs measured are the compiled ones, as `npm start` runs them.
+  await buildRoster()
   const database = `roster_bench_${randomBytes(4).toString("hex")}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect().catch((error) => {
@@ -83,7 +86,7 @@ const main = async () => {
     // The webhook bench's receiver listens on 127.0.0.1.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "true"
   }
-  const server = spawn(process.execPath, ["--import", "tsx", "apps/api/main.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] })
+  const server = spawn(process.execPath, ["dist/api.mjs"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] })
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   // Dropping the database at the end ends connections the pool may still be closing.
   pool.on("error", () => {})

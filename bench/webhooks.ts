@@ -80,7 +80,7 @@ const startReceiver = async () => {
 export const startWorker = async (
   context: { readonly root: string; readonly env: NodeJS.ProcessEnv; readonly nodeArgs?: ReadonlyArray<string> }
 ) => {
-  const child: ChildProcess = spawn(process.execPath, [...(context.nodeArgs ?? []), "--import", "tsx", "apps/worker/main.ts"], {
+  const child: ChildProcess = spawn(process.execPath, [...(context.nodeArgs ?? []), "dist/worker.mjs"], {
     cwd: context.root,
     env: { ...context.env, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"]

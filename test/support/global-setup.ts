@@ -2,9 +2,11 @@ import { randomBytes } from "node:crypto"
 import { createConnection } from "node:net"
 import type { TestProject } from "vitest/node"
 import pg from "pg"
+import { buildRoster } from "../../scripts/build.mjs"
 
 /**
- * Once per `npm test`: finds the machine's PostgreSQL and Redis. Where PostgreSQL answers, a
+ * Once per `npm test`: builds `dist/` when the sources are newer, and finds the machine's
+ * PostgreSQL and Redis. Where PostgreSQL answers, a
  * database of this run's own is created (and dropped at the end), so runs never see each other's
  * rows; where Redis answers, keys carry a prefix of this run's own (deleted at the end). Suites
  * that need a server read `inject("postgres")` / `inject("redis")` and skip themselves, saying
@@ -49,6 +51,8 @@ const withAdmin = async <A>(f: (client: pg.Client) => Promise<A>): Promise<A> =>
 }
 
 export default async function setup(project: TestProject) {
+  // The end-to-end suites start the compiled programs, as `npm start` does.
+  await buildRoster()
   const runId = `${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
   const databases = [`roster_test_${runId}`, `roster_test_${runId}_processes`]
 

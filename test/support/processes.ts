@@ -28,10 +28,13 @@ export interface Finished {
   readonly stderr: string
 }
 
-/** Runs `apps/<app>/main.ts` to its end. */
+/** The compiled program of `apps/<app>`, as `npm run <app>` starts it (the global setup builds it). */
+const program = (app: string) => `dist/${app}.mjs`
+
+/** Runs `apps/<app>` to its end. */
 export const run = (app: string, args: ReadonlyArray<string>, env: Record<string, string>): Promise<Finished> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", `apps/${app}/main.ts`, ...args], {
+    const child = spawn(process.execPath, [program(app), ...args], {
       cwd: root,
       env: { ...baseEnv(), ...env }
     })
@@ -49,10 +52,10 @@ export interface Running {
   readonly stop: () => Promise<number | null>
 }
 
-/** Starts `apps/<app>/main.ts` on a free port and waits until `/ready` answers 200. */
+/** Starts `apps/<app>` on a free port and waits until `/ready` answers 200. */
 export const start = async (app: string, env: Record<string, string>): Promise<Running> => {
   const port = await freePort()
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", `apps/${app}/main.ts`], {
+  const child: ChildProcess = spawn(process.execPath, [program(app)], {
     cwd: root,
     env: { ...baseEnv(), ...env, PORT: String(port), HOST: "127.0.0.1" }
   })
@@ -95,11 +98,11 @@ export interface RunningWorker {
 }
 
 /**
- * Starts `apps/worker/main.ts`, which opens no port, and waits until its log says "worker started"
+ * Starts the worker, which opens no port, and waits until its log says "worker started"
  * (it logs at info level for that; LOG_LEVEL in `env` wins).
  */
 export const startWorker = async (env: Record<string, string>): Promise<RunningWorker> => {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "apps/worker/main.ts"], {
+  const child: ChildProcess = spawn(process.execPath, [program("worker")], {
     cwd: root,
     env: { ...baseEnv(), LOG_LEVEL: "info", ...env }
   })

@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+/**
+ * Compiles Roster's four programs (start, api, worker, cli) to `dist/<name>.mjs`: one ES module
+ * each, with the dependencies it uses bundled in and the rest of theirs left out, so a process
+ * loads only the code it runs. Left outside the bundles, and loaded from node_modules: PGlite
+ * (it reads its WebAssembly next to its own files) and Redoc (served as a file).
+ *
+ * `npm start`, `npm run api|worker|cli` and the test suite run it first; it does nothing when
+ * `dist/` is newer than every source file and the lock file. Each file is written under a
+ * temporary name and renamed, so a program started meanwhile loads the old build or the new one,
+ * never half of one.
+ */
+import { build } from "esbuild"
+import { mkdirSync, readdirSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const dist = join(root, "dist")
+const stamp = join(dist, ".built")
+const programs = ["start", "api", "worker", "cli"]
+const sources = ["domain", "application", "adapters", "apps", "package-lock.json", "scripts/build.mjs"]
+
+/** The newest modification time under `path`, tests aside. */
+const newest = (path) => {
+  const stats = statSync(path, { throwIfNoEntry: false })
+  if (stats === undefined) return 0
+  if (!stats.isDirectory()) return /\.test\.ts$/.test(path) ? 0 : stats.mtimeMs
+  let latest = stats.mtimeMs
+  for (const entry of readdirSync(path)) {
+    if (entry !== "node_modules") latest = Math.max(latest, newest(join(path, entry)))
+  }
+  return latest
+}
+
+const upToDate = () => {
+  const built = statSync(stamp, { throwIfNoEntry: false })
+  return built !== undefined && Math.max(...sources.map((source) => newest(join(root, source)))) < built.mtimeMs
+}
+
+/** Builds `dist/` unless it is up to date (or `force`); whether it built. */
+export const buildRoster = async ({ force = false } = {}) => {
+  if (!force && upToDate()) return false
+  const startedAt = Date.now()
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: Object.fromEntries(programs.map((name) => [name, `apps/${name}/main.ts`])),
+    outdir: dist,
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    sourcemap: "linked",
+    external: ["@electric-sql/pglite", "redoc", "pg-native"],
+    // Bundled CommonJS dependencies (pg, ioredis) call `require` for Node's own modules.
+    banner: {
+      js: "import { createRequire as __rosterCreateRequire } from 'node:module'; const require = __rosterCreateRequire(import.meta.url);"
+    },
+    write: false,
+    logLevel: "warning"
+  })
+  mkdirSync(dist, { recursive: true })
+  // Source maps first, entry points last: a program never starts from a file whose map is missing.
+  const files = [...result.outputFiles].sort((a, b) => Number(a.path.endsWith(".mjs")) - Number(b.path.endsWith(".mjs")))
+  for (const file of files) {
+    const temporary = `${file.path}.${process.pid}.tmp`
+    writeFileSync(temporary, file.contents)
+    renameSync(temporary, file.path)
+  }
+  // Dated from the start: a source changed while this ran makes the next run build again.
+  writeFileSync(stamp, new Date(startedAt).toISOString())
+  utimesSync(stamp, new Date(startedAt), new Date(startedAt))
+  return true
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const startedAt = Date.now()
+  const built = await buildRoster({ force: process.argv.includes("--force") })
+  if (built) process.stderr.write(`built dist/ in ${Date.now() - startedAt} ms\n`)
+}
