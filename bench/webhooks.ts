@@ -77,10 +77,13 @@ const startReceiver = async () => {
 }
 
 /** Starts `apps/worker/main.ts` with `env`; resolves once it logged "worker started", with that moment. */
+/** The Node.js options `npm run worker` starts the worker with (package.json). */
+const WORKER_NODE_ARGS = ["--max-semi-space-size=2"]
+
 export const startWorker = async (
   context: { readonly root: string; readonly env: NodeJS.ProcessEnv; readonly nodeArgs?: ReadonlyArray<string> }
 ) => {
-  const child: ChildProcess = spawn(process.execPath, [...(context.nodeArgs ?? []), "dist/worker.mjs"], {
+  const child: ChildProcess = spawn(process.execPath, [...WORKER_NODE_ARGS, ...(context.nodeArgs ?? []), "dist/worker.mjs"], {
     cwd: context.root,
     env: { ...context.env, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"]
