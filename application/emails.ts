@@ -180,6 +180,11 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         readonly data: Readonly<Record<string, unknown>>
         readonly kind: MessageKind
         readonly sandboxed: boolean
+        /**
+         * The message's id, for a caller that may make the same email again (a worker's firing
+         * after a crash): the email is queued once, and its monthly count taken once.
+         */
+        readonly messageId?: MessageId
       }
     ) =>
       Effect.gen(function*() {
@@ -193,7 +198,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         ], { concurrency: "unbounded" })
         const organizationName = Option.match(org, { onNone: () => "", onSome: (o) => o.name })
         const at = yield* now
-        const id = MessageId.make(yield* ids.next)
+        const id = email.messageId ?? MessageId.make(yield* ids.next)
         const link = yield* signPreferenceToken(signer, {
           tokenId: id,
           organizationId,
@@ -248,10 +253,12 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
             max: planLimits[organization.tier].maxEmailsPerMonth ?? 0
           })
         }
-        yield* messages.insert(message, first).pipe(
+        const inserted = yield* messages.insert(message, first).pipe(
           Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : usage.release(organizationId, month, 1))
         )
-        yield* signal.emailQueued
+        // Made before: counted then.
+        if (!inserted) yield* usage.release(organizationId, month, 1)
+        else yield* signal.emailQueued
         return { message, history: [first] } satisfies MessageRecord
       })
 

@@ -2,6 +2,7 @@ import {
   EmailTrigger,
   type FiringStatus,
   InvalidInput,
+  MessageId,
   type MessageKind,
   ResourceNotFound,
   type TagId,
@@ -206,7 +207,9 @@ export class TriggerFiring extends Effect.Service<TriggerFiring>()("roster/Trigg
           templateId: template.value.id,
           data: trigger.data,
           kind: trigger.kind,
-          sandboxed: false
+          sandboxed: false,
+          // The firing's own id: a firing taken over after a crash queues the same email, once.
+          messageId: MessageId.make(firing.id)
         }))
         if (queued._tag === "Left") {
           return yield* triggers.settle(firing.id, { status: "failed", messageId: null, detail: queued.left.message }, at)

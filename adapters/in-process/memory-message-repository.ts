@@ -42,12 +42,14 @@ export const MemoryMessageRepositoryLive = Layer.effect(
     return MessageRepository.of({
       insert: (message, first) =>
         store.write((t) => {
+          if (t.messages.has(message.id)) return false
           t.messages.set(message.id, {
             message,
             history: [first],
             leaseToken: null,
             nextAttemptAt: message.status === "queued" ? message.createdAt : null
           })
+          return true
         }),
 
       findById: (organizationId, id) =>

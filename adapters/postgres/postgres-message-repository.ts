@@ -47,8 +47,8 @@ export const PostgresMessageRepositoryLive = Layer.effect(
 
     return MessageRepository.of({
       insert: (message, first) =>
-        sql.withTransaction(Effect.zipRight(
-          sql`
+        sql.withTransaction(Effect.gen(function*() {
+          const inserted = yield* sql`
             INSERT INTO messages (
               id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
               text, headers, status, provider_id, error, attempt_count, next_attempt_at, created_at, updated_at
@@ -59,9 +59,13 @@ export const PostgresMessageRepositoryLive = Layer.effect(
               ${JSON.stringify(message.headers)}::jsonb, ${message.status}, ${message.providerId}, ${message.error},
               ${message.attemptCount}, ${message.status === "queued" ? message.createdAt : null}, ${message.createdAt},
               ${message.updatedAt}
-            )`,
-          insertEvent([message.id], first)
-        )).pipe(Effect.asVoid, Effect.orDie),
+            )
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id`
+          if (inserted.length === 0) return false
+          yield* insertEvent([message.id], first)
+          return true
+        })).pipe(Effect.orDie),
 
       findById: (organizationId, id) =>
         sql`SELECT ${columns} FROM messages WHERE id = ${id} AND organization_id = ${organizationId}`.pipe(

@@ -44,8 +44,11 @@ export interface ProviderReport {
 }
 
 export class MessageRepository extends Context.Tag("roster/MessageRepository")<MessageRepository, {
-  /** Stores a new message with the first event of its history. */
-  readonly insert: (message: Message, first: MessageEvent) => Effect.Effect<void>
+  /**
+   * Stores a new message with the first event of its history; whether it was new. A message whose
+   * id is stored already is left as it is (a worker making the same message again after a crash).
+   */
+  readonly insert: (message: Message, first: MessageEvent) => Effect.Effect<boolean>
   readonly findById: (organizationId: OrganizationId, id: MessageId) => Effect.Effect<Option.Option<Message>>
   /** The organization a message id belongs to, whichever it is. */
   readonly organizationOf: (id: MessageId) => Effect.Effect<Option.Option<OrganizationId>>

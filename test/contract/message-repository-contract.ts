@@ -95,6 +95,17 @@ export const messageRepositoryContract = (persistence: PersistenceLayer) =>
           assert.isTrue(Option.isNone(yield* messages.organizationOf(MessageId.make(randomUUID()))))
         })))
 
+    it.effect("a message made again under its id is stored once, as it was first", () =>
+      withSubscriber((subscriber, organizationId) =>
+        Effect.gen(function*() {
+          const messages = yield* MessageRepository
+          const message = yield* givenMessage(subscriber, { createdAt: instant(3) })
+          const again = new Message({ ...message, subject: "Made again", createdAt: instant(9), updatedAt: instant(9) })
+          assert.isFalse(yield* messages.insert(again, new MessageEvent({ type: "queued", occurredAt: instant(9), detail: null })))
+          expect(yield* messages.findById(organizationId, message.id)).toStrictEqual(Option.some(message))
+          expect(yield* messages.history(message.id)).toHaveLength(1)
+        })))
+
     it.effect("lists an organization's messages newest first, by subscriber and status, in keyset or numbered pages", () =>
       withSubscriber((subscriber, organizationId) =>
         Effect.gen(function*() {
