@@ -30,6 +30,8 @@ export interface DeliverySettings {
 /** The rate window every worker counts its provider calls in. */
 const PROVIDER_RATE_KEY = "email-provider:calls"
 const RATE_WINDOW_MS = 1_000
+/** Held while the provider asked every sender to wait (a 429's or a quota's `Retry-After`). */
+const PROVIDER_HOLD_KEY = "email-provider:held"
 /**
  * How often a worker looks for campaign batches whose lease ran out or whose retry came due: each
  * look reads every lease taken since the table was last vacuumed, and a lease lasts far longer.
@@ -71,10 +73,18 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
     /** Whether the last lease came back full: then more is likely due, and the cheap look is skipped. */
     const busy = yield* Ref.make(false)
 
-    /** Waits for a turn within the provider's rate, however many workers ask. */
+    /**
+     * Waits for a turn within the provider's rate, however many workers ask, and for as long as the
+     * provider asked any of them to wait.
+     */
     const providerTurn = (rate: number): Effect.Effect<void> =>
       Effect.gen(function*() {
         while (true) {
+          const held = yield* limiter.heldFor(PROVIDER_HOLD_KEY)
+          if (held > 0) {
+            yield* Effect.sleep(held)
+            continue
+          }
           const verdict = yield* limiter.consume(PROVIDER_RATE_KEY, rate, RATE_WINDOW_MS)
           if (verdict.allowed) return
           const at = yield* Clock.currentTimeMillis
@@ -91,6 +101,8 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
     const settleFailure = (key: string, size: number, attempts: number, error: MailerError) =>
       Effect.gen(function*() {
         const at = yield* now
+        // The provider said when to come back: every worker waits that long, not only this batch.
+        if (error.retryable && error.retryAfterMs !== null) yield* limiter.hold(PROVIDER_HOLD_KEY, error.retryAfterMs)
         if (!error.retryable) {
           if (size > 1) return yield* messages.unbatch(key, at)
           return yield* messages.markFailed(key, error.reason, at)

@@ -45,13 +45,24 @@ export class FixedWindows {
 
 /** A rate limiter over the given windows, on Effect's Clock (the TestClock in tests). */
 export const makeInProcessRateLimiter = (windows: FixedWindows): Layer.Layer<RateLimiter> =>
-  Layer.succeed(
-    RateLimiter,
-    RateLimiter.of({
+  Layer.sync(RateLimiter, () => {
+    /** Each held key and when its hold ends; few keys are ever held, and an ended hold is dropped when read. */
+    const holds = new Map<string, number>()
+    return RateLimiter.of({
       consume: (key, limit, windowMs) =>
-        Effect.map(Clock.currentTimeMillis, (nowMs) => windows.consume(key, limit, windowMs, nowMs))
+        Effect.map(Clock.currentTimeMillis, (nowMs) => windows.consume(key, limit, windowMs, nowMs)),
+      hold: (key, ms) =>
+        Effect.map(Clock.currentTimeMillis, (nowMs) => {
+          holds.set(key, Math.max(holds.get(key) ?? 0, nowMs + Math.max(0, ms)))
+        }),
+      heldFor: (key) =>
+        Effect.map(Clock.currentTimeMillis, (nowMs) => {
+          const left = (holds.get(key) ?? 0) - nowMs
+          if (left <= 0) holds.delete(key)
+          return Math.max(0, left)
+        })
     })
-  )
+  })
 
 /**
  * Rate limits kept in this process: for a single process without Redis. Each build of the layer

@@ -1,6 +1,6 @@
 import { type RateDecision, RateLimiter } from "@roster/application"
 import { Clock, Effect, Layer, Schema } from "effect"
-import { defineScript, makeOccasionalWarning, redisCallAs } from "./redis-call.js"
+import { defineScript, makeOccasionalWarning, redisCall, redisCallAs } from "./redis-call.js"
 import { RedisClient } from "./redis-client.js"
 
 /**
@@ -24,6 +24,15 @@ return {count, ttl}
 
 const WindowCount = Schema.Tuple(Schema.Int, Schema.Int)
 
+/** Holds a key for ARGV[1] ms unless it is held longer already. */
+const HOLD_LUA = `
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+end
+return 1
+`
+
 /**
  * Rate limits in Redis, shared by every process. When Redis does not answer within the call
  * timeout, or answers with an error, the request is let through with the whole limit remaining,
@@ -34,6 +43,7 @@ export const RedisRateLimiterLive = Layer.effect(
   Effect.gen(function*() {
     const redis = yield* RedisClient
     const countInWindow = defineScript(redis, "rosterFixedWindow", { lua: FIXED_WINDOW_LUA, keys: 1 })
+    const holdKey = defineScript(redis, "rosterHold", { lua: HOLD_LUA, keys: 1 })
     const warn = yield* makeOccasionalWarning("Rate limits are not enforced while Redis does not answer")
 
     const consume = (key: string, limit: number, windowMs: number): Effect.Effect<RateDecision> => {
@@ -61,6 +71,18 @@ export const RedisRateLimiterLive = Layer.effect(
       )
     }
 
-    return RateLimiter.of({ consume })
+    const hold = (key: string, ms: number): Effect.Effect<void> =>
+      ms <= 0 ? Effect.void : redisCall(() => holdKey([key], [Math.ceil(ms)])).pipe(
+        Effect.asVoid,
+        Effect.catchAll((failure) => warn(failure))
+      )
+
+    const heldFor = (key: string): Effect.Effect<number> =>
+      redisCallAs(Schema.Int, () => redis.pttl(key)).pipe(
+        Effect.map((ttl) => Math.max(0, ttl)),
+        Effect.catchAll((failure) => Effect.as(warn(failure), 0))
+      )
+
+    return RateLimiter.of({ consume, hold, heldFor })
   })
 )

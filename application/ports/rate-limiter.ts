@@ -14,4 +14,11 @@ export interface RateDecision {
  */
 export class RateLimiter extends Context.Tag("roster/RateLimiter")<RateLimiter, {
   readonly consume: (key: string, limit: number, windowMs: number) => Effect.Effect<RateDecision>
+  /**
+   * Holds `key` for `ms` from now, for every process that asks {@link heldFor} (a provider's
+   * "slow down", say); a longer hold already on the key stays.
+   */
+  readonly hold: (key: string, ms: number) => Effect.Effect<void>
+  /** How many milliseconds `key` is still held; 0 when it is not (or the store does not answer). */
+  readonly heldFor: (key: string) => Effect.Effect<number>
 }>() {}

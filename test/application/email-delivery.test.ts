@@ -5,8 +5,8 @@
  */
 import { EmailDelivery, Ids, MessageRepository, Organizations, OutgoingMailConfig, SubscriberRepository } from "@roster/application"
 import { EmailAddress, Message, MessageEvent, MessageId, MESSAGE_RETRY_DELAYS_MS, Slug, Subscriber, SubscriberId } from "@roster/domain"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Option, Redacted, TestClock } from "effect"
+import { afterAll, assert, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Clock, Effect, Fiber, Layer, Option, Redacted, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { InProcessRateLimiterLive, InProcessWorkSignalLive, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
 import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
@@ -152,6 +152,23 @@ describe("email delivery", () => {
       expect([sent.status, sent.attemptCount]).toEqual(["sent", 2])
       const history = yield* Effect.flatMap(MessageRepository, (m) => m.history(id!))
       expect(history.map((e) => e.type)).toEqual(["queued", "retrying", "sent"])
+    })))
+
+  it.effect("a Retry-After holds every email until it passes, not only the batch it answered", () =>
+    delivering(Effect.gen(function*() {
+      yield* queued(1, "slowed")
+      resend.script({ status: 429, name: "rate_limit_exceeded", message: "Too many requests", retryAfterSeconds: 5 })
+      expect(yield* deliverAll).toBe(1)
+      const { ids: [other], organizationId } = yield* queued(1, "waiting")
+      const calls = resend.calls().length
+      const delivery = yield* Effect.fork(Effect.flatMap(EmailDelivery, (d) => d.deliverNext(settings)))
+      yield* TestClock.adjust("4 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(delivery)))
+      expect(resend.calls()).toHaveLength(calls)
+      expect((yield* statusOf(organizationId, other!)).status).toBe("queued")
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(delivery)).toBe(1)
+      expect((yield* statusOf(organizationId, other!)).status).toBe("sent")
     })))
 
   it.effect("an email that keeps failing is failed once every attempt was made, and says why", () =>

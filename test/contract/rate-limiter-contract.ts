@@ -75,4 +75,19 @@ export const rateLimiterContract = (limiter: Layer.Layer<RateLimiter, unknown>) 
         expect(allowed.map((d) => d.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i))
         for (const refused of decisions.filter((d) => !d.allowed)) expect(refused.remaining).toBe(0)
       }))
+
+    it.effect("a hold lasts its time for everyone who asks, a shorter one does not cut it, and it ends", () =>
+      Effect.gen(function*() {
+        const limiter = yield* RateLimiter
+        const [held, free] = [aKey(), aKey()]
+        expect(yield* limiter.heldFor(held)).toBe(0)
+        yield* limiter.hold(held, 400)
+        yield* limiter.hold(held, 50)
+        const left = yield* limiter.heldFor(held)
+        expect(left).toBeGreaterThan(400 - SLACK_MS)
+        expect(left).toBeLessThanOrEqual(400)
+        expect(yield* limiter.heldFor(free)).toBe(0)
+        yield* Effect.sleep(450)
+        expect(yield* limiter.heldFor(held)).toBe(0)
+      }))
   })

@@ -85,7 +85,9 @@ export const UnlimitedRateLimiterLive = Layer.succeed(
         limit,
         remaining: limit,
         resetAt: new Date(now + windowMs)
-      }))
+      })),
+    hold: () => Effect.void,
+    heldFor: () => Effect.succeed(0)
   })
 )
 
