@@ -19,6 +19,7 @@ import { OrganizationRepository } from "./ports/organization-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { UserRepository } from "./ports/user-repository.js"
 import type { Principal } from "./support/principal.js"
+import { requireFound } from "./support/ownership.js"
 
 /** Administration is for platform-admin organizations acting with every permission. */
 export class NotPlatformAdmin extends Schema.TaggedError<NotPlatformAdmin>()("NotPlatformAdmin", {}) {
@@ -67,17 +68,9 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
         ? Effect.void
         : Effect.fail(new NotPlatformAdmin())
 
-    const organizationById = (id: OrganizationId) =>
-      Effect.flatMap(organizations.findById(id), Option.match({
-        onNone: () => Effect.fail(new ResourceNotFound({ resource: "organization", id })),
-        onSome: Effect.succeed
-      }))
+    const organizationById = (id: OrganizationId) => requireFound("organization", id, organizations.findById(id))
 
-    const userById = (id: UserId) =>
-      Effect.flatMap(users.findById(id), Option.match({
-        onNone: () => Effect.fail(new ResourceNotFound({ resource: "user", id })),
-        onSome: Effect.succeed
-      }))
+    const userById = (id: UserId) => requireFound("user", id, users.findById(id))
 
     /** Changes that would lock the acting organization out of administration are refused. */
     const guardSelf = (principal: Principal, id: OrganizationId, changes: OrganizationChanges) => {

@@ -34,6 +34,7 @@ import { now } from "./support/clock.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { requireFound } from "./support/ownership.js"
 
 export interface AudienceInput {
   readonly tagIds?: ReadonlyArray<TagId> | undefined
@@ -84,10 +85,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
 
     // Another organization's campaign is not found, as its template and tags are: nothing of it is told.
     const owned = (principal: Principal, id: CampaignId) =>
-      Effect.flatMap(campaigns.findById(principal.organization.id, id), Option.match({
-        onNone: () => Effect.fail(new ResourceNotFound({ resource: "campaign", id })),
-        onSome: Effect.succeed
-      }))
+      requireFound("campaign", id, campaigns.findById(principal.organization.id, id))
 
     const withStats = (items: ReadonlyArray<Campaign>) =>
       Effect.map(campaigns.stats(items.map((c) => c.id)), (stats) =>

@@ -24,6 +24,7 @@ import { now } from "./support/clock.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { requireFound } from "./support/ownership.js"
 
 export interface NewTrigger {
   readonly name: string
@@ -60,10 +61,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
     const ids = yield* Ids
 
     const owned = (principal: Principal, id: TriggerId) =>
-      Effect.flatMap(triggers.findById(principal.organization.id, id), Option.match({
-        onNone: () => Effect.fail(new ResourceNotFound({ resource: "trigger", id })),
-        onSome: Effect.succeed
-      }))
+      requireFound("trigger", id, triggers.findById(principal.organization.id, id))
 
     const withFirings = (items: ReadonlyArray<EmailTrigger>) =>
       Effect.map(triggers.firingCounts(items.map((t) => t.id)), (counts) =>

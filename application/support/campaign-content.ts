@@ -3,8 +3,7 @@ import {
   type CampaignContent,
   effectiveFrom,
   InvalidInput,
-  type OrganizationId,
-  ResourceNotFound
+  type OrganizationId
 } from "@roster/domain"
 import { Effect, Option } from "effect"
 import type { CampaignSendout } from "../ports/campaign-repository.js"
@@ -13,6 +12,7 @@ import { OrganizationRepository } from "../ports/organization-repository.js"
 import { OutgoingMailConfig } from "../ports/outgoing-mail-config.js"
 import { TemplateEngine } from "../ports/template-engine.js"
 import { TemplateRepository } from "../ports/template-repository.js"
+import { requireFound } from "./ownership.js"
 import { preferencesUrl, sampleSubscriber, templateScope, unsubscribeUrl } from "./template-scope.js"
 
 /** A sample render's links lead nowhere. */
@@ -84,7 +84,4 @@ export const requireTemplate = (
   organizationId: OrganizationId,
   id: Campaign["templateId"] & string
 ) =>
-  Effect.flatMap(templates.findById(organizationId, id), Option.match({
-    onNone: () => Effect.fail(new ResourceNotFound({ resource: "template", id })),
-    onSome: Effect.succeed
-  }))
+  requireFound("template", id, templates.findById(organizationId, id))

@@ -19,3 +19,17 @@ export const requireOwned = <A>(
       ? yield* new ResourceOfAnotherOrganization({ resource, id })
       : yield* new ResourceNotFound({ resource, id })
   })
+
+/**
+ * The resource a lookup found, or `ResourceNotFound`: for lookups already confined to the caller's
+ * organization, where another organization's resource is not found either and nothing of it is told.
+ */
+export const requireFound = <A, E, R>(
+  resource: ResourceKind,
+  id: string,
+  lookup: Effect.Effect<Option.Option<A>, E, R>
+): Effect.Effect<A, E | ResourceNotFound, R> =>
+  Effect.flatMap(lookup, Option.match({
+    onNone: () => Effect.fail(new ResourceNotFound({ resource, id })),
+    onSome: Effect.succeed
+  }))

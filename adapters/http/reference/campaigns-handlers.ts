@@ -4,17 +4,14 @@ import { Effect } from "effect"
 import { toCampaignChanges, toCampaignView, toNewCampaign } from "../shared/campaign-schemas.js"
 import { respond } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
+import { pageOf } from "./pagination.js"
 
 export const CampaignsHandlersLive = HttpApiBuilder.group(ReferenceApi, "campaigns", (handlers) =>
   Effect.map(Campaigns, (campaigns) =>
     handlers
       .handle("create", ({ payload }) => respond((caller) => campaigns.create(caller, toNewCampaign(payload)), toCampaignView))
       .handle("list", ({ urlParams }) =>
-        respond((caller) => campaigns.list(caller, urlParams), (page) => ({
-          items: page.items.map(toCampaignView),
-          total: page.total,
-          next_cursor: page.nextCursor
-        })))
+        respond((caller) => campaigns.list(caller, urlParams), pageOf(toCampaignView)))
       .handle("get", ({ path }) => respond((caller) => campaigns.get(caller, path.campaign_id), toCampaignView))
       .handle("update", ({ path, payload }) =>
         respond((caller) => campaigns.update(caller, path.campaign_id, toCampaignChanges(payload)), toCampaignView))

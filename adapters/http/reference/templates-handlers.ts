@@ -4,17 +4,14 @@ import { Effect } from "effect"
 import { respond } from "../shared/respond.js"
 import { toPreviewRequest, toTemplate, toTemplatePreview } from "../shared/template-schemas.js"
 import { ReferenceApi } from "./api.js"
+import { pageOf } from "./pagination.js"
 
 export const TemplatesHandlersLive = HttpApiBuilder.group(ReferenceApi, "templates", (handlers) =>
   Effect.map(Templates, (templates) =>
     handlers
       .handle("create", ({ payload }) => respond((caller) => templates.create(caller, payload), toTemplate))
       .handle("list", ({ urlParams }) =>
-        respond((caller) => templates.list(caller, urlParams), (page) => ({
-          items: page.items.map(toTemplate),
-          total: page.total,
-          next_cursor: page.nextCursor
-        })))
+        respond((caller) => templates.list(caller, urlParams), pageOf(toTemplate)))
       .handle("get", ({ path }) => respond((caller) => templates.get(caller, path.template_id), toTemplate))
       .handle("update", ({ path, payload }) =>
         respond((caller) => templates.update(caller, path.template_id, payload), toTemplate))

@@ -1,8 +1,8 @@
 /** Campaigns in the overview form: /v1/campaigns with PATCH, the `data` envelope, numbered pages and the error envelope. */
-import { CampaignSending, EmailDelivery } from "@roster/application"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { deliverDue, fixAudiences } from "../../support/worker-steps.js"
 import { createSubscriber, expectError, expectInvalid, uuidPattern } from "./helpers.js"
 
 let server: TestHttpServer
@@ -15,17 +15,7 @@ const nothing = "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"
 
 /** What the worker does: the audience taken, then every due batch handed over. */
 const work = () =>
-  server.run(Effect.gen(function*() {
-    const sending = yield* CampaignSending
-    const delivery = yield* EmailDelivery
-    while (Option.isSome(yield* sending.fixNextChunk(1_000)));
-    let handed = 0
-    for (let moved = -1; moved !== 0;) {
-      moved = yield* delivery.deliverNext({ batchSize: 100, leaseMs: 30_000, providerRate: 1_000 })
-      handed += moved
-    }
-    return handed
-  }))
+  server.run(Effect.zipRight(fixAudiences(), deliverDue()))
 
 describe("/v1/campaigns", () => {
   it("drafts, pages, changes, counts, sends and duplicates campaigns in the envelope", async () => {

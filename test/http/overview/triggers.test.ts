@@ -1,8 +1,8 @@
 /** Email triggers in the overview form: /v1/email-triggers with PATCH, the envelope and numbered pages. */
-import { EmailDelivery, TriggerFiring, WebhookDispatch } from "@roster/application"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { deliverDue, fireTriggers } from "../../support/worker-steps.js"
 import { createSubscriber, expectError, expectInvalid } from "./helpers.js"
 
 let server: TestHttpServer
@@ -12,14 +12,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 const work = () =>
-  server.run(Effect.gen(function*() {
-    const dispatch = yield* WebhookDispatch
-    const firing = yield* TriggerFiring
-    const delivery = yield* EmailDelivery
-    while ((yield* dispatch.fanOut(200)).events > 0);
-    while ((yield* firing.fireDue(50, 30_000)) > 0);
-    for (let moved = -1; moved !== 0;) moved = yield* delivery.deliverNext({ batchSize: 100, leaseMs: 30_000, providerRate: 1_000 })
-  }))
+  server.run(Effect.zipRight(fireTriggers, deliverDue()))
 
 describe("/v1/email-triggers", () => {
   it("creates, pages, changes and deletes triggers in the envelope, and they fire", async () => {

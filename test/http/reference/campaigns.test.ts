@@ -2,11 +2,12 @@
  * /api/v1/campaigns: drafts, the state table, the audience and the send. The test server runs no
  * worker, so `work` does what the worker's campaign job and email lanes do, step by step.
  */
-import { CampaignSending, EmailDelivery, EmailUsage, OrganizationRepository } from "@roster/application"
+import { CampaignSending, EmailUsage, OrganizationRepository } from "@roster/application"
 import { Organization, OrganizationId, usageMonth } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { deliverDue, fixAudiences } from "../../support/worker-steps.js"
 import { createSubscriber, createTag, expectInvalid, expectProblem, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
@@ -18,28 +19,14 @@ afterAll(() => server.close())
 const path = "/api/v1/campaigns"
 
 /** The worker's campaign job: scheduled campaigns started, then every open audience taken. */
-const fixAudiences = (chunk = 1_000) =>
-  server.run(Effect.gen(function*() {
-    const sending = yield* CampaignSending
-    yield* sending.startDue(100)
-    while (Option.isSome(yield* sending.fixNextChunk(chunk)));
-  }))
+const takeAudiences = (chunk = 1_000) =>
+  server.run(Effect.zipRight(Effect.flatMap(CampaignSending, (sending) => sending.startDue(100)), fixAudiences(chunk)))
 
 /** The worker's email lanes: due batches handed over until none is left, or `batches` of them. */
-const deliver = (batchSize = 100, batches = Infinity) =>
-  server.run(Effect.gen(function*() {
-    const delivery = yield* EmailDelivery
-    let handed = 0
-    for (let n = 0; n < batches; n++) {
-      const moved = yield* delivery.deliverNext({ batchSize, leaseMs: 30_000, providerRate: 1_000 })
-      if (moved === 0) break
-      handed += moved
-    }
-    return handed
-  }))
+const deliver = (batchSize = 100, batches = Infinity) => server.run(deliverDue({ batchSize, batches }))
 
 const work = async () => {
-  await fixAudiences()
+  await takeAudiences()
   return deliver()
 }
 
@@ -209,7 +196,7 @@ describe("campaigns", () => {
     const { key, readers, tag } = await audience(3)
     const campaign = (await draft(key, { audience: { tag_ids: [tag.id] } })).body
     await action(key, campaign.id, "send")
-    await fixAudiences()
+    await takeAudiences()
     await call(server, "PUT", `/api/v1/subscribers/${readers[1].id}`, { key, json: { status: "unsubscribed" } })
     await deliver()
     const done = await call(server, "GET", `${path}/${campaign.id}`, { key })
@@ -222,7 +209,7 @@ describe("campaigns", () => {
     const { key, readers, tag } = await audience(5)
     const campaign = (await draft(key, { audience: { tag_ids: [tag.id] } })).body
     await action(key, campaign.id, "send")
-    await fixAudiences()
+    await takeAudiences()
     expect(await deliver(2, 1)).toBe(2)
     const cancelled = await action(key, campaign.id, "cancel")
     expect(cancelled.status, cancelled.text).toBe(200)
@@ -263,7 +250,7 @@ describe("campaigns", () => {
     await server.run(Effect.flatMap(EmailUsage, (usage) => usage.reserve(id, usageMonth(new Date()), 9_998, null)))
     const campaign = (await draft(key, { audience: { tag_ids: [tag.id] } })).body
     await action(key, campaign.id, "send")
-    await fixAudiences()
+    await takeAudiences()
     expect(await deliver(2)).toBe(3)
     const stopped = await call(server, "GET", `${path}/${campaign.id}`, { key })
     expect(stopped.body.status).toBe("failed")
@@ -292,7 +279,7 @@ describe("campaigns", () => {
     const smallCampaign = (await draft(small.key, { audience: { tag_ids: [small.tag.id] } })).body
     await action(big.key, bigCampaign.id, "send")
     await action(small.key, smallCampaign.id, "send")
-    await fixAudiences()
+    await takeAudiences()
     const receipt = await call(server, "POST", "/api/v1/emails/send", {
       key: small.key,
       json: { to: small.readers[0].email, kind: "transactional", subject: "Your receipt", text: "Thanks" }

@@ -3,11 +3,12 @@
  * record; the test server runs no worker, so these tests hand queued email to the (console)
  * mailer with the delivery use case themselves, as the worker does.
  */
-import { EmailDelivery, EmailUsage, SubscriberRepository } from "@roster/application"
+import { EmailUsage, SubscriberRepository } from "@roster/application"
 import { OrganizationId, Subscriber, SubscriberId, usageMonth } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { deliverDue } from "../../support/worker-steps.js"
 import { createSubscriber, expectInvalid, expectProblem, freshEmail, isoInstantPattern, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
@@ -50,15 +51,7 @@ const unsubscribedSubscriber = async (key: string) => {
 
 /** What the worker does: every due email handed to the mailer. */
 const deliver = (on: TestHttpServer) =>
-  on.run(Effect.gen(function*() {
-    const delivery = yield* EmailDelivery
-    let handed = 0
-    for (let moved = -1; moved !== 0;) {
-      moved = yield* delivery.deliverNext({ batchSize: 100, leaseMs: 30_000, providerRate: 1_000 })
-      handed += moved
-    }
-    return handed
-  }))
+  on.run(deliverDue())
 
 const printedTo = (on: TestHttpServer, address: string) =>
   on.emails().filter((email) => email.includes(`To: ${address}\n`))

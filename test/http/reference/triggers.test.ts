@@ -2,10 +2,10 @@
  * /api/v1/email-triggers: triggers fed from the recorded events. The test server runs no worker,
  * so `work` does what the worker's fan-out, trigger and email jobs do.
  */
-import { EmailDelivery, TriggerFiring, WebhookDispatch } from "@roster/application"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { deliverDue, fireTriggers } from "../../support/worker-steps.js"
 import { createSubscriber, createTag, expectInvalid, expectProblem, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
@@ -18,14 +18,7 @@ const path = "/api/v1/email-triggers"
 
 /** The worker: recorded events fanned out (firings made), due firings fired, queued email handed over. */
 const work = () =>
-  server.run(Effect.gen(function*() {
-    const dispatch = yield* WebhookDispatch
-    const firing = yield* TriggerFiring
-    const delivery = yield* EmailDelivery
-    while ((yield* dispatch.fanOut(200)).events > 0);
-    while ((yield* firing.fireDue(50, 30_000)) > 0);
-    for (let moved = -1; moved !== 0;) moved = yield* delivery.deliverNext({ batchSize: 100, leaseMs: 30_000, providerRate: 1_000 })
-  }))
+  server.run(Effect.zipRight(fireTriggers, deliverDue()))
 
 const printedTo = (address: string) => server.emails().filter((email) => email.includes(`To: ${address}\n`))
 

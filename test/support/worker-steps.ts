@@ -1,0 +1,34 @@
+/**
+ * The worker's jobs as single steps, for HTTP suites that run them inside the test server's
+ * runtime (`server.run(...)`) instead of starting a worker process.
+ */
+import { CampaignSending, EmailDelivery, TriggerFiring, WebhookDispatch } from "@roster/application"
+import { Effect, Option } from "effect"
+
+/** The email lanes: due batches of `batchSize` handed over until none is left, or `batches` of them; how many emails. */
+export const deliverDue = (options: { readonly batchSize?: number; readonly batches?: number } = {}) =>
+  Effect.gen(function*() {
+    const delivery = yield* EmailDelivery
+    let handed = 0
+    for (let n = 0; n < (options.batches ?? Infinity); n++) {
+      const moved = yield* delivery.deliverNext({ batchSize: options.batchSize ?? 100, leaseMs: 30_000, providerRate: 1_000 })
+      if (moved === 0) break
+      handed += moved
+    }
+    return handed
+  })
+
+/** The campaign job's audience step: every open audience taken, `chunk` recipients at a time. */
+export const fixAudiences = (chunk = 1_000) =>
+  Effect.flatMap(CampaignSending, (sending) =>
+    Effect.gen(function*() {
+      while (Option.isSome(yield* sending.fixNextChunk(chunk)));
+    }))
+
+/** Recorded events fanned out (trigger firings made), then every due firing fired. */
+export const fireTriggers = Effect.gen(function*() {
+  const dispatch = yield* WebhookDispatch
+  const firing = yield* TriggerFiring
+  while ((yield* dispatch.fanOut(200)).events > 0);
+  while ((yield* firing.fireDue(50, 30_000)) > 0);
+})
