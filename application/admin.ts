@@ -1,5 +1,6 @@
 import {
   allows,
+  customRateLimitProblem,
   InvalidInput,
   Membership,
   Organization,
@@ -8,6 +9,7 @@ import {
   ResourceNotFound,
   type Role,
   type User,
+  TOP_TIER,
   type UserId
 } from "@roster/domain"
 import { Effect, Option, Schema } from "effect"
@@ -48,6 +50,8 @@ export interface OrganizationChanges {
   readonly tier?: PlanTier | undefined
   readonly isPlatformAdmin?: boolean | undefined
   readonly suspended?: boolean | undefined
+  /** Requests per minute instead of the plan's (top tier only), `0` for none, `null` back to the plan's. */
+  readonly customRateLimit?: number | null | undefined
 }
 
 /** Lists sort by creation, oldest first. */
@@ -131,10 +135,20 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
             : changes.suspended
             ? current.suspendedAt ?? at
             : null
+          const tier = changes.tier ?? current.tier
+          // A move below the top tier drops a custom limit that was set; setting one needs the top tier.
+          const customRateLimit = changes.customRateLimit !== undefined
+            ? changes.customRateLimit
+            : tier === TOP_TIER
+            ? current.customRateLimit
+            : null
+          const problem = customRateLimitProblem(tier, customRateLimit)
+          if (problem !== undefined) return yield* new InvalidInput({ field: "custom_rate_limit", problem })
           const organization = new Organization({
             ...current,
             name: changes.name ?? current.name,
-            tier: changes.tier ?? current.tier,
+            tier,
+            customRateLimit,
             isPlatformAdmin: changes.isPlatformAdmin ?? current.isPlatformAdmin,
             suspendedAt,
             updatedAt: at

@@ -83,7 +83,12 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
         yield* apiKeys.markUsed(apiKey.id, at)
       }
       return {
-        organization: { id: organization.id, tier: organization.tier, isPlatformAdmin: organization.isPlatformAdmin },
+        organization: {
+          id: organization.id,
+          tier: organization.tier,
+          isPlatformAdmin: organization.isPlatformAdmin,
+          requestsPerMinute: organization.requestsPerMinute
+        },
         scopes: apiKey.scopes,
         credential: { kind: "api_key", id: apiKey.id, environment: apiKey.environment }
       } satisfies Principal

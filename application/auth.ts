@@ -193,7 +193,8 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
           organization: {
             id: found.organization.id,
             tier: found.organization.tier,
-            isPlatformAdmin: found.organization.isPlatformAdmin
+            isPlatformAdmin: found.organization.isPlatformAdmin,
+            requestsPerMinute: found.organization.requestsPerMinute
           },
           scopes: roleScopes[found.membership.role],
           credential: { kind: "session", userId: user.id, role: found.membership.role, sessionId }

@@ -1,4 +1,14 @@
-import { Membership, Organization, OrganizationId, type PlanTier, ResourceNotFound, type Slug, type UserId } from "@roster/domain"
+import {
+  customRateLimitProblem,
+  InvalidInput,
+  Membership,
+  Organization,
+  OrganizationId,
+  type PlanTier,
+  ResourceNotFound,
+  type Slug,
+  type UserId
+} from "@roster/domain"
 import { Effect, Option } from "effect"
 import { now } from "./support/clock.js"
 import { Ids } from "./ports/ids.js"
@@ -11,6 +21,8 @@ export interface NewOrganization {
   readonly slug: Slug
   readonly tier?: PlanTier | undefined
   readonly isPlatformAdmin?: boolean | undefined
+  /** Requests per minute instead of the plan's, on the top tier only; `0` for none. */
+  readonly customRateLimit?: number | null | undefined
 }
 
 /** Organizations, as operators and signed-in users make them. */
@@ -22,14 +34,19 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
     const ids = yield* Ids
 
     const create = Effect.fn("Organizations.create")(function*(input: NewOrganization) {
+      const tier = input.tier ?? "free"
+      const customRateLimit = input.customRateLimit ?? null
+      const problem = customRateLimitProblem(tier, customRateLimit)
+      if (problem !== undefined) return yield* new InvalidInput({ field: "rate_limit", problem })
       const at = yield* now
       const organization = new Organization({
         id: OrganizationId.make(yield* ids.next),
         name: input.name,
         slug: input.slug,
-        tier: input.tier ?? "free",
+        tier,
         isPlatformAdmin: input.isPlatformAdmin ?? false,
         suspendedAt: null,
+        customRateLimit,
         subscriberCount: 0,
         createdAt: at,
         updatedAt: at

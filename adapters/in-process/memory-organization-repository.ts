@@ -81,6 +81,7 @@ export const MemoryOrganizationRepositoryLive = Layer.effect(
               tier: organization.tier,
               isPlatformAdmin: organization.isPlatformAdmin,
               suspendedAt: organization.suspendedAt,
+              customRateLimit: organization.customRateLimit,
               updatedAt: organization.updatedAt
             })
           )

@@ -3,7 +3,7 @@ import type { Fragment } from "@effect/sql/Statement"
 
 /** The columns each domain value is read from (keys such as `email_key` are for the database only). */
 export const organizationColumns = [
-  "id", "name", "slug", "tier", "is_platform_admin", "suspended_at", "subscriber_count", "created_at", "updated_at"
+  "id", "name", "slug", "tier", "is_platform_admin", "suspended_at", "custom_rate_limit", "subscriber_count", "created_at", "updated_at"
 ] as const
 
 export const subscriberColumns = [

@@ -20,10 +20,11 @@ export const PostgresOrganizationRepositoryLive = Layer.effect(
       insert: (organization) =>
         sql`
           INSERT INTO organizations
-            (id, name, slug, tier, is_platform_admin, suspended_at, subscriber_count, created_at, updated_at)
+            (id, name, slug, tier, is_platform_admin, suspended_at, custom_rate_limit, subscriber_count, created_at, updated_at)
           VALUES (
             ${organization.id}, ${organization.name}, ${organization.slug}, ${organization.tier},
-            ${organization.isPlatformAdmin}, ${organization.suspendedAt}, ${organization.subscriberCount},
+            ${organization.isPlatformAdmin}, ${organization.suspendedAt}, ${organization.customRateLimit},
+            ${organization.subscriberCount},
             ${organization.createdAt}, ${organization.updatedAt}
           )`.pipe(
           withSavepoint(sql),
@@ -42,7 +43,8 @@ export const PostgresOrganizationRepositoryLive = Layer.effect(
         sql`
           UPDATE organizations SET
             name = ${organization.name}, tier = ${organization.tier}, is_platform_admin = ${organization.isPlatformAdmin},
-            suspended_at = ${organization.suspendedAt}, updated_at = ${organization.updatedAt}
+            suspended_at = ${organization.suspendedAt}, custom_rate_limit = ${organization.customRateLimit},
+            updated_at = ${organization.updatedAt}
           WHERE id = ${organization.id}`.pipe(Effect.asVoid, Effect.orDie),
 
       // Subscribers, their tags, tags, API keys and memberships go by cascade. Events have no

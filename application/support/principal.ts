@@ -8,6 +8,8 @@ export interface Principal {
     readonly id: OrganizationId
     readonly tier: PlanTier
     readonly isPlatformAdmin: boolean
+    /** Requests per minute it may make; `null` when it has no limit. */
+    readonly requestsPerMinute: number | null
   }
   readonly scopes: ReadonlyArray<Scope>
   readonly credential:

@@ -1,8 +1,16 @@
 import { Command, Options } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { ApiKeys, Organizations } from "@roster/application"
-import { OrganizationName, PlanTier, type Scope, scopes as knownScopes, Slug } from "@roster/domain"
-import { Console, Effect, Layer, Logger, LogLevel, ParseResult, Schema } from "effect"
+import {
+  CustomRateLimit,
+  customRateLimitProblem,
+  OrganizationName,
+  PlanTier,
+  type Scope,
+  scopes as knownScopes,
+  Slug
+} from "@roster/domain"
+import { Console, Effect, Layer, Logger, LogLevel, Option, ParseResult, Schema } from "effect"
 import { loadConfig } from "../shared/config.js"
 import { cryptoLayer, persistenceLayer } from "../shared/layers.js"
 import { apiKeyJson, organizationJson } from "./output.js"
@@ -57,14 +65,24 @@ const orgCreate = Command.make(
     tier: Options.choice("tier", PlanTier.literals).pipe(Options.withDefault("free" as const)),
     platformAdmin: Options.boolean("platform-admin").pipe(
       Options.withDescription("members of this organization may administer all organizations")
+    ),
+    rateLimit: Options.integer("rate-limit").pipe(
+      Options.optional,
+      Options.withDescription("API requests a minute instead of the plan's, enterprise only; 0 for no limit")
     )
   },
   (args) =>
     Effect.gen(function*() {
       const name = yield* decodeOption(OrganizationName, "name", args.name)
       const slug = yield* decodeOption(Slug, "slug", args.slug)
+      const customRateLimit = Option.isSome(args.rateLimit)
+        ? yield* decodeOption(CustomRateLimit, "rate-limit", args.rateLimit.value)
+        : null
+      const problem = customRateLimitProblem(args.tier, customRateLimit)
+      if (problem !== undefined) return yield* new CliInputError({ message: `--rate-limit: ${problem}` })
       const organization = yield* withServices(
-        Effect.flatMap(Organizations, (o) => o.create({ name, slug, tier: args.tier, isPlatformAdmin: args.platformAdmin }))
+        Effect.flatMap(Organizations, (o) =>
+          o.create({ name, slug, tier: args.tier, isPlatformAdmin: args.platformAdmin, customRateLimit }))
       )
       yield* printJson(organizationJson(organization))
     })

@@ -6,6 +6,7 @@ export const organizationJson = (organization: Organization) => ({
   slug: organization.slug,
   tier: organization.tier,
   is_platform_admin: organization.isPlatformAdmin,
+  rate_limit_per_minute: organization.requestsPerMinute,
   created_at: organization.createdAt.toISOString()
 })
 

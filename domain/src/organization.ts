@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { OrganizationId } from "./ids.js"
-import { PlanTier } from "./plan.js"
+import { PlanTier, requestsPerMinute } from "./plan.js"
 import { Slug } from "./slug.js"
 import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
 
@@ -23,11 +23,18 @@ export class Organization extends Schema.Class<Organization>("Organization")({
   tier: PlanTier,
   isPlatformAdmin: Schema.Boolean,
   suspendedAt: Schema.NullOr(Schema.DateFromSelf),
+  /** Requests per minute on the top tier instead of its plan's; `0` is none, `null` the plan's. */
+  customRateLimit: Schema.NullOr(Schema.Number),
   subscriberCount: Schema.Number,
   createdAt: Schema.DateFromSelf,
   updatedAt: Schema.DateFromSelf
 }) {
   get isSuspended(): boolean {
     return this.suspendedAt !== null
+  }
+
+  /** Requests per minute the organization may make; `null` when it has no limit. */
+  get requestsPerMinute(): number | null {
+    return requestsPerMinute(this.tier, this.customRateLimit)
   }
 }

@@ -10,7 +10,7 @@ export interface PlanLimits {
   readonly maxSubscribers: number | null
   /** Emails handed to the provider per calendar month; `null` is unlimited. */
   readonly maxEmailsPerMonth: number | null
-  /** API requests per minute, per organization. */
+  /** API requests per minute, per organization; the top tier's can be set per organization. */
   readonly requestsPerMinute: number
   readonly customSendingDomain: boolean
 }
@@ -20,3 +20,30 @@ export const planLimits: Readonly<Record<PlanTier, PlanLimits>> = {
   pro: { maxSubscribers: 100_000, maxEmailsPerMonth: 1_000_000, requestsPerMinute: 1_000, customSendingDomain: false },
   enterprise: { maxSubscribers: null, maxEmailsPerMonth: null, requestsPerMinute: 10_000, customSendingDomain: true }
 }
+
+/** The most requests per minute a custom rate limit may allow. */
+export const MAX_CUSTOM_RATE_LIMIT = 100_000_000
+
+/**
+ * A custom rate limit, set per organization on the top tier only: requests per minute, `0` for
+ * none. Lower tiers keep their plan's rate.
+ */
+export const CustomRateLimit = Schema.Int.pipe(
+  Schema.between(0, MAX_CUSTOM_RATE_LIMIT),
+  Schema.annotations({ identifier: "CustomRateLimit" })
+)
+
+/**
+ * The requests per minute an organization may make: its plan's, or on the top tier its custom
+ * limit when one is set; `null` when it has none.
+ */
+export const requestsPerMinute = (tier: PlanTier, customRateLimit: number | null): number | null => {
+  if (tier !== TOP_TIER || customRateLimit === null) return planLimits[tier].requestsPerMinute
+  return customRateLimit === 0 ? null : customRateLimit
+}
+
+/** Why a custom rate limit cannot go with a tier, if it cannot. */
+export const customRateLimitProblem = (tier: PlanTier, customRateLimit: number | null): string | undefined =>
+  customRateLimit === null || tier === TOP_TIER
+    ? undefined
+    : `a custom rate limit needs the ${TOP_TIER} plan; ${tier} allows ${planLimits[tier].requestsPerMinute} requests a minute`

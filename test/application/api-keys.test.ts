@@ -96,7 +96,7 @@ describe("authenticating with an API key", () => {
       })
       const principal = yield* apiKeys.authenticate(key)
       expect(principal).toEqual({
-        organization: { id: organization.id, tier: "pro", isPlatformAdmin: false },
+        organization: { id: organization.id, tier: "pro", isPlatformAdmin: false, requestsPerMinute: 1000 },
         scopes: ["subscribers:read", "tags:read"],
         credential: { kind: "api_key", id: apiKey.id, environment: "test" }
       })
@@ -147,6 +147,7 @@ describe("authenticating with an API key", () => {
         tier: "pro",
         isPlatformAdmin: false,
         suspendedAt: new Date("2025-02-01T00:00:00.000Z"),
+        customRateLimit: null,
         subscriberCount: 0,
         createdAt: new Date("2025-01-01T00:00:00.000Z"),
         updatedAt: new Date("2025-02-01T00:00:00.000Z")

@@ -21,7 +21,7 @@ describe("rate limits", () => {
       const refused = yield* limits.forOrganization(principal)
       expect(refused).toMatchObject({ allowed: false, remaining: 0 })
       yield* TestClock.adjust("1 minute")
-      expect((yield* limits.forOrganization(principal)).allowed).toBe(true)
+      expect((yield* limits.forOrganization(principal))?.allowed).toBe(true)
     })))
 
   it.effect("each plan has its own rate, and organizations never share a count", () =>
@@ -29,8 +29,31 @@ describe("rate limits", () => {
       const limits = yield* RateLimits
       const pro = yield* openOrganization({ tier: "pro" })
       const free = yield* openOrganization({ tier: "free" })
-      expect((yield* limits.forOrganization(pro.principal)).limit).toBe(planLimits.pro.requestsPerMinute)
-      expect((yield* limits.forOrganization(free.principal)).remaining).toBe(planLimits.free.requestsPerMinute - 1)
+      expect((yield* limits.forOrganization(pro.principal))?.limit).toBe(planLimits.pro.requestsPerMinute)
+      expect((yield* limits.forOrganization(free.principal))?.remaining).toBe(planLimits.free.requestsPerMinute - 1)
+    })))
+
+  it.effect("an enterprise organization counts against its custom limit, or not at all with 0", () =>
+    limited(Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const plain = yield* openOrganization({ tier: "enterprise" })
+      const custom = yield* openOrganization({ tier: "enterprise", customRateLimit: 2 })
+      const unlimited = yield* openOrganization({ tier: "enterprise", customRateLimit: 0 })
+      expect((yield* limits.forOrganization(plain.principal))?.limit).toBe(planLimits.enterprise.requestsPerMinute)
+      expect(yield* limits.forOrganization(custom.principal)).toMatchObject({ allowed: true, limit: 2, remaining: 1 })
+      yield* limits.forOrganization(custom.principal)
+      expect((yield* limits.forOrganization(custom.principal))?.allowed).toBe(false)
+      for (let i = 0; i < 3; i++) expect(yield* limits.forOrganization(unlimited.principal)).toBeUndefined()
+    })))
+
+  it.effect("a custom limit below the top tier is refused, naming the plan's rate", () =>
+    limited(Effect.gen(function*() {
+      const error = yield* Effect.flip(openOrganization({ tier: "pro", customRateLimit: 5_000 }))
+      expect(error).toMatchObject({
+        _tag: "InvalidInput",
+        field: "rate_limit",
+        problem: "a custom rate limit needs the enterprise plan; pro allows 1000 requests a minute"
+      })
     })))
 
   it.effect("callers without a credential are counted per client address at the lowest plan's rate", () =>

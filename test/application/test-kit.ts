@@ -26,13 +26,16 @@ export const UseCasesInMemory = Layer.mergeAll(Subscribers.Default, Tags.Default
 )
 
 /** A new organization and a principal acting for it through an API key with `scopes`. */
-export const openOrganization = (options: { readonly tier?: PlanTier; readonly scopes?: ReadonlyArray<Scope> } = {}) =>
+export const openOrganization = (
+  options: { readonly tier?: PlanTier; readonly scopes?: ReadonlyArray<Scope>; readonly customRateLimit?: number } = {}
+) =>
   Effect.gen(function*() {
     const ids = yield* Ids
     const organization = yield* (yield* Organizations).create({
       name: "Acme Newsletters",
       slug: Slug.make(`acme-${yield* ids.next}`),
-      tier: options.tier
+      tier: options.tier,
+      customRateLimit: options.customRateLimit
     })
     const principal = yield* keyFor(organization.id, options.scopes ?? ["*"])
     return { organization, principal }

@@ -72,6 +72,13 @@ describe("the embedded database", () => {
       // Stopped cleanly, the server leaves the database to the next process.
       const after = await run("cli", ["org", "create", "--name", "Other", "--slug", "other"], env)
       expect(after.code).toBe(0)
+      expect(json(after.stdout)).toMatchObject({ tier: "free", rate_limit_per_minute: 100 })
+      const custom = await run("cli", ["org", "create", "--name", "Big", "--slug", "big", "--tier", "enterprise", "--rate-limit", "0"], env)
+      expect(custom.code, custom.stderr).toBe(0)
+      expect(json(custom.stdout)).toMatchObject({ tier: "enterprise", rate_limit_per_minute: null })
+      const below = await run("cli", ["org", "create", "--name", "Small", "--slug", "small", "--rate-limit", "500"], env)
+      expect(below.code).toBe(1)
+      expect(below.stderr.trim()).toBe("roster: --rate-limit: a custom rate limit needs the enterprise plan; free allows 100 requests a minute")
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }

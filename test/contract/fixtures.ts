@@ -113,6 +113,7 @@ export const anOrganization = (
     tier: fields.tier ?? "free",
     isPlatformAdmin: false,
     suspendedAt: null,
+    customRateLimit: null,
     subscriberCount: fields.subscriberCount ?? 0,
     createdAt: fields.createdAt ?? instant(0),
     updatedAt: fields.createdAt ?? instant(0)

@@ -16,7 +16,12 @@ import { NodeIdsLive } from "../../adapters/node/index.js"
 import { email, givenOrganization, type PersistenceLayer } from "./fixtures.js"
 
 const principalOf = (organization: Organization): Principal => ({
-  organization: { id: organization.id, tier: organization.tier, isPlatformAdmin: false },
+  organization: {
+    id: organization.id,
+    tier: organization.tier,
+    isPlatformAdmin: false,
+    requestsPerMinute: organization.requestsPerMinute
+  },
   scopes: ["*"],
   credential: { kind: "api_key", id: ApiKeyId.make(randomUUID()), environment: "test" }
 })

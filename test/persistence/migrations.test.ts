@@ -38,7 +38,8 @@ describe("migrations", () => {
           [8, "email"],
           [9, "campaigns"],
           [10, "email_triggers"],
-          [11, "campaign_lease_order"]
+          [11, "campaign_lease_order"],
+          [12, "custom_rate_limits"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([

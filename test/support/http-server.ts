@@ -161,6 +161,8 @@ export interface SeededOrganization {
 export interface OrganizationOptions {
   readonly tier?: PlanTier
   readonly isPlatformAdmin?: boolean
+  /** Requests per minute instead of the plan's (enterprise only); 0 for none. */
+  readonly customRateLimit?: number
 }
 
 export interface TestHttpServer {
@@ -250,7 +252,13 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
 
   const createOrganization = (opts: OrganizationOptions = {}) =>
     run(Effect.flatMap(Organizations, (o) =>
-      o.create({ name: "Acme Newsletters", slug: uniqueSlug(), tier: opts.tier, isPlatformAdmin: opts.isPlatformAdmin })))
+      o.create({
+        name: "Acme Newsletters",
+        slug: uniqueSlug(),
+        tier: opts.tier,
+        isPlatformAdmin: opts.isPlatformAdmin,
+        customRateLimit: opts.customRateLimit
+      })))
 
   const createApiKey = (
     organization: Organization,
@@ -264,7 +272,7 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
   const seedOrganization = async (
     opts: OrganizationOptions & { readonly scopes?: ReadonlyArray<Scope>; readonly environment?: ApiKeyEnvironment } = {}
   ) => {
-    const organization = await createOrganization({ tier: opts.tier, isPlatformAdmin: opts.isPlatformAdmin })
+    const organization = await createOrganization(opts)
     return { organization, key: await createApiKey(organization, opts.scopes, opts.environment) }
   }
 
@@ -301,6 +309,7 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
       tier: "free",
       isPlatformAdmin: false,
       suspendedAt: now,
+      customRateLimit: null,
       subscriberCount: 0,
       createdAt: now,
       updatedAt: now

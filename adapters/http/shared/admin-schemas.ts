@@ -1,4 +1,4 @@
-import { MAX_ORGANIZATION_NAME_LENGTH, OrganizationName, PlanTier, Role, UserId } from "@roster/domain"
+import { CustomRateLimit, MAX_ORGANIZATION_NAME_LENGTH, OrganizationName, PlanTier, Role, UserId } from "@roster/domain"
 import { Schema } from "effect"
 import type { OrganizationOverview, UserOverview } from "@roster/application"
 import type { Membership, User } from "@roster/domain"
@@ -19,6 +19,12 @@ export const AdminOrganization = Schema.Struct({
     description: "a suspended organization's keys and its members' sessions answer 401 until the suspension is lifted"
   }),
   suspended_at: Schema.NullOr(Timestamp).annotations({ description: "when the suspension began; null when not suspended" }),
+  rate_limit_per_minute: Schema.NullOr(Schema.Int).annotations({
+    description: "API requests a minute the organization may make: its plan's, or on enterprise its custom limit; null for none"
+  }),
+  custom_rate_limit: Schema.NullOr(Schema.Int).annotations({
+    description: "the custom limit set on enterprise (0 for none); null when the plan's applies"
+  }),
   subscriber_count: Count("how many subscribers the organization keeps"),
   member_count: Count("how many users are members of the organization"),
   created_at: Timestamp,
@@ -68,6 +74,13 @@ export const UpdateOrganizationRequest = Schema.Struct({
       description: "true suspends the organization (its keys and sessions answer 401 at once); false lifts the suspension"
     }),
     { exact: true }
+  ),
+  custom_rate_limit: Schema.optionalWith(
+    Schema.NullOr(CustomRateLimit).annotations({
+      description: "requests a minute instead of the plan's, enterprise only: 0 for no limit, null for the plan's " +
+        "(10,000); a move below enterprise drops it"
+    }),
+    { exact: true }
   )
 }).annotations({
   identifier: "UpdateOrganizationRequest",
@@ -88,6 +101,8 @@ export const toAdminOrganization = ({ memberCount, organization }: OrganizationO
   is_platform_admin: organization.isPlatformAdmin,
   suspended: organization.isSuspended,
   suspended_at: organization.suspendedAt === null ? null : organization.suspendedAt.toISOString(),
+  rate_limit_per_minute: organization.requestsPerMinute,
+  custom_rate_limit: organization.customRateLimit,
   subscriber_count: organization.subscriberCount,
   member_count: memberCount,
   created_at: organization.createdAt.toISOString(),
@@ -119,7 +134,8 @@ export const organizationChanges = (body: typeof UpdateOrganizationRequest.Type)
   name: body.name,
   tier: body.tier,
   isPlatformAdmin: body.is_platform_admin,
-  suspended: body.suspended
+  suspended: body.suspended,
+  customRateLimit: body.custom_rate_limit
 })
 
 export const newMember = (body: typeof AddMemberRequest.Type) => ({ userId: body.user_id, role: body.role })

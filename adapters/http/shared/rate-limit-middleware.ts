@@ -77,6 +77,8 @@ export const makeRateLimiting = (isApiPath: (path: string) => boolean) => Effect
           const decision = Exit.isSuccess(outcome)
             ? yield* rateLimits.forOrganization(outcome.value)
             : yield* rateLimits.forAnonymous(clientAddress)
+          // An organization without a limit is not counted and has no budget to tell.
+          if (decision === undefined) return yield* app
           const whose = Exit.isSuccess(outcome) ? "the organization's" : "this client address's"
           return yield* limited(app, instance, decision, whose)
         })

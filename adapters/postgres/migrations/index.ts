@@ -13,6 +13,7 @@ import email from "./0008_email.js"
 import campaigns from "./0009_campaigns.js"
 import emailTriggers from "./0010_email_triggers.js"
 import campaignLeaseOrder from "./0011_campaign_lease_order.js"
+import customRateLimits from "./0012_custom_rate_limits.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -25,7 +26,8 @@ const migrations = Migrator.fromRecord({
   "0008_email": email,
   "0009_campaigns": campaigns,
   "0010_email_triggers": emailTriggers,
-  "0011_campaign_lease_order": campaignLeaseOrder
+  "0011_campaign_lease_order": campaignLeaseOrder,
+  "0012_custom_rate_limits": customRateLimits
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

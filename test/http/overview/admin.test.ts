@@ -31,6 +31,17 @@ describe("/v1/admin", () => {
     expectError(await call(server, "GET", `/v1/admin/organizations/${other.id}`, { key }), "not_found")
   })
 
+  it("sets an enterprise organization's custom rate limit, and refuses one below enterprise naming the field", async () => {
+    const { key } = await server.seedOrganization({ isPlatformAdmin: true })
+    const other = await server.createOrganization({ tier: "enterprise" })
+    const path = `/v1/admin/organizations/${other.id}`
+    const set = await call(server, "PATCH", path, { key, json: { custom_rate_limit: 0 } })
+    expect(set.status, set.text).toBe(200)
+    expect(set.body.data).toMatchObject({ custom_rate_limit: 0, rate_limit_per_minute: null })
+    expectInvalid(await call(server, "PATCH", path, { key, json: { tier: "free", custom_rate_limit: 10 } }), ["custom_rate_limit"])
+    expect((await call(server, "GET", path, { key })).body.data).toMatchObject({ tier: "enterprise", custom_rate_limit: 0 })
+  })
+
   it("adds, lists and removes members, and lists users in numbered pages", async () => {
     const { key } = await server.seedOrganization({ isPlatformAdmin: true })
     const organization = await server.createOrganization()

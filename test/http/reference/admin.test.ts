@@ -193,6 +193,8 @@ describe("GET /api/v1/admin/organizations", () => {
       is_platform_admin: false,
       suspended: false,
       suspended_at: null,
+      rate_limit_per_minute: 100,
+      custom_rate_limit: null,
       subscriber_count: 2,
       member_count: 2,
       created_at: busy.organization.createdAt.toISOString(),
@@ -238,6 +240,8 @@ describe("GET /api/v1/admin/organizations/{id}", () => {
       is_platform_admin: false,
       suspended: false,
       suspended_at: null,
+      rate_limit_per_minute: 100,
+      custom_rate_limit: null,
       subscriber_count: 0,
       member_count: 1,
       created_at: expect.stringMatching(isoInstantPattern),
@@ -266,6 +270,7 @@ describe("PATCH /api/v1/admin/organizations/{id}", () => {
       ...before,
       name: "Renamed Ltd",
       tier: "enterprise",
+      rate_limit_per_minute: 10_000,
       updated_at: expect.stringMatching(isoInstantPattern)
     })
     expect(answer.body.updated_at >= before.updated_at).toBe(true)
@@ -320,7 +325,37 @@ describe("PATCH /api/v1/admin/organizations/{id}", () => {
     expect((await get(organizationsPath, admin.session)).status).toBe(200)
   })
 
+  it("sets an enterprise organization's custom rate limit, clears it with null, and drops it on a move below enterprise", async () => {
+    const admin = await platformAdmin()
+    const target = await tenant()
+    const path = `${organizationsPath}/${target.organization.id}`
+    expect((await get(path, { key: admin.key })).body).toMatchObject({ rate_limit_per_minute: 100, custom_rate_limit: null })
+    const set = await call(server, "PATCH", path, { key: admin.key, json: { tier: "enterprise", custom_rate_limit: 50_000 } })
+    expect(set.status, set.text).toBe(200)
+    expect(set.body).toMatchObject({ tier: "enterprise", rate_limit_per_minute: 50_000, custom_rate_limit: 50_000 })
+    const none = await call(server, "PATCH", path, { key: admin.key, json: { custom_rate_limit: 0 } })
+    expect(none.body).toMatchObject({ rate_limit_per_minute: null, custom_rate_limit: 0 })
+    const cleared = await call(server, "PATCH", path, { key: admin.key, json: { custom_rate_limit: null } })
+    expect(cleared.body).toMatchObject({ rate_limit_per_minute: 10_000, custom_rate_limit: null })
+    await call(server, "PATCH", path, { key: admin.key, json: { custom_rate_limit: 20 } })
+    const down = await call(server, "PATCH", path, { key: admin.key, json: { tier: "pro" } })
+    expect(down.body).toMatchObject({ tier: "pro", rate_limit_per_minute: 1000, custom_rate_limit: null })
+  })
+
+  it("refuses a custom rate limit below enterprise with 400 naming the plan's rate, and changes nothing", async () => {
+    const admin = await platformAdmin()
+    const target = await tenant()
+    const path = `${organizationsPath}/${target.organization.id}`
+    const before = (await get(path, { key: admin.key })).body
+    const refused = await call(server, "PATCH", path, { key: admin.key, json: { tier: "pro", custom_rate_limit: 5000 } })
+    expectInvalid(refused, path, ["custom_rate_limit"])
+    expect(refused.text).toContain("a custom rate limit needs the enterprise plan; pro allows 1000 requests a minute")
+    expect((await get(path, { key: admin.key })).body).toEqual(before)
+  })
+
   const refused: ReadonlyArray<readonly [string, unknown, ReadonlyArray<string>]> = [
+    ["a custom rate limit below 0", { custom_rate_limit: -1 }, ["custom_rate_limit"]],
+    ["a custom rate limit that is not a whole number", { custom_rate_limit: 2.5 }, ["custom_rate_limit"]],
     ["a tier that does not exist", { tier: "gold" }, ["tier"]],
     ["suspended as a string", { suspended: "yes" }, ["suspended"]],
     ["is_platform_admin as a number", { is_platform_admin: 1 }, ["is_platform_admin"]],

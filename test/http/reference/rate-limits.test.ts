@@ -163,6 +163,41 @@ describe("the requests per minute of a plan", () => {
     expectProblem(lookup, "not_found", `/api/v1/subscribers/by-email/${encodeURIComponent(email)}`)
   })
 
+  it("are 10,000 for an enterprise organization, or its custom limit", async () => {
+    const plain = await server.seedOrganization({ tier: "enterprise" })
+    expect(budgetOf(await call(server, "GET", "/api/v1/tags", { key: plain.key }))).toMatchObject({ limit: 10_000 })
+
+    const { key } = await server.seedOrganization({ tier: "enterprise", customRateLimit: 3 })
+    const third = await sendInTurn(3, () => call(server, "GET", "/api/v1/tags", { key }))
+    expect(budgetOf(third)).toMatchObject({ limit: 3, remaining: 0 })
+    const refused = await call(server, "GET", "/api/v1/tags", { key })
+    expectProblem(refused, "rate_limited", "/api/v1/tags")
+    expect(refused.body.detail).toContain("limit of 3 requests")
+  })
+
+  it("are not counted for an enterprise organization with a custom limit of 0, whose answers tell no budget", async () => {
+    const { key } = await server.seedOrganization({ tier: "enterprise", customRateLimit: 0 })
+    const last = await sendInTurn(FREE_RATE + 5, () => call(server, "GET", "/api/v1/tags", { key }))
+    expect(last.status).toBe(200)
+    expect(last.headers.get("x-ratelimit-limit")).toBeNull()
+    expect(last.headers.get("x-ratelimit-remaining")).toBeNull()
+  })
+
+  it("follow a platform admin's change of the custom limit on the next request", async () => {
+    const admin = await server.seedOrganization({ isPlatformAdmin: true, tier: "enterprise", customRateLimit: 0 })
+    const target = await server.seedOrganization({ tier: "enterprise" })
+    const path = `/api/v1/admin/organizations/${target.organization.id}`
+    const changed = await call(server, "PATCH", path, { key: admin.key, json: { custom_rate_limit: 2 } })
+    expect(changed.status, changed.text).toBe(200)
+    expect(changed.body).toMatchObject({ custom_rate_limit: 2, rate_limit_per_minute: 2 })
+    await sendInTurn(2, () => call(server, "GET", "/api/v1/tags", { key: target.key }))
+    expect((await call(server, "GET", "/api/v1/tags", { key: target.key })).status).toBe(429)
+
+    const lifted = await call(server, "PATCH", path, { key: admin.key, json: { custom_rate_limit: 0 } })
+    expect(lifted.body).toMatchObject({ custom_rate_limit: 0, rate_limit_per_minute: null })
+    expect((await call(server, "GET", "/api/v1/tags", { key: target.key })).status).toBe(200)
+  })
+
   it("start again in the next window", async () => {
     const { key } = await server.seedOrganization()
     await sendInTurn(FREE_RATE, () => call(server, "GET", "/api/v1/tags", { key }))
