@@ -22,6 +22,7 @@ import { UnitOfWork } from "./ports/unit-of-work.js"
 import { UserRepository } from "./ports/user-repository.js"
 import type { Principal } from "./support/principal.js"
 import { requireFound } from "./support/ownership.js"
+import { PrincipalCache } from "./support/principal-cache.js"
 
 /** Administration is for platform-admin organizations acting with every permission. */
 export class NotPlatformAdmin extends Schema.TaggedError<NotPlatformAdmin>()("NotPlatformAdmin", {}) {
@@ -66,6 +67,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     const users = yield* UserRepository
     const memberships = yield* MembershipRepository
     const unitOfWork = yield* UnitOfWork
+    const principals = yield* PrincipalCache
 
     const authorize = (principal: Principal) =>
       principal.organization.isPlatformAdmin && allows(principal.scopes, "*")
@@ -127,7 +129,8 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       function*(principal: Principal, id: OrganizationId, changes: OrganizationChanges) {
         yield* authorize(principal)
         yield* guardSelf(principal, id, changes)
-        return yield* unitOfWork.transaction(Effect.gen(function*() {
+        // Principals are forgotten once the change is committed, so that none is cached from before it.
+        return yield* Effect.tap(unitOfWork.transaction(Effect.gen(function*() {
           const current = yield* organizationById(id)
           const at = yield* now
           const suspendedAt = changes.suspended === undefined
@@ -156,7 +159,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
           yield* organizations.update(organization)
           const counts = yield* memberships.countMembers([id])
           return { organization, memberCount: counts.get(id) ?? 0 } satisfies OrganizationOverview
-        }))
+        })), () => principals.invalidate)
       }
     )
 
@@ -167,6 +170,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
         return yield* new InvalidInput({ field: "organization_id", problem: "the organization you act for cannot delete itself" })
       }
       if (!(yield* organizations.delete(id))) return yield* new ResourceNotFound({ resource: "organization", id })
+      yield* principals.invalidate
     })
 
     const listMembers = Effect.fn("Admin.listMembers")(function*(principal: Principal, id: OrganizationId) {
@@ -243,5 +247,6 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       listUsersPage,
       getUser
     } as const
-  })
+  }),
+  dependencies: [PrincipalCache.Default]
 }) {}

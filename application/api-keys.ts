@@ -17,6 +17,7 @@ import { ApiKeyRepository } from "./ports/api-key-repository.js"
 import { Ids } from "./ports/ids.js"
 import { Secrets } from "./ports/secrets.js"
 import { requireOwned } from "./support/ownership.js"
+import { PrincipalCache } from "./support/principal-cache.js"
 import { authorize, type Principal, Unauthenticated } from "./support/principal.js"
 
 export interface NewApiKey {
@@ -40,6 +41,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
     const apiKeys = yield* ApiKeyRepository
     const secrets = yield* Secrets
     const ids = yield* Ids
+    const principals = yield* PrincipalCache
 
     /** A fresh key; random bytes are drawn until they give enough base62 characters. */
     const generate = (environment: ApiKeyEnvironment): Effect.Effect<string> =>
@@ -70,10 +72,19 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
     })
 
     /** The principal a presented `X-API-Key` stands for. */
-    const authenticate = Effect.fn("ApiKeys.authenticate")(function*(presented: string) {
+    /** The principal of a key, answered from memory when the key was established within the last second. */
+    const authenticate = (presented: string): Effect.Effect<Principal, Unauthenticated> => {
       const parsed = parseApiKey(presented.trim())
-      if (Option.isNone(parsed)) return yield* new Unauthenticated({ reason: "the API key is malformed" })
-      const found = yield* apiKeys.findByHash(yield* secrets.sha256(parsed.value.key))
+      if (Option.isNone(parsed)) return Effect.fail(new Unauthenticated({ reason: "the API key is malformed" }))
+      return Effect.flatMap(secrets.sha256(parsed.value.key), (hash) =>
+        Effect.flatMap(principals.get(hash), (cached) =>
+          cached === undefined
+            ? Effect.tap(authenticateAnew(hash), (principal) => principals.set(hash, principal))
+            : Effect.succeed(cached)))
+    }
+
+    const authenticateAnew = Effect.fn("ApiKeys.authenticate")(function*(hash: string) {
+      const found = yield* apiKeys.findByHash(hash)
       if (Option.isNone(found)) return yield* new Unauthenticated({ reason: "the API key is not valid" })
       const { apiKey, organization } = found.value
       if (apiKey.revokedAt !== null) return yield* new Unauthenticated({ reason: "the API key has been revoked" })
@@ -91,7 +102,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
         },
         scopes: apiKey.scopes,
         credential: { kind: "api_key", id: apiKey.id, environment: apiKey.environment }
-      } satisfies Principal
+      } satisfies Principal as Principal
     })
 
     const owned = (principal: Principal, id: ApiKeyId) =>
@@ -138,6 +149,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
         scopes: changes.scopes === undefined ? current.scopes : [...new Set(changes.scopes)]
       })
       yield* apiKeys.update(updated)
+      yield* principals.invalidate
       return updated
     })
 
@@ -155,6 +167,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
         lastUsedAt: null
       })
       yield* apiKeys.update(apiKey)
+      yield* principals.invalidate
       return { apiKey, key } satisfies IssuedApiKey
     })
 
@@ -162,8 +175,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       yield* authorize(principal, "*")
       yield* owned(principal, id)
       yield* apiKeys.delete(principal.organization.id, id)
+      yield* principals.invalidate
     })
 
     return { create, authenticate, issue, list, get, update, rotate, remove } as const
-  })
+  }),
+  dependencies: [PrincipalCache.Default]
 }) {}

@@ -5,7 +5,7 @@ import {
   PostgresWorkSignalLive,
   runMigrations
 } from "../../adapters/postgres/index.js"
-import { CryptoLive } from "../../adapters/node/index.js"
+import { CryptoLive, makeBufferedOutput } from "../../adapters/node/index.js"
 import {
   InProcessCacheHealthLive,
   InProcessIdempotencyStoreLive,
@@ -140,12 +140,28 @@ export const emailLayer = (config: RosterConfig) =>
 export const webhookTransportLayer = (config: RosterConfig) =>
   makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets })
 
-/** Log level and format: JSON in production or off a terminal, pretty on a terminal. */
+/**
+ * JSON lines on standard output, written together at the end of each burst of work rather than
+ * one write per line (request logs cost next to nothing that way).
+ */
+const bufferedJsonLogger = Layer.suspend(() => {
+  const output = makeBufferedOutput(1)
+  return Logger.replace(
+    Logger.defaultLogger,
+    Logger.make((options) => output.writeLine(Logger.jsonLogger.log(options)))
+  )
+})
+
+/**
+ * Log level and format (JSON in production or off a terminal, pretty on a terminal), and traces,
+ * which are off: nothing exports them, and every span is work on every request.
+ */
 export const loggerLayer = (config: RosterConfig) => {
   const format = Option.getOrElse(config.logFormat, () =>
     config.nodeEnv === "production" || !process.stdout.isTTY ? "json" as const : "pretty" as const)
-  return Layer.merge(
-    format === "json" ? Logger.json : Logger.pretty,
-    Logger.minimumLogLevel(config.logLevel)
+  return Layer.mergeAll(
+    format === "json" ? bufferedJsonLogger : Logger.pretty,
+    Logger.minimumLogLevel(config.logLevel),
+    Layer.setTracerEnabled(false)
   )
 }

@@ -16,6 +16,7 @@ import {
   ApiKeys,
   Ids,
   OrganizationRepository,
+  PRINCIPAL_CACHE_TTL_MS,
   Secrets
 } from "@roster/application"
 import { openOrganization, UseCasesInMemory } from "./test-kit.js"
@@ -156,6 +157,33 @@ describe("authenticating with an API key", () => {
       const apiKeys = yield* ApiKeys
       const { key } = yield* apiKeys.create({ organizationId: suspended.id, name: "k", scopes: ["*"], environment: "live" })
       expect(yield* refusal(key)).toMatchObject({ _tag: "Unauthenticated", reason: "the organization is suspended" })
+    })))
+
+  it.effect("answers a key from memory for a second: a change made elsewhere takes effect within it, one made here at once", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization } = yield* openOrganization()
+      const apiKeys = yield* ApiKeys
+      const repository = yield* ApiKeyRepository
+      const first = yield* apiKeys.create({ organizationId: organization.id, name: "a", scopes: ["*"], environment: "live" })
+      expect((yield* apiKeys.authenticate(first.key)).scopes).toEqual(["*"])
+
+      // Revoked behind this process's back, as another process would: answered from memory until the second is over.
+      yield* repository.update(new ApiKey({ ...first.apiKey, revokedAt: new Date(0) }))
+      expect((yield* apiKeys.authenticate(first.key)).organization.id).toBe(organization.id)
+      yield* TestClock.adjust(PRINCIPAL_CACHE_TTL_MS)
+      expect(yield* refusal(first.key)).toMatchObject({ reason: "the API key has been revoked" })
+
+      // Rescoped, rotated and deleted through this process: taken into account on the next request.
+      const { principal } = yield* openOrganization()
+      const second = yield* apiKeys.create({ organizationId: principal.organization.id, name: "b", scopes: ["*"], environment: "live" })
+      expect((yield* apiKeys.authenticate(second.key)).scopes).toEqual(["*"])
+      yield* apiKeys.update(principal, second.apiKey.id, { scopes: ["tags:read"] })
+      expect((yield* apiKeys.authenticate(second.key)).scopes).toEqual(["tags:read"])
+      const rotated = yield* apiKeys.rotate(principal, second.apiKey.id)
+      expect(yield* refusal(second.key)).toMatchObject({ reason: "the API key is not valid" })
+      expect((yield* apiKeys.authenticate(rotated.key)).scopes).toEqual(["tags:read"])
+      yield* apiKeys.remove(principal, second.apiKey.id)
+      expect(yield* refusal(rotated.key)).toMatchObject({ reason: "the API key is not valid" })
     })))
 
   it.effect("notes when a key was last used, at most once a minute", () =>

@@ -125,4 +125,29 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
       expect(await api.stop()).toBe(0)
     }
   }, 120_000)
+
+  it("a key deleted through one API process is refused by another within a second", async () => {
+    const env = { DATABASE_URL: await postgres.database("principal_cache") }
+    const slug = `e2e-${Date.now().toString(36)}`
+    const created = await run("cli", ["org", "create", "--name", "E2E", "--slug", slug, "--tier", "enterprise", "--rate-limit", "0"], env)
+    expect(created.code).toBe(0)
+    const owner = json((await run("cli", ["api-key", "create", "--org", slug, "--name", "owner", "--scopes", "*"], env)).stdout)
+    const doomed = json((await run("cli", ["api-key", "create", "--org", slug, "--name", "doomed", "--scopes", "*"], env)).stdout)
+    const [a, b] = await Promise.all([start("api", env), start("api", env)])
+    try {
+      expect((await send(`${b.url}/api/v1/tags`, doomed.key!, "GET")).status).toBe(200)
+      expect((await send(`${a.url}/api/v1/api-keys/${doomed.id}`, owner.key!, "DELETE")).status).toBe(204)
+      const deletedAt = Date.now()
+      let status = 200
+      while (status === 200 && Date.now() - deletedAt < 3_000) {
+        status = (await send(`${b.url}/api/v1/tags`, doomed.key!, "GET")).status
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      expect(status).toBe(401)
+      expect(Date.now() - deletedAt).toBeLessThan(1_500)
+    } finally {
+      expect(await a.stop()).toBe(0)
+      expect(await b.stop()).toBe(0)
+    }
+  }, 120_000)
 })

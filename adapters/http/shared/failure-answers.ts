@@ -5,7 +5,7 @@ import { docsRoutes } from "./docs.js"
 import { ErrorRenderer } from "./error-renderer.js"
 import { jsonNestingDepth } from "./json-depth.js"
 import { pathOf } from "./request-path.js"
-import { type KnownRoute, methodsAt, routeAt } from "./route-table.js"
+import { type KnownRoute, makeRouteTable } from "./route-table.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Arrays and objects nest at most this deep in a body. */
@@ -80,18 +80,17 @@ export interface FailureAnswersOptions {
 
 export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen(function*() {
   const { render } = yield* ErrorRenderer
-  const routes = [...options.routes, ...docsRoutes]
+  const routes = makeRouteTable([...options.routes, ...docsRoutes])
 
   return (app: HttpApp.Default) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const instance = pathOf(request)
-      const methods = methodsAt(routes, instance)
       const answer = (error: ApiError) => render(error, instance)
       const invalid = (issues: ReadonlyArray<FieldIssue>) =>
         answer(apiError("validation_error", detailOf(issues), { fields: issues.slice(0, MAX_LISTED_ISSUES) }))
 
-      if (methodsWithBody.has(request.method) && routeAt(routes, request.method, instance)?.formBody === false) {
+      if (methodsWithBody.has(request.method) && routes.routeAt(request.method, instance)?.formBody === false) {
         const declaredLength = Number(request.headers["content-length"] ?? 0)
         if (declaredLength > MAX_BODY_BYTES) {
           return answer(apiError("payload_too_large", `the body is ${declaredLength} bytes; at most ${MAX_BODY_BYTES} are accepted`))
@@ -121,6 +120,7 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
             if (isApiError(error)) return Effect.succeed(answer(error))
             if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(invalid(issuesOf(error)))
             if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+              const methods = routes.methodsAt(instance)
               // The path has this method's route, yet the router could not read a parameter.
               if (methods.includes(request.method)) {
                 return Effect.succeed(invalid([{ field: "path", message: "has a parameter that is too long or not valid percent-encoded UTF-8" }]))

@@ -15,7 +15,7 @@ import { apiErrorOf } from "./application-errors.js"
 import { RequestAuthentication } from "./authentication.js"
 import { ErrorRenderer } from "./error-renderer.js"
 import { pathOf } from "./request-path.js"
-import { type KnownRoute, methodsAt } from "./route-table.js"
+import { type KnownRoute, makeRouteTable } from "./route-table.js"
 
 /**
  * The headers that belong to an answer and are kept with it. Request ids and rate-limit headers
@@ -84,14 +84,14 @@ export const makeIdempotentPosts = (options: IdempotentPostsOptions) => Effect.g
   const idempotency = yield* Idempotency
   const authentication = yield* RequestAuthentication
   const { render } = yield* ErrorRenderer
-  const { posts } = options
+  const posts = makeRouteTable(options.posts)
 
   return (app: HttpApp.Default) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const key = request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()]
       const instance = pathOf(request)
-      if (key === undefined || request.method !== "POST" || methodsAt(posts, instance).length === 0) return yield* app
+      if (key === undefined || request.method !== "POST" || posts.methodsAt(instance).length === 0) return yield* app
       // Without a principal the endpoint refuses the request, and there is nothing to keep.
       const principal = yield* authentication.established
       if (Option.isNone(principal)) return yield* app

@@ -37,24 +37,33 @@ const segmentsOf = (path: string) => {
 }
 
 const matches = (template: ReadonlyArray<string>, path: ReadonlyArray<string>): boolean =>
-  template.length === path.length &&
   template.every((segment, i) => segment.startsWith(":") ? path[i]!.length > 0 : segment === path[i])
 
-/** The route that serves `method` at `path`, if one does. */
-export const routeAt = (routes: ReadonlyArray<KnownRoute>, method: string, path: string): KnownRoute | undefined => {
-  const wanted = segmentsOf(path)
-  return routes.find((route) => route.method === method && matches(segmentsOf(route.path), wanted))
+/** Routes looked up by method and path, their templates split once. */
+export interface RouteTable {
+  /** The route that serves `method` at `path`, if one does. */
+  readonly routeAt: (method: string, path: string) => KnownRoute | undefined
+  /**
+   * The methods the routes serve at `path`, in a stable order; empty when no route has this path.
+   * Tells a wrong method (405) from a path that does not exist (404).
+   */
+  readonly methodsAt: (path: string) => ReadonlyArray<string>
 }
 
-/**
- * The methods the routes serve at `path`, in a stable order; empty when no route has this path.
- * Tells a wrong method (405) from a path that does not exist (404).
- */
-export const methodsAt = (routes: ReadonlyArray<KnownRoute>, path: string): ReadonlyArray<string> => {
-  const wanted = segmentsOf(path)
-  const methods = new Set<string>()
+export const makeRouteTable = (routes: ReadonlyArray<KnownRoute>): RouteTable => {
+  const byLength = new Map<number, Array<{ readonly route: KnownRoute; readonly template: ReadonlyArray<string> }>>()
   for (const route of routes) {
-    if (matches(segmentsOf(route.path), wanted)) methods.add(route.method)
+    const template = segmentsOf(route.path)
+    const sameLength = byLength.get(template.length) ?? []
+    sameLength.push({ route, template })
+    byLength.set(template.length, sameLength)
   }
-  return [...methods].sort()
+  const candidates = (path: string) => {
+    const wanted = segmentsOf(path)
+    return (byLength.get(wanted.length) ?? []).filter(({ template }) => matches(template, wanted))
+  }
+  return {
+    routeAt: (method, path) => candidates(path).find(({ route }) => route.method === method)?.route,
+    methodsAt: (path) => [...new Set(candidates(path).map(({ route }) => route.method))].sort()
+  }
 }

@@ -2,7 +2,7 @@
  * /api/v1/campaigns: drafts, the state table, the audience and the send. The test server runs no
  * worker, so `work` does what the worker's campaign job and email lanes do, step by step.
  */
-import { CampaignSending, EmailUsage, OrganizationRepository } from "@roster/application"
+import { CampaignSending, EmailUsage, OrganizationRepository, PRINCIPAL_CACHE_TTL_MS } from "@roster/application"
 import { Organization, OrganizationId, usageMonth } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -263,6 +263,8 @@ describe("campaigns", () => {
       const found = Option.getOrThrow(yield* organizations.findById(id))
       yield* organizations.update(new Organization({ ...found, tier: "pro" }))
     }))
+    // Made behind the API's back, the upgrade is seen once its cached principals have expired.
+    server.advanceClock(PRINCIPAL_CACHE_TTL_MS)
     const retried = await action(key, campaign.id, "retry")
     expect(retried.status, retried.text).toBe(200)
     expect(retried.body.status).toBe("sending")
