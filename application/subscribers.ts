@@ -195,10 +195,11 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       }))
     })
 
-    const get = Effect.fn("Subscribers.get")(function*(principal: Principal, id: SubscriberId) {
-      yield* authorize(principal, "subscribers:read")
-      return yield* view(yield* owned(principal.organization.id, id))
-    })
+    const get = (principal: Principal, id: SubscriberId) =>
+      Effect.zipRight(
+        authorize(principal, "subscribers:read"),
+        requireOwned("subscriber", id, subscribers.findWithTags(principal.organization.id, id), subscribers.organizationOf(id))
+      )
 
     const getByEmail = Effect.fn("Subscribers.getByEmail")(function*(principal: Principal, email: EmailAddress) {
       yield* authorize(principal, "subscribers:read")

@@ -2,7 +2,7 @@ import { type SubscriberFilter, type SubscriberPageSort, SubscriberRepository, t
 import { EmailAlreadyExists, emailKey, type Subscriber, SubscriberId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
-import { adjustCount } from "./memory-tag-assignments.js"
+import { adjustCount, tagSubscriptionsOf } from "./memory-tag-assignments.js"
 import { compareBy, compareByKeys, instant, isAfter, type SortKey } from "./ordering.js"
 
 const sortValue = (sort: SubscriberSort) => (s: Subscriber): SortKey =>
@@ -93,6 +93,13 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
           return true
         }),
       findById,
+      findWithTags: (organizationId, id) =>
+        store.read((t) => {
+          const subscriber = t.subscribers.get(id)
+          return subscriber === undefined || subscriber.organizationId !== organizationId
+            ? Option.none()
+            : Option.some({ subscriber, tags: tagSubscriptionsOf(t, id) })
+        }),
       findByIdForUpdate: findById,
       findByEmail: (organizationId, email) =>
         store.read((t) => {

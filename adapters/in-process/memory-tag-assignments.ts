@@ -11,6 +11,15 @@ export const adjustCount = (t: Tables, tagId: string, by: number) => {
 const ownedSubscriber = (t: Tables, organizationId: string, id: string) =>
   t.subscribers.get(id)?.organizationId === organizationId
 
+/** A subscriber's tags, oldest subscription first (then by tag id), as the database orders them. */
+export const tagSubscriptionsOf = (t: Tables, subscriberId: string): Array<TagSubscription> =>
+  [...(t.assignments.get(subscriberId) ?? [])]
+    .flatMap(([tagId, subscribedAt]) => {
+      const tag = t.tags.get(tagId)
+      return tag === undefined ? [] : [{ tag, subscribedAt }]
+    })
+    .sort((a, b) => a.subscribedAt.getTime() - b.subscribedAt.getTime() || (a.tag.id < b.tag.id ? -1 : 1))
+
 export const MemoryTagAssignmentsLive = Layer.effect(
   TagAssignments,
   Effect.gen(function*() {
@@ -62,12 +71,7 @@ export const MemoryTagAssignmentsLive = Layer.effect(
           const result = new Map<SubscriberId, ReadonlyArray<TagSubscription>>()
           for (const subscriberId of subscriberIds) {
             if (!ownedSubscriber(t, organizationId, subscriberId)) continue
-            const entries = [...(t.assignments.get(subscriberId) ?? [])]
-              .flatMap(([tagId, subscribedAt]) => {
-                const tag = t.tags.get(tagId)
-                return tag === undefined ? [] : [{ tag, subscribedAt }]
-              })
-              .sort((a, b) => a.subscribedAt.getTime() - b.subscribedAt.getTime() || (a.tag.id < b.tag.id ? -1 : 1))
+            const entries = tagSubscriptionsOf(t, subscriberId)
             if (entries.length > 0) result.set(subscriberId, entries)
           }
           return result

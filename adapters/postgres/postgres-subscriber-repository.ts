@@ -10,7 +10,8 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { selectList, subscriberColumns } from "./columns.js"
 import { instant, keyset } from "./keyset.js"
 import { orderByKeys } from "./numbered-pages.js"
-import { decodeCount, decodeFirst, decodeRows, jsonb } from "./rows.js"
+import { decodeCount, decodeFirst, decodeRows, jsonb, type Row } from "./rows.js"
+import { subscriberOfRow, tagSubscriptionsJson, tagSubscriptionsOfJson } from "./trusted-rows.js"
 import { detachAllTagsOf } from "./tag-counts.js"
 import { transactional } from "./transactions.js"
 
@@ -23,8 +24,9 @@ const sortColumns: Record<SubscriberSort, string> = {
 /** `status` compares as its name in code-point order, whatever the database's collation. */
 const pageSortColumns: Record<SubscriberPageSort, string> = { ...sortColumns, status: `status COLLATE "C"` }
 
-const decodeSubscriber = decodeFirst(Subscriber)
-const decodeSubscribers = decodeRows(Subscriber)
+const decodeSubscriber = (rows: ReadonlyArray<Row>) =>
+  Effect.succeed(rows.length === 0 ? Option.none<Subscriber>() : Option.some(subscriberOfRow(rows[0]!)))
+const decodeSubscribers = (rows: ReadonlyArray<Row>) => Effect.succeed(rows.map(subscriberOfRow))
 const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
 const decodeErasures = decodeRows(Schema.Struct({ organizationId: OrganizationId, id: SubscriberId }))
 const decodeAccess = decodeFirst(Schema.Struct({
@@ -39,6 +41,7 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = selectList(sql, subscriberColumns)
+    const withTags = sql.literal(`${subscriberColumns.map((c) => `s.${c}`).join(", ")}, ${tagSubscriptionsJson} AS tags`)
 
     const matching = (organizationId: OrganizationId, filter: SubscriberFilter) => [
       sql`organization_id = ${organizationId}`,
@@ -117,6 +120,17 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
           RETURNING preference_token_version AS version`.pipe(Effect.flatMap(decodeVersion), Effect.orDie),
 
       findByIdForUpdate: (organizationId, id) => findById(organizationId, id, true),
+
+      // One round trip: the row and its tags as one JSON array.
+      findWithTags: (organizationId, id) =>
+        sql`SELECT ${withTags} FROM subscribers s WHERE s.organization_id = ${organizationId} AND s.id = ${id}`.pipe(
+          Effect.map((rows) =>
+            rows.length === 0
+              ? Option.none()
+              : Option.some({ subscriber: subscriberOfRow(rows[0]!), tags: tagSubscriptionsOfJson(rows[0]!.tags) })
+          ),
+          Effect.orDie
+        ),
 
       findByEmail: (organizationId, email) =>
         sql`SELECT ${columns} FROM subscribers WHERE organization_id = ${organizationId} AND email_key = ${emailKey(email)}`

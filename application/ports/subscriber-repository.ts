@@ -6,7 +6,8 @@ import type {
   Subscriber,
   SubscriberId,
   SubscriberStatus,
-  TagId
+  TagId,
+  TagSubscription
 } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
 
@@ -72,6 +73,11 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
   /** Whether a row was deleted. Its tag assignments go with it, and those tags' counts follow. */
   readonly delete: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<boolean>
   readonly findById: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<Option.Option<Subscriber>>
+  /** As `findById`, with the subscriber's tags (oldest subscription first), read together. */
+  readonly findWithTags: (
+    organizationId: OrganizationId,
+    id: SubscriberId
+  ) => Effect.Effect<Option.Option<{ readonly subscriber: Subscriber; readonly tags: ReadonlyArray<TagSubscription> }>>
   /** As `findById`, holding the row against concurrent changes until the transaction ends. */
   readonly findByIdForUpdate: (
     organizationId: OrganizationId,

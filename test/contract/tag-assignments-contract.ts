@@ -143,6 +143,25 @@ export const tagAssignmentsContract = (persistence: PersistenceLayer) =>
         expect((yield* assignments.tagsOf(organization.id, [])).size).toBe(0)
       }))
 
+    it.effect("reads a subscriber with its tags in one go, as tagsOf and findById answer them, and nothing of another organization", () =>
+      Effect.gen(function*() {
+        const assignments = yield* TagAssignments
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const tags = yield* Effect.forEach(Array.from({ length: 3 }), () => givenTag(organization.id))
+        const ada = yield* givenSubscriber(organization.id)
+        const idle = yield* givenSubscriber(organization.id)
+        yield* assignments.attach(organization.id, ada.id, [tags[2]!.id], instant(7))
+        yield* assignments.attach(organization.id, ada.id, [tags[0]!.id, tags[1]!.id], instant(3))
+
+        const found = Option.getOrThrow(yield* subscribers.findWithTags(organization.id, ada.id))
+        expect(found.subscriber).toStrictEqual(Option.getOrThrow(yield* subscribers.findById(organization.id, ada.id)))
+        expect(found.tags).toStrictEqual((yield* assignments.tagsOf(organization.id, [ada.id])).get(ada.id))
+        expect(found.tags.map(({ tag }) => tag.id).slice(2)).toStrictEqual([tags[2]!.id])
+        expect(Option.getOrThrow(yield* subscribers.findWithTags(organization.id, idle.id)).tags).toStrictEqual([])
+        expect(yield* subscribers.findWithTags((yield* givenOrganization()).id, ada.id)).toStrictEqual(Option.none())
+      }))
+
     it.effect("concurrent attaches and detaches of the same tags keep every count exact", () =>
       Effect.gen(function*() {
         const assignments = yield* TagAssignments
