@@ -3,8 +3,23 @@ import type { Fragment } from "@effect/sql/Statement"
 
 /** The columns each domain value is read from (keys such as `email_key` are for the database only). */
 export const organizationColumns = [
-  "id", "name", "slug", "tier", "is_platform_admin", "suspended_at", "custom_rate_limit", "subscriber_count", "created_at", "updated_at"
+  "id", "name", "slug", "tier", "is_platform_admin", "suspended_at", "custom_rate_limit", "created_at", "updated_at"
 ] as const
+
+/** The columns of the organization in table `from`, and its subscriber count (the sum of its slots). */
+export const organizationSelectList = (
+  sql: SqlClient.SqlClient,
+  options: { readonly from: string; readonly prefix?: string }
+): Fragment => {
+  const count = `(SELECT greatest(coalesce(sum(used), 0), 0)::integer FROM organization_subscriber_slots ` +
+    `WHERE organization_id = ${options.from}.id) AS "${options.prefix ?? ""}subscriber_count"`
+  return sql.literal(
+    [...organizationColumns.map((column) => {
+      const qualified = `${options.from}.${column}`
+      return options.prefix === undefined ? qualified : `${qualified} AS "${options.prefix}${column}"`
+    }), count].join(", ")
+  )
+}
 
 export const subscriberColumns = [
   "id", "organization_id", "email", "status", "metadata", "first_name", "last_name", "created_at", "updated_at"

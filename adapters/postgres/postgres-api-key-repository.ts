@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { ApiKeyRepository, type ApiKeyWithOrganization } from "@roster/application"
 import { ApiKey, Organization, OrganizationId } from "@roster/domain"
 import { Array, Effect, Layer, Option, Schema } from "effect"
-import { apiKeyColumns, organizationColumns, selectList } from "./columns.js"
+import { apiKeyColumns, organizationSelectList, selectList } from "./columns.js"
 import { decodeFirst, decodeRow, decodeRows, jsonb, type Row } from "./rows.js"
 
 const ORGANIZATION = "organization."
@@ -42,7 +42,7 @@ export const PostgresApiKeyRepositoryLive = Layer.effect(
       findByHash: (keyHash) =>
         sql`
           SELECT ${selectList(sql, apiKeyColumns, { from: "k" })},
-                 ${selectList(sql, organizationColumns, { from: "o", prefix: ORGANIZATION })}
+                 ${organizationSelectList(sql, { from: "o", prefix: ORGANIZATION })}
           FROM api_keys k JOIN organizations o ON o.id = k.organization_id
           WHERE k.key_hash = ${keyHash}`.pipe(
           Effect.flatMap((rows) => Effect.transposeMapOption(Array.head(rows), decodeWithOrganization)),

@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { MembershipRepository } from "@roster/application"
 import { Membership, Organization, OrganizationId, User, UserId } from "@roster/domain"
 import { Effect, Layer, Schema } from "effect"
-import { membershipColumns, organizationColumns, selectList, userColumns } from "./columns.js"
+import { membershipColumns, organizationSelectList, selectList, userColumns } from "./columns.js"
 import { decodeCount, decodeFirst, decodeRow, decodeRows, type Row } from "./rows.js"
 
 const MEMBERSHIP = "membership."
@@ -38,7 +38,7 @@ export const PostgresMembershipRepositoryLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = selectList(sql, membershipColumns)
     const membershipList = selectList(sql, membershipColumns, { from: "m", prefix: MEMBERSHIP })
-    const organizationList = selectList(sql, organizationColumns, { from: "o", prefix: ORGANIZATION })
+    const organizationList = organizationSelectList(sql, { from: "o", prefix: ORGANIZATION })
 
     return MembershipRepository.of({
       // A membership keeps the moment it began; only its role changes.

@@ -2,9 +2,10 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { OrganizationRepository } from "@roster/application"
 import { Organization, OrganizationSlugTaken } from "@roster/domain"
 import { Effect, Layer } from "effect"
-import { organizationColumns, selectList } from "./columns.js"
+import { organizationSelectList } from "./columns.js"
 import { instant, keyset } from "./keyset.js"
 import { decodeCount, decodeFirst, decodeRows } from "./rows.js"
+import { makeSubscriberSlots } from "./subscriber-slots.js"
 import { onUniqueViolation, transactional, withSavepoint } from "./transactions.js"
 
 const decodeOrganization = decodeFirst(Organization)
@@ -14,22 +15,23 @@ export const PostgresOrganizationRepositoryLive = Layer.effect(
   OrganizationRepository,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const columns = selectList(sql, organizationColumns)
+    const columns = organizationSelectList(sql, { from: "organizations" })
+    const slots = makeSubscriberSlots(sql)
 
     return OrganizationRepository.of({
       insert: (organization) =>
         sql`
           INSERT INTO organizations
-            (id, name, slug, tier, is_platform_admin, suspended_at, custom_rate_limit, subscriber_count, created_at, updated_at)
+            (id, name, slug, tier, is_platform_admin, suspended_at, custom_rate_limit, created_at, updated_at)
           VALUES (
             ${organization.id}, ${organization.name}, ${organization.slug}, ${organization.tier},
             ${organization.isPlatformAdmin}, ${organization.suspendedAt}, ${organization.customRateLimit},
-            ${organization.subscriberCount},
             ${organization.createdAt}, ${organization.updatedAt}
           )`.pipe(
           withSavepoint(sql),
           Effect.asVoid,
-          onUniqueViolation({ organizations_slug_unique: () => new OrganizationSlugTaken({ slug: organization.slug }) })
+          onUniqueViolation({ organizations_slug_unique: () => new OrganizationSlugTaken({ slug: organization.slug }) }),
+          Effect.zipLeft(slots.start(organization.id, organization.subscriberCount))
         ),
 
       findById: (id) =>
@@ -69,20 +71,8 @@ export const PostgresOrganizationRepositoryLive = Layer.effect(
 
       count: sql`SELECT count(*)::integer AS count FROM organizations`.pipe(Effect.flatMap(decodeCount), Effect.orDie),
 
-      // One conditional update: the check and the change are atomic, and the row stays locked
-      // until the transaction ends, so concurrent reservations queue behind it. The condition
-      // mirrors `withinLimit` of domain/limits.ts.
-      reserveSubscriberSlots: (id, count, max) =>
-        sql`
-          UPDATE organizations SET subscriber_count = subscriber_count + ${count}
-          WHERE ${sql.and([sql`id = ${id}`, ...(max === null ? [] : [sql`subscriber_count + ${count} <= ${max}`])])}
-          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
-
-      releaseSubscriberSlots: (id, count) =>
-        sql`UPDATE organizations SET subscriber_count = greatest(subscriber_count - ${count}, 0) WHERE id = ${id}`.pipe(
-          Effect.asVoid,
-          Effect.orDie
-        )
+      reserveSubscriberSlots: slots.reserve,
+      releaseSubscriberSlots: slots.release
     })
   })
 )

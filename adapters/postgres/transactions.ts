@@ -6,15 +6,30 @@ const isSqlError = (error: unknown): error is SqlError => error instanceof SqlEr
 
 const inTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
 
+/** How often a transaction that PostgreSQL chose as a deadlock's victim is run again. */
+const DEADLOCK_RETRIES = 3
+
+/** A transaction PostgreSQL broke off to resolve a deadlock, which may simply run again. */
+const isDeadlockVictim = (defect: unknown): boolean =>
+  isSqlError(defect) && (defect.cause as { readonly code?: unknown } | undefined)?.code === "40P01"
+
 /**
  * Runs `effect` in the current transaction, or in a new one when there is none. Nested calls join
  * the outer transaction (no savepoint): whatever the outer one does, all of it commits or none.
- * A database failure while beginning is a defect, as every database failure is here.
+ * A database failure while beginning is a defect, as every database failure is here. A
+ * transaction chosen as a deadlock's victim has been rolled back, and runs again from the start.
  */
 export const transactional = (sql: SqlClient.SqlClient) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(inTransaction, (joined) =>
-    joined ? effect : sql.withTransaction(effect).pipe(Effect.catchIf(isSqlError, Effect.die)))
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const attempt = (retries: number): Effect.Effect<A, E, R> =>
+    sql.withTransaction(effect).pipe(
+      Effect.catchIf(isSqlError, Effect.die),
+      Effect.catchSomeDefect((defect) =>
+        retries > 0 && isDeadlockVictim(defect) ? Option.some(attempt(retries - 1)) : Option.none()
+      )
+    )
+  return Effect.flatMap(inTransaction, (joined) => joined ? effect : attempt(DEADLOCK_RETRIES))
+}
 
 /**
  * Runs one statement that may fail on a constraint so that its failure leaves the current

@@ -21,8 +21,9 @@ export class OrganizationRepository extends Context.Tag("roster/OrganizationRepo
   readonly count: Effect.Effect<number>
   /**
    * Adds `count` to the organization's subscriber count if the result stays `withinLimit` of `max`,
-   * atomically and holding the organization until the transaction ends. Whether the slots were
-   * reserved.
+   * atomically, and whether it did; concurrent reservations never pass the limit together, and
+   * a rollback takes the reservation back. Concurrent reservations of one organization do not
+   * wait for each other, except near the limit. At most one reservation per transaction.
    */
   readonly reserveSubscriberSlots: (id: OrganizationId, count: number, max: Limit) => Effect.Effect<boolean>
   readonly releaseSubscriberSlots: (id: OrganizationId, count: number) => Effect.Effect<void>

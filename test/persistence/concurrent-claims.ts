@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
-import { Outbox, UnitOfWork, WebhookDeliveryRepository } from "@roster/application"
-import { Deferred, Effect, Fiber, type Layer } from "effect"
+import { OrganizationRepository, Outbox, UnitOfWork, WebhookDeliveryRepository } from "@roster/application"
+import { Deferred, Effect, Fiber, type Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import {
   aDelivery,
@@ -108,5 +108,46 @@ export const concurrentClaims = (persistence: Layer.Layer<Persistence, unknown>)
         expect(taken).toStrictEqual(events.slice(0, 20))
         expect(second).toStrictEqual(events.slice(20))
         expect(yield* outbox.claimUndispatched(10)).toStrictEqual([])
+      }))
+
+    it.effect("subscriber slots of one organization are reserved side by side: none waits for another's transaction", () =>
+      Effect.gen(function*() {
+        const organizations = yield* OrganizationRepository
+        const unitOfWork = yield* UnitOfWork
+        const organization = yield* givenOrganization({ tier: "pro" })
+        yield* organizations.reserveSubscriberSlots(organization.id, 1, 100_000) // shares the room out
+        const held = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const reserve = unitOfWork.transaction(organizations.reserveSubscriberSlots(organization.id, 1, 100_000))
+        const first = yield* Effect.fork(unitOfWork.transaction(Effect.gen(function*() {
+          const reserved = yield* organizations.reserveSubscriberSlots(organization.id, 1, 100_000)
+          yield* Deferred.succeed(held, undefined)
+          yield* Deferred.await(release)
+          return reserved
+        })))
+        yield* Deferred.await(held)
+        // Three more, each in its own transaction, while the first still holds its own open.
+        const others = yield* Effect.all([reserve, reserve, reserve], { concurrency: "unbounded" }).pipe(
+          Effect.zipLeft(Deferred.succeed(release, undefined)),
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("a reservation waited for another's transaction") }),
+          Effect.orDie
+        )
+        expect([yield* Fiber.join(first), ...others]).toStrictEqual([true, true, true, true])
+        const count = Option.getOrThrow(yield* organizations.findById(organization.id)).subscriberCount
+        expect(count).toBe(5)
+      }))
+
+    it.effect("of 200 concurrent reservations at the edge of a limit of 1,000, exactly the room left is granted", () =>
+      Effect.gen(function*() {
+        const organizations = yield* OrganizationRepository
+        const unitOfWork = yield* UnitOfWork
+        const organization = yield* givenOrganization({ tier: "free" })
+        yield* organizations.reserveSubscriberSlots(organization.id, 960, 1_000)
+        const granted = yield* Effect.all(
+          Array.from({ length: 200 }, () => unitOfWork.transaction(organizations.reserveSubscriberSlots(organization.id, 1, 1_000))),
+          { concurrency: "unbounded" }
+        )
+        expect(granted.filter(Boolean)).toHaveLength(40)
+        expect(Option.getOrThrow(yield* organizations.findById(organization.id)).subscriberCount).toBe(1_000)
       }))
   })

@@ -39,7 +39,8 @@ describe("migrations", () => {
           [9, "campaigns"],
           [10, "email_triggers"],
           [11, "campaign_lease_order"],
-          [12, "custom_rate_limits"]
+          [12, "custom_rate_limits"],
+          [13, "subscriber_slots"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -55,6 +56,7 @@ describe("migrations", () => {
           "memberships",
           "message_events",
           "messages",
+          "organization_subscriber_slots",
           "organizations",
           "outbox_events",
           "sessions",

@@ -14,6 +14,7 @@ import campaigns from "./0009_campaigns.js"
 import emailTriggers from "./0010_email_triggers.js"
 import campaignLeaseOrder from "./0011_campaign_lease_order.js"
 import customRateLimits from "./0012_custom_rate_limits.js"
+import subscriberSlots from "./0013_subscriber_slots.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -27,7 +28,8 @@ const migrations = Migrator.fromRecord({
   "0009_campaigns": campaigns,
   "0010_email_triggers": emailTriggers,
   "0011_campaign_lease_order": campaignLeaseOrder,
-  "0012_custom_rate_limits": customRateLimits
+  "0012_custom_rate_limits": customRateLimits,
+  "0013_subscriber_slots": subscriberSlots
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

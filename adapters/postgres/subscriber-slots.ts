@@ -1,0 +1,116 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { Limit, OrganizationId } from "@roster/domain"
+import { Effect } from "effect"
+import { transactional } from "./transactions.js"
+
+/**
+ * An organization's subscriber count in `SHARDS` rows (organization_subscriber_slots), so that
+ * concurrent creates each lock one of several rows instead of all queueing on one.
+ *
+ * Under a limit, each row may count up to its allowance, and the allowances add up to the limit:
+ * a reservation that fits the allowance of a row no one else holds is one statement and never
+ * exceeds the limit, whatever runs beside it. When no row has room (or the limit changed since
+ * the allowances were made), the organization's rows are locked, counted, and the room that is
+ * left shared out again. That path runs near the limit, or once in a while; two of them queue on
+ * the organization's row, never on the creates of the fast path. (A reservation that waits there
+ * may hold a row a rebalance waits for; PostgreSQL breaks such a deadlock and the transaction
+ * runs again, see `transactional`.)
+ */
+export const SHARDS = 16
+
+const anyShard = () => Math.floor(Math.random() * SHARDS)
+
+/** `free` shared over the shards, the remainder on the first ones. */
+const shares = (free: number): ReadonlyArray<number> =>
+  Array.from({ length: SHARDS }, (_, shard) => Math.floor(free / SHARDS) + (shard < free % SHARDS ? 1 : 0))
+
+export const makeSubscriberSlots = (sql: SqlClient.SqlClient) => {
+  /**
+   * Counts on a row with room that no one else holds, `shard` if it can: one statement that never
+   * waits for another reservation.
+   */
+  const fastReserve = (id: OrganizationId, shard: number, count: number, max: Limit) =>
+    sql`
+      WITH slot AS (
+        SELECT shard FROM organization_subscriber_slots
+        WHERE organization_id = ${id} AND quota IS NOT DISTINCT FROM ${max}::integer
+          AND (allowance IS NULL OR used + ${count} <= allowance)
+        ORDER BY (shard + ${SHARDS} - ${shard}) % ${SHARDS}
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE organization_subscriber_slots AS slots SET used = slots.used + ${count}
+      FROM slot WHERE slots.organization_id = ${id} AND slots.shard = slot.shard
+      RETURNING slots.shard`.pipe(Effect.map((rows) => rows.length > 0))
+
+  /** Counts every row under lock and shares the room left out again, reserving `count` on `shard`. */
+  const rebalance = (id: OrganizationId, shard: number, count: number, max: Limit) =>
+    transactional(sql)(Effect.gen(function*() {
+      // Rebalancing organizations queue here; creates on the fast path never take this lock.
+      const organization = yield* sql`SELECT id FROM organizations WHERE id = ${id} FOR NO KEY UPDATE`
+      if (organization.length === 0) return false
+      const rows = yield* sql<{ readonly shard: number; readonly used: number }>`
+        SELECT shard, used FROM organization_subscriber_slots WHERE organization_id = ${id} ORDER BY shard FOR UPDATE`
+      const used = Array.from({ length: SHARDS }, () => 0)
+      let total = 0
+      for (const row of rows) {
+        total += row.used
+        if (row.shard < SHARDS) used[row.shard]! += row.used
+        else used[0]! += row.used // a shard beyond the current count folds into the first
+      }
+      if (total < 0) { // more was released than reserved: start again from none
+        used[0]! -= total
+        total = 0
+      }
+      if (max !== null && total + count > max) return false
+      used[shard]! += count
+      const room = max === null ? null : shares(max - total - count)
+      yield* sql`DELETE FROM organization_subscriber_slots WHERE organization_id = ${id} AND shard >= ${SHARDS}`
+      yield* sql`
+        INSERT INTO organization_subscriber_slots (organization_id, shard, used, allowance, quota)
+        SELECT ${id}, s.shard, s.used, s.allowance, ${max}::integer
+        FROM unnest(${used.map((_, i) => i)}::smallint[], ${used}::integer[], ${
+        room === null ? used.map(() => null) : used.map((u, i) => u + room[i]!)
+      }::integer[]) AS s(shard, used, allowance)
+        ON CONFLICT (organization_id, shard) DO UPDATE
+          SET used = excluded.used, allowance = excluded.allowance, quota = excluded.quota`
+      return true
+    }))
+
+  return {
+    /**
+     * Adds `count` to the organization's subscriber count if the result stays within `max`;
+     * whether it did. Inside a transaction the row it counted on stays locked until the end, so
+     * a rollback takes the reservation back. At most one reservation per transaction: a second
+     * one may wait on a rebalance that waits on the first.
+     */
+    reserve: (id: OrganizationId, count: number, max: Limit): Effect.Effect<boolean> => {
+      const shard = anyShard()
+      return fastReserve(id, shard, count, max).pipe(
+        Effect.flatMap((reserved) => reserved ? Effect.succeed(true) : rebalance(id, shard, count, max)),
+        Effect.orDie
+      )
+    },
+
+    /**
+     * Takes `count` off the organization's subscriber count, never below zero, on any one row: a
+     * row's count may go below zero (only the sum is a count), and lowering one never breaks its
+     * allowance. A new row gets an allowance no reservation fits, so that the next one shares out.
+     */
+    release: (id: OrganizationId, count: number): Effect.Effect<void> =>
+      sql`
+        WITH taken AS (
+          SELECT least(${count}, greatest(coalesce(sum(used), 0), 0))::integer AS n
+          FROM organization_subscriber_slots WHERE organization_id = ${id}
+        )
+        INSERT INTO organization_subscriber_slots AS slots (organization_id, shard, used, allowance, quota)
+        SELECT ${id}, ${anyShard()}, -n, -n, -1 FROM taken WHERE n > 0
+        ON CONFLICT (organization_id, shard) DO UPDATE SET used = slots.used + excluded.used`.pipe(Effect.asVoid, Effect.orDie),
+
+    /** Starts an organization's count at `count` (an organization that brings its subscribers along). */
+    start: (id: OrganizationId, count: number): Effect.Effect<void> =>
+      count === 0 ? Effect.void : sql`
+        INSERT INTO organization_subscriber_slots (organization_id, shard, used, allowance, quota)
+        VALUES (${id}, 0, ${count}, ${count}, -1)`.pipe(Effect.asVoid, Effect.orDie)
+  }
+}
