@@ -38,6 +38,7 @@ import {
   SubscriberRepository,
   type SubscriberSort
 } from "./ports/subscriber-repository.js"
+import { SubscriberIntake } from "./ports/subscriber-intake.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
@@ -110,6 +111,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     const organizations = yield* OrganizationRepository
     const unitOfWork = yield* UnitOfWork
     const outbox = yield* Outbox
+    const intake = yield* SubscriberIntake
     const ids = yield* Ids
     const resolveTagNames = makeTagNameResolver(tags, ids)
 
@@ -171,6 +173,17 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       if (input.tagIds !== undefined && input.tagNames !== undefined) {
         return yield* new InvalidInput({ field: "tags", problem: "name tags by id or by name, not both" })
       }
+      const limitExceeded = new PlanLimitExceeded({
+        limit: "subscribers",
+        tier: principal.organization.tier,
+        max: maxSubscribers ?? Number.POSITIVE_INFINITY
+      })
+      if ((input.tagIds ?? []).length === 0 && (input.tagNames ?? []).length === 0) {
+        // Without tags, the subscriber comes in through the intake: one step on a server.
+        const created = yield* event(organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, []) })
+        if (!(yield* intake.admit(subscriber, [created], maxSubscribers))) return yield* limitExceeded
+        return { subscriber, tags: [] } satisfies SubscriberView
+      }
       return yield* unitOfWork.transaction(Effect.gen(function*() {
         const wanted = input.tagNames === undefined
           ? yield* requireTags(organizationId, input.tagIds ?? [], "tags")
@@ -184,13 +197,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
             event(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)))
         ])
         // Last, so that the organization is held for as short a time as possible.
-        if (!(yield* organizations.reserveSubscriberSlots(organizationId, 1, maxSubscribers))) {
-          return yield* new PlanLimitExceeded({
-            limit: "subscribers",
-            tier: principal.organization.tier,
-            max: maxSubscribers ?? Number.POSITIVE_INFINITY
-          })
-        }
+        if (!(yield* organizations.reserveSubscriberSlots(organizationId, 1, maxSubscribers))) return yield* limitExceeded
         return result
       }))
     })

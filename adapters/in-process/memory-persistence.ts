@@ -1,4 +1,5 @@
 import { CacheHealth, DatabaseHealth, UnitOfWork } from "@roster/application"
+import { MemorySubscriberIntakeLive } from "./memory-subscriber-intake.js"
 import { Effect, Layer } from "effect"
 import { MemoryApiKeyRepositoryLive } from "./memory-api-key-repository.js"
 import { MemoryCampaignRepositoryLive } from "./memory-campaign-repository.js"
@@ -51,7 +52,10 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryTriggerRepositoryLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive
-).pipe(Layer.provideMerge(MemoryStoreLive))
+).pipe(
+  (ports) => Layer.provideMerge(MemorySubscriberIntakeLive, ports),
+  Layer.provideMerge(MemoryStoreLive)
+)
 
 /** The in-process cache store is always there. */
 export const InProcessCacheHealthLive = Layer.succeed(CacheHealth, { name: "in-process", check: Effect.void })

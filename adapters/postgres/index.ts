@@ -12,6 +12,7 @@ import { PostgresNoteRepositoryLive } from "./postgres-note-repository.js"
 import { PostgresOrganizationRepositoryLive } from "./postgres-organization-repository.js"
 import { PostgresOutboxLive } from "./postgres-outbox.js"
 import { PostgresSessionRepositoryLive } from "./postgres-session-repository.js"
+import { PostgresSubscriberIntakeLive } from "./postgres-subscriber-intake.js"
 import { PostgresSubscriberRepositoryLive } from "./postgres-subscriber-repository.js"
 import { PostgresTagAssignmentsLive } from "./postgres-tag-assignments.js"
 import { PostgresTagRepositoryLive } from "./postgres-tag-repository.js"
@@ -53,4 +54,4 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresTriggerRepositoryLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive
-)
+).pipe((ports) => Layer.provideMerge(PostgresSubscriberIntakeLive, ports))

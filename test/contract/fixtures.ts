@@ -12,6 +12,7 @@ import {
   OrganizationRepository,
   Outbox,
   type SessionRepository,
+  SubscriberIntake,
   SubscriberRepository,
   TagRepository,
   type TagAssignments,
@@ -62,6 +63,7 @@ import { randomBytes, randomInt, randomUUID } from "node:crypto"
 /** Every persistence port; each contract suite runs against a layer that provides them all. */
 export type Persistence =
   | SubscriberRepository
+  | SubscriberIntake
   | TagRepository
   | TagAssignments
   | OrganizationRepository

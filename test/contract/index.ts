@@ -11,6 +11,7 @@ import { noteRepositoryContract } from "./note-repository-contract.js"
 import { organizationRepositoryContract } from "./organization-repository-contract.js"
 import { outboxContract } from "./outbox-contract.js"
 import { sessionRepositoryContract } from "./session-repository-contract.js"
+import { subscriberIntakeContract } from "./subscriber-intake-contract.js"
 import { subscriberRepositoryContract } from "./subscriber-repository-contract.js"
 import { subscriberUseCasesContract } from "./subscriber-use-cases-contract.js"
 import { tagAssignmentsContract } from "./tag-assignments-contract.js"
@@ -34,6 +35,7 @@ export const persistenceContracts = <R = never>(
   direct?: DirectDeletion<R>
 ): void => {
   subscriberRepositoryContract(persistence)
+  subscriberIntakeContract(persistence)
   tagRepositoryContract(persistence)
   tagAssignmentsContract(persistence)
   organizationRepositoryContract(persistence)

@@ -1,5 +1,5 @@
 import { SqlError } from "@effect/sql"
-import { SubscriberRepository } from "@roster/application"
+import { SubscriberIntake, SubscriberRepository } from "@roster/application"
 import { Effect, HashMap, Layer, Logger } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
@@ -260,10 +260,11 @@ describe("the errors base URL", () => {
 })
 
 /** A subscriber repository whose every operation dies with `defect`. */
+/** Subscribers' storage whose every operation dies with `defect`: the repository and the intake. */
 const failingSubscriberRepository = (defect: unknown) =>
-  Layer.succeed(
-    SubscriberRepository,
-    new Proxy({} as SubscriberRepository["Type"], { get: () => () => Effect.die(defect) })
+  Layer.merge(
+    Layer.succeed(SubscriberRepository, new Proxy({} as SubscriberRepository["Type"], { get: () => () => Effect.die(defect) })),
+    Layer.succeed(SubscriberIntake, new Proxy({} as SubscriberIntake["Type"], { get: () => () => Effect.die(defect) }))
   )
 
 interface LogLine {
