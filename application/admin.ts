@@ -90,7 +90,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       return Effect.void
     }
 
-    const listOrganizations = Effect.fn("Admin.listOrganizations")(function*(principal: Principal, request: AdminPageRequest) {
+    const listOrganizations = Effect.fnUntraced(function*(principal: Principal, request: AdminPageRequest) {
       yield* authorize(principal)
       const after = yield* positionFromCursor(request.cursor, SORT, ORDER)
       const [rows, total] = yield* Effect.all([organizations.list({ after, limit: request.limit + 1 }), organizations.count], {
@@ -106,7 +106,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     })
 
     /** One numbered page of every organization, oldest first. */
-    const listOrganizationsPage = Effect.fn("Admin.listOrganizationsPage")(function*(principal: Principal, request: PageNumberRequest) {
+    const listOrganizationsPage = Effect.fnUntraced(function*(principal: Principal, request: PageNumberRequest) {
       yield* authorize(principal)
       const offset = (request.page - 1) * request.perPage
       const [rows, total] = yield* Effect.all([organizations.list({ offset, limit: request.perPage }), organizations.count], {
@@ -117,7 +117,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       return numberedPage(items, total, request)
     })
 
-    const getOrganization = Effect.fn("Admin.getOrganization")(function*(principal: Principal, id: OrganizationId) {
+    const getOrganization = Effect.fnUntraced(function*(principal: Principal, id: OrganizationId) {
       yield* authorize(principal)
       const organization = yield* organizationById(id)
       const counts = yield* memberships.countMembers([id])
@@ -125,7 +125,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     })
 
     /** Renames, moves between tiers, grants or takes the platform-admin flag, suspends or lifts a suspension. */
-    const updateOrganization = Effect.fn("Admin.updateOrganization")(
+    const updateOrganization = Effect.fnUntraced(
       function*(principal: Principal, id: OrganizationId, changes: OrganizationChanges) {
         yield* authorize(principal)
         yield* guardSelf(principal, id, changes)
@@ -164,7 +164,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     )
 
     /** Deletes an organization and everything it owns. */
-    const deleteOrganization = Effect.fn("Admin.deleteOrganization")(function*(principal: Principal, id: OrganizationId) {
+    const deleteOrganization = Effect.fnUntraced(function*(principal: Principal, id: OrganizationId) {
       yield* authorize(principal)
       if (principal.organization.id === id) {
         return yield* new InvalidInput({ field: "organization_id", problem: "the organization you act for cannot delete itself" })
@@ -173,14 +173,14 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       yield* principals.invalidate
     })
 
-    const listMembers = Effect.fn("Admin.listMembers")(function*(principal: Principal, id: OrganizationId) {
+    const listMembers = Effect.fnUntraced(function*(principal: Principal, id: OrganizationId) {
       yield* authorize(principal)
       yield* organizationById(id)
       return yield* memberships.listForOrganization(id)
     })
 
     /** Adds a user to an organization with a role, or changes the role of a member. */
-    const addMember = Effect.fn("Admin.addMember")(
+    const addMember = Effect.fnUntraced(
       function*(principal: Principal, id: OrganizationId, input: { readonly userId: UserId; readonly role: Role }) {
         yield* authorize(principal)
         return yield* unitOfWork.transaction(Effect.gen(function*() {
@@ -200,13 +200,13 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     )
 
     /** Removes a member; their sessions lose the organization at once. */
-    const removeMember = Effect.fn("Admin.removeMember")(function*(principal: Principal, id: OrganizationId, userId: UserId) {
+    const removeMember = Effect.fnUntraced(function*(principal: Principal, id: OrganizationId, userId: UserId) {
       yield* authorize(principal)
       yield* organizationById(id)
       if (!(yield* memberships.remove(id, userId))) return yield* new ResourceNotFound({ resource: "membership", id: userId })
     })
 
-    const listUsers = Effect.fn("Admin.listUsers")(function*(principal: Principal, request: AdminPageRequest) {
+    const listUsers = Effect.fnUntraced(function*(principal: Principal, request: AdminPageRequest) {
       yield* authorize(principal)
       const after = yield* positionFromCursor(request.cursor, SORT, ORDER)
       const [rows, total] = yield* Effect.all([users.list({ after, limit: request.limit + 1 }), users.count], { concurrency: 2 })
@@ -220,7 +220,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     })
 
     /** One numbered page of every user, oldest first. */
-    const listUsersPage = Effect.fn("Admin.listUsersPage")(function*(principal: Principal, request: PageNumberRequest) {
+    const listUsersPage = Effect.fnUntraced(function*(principal: Principal, request: PageNumberRequest) {
       yield* authorize(principal)
       const offset = (request.page - 1) * request.perPage
       const [rows, total] = yield* Effect.all([users.list({ offset, limit: request.perPage }), users.count], { concurrency: 2 })
@@ -228,7 +228,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       return numberedPage(rows.map((user): UserOverview => ({ user, memberships: byUser.get(user.id) ?? [] })), total, request)
     })
 
-    const getUser = Effect.fn("Admin.getUser")(function*(principal: Principal, id: UserId) {
+    const getUser = Effect.fnUntraced(function*(principal: Principal, id: UserId) {
       yield* authorize(principal)
       const user = yield* userById(id)
       return { user, memberships: yield* memberships.listForUser(id) } satisfies UserOverview

@@ -51,7 +51,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
           onNone: () => generate(environment)
         }))
 
-    const create = Effect.fn("ApiKeys.create")(function*(input: NewApiKey) {
+    const create = Effect.fnUntraced(function*(input: NewApiKey) {
       const key = yield* generate(input.environment)
       const hint = apiKeyHint(key)
       const apiKey = new ApiKey({
@@ -83,7 +83,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
             : Effect.succeed(cached)))
     }
 
-    const authenticateAnew = Effect.fn("ApiKeys.authenticate")(function*(hash: string) {
+    const authenticateAnew = Effect.fnUntraced(function*(hash: string) {
       const found = yield* apiKeys.findByHash(hash)
       if (Option.isNone(found)) return yield* new Unauthenticated({ reason: "the API key is not valid" })
       const { apiKey, organization } = found.value
@@ -118,7 +118,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       )
 
     /** A key made through the API by an owner (or a key with `*`) of the organization. */
-    const issue = Effect.fn("ApiKeys.issue")(function*(
+    const issue = Effect.fnUntraced(function*(
       principal: Principal,
       input: { readonly name: string; readonly scopes: ReadonlyArray<Scope>; readonly environment: ApiKeyEnvironment }
     ) {
@@ -126,17 +126,17 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       return yield* create({ ...input, organizationId: principal.organization.id })
     })
 
-    const list = Effect.fn("ApiKeys.list")(function*(principal: Principal) {
+    const list = Effect.fnUntraced(function*(principal: Principal) {
       yield* authorize(principal, "*")
       return yield* apiKeys.listByOrganization(principal.organization.id)
     })
 
-    const get = Effect.fn("ApiKeys.get")(function*(principal: Principal, id: ApiKeyId) {
+    const get = Effect.fnUntraced(function*(principal: Principal, id: ApiKeyId) {
       yield* authorize(principal, "*")
       return yield* owned(principal, id)
     })
 
-    const update = Effect.fn("ApiKeys.update")(function*(
+    const update = Effect.fnUntraced(function*(
       principal: Principal,
       id: ApiKeyId,
       changes: { readonly name?: string | undefined; readonly scopes?: ReadonlyArray<Scope> | undefined }
@@ -154,7 +154,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
     })
 
     /** A new secret for the same key record: the new key is shown once, the old one stops at once. */
-    const rotate = Effect.fn("ApiKeys.rotate")(function*(principal: Principal, id: ApiKeyId) {
+    const rotate = Effect.fnUntraced(function*(principal: Principal, id: ApiKeyId) {
       yield* authorize(principal, "*")
       const current = yield* owned(principal, id)
       const key = yield* generate(current.environment)
@@ -171,7 +171,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       return { apiKey, key } satisfies IssuedApiKey
     })
 
-    const remove = Effect.fn("ApiKeys.remove")(function*(principal: Principal, id: ApiKeyId) {
+    const remove = Effect.fnUntraced(function*(principal: Principal, id: ApiKeyId) {
       yield* authorize(principal, "*")
       yield* owned(principal, id)
       yield* apiKeys.delete(principal.organization.id, id)

@@ -103,7 +103,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
      * has it (users are made on the first verified link), and the email goes out in the background
      * so the answer takes the same time either way.
      */
-    const requestSignInLink = Effect.fn("Auth.requestSignInLink")(
+    const requestSignInLink = Effect.fnUntraced(
       function*(email: EmailAddress, locale: Locale, clientAddress: string) {
         yield* limited(`sign-in:ip:${clientAddress}`, MAGIC_LINK_REQUEST_LIMITS.perIp)
         yield* limited(`sign-in:email:${yield* secrets.sha256(emailKey(email))}`, MAGIC_LINK_REQUEST_LIMITS.perEmail)
@@ -126,7 +126,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
     )
 
     /** Uses a sign-in link: the user (made on first use), their organizations and a new session. */
-    const verify = Effect.fn("Auth.verify")(function*(token: string) {
+    const verify = Effect.fnUntraced(function*(token: string) {
       const tokenHash = yield* secrets.sha256(token)
       const at = yield* now
       const consumed = yield* magicLinks.consume(tokenHash, at)
@@ -162,7 +162,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
     })
 
     /** The signed-in user of a session cookie; revoked, expired or forged sessions are refused. */
-    const sessionUser = Effect.fn("Auth.sessionUser")(function*(sessionToken: string) {
+    const sessionUser = Effect.fnUntraced(function*(sessionToken: string) {
       const at = yield* now
       const claims = yield* tokens.verify("session", sessionToken, at).pipe(
         Effect.mapError(() => new Unauthenticated({ reason: "the session is not valid; sign in again" }))
@@ -180,7 +180,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
      * The principal of a session acting for the organization it names: the user must be a member,
      * and the organization must not be suspended.
      */
-    const authenticate = Effect.fn("Auth.authenticate")(
+    const authenticate = Effect.fnUntraced(
       function*(sessionToken: string, organizationId: string | undefined) {
         const { sessionId, user } = yield* sessionUser(sessionToken)
         if (organizationId === undefined || organizationId.trim() === "") return yield* new OrganizationNotChosen()
@@ -203,7 +203,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
     )
 
     /** Ends the session at once, whatever copies of its cookie exist. */
-    const signOut = Effect.fn("Auth.signOut")(function*(sessionToken: string) {
+    const signOut = Effect.fnUntraced(function*(sessionToken: string) {
       const { sessionId } = yield* sessionUser(sessionToken)
       yield* sessions.revoke(sessionId, yield* now)
     })

@@ -157,7 +157,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
         checkSchedule(campaign.scheduledAt, at)
       ], { discard: true })
 
-    const create = Effect.fn("Campaigns.create")(function*(principal: Principal, input: NewCampaign) {
+    const create = Effect.fnUntraced(function*(principal: Principal, input: NewCampaign) {
       yield* authorize(principal, "campaigns:write")
       const at = yield* now
       const campaign = new Campaign({
@@ -185,13 +185,13 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       return yield* record(campaign)
     })
 
-    const get = Effect.fn("Campaigns.get")(function*(principal: Principal, id: CampaignId) {
+    const get = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:read")
       return yield* record(yield* owned(principal, id))
     })
 
     /** One page of the organization's campaigns, newest first, optionally of one state. */
-    const list = Effect.fn("Campaigns.list")(function*(
+    const list = Effect.fnUntraced(function*(
       principal: Principal,
       query: { readonly limit: number; readonly cursor?: string | undefined; readonly status?: CampaignStatus | undefined }
     ) {
@@ -206,7 +206,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       return { items: yield* withStats(page.items), nextCursor: page.nextCursor, total }
     })
 
-    const listPage = Effect.fn("Campaigns.listPage")(function*(
+    const listPage = Effect.fnUntraced(function*(
       principal: Principal,
       request: PageNumberRequest & { readonly status?: CampaignStatus | undefined }
     ) {
@@ -224,7 +224,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
      * Changes a draft or a scheduled campaign. A scheduled campaign whose `scheduled_at` is removed
      * goes back to draft; one given a new time keeps its state.
      */
-    const update = Effect.fn("Campaigns.update")(function*(principal: Principal, id: CampaignId, changes: CampaignChanges) {
+    const update = Effect.fnUntraced(function*(principal: Principal, id: CampaignId, changes: CampaignChanges) {
       yield* authorize(principal, "campaigns:write")
       const current = yield* owned(principal, id)
       if (!canCampaign("update", current.status)) return yield* conflict(current, "update")
@@ -259,7 +259,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     })
 
     /** How many subscribers the campaign would reach now: the very query the send takes its audience with. */
-    const countRecipients = Effect.fn("Campaigns.countRecipients")(function*(principal: Principal, id: CampaignId) {
+    const countRecipients = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:read")
       const campaign = yield* owned(principal, id)
       return yield* campaigns.countAudience(campaign.organizationId, campaign.audience, campaign.kind)
@@ -269,7 +269,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
      * Sends a draft: at its `scheduled_at`, or now. Its content must render, its audience must hold
      * someone, and the plan must have emails left this month; a test key's campaign is sandboxed.
      */
-    const send = Effect.fn("Campaigns.send")(function*(principal: Principal, id: CampaignId) {
+    const send = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
       if (!canCampaign("send", campaign.status)) return yield* conflict(campaign, "send")
@@ -304,7 +304,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     })
 
     /** Stops a scheduled or sending campaign: no email goes out from now on; what went out stays counted. */
-    const cancel = Effect.fn("Campaigns.cancel")(function*(principal: Principal, id: CampaignId) {
+    const cancel = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
       const moved = yield* campaigns.transition(id, campaignTransitions.cancel, "cancelled", { at: yield* now })
@@ -314,7 +314,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     })
 
     /** Sends a failed campaign's failed emails again, and the rest of its audience if it stopped midway. */
-    const retry = Effect.fn("Campaigns.retry")(function*(principal: Principal, id: CampaignId) {
+    const retry = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
       if (!canCampaign("retry", campaign.status)) return yield* conflict(campaign, "retry")
@@ -334,7 +334,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     })
 
     /** A new draft with the campaign's content, audience and data, and no schedule. */
-    const duplicate = Effect.fn("Campaigns.duplicate")(function*(principal: Principal, id: CampaignId) {
+    const duplicate = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:write")
       const source = yield* owned(principal, id)
       const at = yield* now

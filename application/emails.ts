@@ -154,7 +154,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
      * once), or `suppressed` / `sandboxed` when it must not go out. Queued mail counts against the
      * plan's monthly limit when it is accepted; at the limit it is a `PlanLimitExceeded`.
      */
-    const send = Effect.fn("Emails.send")(function*(principal: Principal, input: EmailToSend) {
+    const send = Effect.fnUntraced(function*(principal: Principal, input: EmailToSend) {
       yield* authorize(principal, "emails:send")
       const recipient: Subscriber = yield* recipientOf(principal, input)
       const { source, templateId } = yield* contentOf(principal.organization.id, input)
@@ -265,7 +265,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
     const owned = (principal: Principal, id: MessageId) =>
       requireOwned("message", id, messages.findById(principal.organization.id, id), messages.organizationOf(id))
 
-    const get = Effect.fn("Emails.get")(function*(principal: Principal, id: MessageId) {
+    const get = Effect.fnUntraced(function*(principal: Principal, id: MessageId) {
       yield* authorize(principal, "emails:read")
       const message = yield* owned(principal, id)
       const record: MessageRecord = { message, history: yield* messages.history(id) }
@@ -273,7 +273,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
     })
 
     /** One page of the organization's messages, newest first, optionally of one subscriber or status. */
-    const list = Effect.fn("Emails.list")(function*(principal: Principal, query: MessageListQuery) {
+    const list = Effect.fnUntraced(function*(principal: Principal, query: MessageListQuery) {
       yield* authorize(principal, "emails:read")
       const after = yield* positionFromCursor(query.cursor, LIST_SORT, "desc")
       const rows = yield* messages.list({
@@ -292,7 +292,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         items.map((message): MessageRecord => ({ message, history: histories.get(message.id) ?? [] })))
 
     /** One numbered page of the organization's messages, newest first, optionally of one subscriber or status. */
-    const listPage = Effect.fn("Emails.listPage")(function*(
+    const listPage = Effect.fnUntraced(function*(
       principal: Principal,
       query: PageNumberRequest & { readonly subscriberId?: SubscriberId | undefined; readonly status?: MessageStatus | undefined }
     ) {

@@ -54,7 +54,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("roster/Idempoten
         ? `${principal.organization.id}:key:${principal.credential.id}`
         : `${principal.organization.id}:user:${principal.credential.userId}`
 
-    const run = Effect.fn("Idempotency.run")(function*<E, R>(
+    const run = Effect.fnUntraced(function*<E, R>(
       principal: Principal,
       key: string,
       fingerprint: string,

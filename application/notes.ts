@@ -54,7 +54,7 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
         return found.value
       })
 
-    const create = Effect.fn("Notes.create")(function*(principal: Principal, subscriberId: SubscriberId, body: string) {
+    const create = Effect.fnUntraced(function*(principal: Principal, subscriberId: SubscriberId, body: string) {
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
       return yield* unitOfWork.transaction(Effect.gen(function*() {
@@ -83,13 +83,13 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
       }))
     })
 
-    const get = Effect.fn("Notes.get")(function*(principal: Principal, subscriberId: SubscriberId, id: NoteId) {
+    const get = Effect.fnUntraced(function*(principal: Principal, subscriberId: SubscriberId, id: NoteId) {
       yield* authorize(principal, "subscribers:read")
       return yield* owned(principal, subscriberId, id)
     })
 
     /** One page of the subscriber's notes, newest first. */
-    const list = Effect.fn("Notes.list")(function*(
+    const list = Effect.fnUntraced(function*(
       principal: Principal,
       subscriberId: SubscriberId,
       query: { readonly limit: number; readonly cursor?: string | undefined }
@@ -105,7 +105,7 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
       return { ...cutPage(rows, query.limit, LIST_SORT, "desc", (n) => n.createdAt.toISOString()), total }
     })
 
-    const listPage = Effect.fn("Notes.listPage")(function*(
+    const listPage = Effect.fnUntraced(function*(
       principal: Principal,
       subscriberId: SubscriberId,
       request: PageNumberRequest
@@ -121,7 +121,7 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
       return numberedPage(items, total, request)
     })
 
-    const update = Effect.fn("Notes.update")(function*(
+    const update = Effect.fnUntraced(function*(
       principal: Principal,
       subscriberId: SubscriberId,
       id: NoteId,
@@ -135,7 +135,7 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
       return updated
     })
 
-    const remove = Effect.fn("Notes.remove")(function*(principal: Principal, subscriberId: SubscriberId, id: NoteId) {
+    const remove = Effect.fnUntraced(function*(principal: Principal, subscriberId: SubscriberId, id: NoteId) {
       yield* authorize(principal, "subscribers:write")
       yield* owned(principal, subscriberId, id)
       yield* notes.delete(principal.organization.id, subscriberId, id)

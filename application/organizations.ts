@@ -33,7 +33,7 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
     const unitOfWork = yield* UnitOfWork
     const ids = yield* Ids
 
-    const create = Effect.fn("Organizations.create")(function*(input: NewOrganization) {
+    const create = Effect.fnUntraced(function*(input: NewOrganization) {
       const tier = input.tier ?? "free"
       const customRateLimit = input.customRateLimit ?? null
       const problem = customRateLimitProblem(tier, customRateLimit)
@@ -55,14 +55,14 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
       return organization
     })
 
-    const getBySlug = Effect.fn("Organizations.getBySlug")(function*(slug: string) {
+    const getBySlug = Effect.fnUntraced(function*(slug: string) {
       const found = yield* organizations.findBySlug(slug)
       if (Option.isNone(found)) return yield* new ResourceNotFound({ resource: "organization", id: slug })
       return found.value
     })
 
     /** A new free organization whose creator is its owner, both or neither. */
-    const createForUser = Effect.fn("Organizations.createForUser")(
+    const createForUser = Effect.fnUntraced(
       function*(userId: UserId, input: { readonly name: string; readonly slug: Slug }) {
         return yield* unitOfWork.transaction(Effect.gen(function*() {
           const organization = yield* create({ name: input.name, slug: input.slug })
@@ -75,7 +75,7 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
     )
 
     /** The organizations a user belongs to, with the user's role in each. */
-    const listForUser = Effect.fn("Organizations.listForUser")(function*(userId: UserId) {
+    const listForUser = Effect.fnUntraced(function*(userId: UserId) {
       return yield* memberships.listForUser(userId)
     })
 

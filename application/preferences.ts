@@ -103,7 +103,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       Effect.map(ids.next, (id) => new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data }))
 
     /** A token for the organization's subscriber `id`, 30 days long. Scope `subscribers:write`. */
-    const issueLink = Effect.fn("Preferences.issueLink")(function*(principal: Principal, id: SubscriberId) {
+    const issueLink = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
       const access = yield* subscribers.preferenceAccess(organizationId, id)
@@ -118,7 +118,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     })
 
     /** Every token issued for the subscriber so far stops working. Scope `subscribers:write`. */
-    const revokeLinks = Effect.fn("Preferences.revokeLinks")(function*(principal: Principal, id: SubscriberId) {
+    const revokeLinks = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:write")
       const revokedTo = yield* subscribers.revokePreferenceTokens(principal.organization.id, id)
       if (Option.isNone(revokedTo)) return yield* new ResourceNotFound({ resource: "subscriber", id })
@@ -180,7 +180,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
         return view
       })
 
-    const view = Effect.fn("Preferences.view")(function*(token: string) {
+    const view = Effect.fnUntraced(function*(token: string) {
       const { organization, subscriber } = yield* open(token)
       return yield* viewOf(organization, subscriber)
     })
@@ -234,7 +234,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
      * Subscribes to a tag, and makes the subscriber active again whatever their status was: it is
      * their own action. Subscribing again changes nothing.
      */
-    const subscribe = Effect.fn("Preferences.subscribe")(function*(token: string, tagId: TagId) {
+    const subscribe = Effect.fnUntraced(function*(token: string, tagId: TagId) {
       const { organization, subscriber } = yield* open(token)
       return yield* unitOfWork.transaction(
         Effect.flatMap(tagOf(organization.id, tagId), (tag) => applyChanges(organization, subscriber, [tag], [], undefined))
@@ -242,7 +242,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     })
 
     /** Unsubscribes from a tag; again, it changes nothing. */
-    const unsubscribe = Effect.fn("Preferences.unsubscribe")(function*(token: string, tagId: TagId) {
+    const unsubscribe = Effect.fnUntraced(function*(token: string, tagId: TagId) {
       const { organization, subscriber } = yield* open(token)
       return yield* unitOfWork.transaction(
         Effect.flatMap(tagOf(organization.id, tagId), (tag) => applyChanges(organization, subscriber, [], [tag], undefined))
@@ -255,7 +255,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
      * the API. Adding a tag, like subscribing, makes the subscriber active unless `status` says
      * otherwise. A name in `add` that no tag has, or in both lists, is refused.
      */
-    const change = Effect.fn("Preferences.change")(function*(token: string, changes: PreferenceChanges) {
+    const change = Effect.fnUntraced(function*(token: string, changes: PreferenceChanges) {
       const { organization, subscriber: opened } = yield* open(token)
       const organizationId = organization.id
       const add = changes.add ?? []
@@ -277,7 +277,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     })
 
     /** Everything stored about the token's subscriber, as one document. */
-    const exportData = Effect.fn("Preferences.exportData")(function*(token: string) {
+    const exportData = Effect.fnUntraced(function*(token: string) {
       const { organization, subscriber } = yield* open(token)
       const about = { organizationId: organization.id, subscriberId: subscriber.id, limit: EXPORT_LIMIT }
       const [tagMap, events, noteList, emails] = yield* Effect.all([
@@ -303,13 +303,13 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
      * but asking again, which changes nothing), and the worker erases them (see
      * `Subscribers.eraseRequested`) within a minute.
      */
-    const requestErasure = Effect.fn("Preferences.requestErasure")(function*(token: string) {
+    const requestErasure = Effect.fnUntraced(function*(token: string) {
       const { organization, subscriber } = yield* open(token, true)
       yield* subscribers.requestErasure(organization.id, subscriber.id, yield* now)
     })
 
     /** Stops all mail (`unsubscribed`) or starts it again (`active`), as the subscriber's own action. */
-    const setStatus = Effect.fn("Preferences.setStatus")(function*(token: string, status: "active" | "unsubscribed") {
+    const setStatus = Effect.fnUntraced(function*(token: string, status: "active" | "unsubscribed") {
       const { organization, subscriber } = yield* open(token)
       return yield* unitOfWork.transaction(applyChanges(organization, subscriber, [], [], status))
     })

@@ -80,7 +80,7 @@ export class ProviderEvents extends Effect.Service<ProviderEvents>()("roster/Pro
         ])
       })
 
-    const receive = Effect.fn("ProviderEvents.receive")(function*(report: ProviderEventReport) {
+    const receive = Effect.fnUntraced(function*(report: ProviderEventReport) {
       const type = report.type
       if (type === null) return { recorded: 0 } satisfies ProviderEventOutcome
       const found = yield* messagesOf(report)

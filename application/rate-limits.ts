@@ -20,7 +20,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("roster/RateLimits"
         : limiter.consume(`rate:organization:${id}`, requestsPerMinute, RATE_WINDOW_MS)
     }
 
-    const forAnonymous = Effect.fn("RateLimits.forAnonymous")(function*(clientAddress: string) {
+    const forAnonymous = Effect.fnUntraced(function*(clientAddress: string) {
       return yield* limiter.consume(`rate:client:${clientAddress}`, planLimits.free.requestsPerMinute, RATE_WINDOW_MS)
     })
 
@@ -28,7 +28,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("roster/RateLimits"
      * A request to the preference center: counted per link (by the token's hash, so that no store
      * holds a token) and per client address. The decision of whichever is closer to its limit.
      */
-    const forPreferences = Effect.fn("RateLimits.forPreferences")(function*(token: string, clientAddress: string) {
+    const forPreferences = Effect.fnUntraced(function*(token: string, clientAddress: string) {
       const [byToken, byAddress] = yield* Effect.all([
         Effect.flatMap(secrets.sha256(token), (hash) =>
           limiter.consume(`rate:preference-token:${hash}`, PREFERENCE_REQUESTS_PER_TOKEN, RATE_WINDOW_MS)),

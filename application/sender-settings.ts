@@ -48,12 +48,12 @@ export class SenderSettings extends Effect.Service<SenderSettings>()("roster/Sen
         }
       })
 
-    const get = Effect.fn("SenderSettings.get")(function*(principal: Principal) {
+    const get = Effect.fnUntraced(function*(principal: Principal) {
       yield* authorize(principal, "*")
       return yield* viewOf(principal, yield* settings.find(principal.organization.id))
     })
 
-    const update = Effect.fn("SenderSettings.update")(function*(principal: Principal, changes: SenderSettingsChanges) {
+    const update = Effect.fnUntraced(function*(principal: Principal, changes: SenderSettingsChanges) {
       yield* authorize(principal, "*")
       if (changes.fromAddress !== undefined && changes.fromAddress !== null) {
         return yield* new InvalidInput({

@@ -154,7 +154,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     const view = (subscriber: Subscriber) =>
       Effect.map(tagsOf(subscriber.organizationId, subscriber.id), (tags): SubscriberView => ({ subscriber, tags }))
 
-    const create = Effect.fn("Subscribers.create")(function*(principal: Principal, input: NewSubscriber) {
+    const create = Effect.fnUntraced(function*(principal: Principal, input: NewSubscriber) {
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
       const at = yield* now
@@ -208,7 +208,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         requireOwned("subscriber", id, subscribers.findWithTags(principal.organization.id, id), subscribers.organizationOf(id))
       )
 
-    const getByEmail = Effect.fn("Subscribers.getByEmail")(function*(principal: Principal, email: EmailAddress) {
+    const getByEmail = Effect.fnUntraced(function*(principal: Principal, email: EmailAddress) {
       yield* authorize(principal, "subscribers:read")
       const found = yield* subscribers.findByEmail(principal.organization.id, email)
       if (Option.isNone(found)) return yield* new ResourceNotFound({ resource: "subscriber", id: email })
@@ -230,7 +230,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       )
     }
 
-    const list = Effect.fn("Subscribers.list")(function*(principal: Principal, request: SubscriberListRequest) {
+    const list = Effect.fnUntraced(function*(principal: Principal, request: SubscriberListRequest) {
       yield* authorize(principal, "subscribers:read")
       const organizationId = principal.organization.id
       const tag = request.tagId === undefined ? Option.none<Tag>() : yield* tags.findById(organizationId, request.tagId)
@@ -252,7 +252,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       } satisfies SubscriberPage
     })
 
-    const update = Effect.fn("Subscribers.update")(
+    const update = Effect.fnUntraced(
       function*(principal: Principal, id: SubscriberId, changes: SubscriberChanges) {
         yield* authorize(principal, "subscribers:write")
         const organizationId = principal.organization.id
@@ -288,7 +288,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         ])
       })
 
-    const remove = Effect.fn("Subscribers.remove")(function*(principal: Principal, id: SubscriberId) {
+    const remove = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:delete")
       const organizationId = principal.organization.id
       yield* unitOfWork.transaction(Effect.flatMap(owned(organizationId, id, true), deleteWithin))
@@ -313,13 +313,13 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         return due.length
       })).pipe(Effect.withSpan("Subscribers.eraseRequested"))
 
-    const listTags = Effect.fn("Subscribers.listTags")(function*(principal: Principal, id: SubscriberId) {
+    const listTags = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:read")
       yield* owned(principal.organization.id, id)
       return yield* tagsOf(principal.organization.id, id)
     })
 
-    const attachTags = Effect.fn("Subscribers.attachTags")(
+    const attachTags = Effect.fnUntraced(
       function*(principal: Principal, id: SubscriberId, tagIds: ReadonlyArray<TagId>) {
         yield* authorize(principal, "subscribers:write")
         const organizationId = principal.organization.id
@@ -337,7 +337,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       }
     )
 
-    const detachTag = Effect.fn("Subscribers.detachTag")(function*(principal: Principal, id: SubscriberId, tagId: TagId) {
+    const detachTag = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId, tagId: TagId) {
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
       yield* unitOfWork.transaction(Effect.gen(function*() {
@@ -355,7 +355,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
      * `tag.unsubscribed` are recorded for the tags that really came or went. A name in both lists
      * is refused. The subscriber with its tags afterwards.
      */
-    const changeTags = Effect.fn("Subscribers.changeTags")(
+    const changeTags = Effect.fnUntraced(
       function*(principal: Principal, id: SubscriberId, changes: TagNameChanges) {
         yield* authorize(principal, "subscribers:write")
         const organizationId = principal.organization.id
@@ -395,7 +395,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
      * One numbered page of subscribers, newest first unless sorted otherwise (`created_at`,
      * `updated_at`, `email`, `status`); ties always end on the id, so pages never overlap.
      */
-    const listPage = Effect.fn("Subscribers.listPage")(function*(principal: Principal, request: SubscriberPageRequest) {
+    const listPage = Effect.fnUntraced(function*(principal: Principal, request: SubscriberPageRequest) {
       yield* authorize(principal, "subscribers:read")
       const organizationId = principal.organization.id
       const window = yield* pageWindow<SubscriberPageSort>(request, subscriberPageSorts, defaultPageSort)

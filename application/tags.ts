@@ -127,7 +127,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
       )
     }
 
-    const create = Effect.fn("Tags.create")(function*(principal: Principal, input: NewTag) {
+    const create = Effect.fnUntraced(function*(principal: Principal, input: NewTag) {
       yield* authorize(principal, "tags:write")
       const displayName = yield* displayNameOf(input.displayName)
       const category = yield* categoryOf(input.category)
@@ -149,19 +149,19 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
       return tag
     })
 
-    const get = Effect.fn("Tags.get")(function*(principal: Principal, id: TagId) {
+    const get = Effect.fnUntraced(function*(principal: Principal, id: TagId) {
       yield* authorize(principal, "tags:read")
       return yield* owned(principal.organization.id, id)
     })
 
-    const getByName = Effect.fn("Tags.getByName")(function*(principal: Principal, name: string) {
+    const getByName = Effect.fnUntraced(function*(principal: Principal, name: string) {
       yield* authorize(principal, "tags:read")
       const found = yield* tags.findByName(principal.organization.id, name)
       if (Option.isNone(found)) return yield* new ResourceNotFound({ resource: "tag", id: name })
       return found.value
     })
 
-    const list = Effect.fn("Tags.list")(function*(principal: Principal, request: TagListRequest) {
+    const list = Effect.fnUntraced(function*(principal: Principal, request: TagListRequest) {
       yield* authorize(principal, "tags:read")
       const organizationId = principal.organization.id
       const after = yield* positionFromCursor(request.cursor, request.sort, request.order)
@@ -173,7 +173,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
       return { items: page.items, total, nextCursor: page.nextCursor } satisfies TagPage
     })
 
-    const update = Effect.fn("Tags.update")(function*(principal: Principal, id: TagId, changes: TagChanges) {
+    const update = Effect.fnUntraced(function*(principal: Principal, id: TagId, changes: TagChanges) {
       yield* authorize(principal, "tags:write")
       const organizationId = principal.organization.id
       const displayName = yield* displayNameOf(changes.displayName)
@@ -198,7 +198,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
     })
 
     /** Deletes the tag; every subscriber that carried it gets a `tag.unsubscribed` event. */
-    const remove = Effect.fn("Tags.remove")(function*(principal: Principal, id: TagId) {
+    const remove = Effect.fnUntraced(function*(principal: Principal, id: TagId) {
       yield* authorize(principal, "tags:write")
       const organizationId = principal.organization.id
       yield* unitOfWork.transaction(Effect.gen(function*() {
@@ -223,7 +223,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
      * One numbered page of tags, by `name` unless sorted otherwise (`name`, `created_at`,
      * `subscriber_count`, `category`); ties always end on the id, so pages never overlap.
      */
-    const listPage = Effect.fn("Tags.listPage")(function*(principal: Principal, request: TagPageRequest) {
+    const listPage = Effect.fnUntraced(function*(principal: Principal, request: TagPageRequest) {
       yield* authorize(principal, "tags:read")
       const organizationId = principal.organization.id
       const window = yield* pageWindow<TagPageSort>(request, tagPageSorts, defaultPageSort)
@@ -242,7 +242,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
      * otherwise it is refused, naming its place (`tags[2]`). Tags made here go with the
      * transaction around the call, if there is one.
      */
-    const resolveNames = Effect.fn("Tags.resolveNames")(
+    const resolveNames = Effect.fnUntraced(
       function*(principal: Principal, names: ReadonlyArray<string>, options: ResolveNamesOptions) {
         yield* authorize(principal, "tags:read")
         return yield* unitOfWork.transaction(

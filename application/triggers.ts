@@ -85,7 +85,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
         }
       })
 
-    const create = Effect.fn("Triggers.create")(function*(principal: Principal, input: NewTrigger) {
+    const create = Effect.fnUntraced(function*(principal: Principal, input: NewTrigger) {
       yield* authorize(principal, "triggers:write")
       const at = yield* now
       const trigger = new EmailTrigger({
@@ -107,12 +107,12 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
       return yield* record(trigger)
     })
 
-    const get = Effect.fn("Triggers.get")(function*(principal: Principal, id: TriggerId) {
+    const get = Effect.fnUntraced(function*(principal: Principal, id: TriggerId) {
       yield* authorize(principal, "triggers:read")
       return yield* record(yield* owned(principal, id))
     })
 
-    const list = Effect.fn("Triggers.list")(function*(
+    const list = Effect.fnUntraced(function*(
       principal: Principal,
       query: { readonly limit: number; readonly cursor?: string | undefined }
     ) {
@@ -127,7 +127,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
       return { items: yield* withFirings(page.items), nextCursor: page.nextCursor, total }
     })
 
-    const listPage = Effect.fn("Triggers.listPage")(function*(principal: Principal, request: PageNumberRequest) {
+    const listPage = Effect.fnUntraced(function*(principal: Principal, request: PageNumberRequest) {
       yield* authorize(principal, "triggers:read")
       const window = yield* pageWindow(request, [], [])
       const organizationId = principal.organization.id
@@ -139,7 +139,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
     })
 
     /** Fields left out stay; `status: "paused"` stops new firings, and waiting ones wait until it is active again. */
-    const update = Effect.fn("Triggers.update")(function*(principal: Principal, id: TriggerId, changes: TriggerChanges) {
+    const update = Effect.fnUntraced(function*(principal: Principal, id: TriggerId, changes: TriggerChanges) {
       yield* authorize(principal, "triggers:write")
       const current = yield* owned(principal, id)
       const event = changes.event ?? current.event
@@ -161,7 +161,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
       return yield* record(next)
     })
 
-    const remove = Effect.fn("Triggers.remove")(function*(principal: Principal, id: TriggerId) {
+    const remove = Effect.fnUntraced(function*(principal: Principal, id: TriggerId) {
       yield* authorize(principal, "triggers:write")
       yield* owned(principal, id)
       yield* triggers.delete(principal.organization.id, id)

@@ -71,7 +71,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     const owned = (principal: Principal, id: WebhookEndpointId) =>
       requireOwned("webhook", id, endpoints.findById(principal.organization.id, id), endpoints.organizationOf(id))
 
-    const create = Effect.fn("Webhooks.create")(function*(principal: Principal, input: NewWebhookEndpoint) {
+    const create = Effect.fnUntraced(function*(principal: Principal, input: NewWebhookEndpoint) {
       yield* authorize(principal, "webhooks:manage")
       yield* transport.checkTarget(input.url, "url")
       const at = yield* now
@@ -99,17 +99,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       return endpoint
     })
 
-    const list = Effect.fn("Webhooks.list")(function*(principal: Principal) {
+    const list = Effect.fnUntraced(function*(principal: Principal) {
       yield* authorize(principal, "webhooks:manage")
       return yield* endpoints.listByOrganization(principal.organization.id)
     })
 
-    const get = Effect.fn("Webhooks.get")(function*(principal: Principal, id: WebhookEndpointId) {
+    const get = Effect.fnUntraced(function*(principal: Principal, id: WebhookEndpointId) {
       yield* authorize(principal, "webhooks:manage")
       return yield* owned(principal, id)
     })
 
-    const update = Effect.fn("Webhooks.update")(function*(
+    const update = Effect.fnUntraced(function*(
       principal: Principal,
       id: WebhookEndpointId,
       changes: WebhookEndpointChanges
@@ -138,14 +138,14 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       return updated
     })
 
-    const remove = Effect.fn("Webhooks.remove")(function*(principal: Principal, id: WebhookEndpointId) {
+    const remove = Effect.fnUntraced(function*(principal: Principal, id: WebhookEndpointId) {
       yield* authorize(principal, "webhooks:manage")
       yield* owned(principal, id)
       yield* endpoints.delete(principal.organization.id, id)
     })
 
     /** A new signing secret, shown this once; the old one keeps signing beside it for 24 hours. */
-    const regenerateSecret = Effect.fn("Webhooks.regenerateSecret")(function*(
+    const regenerateSecret = Effect.fnUntraced(function*(
       principal: Principal,
       id: WebhookEndpointId
     ) {
@@ -160,7 +160,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
      * Sends a `webhook.test` message to the endpoint at once, signed like any delivery, and reports
      * what came back. It is not recorded as a delivery.
      */
-    const test = Effect.fn("Webhooks.test")(function*(principal: Principal, id: WebhookEndpointId) {
+    const test = Effect.fnUntraced(function*(principal: Principal, id: WebhookEndpointId) {
       yield* authorize(principal, "webhooks:manage")
       const endpoint = yield* owned(principal, id)
       const at = yield* now
@@ -189,7 +189,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     })
 
     /** The endpoint's deliveries, newest first, each with its attempts. */
-    const listDeliveries = Effect.fn("Webhooks.listDeliveries")(function*(
+    const listDeliveries = Effect.fnUntraced(function*(
       principal: Principal,
       id: WebhookEndpointId,
       query: {
@@ -222,7 +222,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
         onSome: (history: WebhookDeliveryHistory) => Effect.succeed(history)
       })
 
-    const getDelivery = Effect.fn("Webhooks.getDelivery")(function*(
+    const getDelivery = Effect.fnUntraced(function*(
       principal: Principal,
       endpointId: WebhookEndpointId,
       deliveryId: WebhookDeliveryId
@@ -239,7 +239,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
      * Sends a delivery again as soon as a worker is free, whatever became of it: a new attempt with
      * the same `webhook-id`. An endpoint that is disabled holds it until resumed.
      */
-    const retryDelivery = Effect.fn("Webhooks.retryDelivery")(function*(
+    const retryDelivery = Effect.fnUntraced(function*(
       principal: Principal,
       endpointId: WebhookEndpointId,
       deliveryId: WebhookDeliveryId
@@ -253,7 +253,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     const statsSince = Effect.map(now, (at) => ({ at, since: new Date(at.getTime() - WEBHOOK_STATS_SPAN_MS) }))
 
     /** The endpoint's attempts of the last seven days. */
-    const stats = Effect.fn("Webhooks.stats")(function*(principal: Principal, id: WebhookEndpointId) {
+    const stats = Effect.fnUntraced(function*(principal: Principal, id: WebhookEndpointId) {
       yield* authorize(principal, "webhooks:manage")
       const endpoint = yield* owned(principal, id)
       const { since } = yield* statsSince
@@ -266,7 +266,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     })
 
     /** Every endpoint's attempts of the last seven days, with how many endpoints are active and disabled. */
-    const globalStats = Effect.fn("Webhooks.globalStats")(function*(principal: Principal) {
+    const globalStats = Effect.fnUntraced(function*(principal: Principal) {
       yield* authorize(principal, "webhooks:manage")
       const { since } = yield* statsSince
       const all = yield* endpoints.listByOrganization(principal.organization.id)

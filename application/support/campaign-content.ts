@@ -30,7 +30,7 @@ export const makeCampaignSendout = Effect.gen(function*() {
   const organizations = yield* OrganizationRepository
   const engine = yield* TemplateEngine
   const mail = yield* OutgoingMailConfig
-  return Effect.fn("campaignSendout")(function*(campaign: Campaign) {
+  return Effect.fnUntraced(function*(campaign: Campaign) {
   const content = yield* campaignContent(campaign, templates)
   const [organization, found] = yield* Effect.all([
     organizations.findById(campaign.organizationId),
