@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpRouter } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { createServer } from "node:http"
@@ -52,5 +52,7 @@ export interface HttpServerOptions {
 /** A form listening on a Node HTTP server; the server stays open while the layer lives. */
 export const makeHttpServerLive = (options: HttpServerOptions) =>
   makeHttpApiLive(options.form, options.settings).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host })),
+    // No span per request (its URL parsed, its headers copied): no traces are exported.
+    HttpMiddleware.withTracerDisabledWhen(() => true)
   )

@@ -46,21 +46,23 @@ export const makeRateLimiting = (isApiPath: (path: string) => boolean) => Effect
   const { render } = yield* ErrorRenderer
 
   /** Tells the budget on the answer, and answers 429 instead of running `app` past it. */
-  const limited = (app: HttpApp.Default, instance: string, decision: RateDecision, whose: string) =>
-    Effect.gen(function*() {
-      const headers = headersOf(decision)
-      yield* HttpApp.appendPreResponseHandler((_request, response) =>
-        Effect.succeed(HttpServerResponse.setHeaders(response, headers))
-      )
-      if (decision.allowed) return yield* app
-      const retryAfter = secondsUntil(decision.resetAt, yield* Clock.currentTimeMillis)
-      return render(
-        apiError("rate_limited", `${whose} limit of ${decision.limit} requests is reached; try again in ${retryAfter} seconds`, {
-          headers: { "Retry-After": String(retryAfter) }
-        }),
-        instance
+  const limited = (app: HttpApp.Default, instance: string, decision: RateDecision, whose: string) => {
+    const headers = headersOf(decision)
+    // What `app` answers is always an answer: its failures are answered inside it (failure-answers.ts).
+    if (decision.allowed) return Effect.map(app, (response) => HttpServerResponse.setHeaders(response, headers))
+    return Effect.map(Clock.currentTimeMillis, (nowMs) => {
+      const retryAfter = secondsUntil(decision.resetAt, nowMs)
+      return HttpServerResponse.setHeaders(
+        render(
+          apiError("rate_limited", `${whose} limit of ${decision.limit} requests is reached; try again in ${retryAfter} seconds`, {
+            headers: { "Retry-After": String(retryAfter) }
+          }),
+          instance
+        ),
+        headers
       )
     })
+  }
 
   return (app: HttpApp.Default) =>
     Effect.gen(function*() {
