@@ -117,7 +117,8 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
 
     const event = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
       Effect.map(ids.next, (id) =>
-        new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data }))
+        // Made of values this use case has just checked or built: not checked again.
+        new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data }, true))
 
     /** The subscriber if it is this organization's; 404 if it is nobody's, 403 if another's. */
     const owned = (organizationId: OrganizationId, id: SubscriberId, forUpdate = false) =>
@@ -158,6 +159,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
       const at = yield* now
+      // Not checked again: the email and metadata come checked by their types, the rest is made here.
       const subscriber = new Subscriber({
         id: SubscriberId.make(yield* ids.next),
         organizationId,
@@ -168,20 +170,21 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         lastName: input.lastName ?? null,
         createdAt: at,
         updatedAt: at
-      })
+      }, true)
       const maxSubscribers = subscriberLimit(principal.organization.tier)
       if (input.tagIds !== undefined && input.tagNames !== undefined) {
         return yield* new InvalidInput({ field: "tags", problem: "name tags by id or by name, not both" })
       }
-      const limitExceeded = new PlanLimitExceeded({
-        limit: "subscribers",
-        tier: principal.organization.tier,
-        max: maxSubscribers ?? Number.POSITIVE_INFINITY
-      })
+      const limitExceeded = () =>
+        new PlanLimitExceeded({
+          limit: "subscribers",
+          tier: principal.organization.tier,
+          max: maxSubscribers ?? Number.POSITIVE_INFINITY
+        })
       if ((input.tagIds ?? []).length === 0 && (input.tagNames ?? []).length === 0) {
         // Without tags, the subscriber comes in through the intake: one step on a server.
         const created = yield* event(organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, []) })
-        if (!(yield* intake.admit(subscriber, [created], maxSubscribers))) return yield* limitExceeded
+        if (!(yield* intake.admit(subscriber, [created], maxSubscribers))) return yield* limitExceeded()
         return { subscriber, tags: [] } satisfies SubscriberView
       }
       return yield* unitOfWork.transaction(Effect.gen(function*() {
@@ -197,7 +200,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
             event(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)))
         ])
         // Last, so that the organization is held for as short a time as possible.
-        if (!(yield* organizations.reserveSubscriberSlots(organizationId, 1, maxSubscribers))) return yield* limitExceeded
+        if (!(yield* organizations.reserveSubscriberSlots(organizationId, 1, maxSubscribers))) return yield* limitExceeded()
         return result
       }))
     })

@@ -1,6 +1,21 @@
 import { Ids } from "@roster/application"
 import { Effect, Layer } from "effect"
-import { randomBytes } from "node:crypto"
+import { randomFillSync } from "node:crypto"
+
+/** Random bytes drawn a few kilobytes at a time: one call to the system's generator per 256 ids. */
+const makeRandomPool = (size = 4096) => {
+  const pool = Buffer.alloc(size)
+  let offset = size
+  return (length: number): Buffer => {
+    if (offset + length > size) {
+      randomFillSync(pool)
+      offset = 0
+    }
+    const bytes = Buffer.from(pool.subarray(offset, offset + length))
+    offset += length
+    return bytes
+  }
+}
 
 /**
  * UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then random bits. Ids made within one
@@ -10,6 +25,7 @@ import { randomBytes } from "node:crypto"
 export const makeUuidV7 = (): (() => string) => {
   let lastMs = 0
   let counter = 0
+  const randomBytes = makeRandomPool()
   return () => {
     let ms = Date.now()
     if (ms <= lastMs) {
