@@ -1,7 +1,7 @@
 import { MIN_SIGNING_SECRET_BYTES } from "@roster/domain"
-import { Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises"
+import { link, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { makeJoseTokenSigner, SigningSecretError } from "./jose-token-signer.js"
 
@@ -16,9 +16,9 @@ const describe = (error: unknown): string => errorCode(error) ?? (error instance
 
 const encoder = new TextEncoder()
 
-/** Another first start has created the file and has not written it yet. */
-class NotYetWritten {
-  readonly _tag = "NotYetWritten"
+/** A file that holds no secret: one an interrupted start of an older release left behind. */
+class EmptySecretFile {
+  readonly _tag = "EmptySecretFile"
 }
 
 const readSecretFile = (file: string) =>
@@ -27,11 +27,7 @@ const readSecretFile = (file: string) =>
     catch: (error) => new SigningSecretError({ reason: `cannot read ${file}: ${describe(error)}` })
   }).pipe(
     Effect.map((text) => text.trim()),
-    Effect.filterOrFail((text) => text.length > 0, () => new NotYetWritten()),
-    // A concurrent first start writes the file just after creating it: give it a moment.
-    Effect.retry({ while: (e) => e._tag === "NotYetWritten", schedule: Schedule.spaced("20 millis"), times: 50 }),
-    Effect.catchTag("NotYetWritten", () =>
-      new SigningSecretError({ reason: `${file} is empty; delete it and a new secret will be generated` })),
+    Effect.filterOrFail((text) => text.length > 0, () => new EmptySecretFile()),
     Effect.filterOrFail(
       (text) => encoder.encode(text).byteLength >= MIN_SIGNING_SECRET_BYTES,
       () =>
@@ -53,10 +49,37 @@ const warnIfShared = (file: string) =>
   )
 
 /**
+ * Puts `text` in `file` whole or not at all, unless `file` exists: written to a file of this
+ * process first, then linked into place (which fails when the name is taken). Whether it did.
+ */
+const createWhole = (file: string, text: string) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`),
+    (draft) =>
+      Effect.tryPromise({
+        try: async () => {
+          await writeFile(draft, text, { flag: "wx", mode: 0o600 })
+          await link(draft, file)
+          return true
+        },
+        catch: (error) => error
+      }).pipe(
+        Effect.catchAll((error) =>
+          errorCode(error) === "EEXIST"
+            ? Effect.succeed(false)
+            : new SigningSecretError({ reason: `cannot create ${file}: ${describe(error)}` })
+        )
+      ),
+    (draft) => Effect.promise(() => unlink(draft).catch(() => undefined))
+  )
+
+/**
  * The secret kept in `file`, made on first use: 32 random bytes as base64url, written with mode
- * 0600 by an exclusive create, so that two processes starting at once end up with the same secret
- * (the one that loses the race reads the winner's). The secret is the file's text, so it can be
- * moved to SESSION_SECRET as it is without ending any session.
+ * 0600. The file appears whole or not at all, so a start that stops half-way leaves nothing that
+ * stops the next one, and two processes starting at once end up with the same secret (the one
+ * that loses the race reads the winner's). An empty file, from an older release's interrupted
+ * start, is replaced. The secret is the file's text, so it can be moved to SESSION_SECRET as it is
+ * without ending any session.
  */
 export const loadOrCreateSecretFile = (file: string): Effect.Effect<Uint8Array, SigningSecretError> =>
   Effect.gen(function*() {
@@ -64,23 +87,22 @@ export const loadOrCreateSecretFile = (file: string): Effect.Effect<Uint8Array, 
       try: () => mkdir(path.dirname(file), { recursive: true, mode: 0o700 }),
       catch: (error) => new SigningSecretError({ reason: `cannot create ${path.dirname(file)}: ${describe(error)}` })
     })
-    const generated = randomBytes(GENERATED_SECRET_BYTES).toString("base64url")
-    const created = yield* Effect.tryPromise({
-      try: () => writeFile(file, `${generated}\n`, { flag: "wx", mode: 0o600 }).then(() => true),
-      catch: (error) => error
-    }).pipe(
-      Effect.catchAll((error) =>
-        errorCode(error) === "EEXIST"
-          ? Effect.succeed(false)
-          : new SigningSecretError({ reason: `cannot create ${file}: ${describe(error)}` })
-      )
-    )
-    if (created) {
-      yield* Effect.logInfo(`generated a session secret in ${file}; set SESSION_SECRET to choose your own`)
-      return encoder.encode(generated)
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const generated = randomBytes(GENERATED_SECRET_BYTES).toString("base64url")
+      if (yield* createWhole(file, `${generated}\n`)) {
+        yield* Effect.logInfo(`generated a session secret in ${file}; set SESSION_SECRET to choose your own`)
+        return encoder.encode(generated)
+      }
+      const existing = yield* Effect.either(readSecretFile(file))
+      if (existing._tag === "Right") {
+        yield* warnIfShared(file)
+        return encoder.encode(existing.right)
+      }
+      if (existing.left._tag === "SigningSecretError") return yield* existing.left
+      yield* Effect.logWarning(`${file} is empty (a start stopped half-way); a new secret replaces it`)
+      yield* Effect.promise(() => unlink(file).catch(() => undefined))
     }
-    yield* warnIfShared(file)
-    return encoder.encode(yield* readSecretFile(file))
+    return yield* new SigningSecretError({ reason: `cannot create ${file}: it keeps being replaced by another process` })
   })
 
 /** Where the session secret comes from: a configured one, else a file made once under `dataDir`. */

@@ -4,20 +4,29 @@ import { Redis as IORedis } from "ioredis"
 /** The shared Redis connection. */
 export class RedisClient extends Context.Tag("roster/RedisClient")<RedisClient, IORedis>() {}
 
-const ERROR_LOG_INTERVAL_MS = 30_000
+/** The URL as it can be shown: without its password. */
+const shown = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== "") parsed.password = "***"
+    return parsed.toString()
+  } catch {
+    return "(not a URL)"
+  }
+}
 
 /**
  * Connects in the background and keeps reconnecting; commands fail at once while Redis is away
- * (no offline queue), so callers can fail open. Connection trouble is logged at most once per
- * interval. Opening waits up to two seconds for the first connection; closing quits politely,
- * then disconnects.
+ * (no offline queue), so callers can fail open. Each outage is told once, naming REDIS_URL and
+ * the cause, and its end once. Opening waits up to two seconds for the first connection; closing
+ * quits politely, then disconnects.
  */
 export const makeRedisClient = (url: Redacted.Redacted<string>, options: { readonly keyPrefix?: string } = {}) =>
   Layer.scoped(
     RedisClient,
     Effect.gen(function*() {
       const runtime = yield* Effect.runtime<never>()
-      let lastLogged = 0
+      let unreachable = false
       const client = yield* Effect.acquireRelease(
         Effect.sync(() => {
           const redis = new IORedis(Redacted.value(url), {
@@ -28,10 +37,17 @@ export const makeRedisClient = (url: Redacted.Redacted<string>, options: { reado
             retryStrategy: (attempt) => Math.min(attempt * 250, 2_000)
           })
           redis.on("error", (error: Error) => {
-            const now = Date.now()
-            if (now - lastLogged < ERROR_LOG_INTERVAL_MS) return
-            lastLogged = now
-            Runtime.runFork(runtime)(Effect.logWarning("Redis is unreachable", error.message))
+            if (unreachable) return
+            unreachable = true
+            Runtime.runFork(runtime)(Effect.logWarning(
+              `REDIS_URL: Redis at ${shown(Redacted.value(url))} does not answer (${error.message}); ` +
+                "requests go on without rate limits or idempotency keys until it does"
+            ))
+          })
+          redis.on("ready", () => {
+            if (!unreachable) return
+            unreachable = false
+            Runtime.runFork(runtime)(Effect.logInfo("REDIS_URL: Redis answers again"))
           })
           return redis
         }),

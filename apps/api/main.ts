@@ -1,11 +1,14 @@
-import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { loadConfig } from "../shared/config.js"
+import { runProgram } from "../shared/launch.js"
 import { describeDatabase } from "../shared/layers.js"
 import { serverLayer } from "../shared/server.js"
 
 /** `npm run api`: the HTTP API alone. Runs pending migrations at start unless MIGRATE=false. */
-const main = Effect.map(loadConfig, (config) =>
-  serverLayer(config, (url) => Effect.logInfo(`Roster API listening on ${url} (${config.apiForm} form, ${describeDatabase(config)})`)))
+const main = Effect.map(loadConfig, (config) => ({
+  config,
+  layer: serverLayer(config, (url) =>
+    Effect.logInfo(`Roster API listening on ${url} (${config.apiForm} form, ${describeDatabase(config)})`))
+}))
 
-NodeRuntime.runMain(Layer.launch(Layer.unwrapEffect(main)), { disablePrettyLogger: true })
+runProgram(main)

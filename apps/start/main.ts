@@ -1,9 +1,9 @@
-import { NodeRuntime } from "@effect/platform-node"
 import { Onboarding } from "@roster/application"
 import { Console, Effect, Layer, Option } from "effect"
 import { workerSettingsLayer } from "../worker/settings.js"
 import { WorkerLive } from "../worker/worker.js"
 import { loadConfig, type RosterConfig } from "../shared/config.js"
+import { runProgram } from "../shared/launch.js"
 import { describeDatabase, loggerLayer } from "../shared/layers.js"
 import { serverLayer } from "../shared/server.js"
 
@@ -47,11 +47,13 @@ const welcome = (config: RosterConfig, url: string) =>
     yield* Console.log(lines.join("\n"))
   })
 
-const main = Effect.map(loadConfig, (config) =>
-  WorkerLive.pipe(
+const main = Effect.map(loadConfig, (config) => ({
+  config,
+  layer: WorkerLive.pipe(
     Layer.provide(workerSettingsLayer(config)),
     Layer.provideMerge(serverLayer(config, (url) => welcome(config, url))),
     Layer.provide(loggerLayer(config))
-  ))
+  )
+}))
 
-NodeRuntime.runMain(Layer.launch(Layer.unwrapEffect(main)), { disablePrettyLogger: true })
+runProgram(main)

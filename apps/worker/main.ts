@@ -1,7 +1,7 @@
-import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { workerApplicationLayer } from "../shared/application.js"
 import { loadConfig } from "../shared/config.js"
+import { runProgram } from "../shared/launch.js"
 import { describeDatabase, loggerLayer } from "../shared/layers.js"
 import { workerSettingsLayer } from "./settings.js"
 import { WorkerLive } from "./worker.js"
@@ -11,12 +11,13 @@ const main = Effect.gen(function*() {
   const config = yield* loadConfig
   // Said once the database is reached, migrated, and the jobs run.
   const started = Layer.effectDiscard(Effect.logInfo(`worker started (${describeDatabase(config)})`))
-  return started.pipe(
+  const layer = started.pipe(
     Layer.provide(WorkerLive),
     Layer.provide(workerSettingsLayer(config)),
     Layer.provide(workerApplicationLayer(config)),
     Layer.provide(loggerLayer(config))
   )
+  return { config, layer }
 })
 
-NodeRuntime.runMain(Layer.launch(Layer.unwrapEffect(main)), { disablePrettyLogger: true })
+runProgram(main)

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { postgresForProcesses as postgres } from "../support/servers.js"
-import { callApi, run, start } from "../support/processes.js"
+import { createServer } from "node:net"
+import { callApi, run, start, startUntilHealthy } from "../support/processes.js"
 
 /**
  * The processes an operator runs, started as they start them: the CLI, the API and `npm start`,
@@ -99,6 +100,50 @@ describe("the embedded database", () => {
       expect(again.output()).toContain("npm run cli -- api-key create --org default")
       expect((await send(`${again.url}/api/v1/subscribers`, printed[0]!, "GET")).body!.total).toBe(3)
       expect(await again.stop()).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  it("a database that cannot be reached stops the start with one line naming DATABASE_URL, its password hidden", async () => {
+    const result = await run("api", [], { DATABASE_URL: "postgres://roster:hunter2@127.0.0.1:1/roster" })
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim()).toBe(
+      "roster: cannot use DATABASE_URL (postgres://roster:***@127.0.0.1:1/roster): connect ECONNREFUSED 127.0.0.1:1"
+    )
+    expect(result.stdout + result.stderr).not.toContain("hunter2")
+    expect(result.stdout + result.stderr).not.toMatch(/\n\s+at /)
+  }, 60_000)
+
+  it("a port in use stops the start with one line naming PORT, and leaves DATA_DIR fit for the next start", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-e2e-"))
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as { port: number }).port
+    try {
+      const result = await run("start", [], { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" })
+      expect(result.code).toBe(1)
+      expect(result.stderr.trim()).toBe(`roster: PORT: 127.0.0.1:${port} is already in use by another process; stop it or set PORT to a free port`)
+      expect(result.stdout + result.stderr).not.toMatch(/\n\s+at /)
+      const next = await start("start", { DATA_DIR: dataDir })
+      expect((await fetch(`${next.url}/health`)).status).toBe(200)
+      expect(await next.stop()).toBe(0)
+    } finally {
+      taken.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  it("a Redis that does not answer is told once, naming REDIS_URL, and the API serves on", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-e2e-"))
+    try {
+      const api = await startUntilHealthy("api", { DATA_DIR: dataDir, REDIS_URL: "redis://127.0.0.1:1" })
+      await new Promise((resolve) => setTimeout(resolve, 3_000)) // several reconnection attempts
+      expect((await fetch(`${api.url}/health`)).status).toBe(200)
+      expect(await api.stop()).toBe(0)
+      const warnings = api.output().split("\n").filter((line) => line.includes("REDIS_URL"))
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toContain("REDIS_URL: Redis at redis://127.0.0.1:1 does not answer (connect ECONNREFUSED 127.0.0.1:1)")
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }

@@ -53,7 +53,13 @@ export interface Running {
 }
 
 /** Starts `apps/<app>` on a free port and waits until `/ready` answers 200. */
-export const start = async (app: string, env: Record<string, string>): Promise<Running> => {
+export const start = (app: string, env: Record<string, string>): Promise<Running> => startUntil(app, env, "/ready")
+
+/** Starts `apps/<app>` on a free port and waits until `/health` answers 200 (whether or not it is ready). */
+export const startUntilHealthy = (app: string, env: Record<string, string>): Promise<Running> =>
+  startUntil(app, env, "/health")
+
+const startUntil = async (app: string, env: Record<string, string>, probe: string): Promise<Running> => {
   const port = await freePort()
   const child: ChildProcess = spawn(process.execPath, [program(app)], {
     cwd: root,
@@ -66,7 +72,7 @@ export const start = async (app: string, env: Record<string, string>): Promise<R
   const url = `http://127.0.0.1:${port}`
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`apps/${app} exited during start:\n${output}`)
-    const ready = await fetch(`${url}/ready`).then((r) => r.ok, () => false)
+    const ready = await fetch(`${url}${probe}`).then((r) => r.ok, () => false)
     if (ready) break
     if (attempt > 300) {
       child.kill("SIGKILL")

@@ -1,15 +1,14 @@
 import { TokenSigner } from "@roster/application"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Exit, Option, Redacted } from "effect"
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
+import { Effect, Exit, Option, Redacted } from "effect"
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import {
   makeJoseTokenSigner,
   makeTokenSignerLive,
   readSessionSecret,
-  SESSION_SECRET_FILE,
-  SigningSecretError
+  SESSION_SECRET_FILE
 } from "../../adapters/jose/index.js"
 
 /** A fresh directory for the test's DATA_DIR, removed afterwards. */
@@ -94,13 +93,24 @@ describe("the session secret", () => {
       if (Exit.isFailure(exit)) expect(String(exit.cause)).toContain(file)
     }))
 
-  it.scopedLive("an empty secret file (a start that stopped half-way) is refused, naming the file", () =>
+  it.scopedLive("an empty secret file (an older release's start that stopped half-way) is replaced by a new secret", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir
       const file = path.join(dir, SESSION_SECRET_FILE)
       yield* Effect.promise(() => writeFile(file, "", { mode: 0o600 }))
-      const result = yield* Effect.either(readSessionSecret(fromFile(dir)))
-      expect(Either.isLeft(result) && result.left).toBeInstanceOf(SigningSecretError)
-      expect(Either.isLeft(result) && result.left.message).toContain(file)
+      const secret = yield* readSessionSecret(fromFile(dir))
+      expect(new TextDecoder().decode(secret)).toBe((yield* Effect.promise(() => readFile(file, "utf8"))).trim())
+      expect(secret.byteLength).toBeGreaterThanOrEqual(32)
+      expect(yield* readSessionSecret(fromFile(dir))).toStrictEqual(secret)
+    }))
+
+  it.scopedLive("leaves no draft beside the secret, whether it made the file or found it", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      const [first, second] = yield* Effect.all([readSessionSecret(fromFile(dir)), readSessionSecret(fromFile(dir))], {
+        concurrency: 2
+      })
+      expect(second).toStrictEqual(first)
+      expect(yield* Effect.promise(() => readdir(dir))).toStrictEqual([SESSION_SECRET_FILE])
     }))
 })
