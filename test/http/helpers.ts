@@ -1,3 +1,4 @@
+import * as http from "node:http"
 /**
  * What the HTTP suites share: checks of problem answers, short ways to make subscribers and tags
  * through the API itself, and local receivers of outgoing webhooks.
@@ -130,3 +131,44 @@ const closeServer = (server: Server): Promise<void> =>
     server.close(() => resolve())
     server.closeAllConnections()
   })
+
+/**
+ * Sends `size` bytes to `path` in 64 KiB chunks (Transfer-Encoding: chunked) on one kept-alive
+ * connection, then a GET of `nextPath` on the same connection.
+ */
+export const sendChunked = (port: number, path: string, apiKey: string, size: number, nextPath: string) =>
+  new Promise<{ status: number; body: string; next: number }>((resolve, reject) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    const request = http.request({
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path,
+      agent,
+      headers: { "content-type": "application/json", "x-api-key": apiKey }
+    }, (response) => {
+      let body = ""
+      response.on("data", (chunk) => (body += chunk))
+      response.on("end", () => {
+        http.get({ host: "127.0.0.1", port, path: nextPath, agent, headers: { "x-api-key": apiKey } }, (next) => {
+          next.resume()
+          next.on("end", () => {
+            agent.destroy()
+            resolve({ status: response.statusCode!, body, next: next.statusCode! })
+          })
+        }).on("error", reject)
+      })
+    })
+    request.on("error", reject)
+    const chunk = Buffer.alloc(64 * 1024, "a")
+    let written = 0
+    const write = () => {
+      while (written < size) {
+        written += chunk.length
+        if (!request.write(chunk)) return void request.once("drain", write)
+      }
+      request.end()
+    }
+    write()
+  })
+

@@ -8,6 +8,12 @@ import { pathOf } from "./request-path.js"
 import { type KnownRoute, makeRouteTable } from "./route-table.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
+/**
+ * A body sent without Content-Length is read up to this size to answer it with a 413 once it is
+ * over `MAX_BODY_BYTES`: a connection closed under a client that is still sending reaches it as a
+ * reset, not as the answer. Past this size the connection is closed.
+ */
+const MAX_READ_BYTES = 8 * MAX_BODY_BYTES
 /** Arrays and objects nest at most this deep in a body. */
 export const MAX_BODY_DEPTH = 32
 
@@ -100,11 +106,14 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
           return answer(apiError("unsupported_media_type", "the body must be JSON, sent with Content-Type: application/json"))
         }
         // Read once here (the request keeps the text for the endpoint) to refuse deep nesting early.
-        const text = yield* Effect.either(request.text.pipe(HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES))))
+        const text = yield* Effect.either(request.text.pipe(HttpServerRequest.withMaxBodySize(Option.some(MAX_READ_BYTES))))
         if (text._tag === "Left") {
           return isBodyTooLarge(text.left)
             ? answer(apiError("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
             : invalid([{ field: "body", message: "could not be read" }])
+        }
+        if (text.right.length > MAX_BODY_BYTES / 4 && Buffer.byteLength(text.right) > MAX_BODY_BYTES) {
+          return answer(apiError("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
         }
         if (jsonNestingDepth(text.right) > MAX_BODY_DEPTH) {
           return invalid([{ field: "body", message: `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep` }])

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
 import { createSubscriber, expectError, expectInvalid, freshEmail } from "./helpers.js"
+import { sendChunked } from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {
@@ -95,6 +96,14 @@ describe("errors in the envelope", () => {
 })
 
 describe("errors of the framework in the envelope", () => {
+  it("413 payload_too_large in the error envelope for a 2 MiB body sent in chunks, the connection kept", async () => {
+    const { key } = await server.seedOrganization()
+    const sent = await sendChunked(Number(new URL(server.baseUrl).port), "/v1/subscribers", key, 2 * 1024 * 1024, "/v1/subscribers")
+    expect(sent.status).toBe(413)
+    expect(JSON.parse(sent.body)).toMatchObject({ error: { code: "payload_too_large" } })
+    expect(sent.next).toBe(200)
+  })
+
   it("413 payload_too_large, 415 unsupported_media_type, and a path under /api/v1 that does not exist", async () => {
     const { key } = await server.seedOrganization()
     const big = JSON.stringify({ email: freshEmail(), metadata: { blob: "x".repeat(1024 * 1024) } })

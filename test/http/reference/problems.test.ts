@@ -3,7 +3,7 @@ import { SubscriberIntake, SubscriberRepository } from "@roster/application"
 import { Effect, HashMap, Layer, Logger } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
-import { createSubscriber, expectInvalid, expectProblem, freshEmail, uuidPattern } from "../helpers.js"
+import { createSubscriber, expectInvalid, expectProblem, freshEmail, sendChunked, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
 let key: string
@@ -158,6 +158,15 @@ describe("bodies", () => {
     const body = JSON.stringify({ email: freshEmail(), metadata: { text: "x".repeat(MiB) } })
     const answer = await call(server, "POST", path, { key, body, headers: { "content-type": "application/json" } })
     expectProblem(answer, "payload_too_large", path)
+  })
+
+  it("answers 413 to a 2 MiB body sent in chunks, without Content-Length, and keeps the connection", async () => {
+    const { port } = new URL(server.baseUrl)
+    const sent = await sendChunked(Number(port), path, key, 2 * MiB, "/api/v1/subscribers")
+    expect(sent.status).toBe(413)
+    expect(JSON.parse(sent.body)).toMatchObject({ status: 413, detail: `the body is larger than ${MiB} bytes`, instance: path })
+    // The same connection answers the next request.
+    expect(sent.next).toBe(200)
   })
 
   it("reads a body of exactly 1 MiB", async () => {
