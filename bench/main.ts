@@ -1,6 +1,9 @@
 import { encodeCursor } from "@roster/domain"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
@@ -18,7 +21,7 @@ import { runWebhookBench } from "./webhooks.js"
  *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names a database on the
  * server to connect to for creating the bench database. BENCH_CONCURRENCY (16), BENCH_WRITES
- * (3000), BENCH_READS (6000) and BENCH_DEEP_ROWS (100000) size the runs. BENCH_SUITE picks what
+ * (3000), BENCH_READS (6000) and BENCH_DEEP_ROWS (1000000) size the runs. BENCH_SUITE picks what
  * runs: `all` (default), `api`, `errors` (bench/errors.ts: the error answers of both wire forms) or
  * `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes), `email` (bench/email.ts, with its
  * BENCH_EMAIL_* sizes) or `campaigns` (bench/campaigns.ts, with its BENCH_CAMPAIGN_* sizes).
@@ -28,7 +31,7 @@ const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const writes = Number(process.env.BENCH_WRITES ?? 3000)
 const reads = Number(process.env.BENCH_READS ?? 6000)
-const deepRows = Number(process.env.BENCH_DEEP_ROWS ?? 100_000)
+const deepRows = Number(process.env.BENCH_DEEP_ROWS ?? 1_000_000)
 const suite = process.env.BENCH_SUITE ?? "all"
 const root = fileURLToPath(new URL("..", import.meta.url))
 
@@ -61,6 +64,46 @@ const waitReady = async (base: string, server: ChildProcess) => {
   throw new Error("the API did not become ready")
 }
 
+/** A process's resident memory in MB: `VmRSS` now, or `VmHWM`, its peak so far. */
+const rssOf = (pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024
+}
+
+/** How long `npm start` takes to answer /health on a new embedded database, then on the same one again. */
+const runStartBench = async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "roster-bench-start-"))
+  const { DATABASE_URL: _database, REDIS_URL: _redis, ...embeddedEnv } = process.env
+  try {
+    const times: Array<number> = []
+    let rss = 0
+    for (const _ of ["first", "again"]) {
+      const port = await freePort()
+      const startedAt = performance.now()
+      const child = spawn(process.execPath, ["--max-semi-space-size=32", "dist/start.mjs"], {
+        cwd: root,
+        env: { ...embeddedEnv, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" },
+        stdio: "ignore"
+      })
+      for (;;) {
+        if (child.exitCode !== null) throw new Error("npm start exited during start")
+        const up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)
+        if (up) break
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      times.push(performance.now() - startedAt)
+      await new Promise((r) => setTimeout(r, 1_000))
+      rss = rssOf(child.pid!)
+      child.kill("SIGTERM")
+      await new Promise((r) => child.once("exit", r))
+    }
+    console.log(`\nnpm start (embedded database): /health after ${(times[0]! / 1000).toFixed(2)} s on a new DATA_DIR, ` +
+      `${(times[1]! / 1000).toFixed(2)} s on the same one again; ${rss.toFixed(0)} MB RSS at rest`)
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
 const main = async () => {
   // The programs measured are the compiled ones, as `npm start` runs them.
   await buildRoster()
@@ -86,13 +129,18 @@ const main = async () => {
     // The webhook bench's receiver listens on 127.0.0.1.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "true"
   }
-  const server = spawn(process.execPath, ["dist/api.mjs"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] })
+  const server = spawn(process.execPath, ["--max-semi-space-size=32", "dist/api.mjs"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "ignore", "inherit"]
+  })
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   // Dropping the database at the end ends connections the pool may still be closing.
   pool.on("error", () => {})
 
   try {
     await waitReady(base, server)
+    const restingRss = rssOf(server.pid!)
     if (suite === "webhooks") return await runWebhookBench({ base, env, pool, root, cli })
     if (suite === "email") return await runEmailBench({ base, env, pool, root, cli })
     if (suite === "campaigns") return await runCampaignBench({ base, env, pool, root, cli })
@@ -126,6 +174,10 @@ const main = async () => {
     })
 
     const directOrg = orgId("deep")
+    await pool.query(
+      "INSERT INTO organization_subscriber_slots SELECT $1, g, 0, NULL, NULL FROM generate_series(0, 15) g ON CONFLICT DO NOTHING",
+      [directOrg]
+    )
     const pgCreate = await measure("pg    same transaction (insert, event, count)", writes, concurrency, async (i) => {
       const client = await pool.connect()
       try {
@@ -142,7 +194,10 @@ const main = async () => {
           "INSERT INTO outbox_events (id, organization_id, type, occurred_at, data) VALUES ($1, $2, 'subscriber.created', $3, $4)",
           [crypto.randomUUID(), directOrg, now, JSON.stringify({ subscriber: { id, email } })]
         )
-        await client.query("UPDATE organizations SET subscriber_count = subscriber_count + 1 WHERE id = $1", [directOrg])
+        await client.query(
+          "UPDATE organization_subscriber_slots SET used = used + 1 WHERE organization_id = $1 AND shard = $2",
+          [directOrg, i % 16]
+        )
         await client.query("COMMIT")
       } finally {
         client.release()
@@ -174,7 +229,10 @@ const main = async () => {
        FROM generate_series(1, $2::int) g`,
       [directOrg, Math.max(0, deepRows - have)]
     )
-    await pool.query("UPDATE organizations SET subscriber_count = (SELECT count(*) FROM subscribers WHERE organization_id = $1) WHERE id = $1", [directOrg])
+    await pool.query(
+      "UPDATE organization_subscriber_slots SET used = used + $2 WHERE organization_id = $1 AND shard = 0",
+      [directOrg, Math.max(0, deepRows - have)]
+    )
     await pool.query("ANALYZE subscribers")
     console.log(`seeded ${deepRows} subscribers for the deep-page runs in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
 
@@ -201,11 +259,14 @@ const main = async () => {
     })
 
     printTable([httpCreate, pgCreate, httpGet, pgGet, firstPage, deepPage, pgOffset])
+    const peak = rssOf(server.pid!, "VmHWM")
+    console.log(`\nAPI process RSS: ${restingRss.toFixed(0)} MB at rest after start, ${peak.toFixed(0)} MB at its peak under these runs`)
     console.log("")
     ratio("create: HTTP throughput / direct pg throughput", httpCreate.perSecond, pgCreate.perSecond)
     ratio("get by id: HTTP throughput / direct pg throughput", httpGet.perSecond, pgGet.perSecond)
     ratio(`list: page at row ${offset} p50 / first page p50 (keyset)`, deepPage.p50, firstPage.p50)
     ratio(`list: pg OFFSET ${offset} p50 / HTTP deep page p50`, pgOffset.p50, deepPage.p50)
+    await runStartBench()
     if (suite === "all") {
       await runErrorBench({ env, root, concurrency, freePort, waitReady, cli })
       await runWebhookBench({ base, env, pool, root, cli })
