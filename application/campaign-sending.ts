@@ -65,7 +65,7 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
         }
         if (started > 0) yield* signal.emailQueued
         return started
-      }).pipe(Effect.withSpan("CampaignSending.startDue"))
+      })
 
     const finish = (id: CampaignId) => Effect.flatMap(now, (at) => campaigns.finishIfDone(id, at, failedEmailsReason))
 
@@ -77,7 +77,7 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
         if (fixed.value.added > 0) yield* signal.emailQueued
         if (fixed.value.complete) yield* finish(fixed.value.id)
         return Option.some(fixed.value.added)
-      }).pipe(Effect.withSpan("CampaignSending.fixNextChunk"))
+      })
 
     /** Ends the campaigns whose last email was settled by a worker that stopped before ending them, and clears cancelled ones' queues. */
     const tidy = (limit: number) =>

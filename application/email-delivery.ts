@@ -228,7 +228,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
           })
         )
         return batch.length
-      }).pipe(Effect.withSpan("EmailDelivery.deliverNext"))
+      })
 
     return { deliverNext } as const
   }),

@@ -30,8 +30,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("roster/Onboarding"
       return Option.some(issued)
     }).pipe(
       // Two first starts at once: the slower one finds `default` taken and does nothing.
-      Effect.catchTag("OrganizationSlugTaken", () => Effect.succeed(Option.none<IssuedApiKey>())),
-      Effect.withSpan("Onboarding.firstStart")
+      Effect.catchTag("OrganizationSlugTaken", () => Effect.succeed(Option.none<IssuedApiKey>()))
     )
 
     return { firstStart } as const

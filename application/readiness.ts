@@ -24,7 +24,7 @@ export class Readiness extends Effect.Service<Readiness>()("roster/Readiness", {
     const check = Effect.gen(function*() {
       const [db, cacheResult] = yield* Effect.all([probe(database.check), probe(cache.check)], { concurrency: 2 })
       return { ready: db === "ok" && cacheResult === "ok", checks: { database: db, cache: cacheResult } } satisfies ReadinessReport
-    }).pipe(Effect.withSpan("Readiness.check"))
+    })
     return { check } as const
   })
 }) {}

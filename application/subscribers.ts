@@ -314,7 +314,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
           yield* deleteWithin(subscriber.value)
         }
         return due.length
-      })).pipe(Effect.withSpan("Subscribers.eraseRequested"))
+      }))
 
     const listTags = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:read")

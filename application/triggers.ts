@@ -228,7 +228,7 @@ export class TriggerFiring extends Effect.Service<TriggerFiring>()("roster/Trigg
         const due = yield* triggers.claimDue(yield* now, limit, leaseMs)
         yield* Effect.forEach(due, fireOne, { discard: true })
         return due.length
-      }).pipe(Effect.withSpan("TriggerFiring.fireDue"))
+      })
 
     return { fireDue } as const
   }),

@@ -92,7 +92,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         yield* triggers.recordFirings(events, at)
         yield* outbox.markDispatched(events.map((event) => event.id), at)
         return { events: events.length, deliveries: made.length }
-      })).pipe(Effect.withSpan("WebhookDispatch.fanOut"))
+      }))
 
     /** Disables the endpoint; its pending deliveries wait, out of every claim, until it is resumed. */
     const disable = (endpoint: WebhookEndpoint, reason: WebhookDisabledReason, at: Date) =>
@@ -180,7 +180,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         Effect.as(
           Effect.forEach(leased, (item) => attempt(item, leaseToken), { concurrency: "unbounded", discard: true }),
           leased.length
-        )).pipe(Effect.uninterruptible, Effect.withSpan("WebhookDispatch.deliverDue"))
+        )).pipe(Effect.uninterruptible)
 
     /**
      * Forgets webhook history older than {@link WEBHOOK_HISTORY_RETENTION_MS}: finished deliveries
@@ -193,7 +193,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         const deliveriesPruned = yield* deliveries.pruneFinished(before, limit)
         const eventsPruned = yield* outbox.pruneDispatched(before, limit)
         return Math.max(deliveriesPruned, eventsPruned)
-      }).pipe(Effect.withSpan("WebhookDispatch.pruneHistory"))
+      })
 
     return { fanOut, claimDue, attempt, deliverDue, pruneHistory } as const
   })

@@ -83,7 +83,9 @@ const WORKER_NODE_ARGS = ["--max-semi-space-size=2"]
 export const startWorker = async (
   context: { readonly root: string; readonly env: NodeJS.ProcessEnv; readonly nodeArgs?: ReadonlyArray<string> }
 ) => {
-  const child: ChildProcess = spawn(process.execPath, [...WORKER_NODE_ARGS, ...(context.nodeArgs ?? []), "dist/worker.mjs"], {
+  // BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker.
+  const extra = context.nodeArgs ?? process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter((arg) => arg !== "") ?? []
+  const child: ChildProcess = spawn(process.execPath, [...WORKER_NODE_ARGS, ...extra, "dist/worker.mjs"], {
     cwd: context.root,
     env: { ...context.env, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"]

@@ -299,8 +299,7 @@ export const makeHttpWebhookTransport = (options: HttpWebhookTransportOptions): 
           const refusal = resolvedRefusal(hostname, yield* resolveAll(hostname))
           if (refusal !== undefined) return yield* Effect.fail(refusal)
         }).pipe(
-          Effect.mapError((problem) => new InvalidInput({ field, problem })),
-          Effect.withSpan("WebhookTransport.checkTarget")
+          Effect.mapError((problem) => new InvalidInput({ field, problem }))
         )
 
       const send = (message: WebhookMessage): Effect.Effect<SendResult> =>
@@ -324,7 +323,7 @@ export const makeHttpWebhookTransport = (options: HttpWebhookTransportOptions): 
             }
             : { _tag: "NoAnswer", error: outcome.error, durationMs }
           return result
-        }).pipe(Effect.withSpan("WebhookTransport.send"))
+        })
 
       return WebhookTransport.of({ checkTarget, send })
     })

@@ -130,12 +130,10 @@ export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner
       }
 
       const sign = (kind: TokenKind, claims: TokenClaims) =>
-        Effect.promise(() => signOne(kind, claims)).pipe(Effect.withSpan("TokenSigner.sign", { attributes: { kind } }))
+        Effect.promise(() => signOne(kind, claims))
 
       const signEach = (kind: TokenKind, claims: ReadonlyArray<TokenClaims>) =>
-        Effect.sync(() => claims.map((c) => signNow(kind, c))).pipe(
-          Effect.withSpan("TokenSigner.signEach", { attributes: { kind, count: claims.length } })
-        )
+        Effect.sync(() => claims.map((c) => signNow(kind, c)))
 
       const verify = (kind: TokenKind, token: string, now: Date) =>
         Effect.gen(function*() {
@@ -156,7 +154,7 @@ export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner
           })
           const claims = claimsOf(kind, payload)
           return claims instanceof InvalidToken ? yield* claims : claims
-        }).pipe(Effect.withSpan("TokenSigner.verify", { attributes: { kind } }))
+        })
 
       return TokenSigner.of({ sign, signEach, verify })
     })

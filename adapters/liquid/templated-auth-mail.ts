@@ -94,8 +94,7 @@ export const makeTemplatedAuthMail = (options: { readonly publicBaseUrl: string 
               Effect.logError("the sign-in email could not be written", failure.cause).pipe(
                 Effect.annotateLogs({ locale: mail.locale })
               )
-          }),
-          Effect.withSpan("AuthMail.sendSignInLink", { attributes: { locale: mail.locale } })
+          })
         )
 
       return AuthMail.of({ sendSignInLink })

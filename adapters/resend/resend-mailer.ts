@@ -135,7 +135,7 @@ export const makeResendMailer = (options: ResendMailerOptions): Layer.Layer<Mail
               ...(email.idempotencyKey === undefined ? {} : { idempotencyKey: email.idempotencyKey })
             }) as Promise<SdkAnswer<{ readonly id?: unknown }>>,
           idOf
-        ).pipe(Effect.withSpan("Mailer.send", { attributes: { provider: "resend" } })),
+        ),
 
       sendBatch: (emails, { idempotencyKey }) =>
         emails.length > MAX_BATCH_SIZE
@@ -152,6 +152,6 @@ export const makeResendMailer = (options: ResendMailerOptions): Layer.Layer<Mail
                 ? ids as ReadonlyArray<AcceptedEmail>
                 : undefined
             }
-          ).pipe(Effect.withSpan("Mailer.sendBatch", { attributes: { provider: "resend", emails: emails.length } }))
+          )
     })
   })
