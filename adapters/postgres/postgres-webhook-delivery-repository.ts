@@ -11,6 +11,7 @@ import { Array, Effect, Layer, Option, Schema } from "effect"
 import { selectList } from "./columns.js"
 import { webhookEndpointColumns } from "./postgres-webhook-endpoint-repository.js"
 import { decodeFirst, decodeRow, decodeRows, type Row } from "./rows.js"
+import { makeStatementBatcher } from "./statement-batcher.js"
 
 const deliveryColumns = [
   "id", "organization_id", "endpoint_id", "event_id", "event_type", "status", "attempt_count", "next_attempt_at",
@@ -40,7 +41,6 @@ const decodeAttemptRow = (row: Row) =>
     deliveryId: decodeRow(Schema.Struct({ deliveryId: Schema.String }))(row),
     attempt: decodeRow(WebhookAttempt)(row)
   })
-const decodeRecorded = decodeRow(Schema.Struct({ recorded: Schema.Number }))
 const decodeStats = decodeRow(Schema.Struct({
   attempts: Schema.Number,
   succeeded: Schema.Number,
@@ -59,11 +59,56 @@ const DELIVERIES_PER_INSERT = 5_000
  * Deliveries and their attempts. Workers lease due deliveries with one statement each, skipping
  * rows another worker is leasing, and record an attempt only while their lease holds.
  */
+/** Attempts recorded in one statement at most. */
+const ATTEMPTS_PER_STATEMENT = 500
+
 export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
   WebhookDeliveryRepository,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = selectList(sql, deliveryColumns)
+
+    // Sends finish many at a time: their attempts are recorded together, one statement for all
+    // that finished while the previous statement ran.
+    const recordAttempt = yield* makeStatementBatcher({
+      maxBatch: ATTEMPTS_PER_STATEMENT,
+      run: (inputs: ReadonlyArray<Parameters<WebhookDeliveryRepository["Type"]["recordAttempt"]>[0]>) =>
+        sql<{ readonly delivery_id: string }>`
+          WITH input AS (
+            SELECT * FROM unnest(
+              ${inputs.map((i) => i.deliveryId)}::uuid[], ${inputs.map((i) => i.leaseToken)}::uuid[],
+              ${inputs.map((i) => i.status)}::text[], ${inputs.map((i) => i.nextAttemptAt)}::timestamptz[],
+              ${inputs.map((i) => i.attempt.number)}::integer[], ${inputs.map((i) => i.attempt.attemptedAt)}::timestamptz[],
+              ${inputs.map((i) => i.attempt.status)}::text[], ${inputs.map((i) => i.attempt.responseStatus)}::integer[],
+              ${inputs.map((i) => i.attempt.durationMs)}::integer[], ${inputs.map((i) => i.attempt.error)}::text[],
+              ${inputs.map((i) => i.attempt.nextAttemptAt)}::timestamptz[]
+            ) AS i(delivery_id, lease_token, status, next_attempt_at, number, attempted_at, attempt_status,
+                   response_status, duration_ms, error, attempt_next_attempt_at)
+          ), leased AS (
+            UPDATE webhook_deliveries AS d SET
+              status = i.status, attempt_count = i.number, next_attempt_at = i.next_attempt_at,
+              lease_token = NULL, updated_at = i.attempted_at
+            FROM input i
+            WHERE d.id = i.delivery_id AND d.lease_token = i.lease_token
+            RETURNING d.id, d.endpoint_id, d.organization_id
+          ), recorded AS (
+            INSERT INTO webhook_attempts (
+              delivery_id, number, endpoint_id, organization_id, attempted_at, status, response_status,
+              duration_ms, error, next_attempt_at
+            )
+            SELECT l.id, i.number, l.endpoint_id, l.organization_id, i.attempted_at, i.attempt_status,
+              i.response_status, i.duration_ms, i.error, i.attempt_next_attempt_at
+            FROM leased l JOIN input i ON i.delivery_id = l.id
+            RETURNING delivery_id
+          )
+          SELECT delivery_id FROM recorded`.pipe(
+          Effect.map((rows) => {
+            const recorded = new Set(rows.map((row) => row.delivery_id))
+            return inputs.map((input) => recorded.has(input.deliveryId))
+          }),
+          Effect.orDie
+        )
+    })
 
     const insert = (deliveries: ReadonlyArray<WebhookDelivery>) =>
       sql`
@@ -144,30 +189,7 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
 
       // One statement: the delivery changes only under the caller's lease, and the attempt is
       // inserted only if it did.
-      recordAttempt: ({ attempt, deliveryId, leaseToken, nextAttemptAt, status }) =>
-        sql`
-          WITH leased AS (
-            UPDATE webhook_deliveries SET
-              status = ${status}, attempt_count = ${attempt.number}, next_attempt_at = ${nextAttemptAt},
-              lease_token = NULL, updated_at = ${attempt.attemptedAt}
-            WHERE id = ${deliveryId} AND lease_token = ${leaseToken}
-            RETURNING id, endpoint_id, organization_id
-          ), recorded AS (
-            INSERT INTO webhook_attempts (
-              delivery_id, number, endpoint_id, organization_id, attempted_at, status, response_status,
-              duration_ms, error, next_attempt_at
-            )
-            SELECT
-              id, ${attempt.number}, endpoint_id, organization_id, ${attempt.attemptedAt}, ${attempt.status},
-              ${attempt.responseStatus}, ${attempt.durationMs}, ${attempt.error}, ${attempt.nextAttemptAt}
-            FROM leased
-            RETURNING delivery_id
-          )
-          SELECT count(*)::integer AS recorded FROM recorded`.pipe(
-          Effect.flatMap((rows) => decodeRecorded(rows[0] ?? {})),
-          Effect.map((row) => row.recorded > 0),
-          Effect.orDie
-        ),
+      recordAttempt,
 
       // Held deliveries have no next attempt: they sit past every due one in the claimer's index.
       // Leased ones are being sent; their attempt decides what becomes of them.
