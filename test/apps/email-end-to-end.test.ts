@@ -155,7 +155,8 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     const workerA = await startWorker(leaseEnv)
     let workerB: RunningWorker | undefined
     try {
-      await resend.waitForAccepted(resend.accepted().length + 1, 15_000)
+      // Generous: under a full test run the worker may take a while to start.
+      await resend.waitForAccepted(resend.accepted().length + 1, 30_000)
       await sleep(300)
       await workerA.kill()
       const first = acceptedTo("kill")
