@@ -1,21 +1,73 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import type { Layer, Redacted } from "effect"
+import { Duration, Effect, type Layer, Redacted } from "effect"
+import pg from "pg"
+
+/** Statements with more parameters than this (batch inserts of varying length) are not kept. */
+const MAX_PREPARED_PARAMETERS = 64
+/** Distinct statements kept prepared, at most; past it, new ones are sent unnamed. */
+const MAX_PREPARED_STATEMENTS = 2_000
 
 /**
- * A PostgreSQL server through a pool of node-postgres connections. Values come back as from the
- * embedded database: timestamptz as Date, int8 as a string, jsonb parsed, integers as numbers.
- * Fails at start when the server does not answer.
+ * Names each statement by its text, so that node-postgres prepares it once per connection and
+ * PostgreSQL plans it once, instead of parsing and planning it on every call. Only statements
+ * with parameters (the others may hold several commands, which cannot be prepared) and not too
+ * many of them (their variety is bounded) are named.
+ */
+const makeStatementNamer = () => {
+  const names = new Map<string, string>()
+  return (client: pg.PoolClient) => {
+    const query = client.query.bind(client) as (...args: Array<unknown>) => unknown
+    ;(client as { query: unknown }).query = (text: unknown, values: unknown, callback: unknown) => {
+      if (typeof text === "string" && Array.isArray(values) && values.length > 0 && values.length <= MAX_PREPARED_PARAMETERS) {
+        let name = names.get(text)
+        if (name === undefined && names.size < MAX_PREPARED_STATEMENTS) {
+          name = `roster_${names.size}`
+          names.set(text, name)
+        }
+        if (name !== undefined) return query({ name, text, values }, callback)
+      }
+      return query(text, values, callback)
+    }
+  }
+}
+
+const CONNECT_TIMEOUT = Duration.seconds(5)
+
+/**
+ * A PostgreSQL server through a pool of node-postgres connections, each statement prepared once
+ * per connection. Values come back as from the embedded database: timestamptz as Date, int8 as a
+ * string, jsonb parsed, integers as numbers. Fails at start when the server does not answer.
  */
 export const makePgClient = (
   url: Redacted.Redacted<string>
 ): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError> =>
-  PgClient.layer({
-    url,
-    maxConnections: 10,
-    idleTimeout: "30 seconds",
-    // Also how long a statement waits for a free connection: past it, it fails rather than queues.
-    connectTimeout: "5 seconds",
-    applicationName: "roster"
+  PgClient.layerFromPool({
+    applicationName: "roster",
+    acquire: Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const pool = new pg.Pool({
+            connectionString: Redacted.value(url),
+            max: 10,
+            idleTimeoutMillis: 30_000,
+            // Also how long a statement waits for a free connection: past it, it fails rather than queues.
+            connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT),
+            application_name: "roster"
+          })
+          pool.on("error", () => {})
+          pool.on("connect", makeStatementNamer())
+          try {
+            await pool.query("SELECT 1")
+          } catch (error) {
+            await pool.end().catch(() => undefined)
+            throw error
+          }
+          return pool
+        },
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    )
   })

@@ -152,11 +152,12 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     const ids = await sendMany(key, "kill", count)
     resend.script("accept-and-hold")
     const leaseEnv = { ...env, WORKER_LEASE_SECONDS: "12" }
+    // Counted before the worker starts: its batch may be taken before `startWorker` returns.
+    const acceptedBefore = resend.accepted().length
     const workerA = await startWorker(leaseEnv)
     let workerB: RunningWorker | undefined
     try {
-      // Generous: under a full test run the worker may take a while to start.
-      await resend.waitForAccepted(resend.accepted().length + 1, 30_000)
+      await resend.waitForAccepted(acceptedBefore + 1, 15_000)
       await sleep(300)
       await workerA.kill()
       const first = acceptedTo("kill")
