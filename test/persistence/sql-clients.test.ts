@@ -47,6 +47,25 @@ const answersAlike = (client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
 
 describe("SQL clients", () => {
   describe("the embedded database", () => answersAlike(makePgliteClient("memory://")))
-  describe.skipIf(!postgres.available)(postgres.label, () =>
-    answersAlike(makePgClient(Redacted.make(postgres.url ?? "")).pipe(Layer.orDie)))
+  describe.skipIf(!postgres.available)(postgres.label, () => {
+    const client = makePgClient(Redacted.make(postgres.url ?? "")).pipe(Layer.orDie)
+    answersAlike(client)
+    layer(client)((it) => {
+      it.effect("prepares a statement with parameters once per connection, and one without none", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const marker = `probe-${Date.now()}`
+          // One transaction is one connection: what it prepared shows in pg_prepared_statements.
+          const prepared = yield* sql.withTransaction(Effect.gen(function*() {
+            for (let i = 0; i < 3; i++) {
+              expect(yield* sql`SELECT ${i}::integer AS n, ${marker}::text AS marker`).toStrictEqual([{ n: i, marker }])
+            }
+            yield* sql`SELECT 1 AS plain`
+            return yield* sql<{ readonly statement: string }>`
+              SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%AS marker' OR statement LIKE '%AS plain'`
+          }))
+          expect(prepared.map((row) => row.statement)).toStrictEqual(["SELECT $1::integer AS n, $2::text AS marker"])
+        }))
+    })
+  })
 })
