@@ -55,11 +55,12 @@ const makeSameSiteOnly = Effect.map(HttpSettings, ({ publicBaseUrl }) =>
 export type AuthenticationErrorCode = "unauthorized" | "forbidden" | "validation_error"
 export type AuthenticationError = ApiError<AuthenticationErrorCode>
 
-/** The outcome of authenticating the current request, once it has been established. */
-class EstablishedAuthentication extends Context.Tag("roster/http/EstablishedAuthentication")<
-  EstablishedAuthentication,
-  Exit.Exit<Principal, AuthenticationError>
->() {}
+/**
+ * The outcome of authenticating each request, once it has been established, by the request as
+ * it came in (a form may hand its endpoints a copy of the request with another URL). Kept beside
+ * the request rather than in its context, which every added service would copy whole.
+ */
+const established = new WeakMap<object, Exit.Exit<Principal, AuthenticationError>>()
 
 /**
  * Who sends the current API request: the organization of its API key, else the user of its
@@ -104,19 +105,22 @@ export const RequestAuthenticationLive = Layer.effect(
       )
     })
 
+    const outcomeOf = Effect.map(HttpServerRequest.HttpServerRequest, (request) => established.get(request.source as object))
+
     return RequestAuthentication.of({
-      authenticate: Effect.flatMap(
-        Effect.serviceOption(EstablishedAuthentication),
-        Option.match({ onNone: () => authenticateAnew, onSome: (outcome) => outcome })
-      ),
+      authenticate: Effect.flatMap(outcomeOf, (outcome) => outcome ?? authenticateAnew),
       establish: (f) =>
-        Effect.flatMap(
-          Effect.exit(authenticateAnew),
-          (outcome) => Effect.provideService(f(outcome), EstablishedAuthentication, outcome)
-        ),
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          Effect.flatMap(Effect.exit(authenticateAnew), (outcome) => {
+            established.set(request.source as object, outcome)
+            return f(outcome)
+          })),
       established: Effect.map(
-        Effect.serviceOption(EstablishedAuthentication),
-        Option.flatMap((outcome) => Exit.isSuccess(outcome) ? Option.some(outcome.value) : Option.none())
+        Effect.serviceOption(HttpServerRequest.HttpServerRequest),
+        (request) => {
+          const outcome = Option.isSome(request) ? established.get(request.value.source as object) : undefined
+          return outcome !== undefined && Exit.isSuccess(outcome) ? Option.some(outcome.value) : Option.none()
+        }
       )
     })
   })
