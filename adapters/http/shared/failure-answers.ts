@@ -120,8 +120,11 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
         }
       }
 
-      return yield* app.pipe(
-        HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+      // Only a request that may carry a body has one to bound.
+      const bounded = methodsWithBody.has(request.method)
+        ? HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
+        : app
+      return yield* bounded.pipe(
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
           if (Option.isSome(failure)) {
