@@ -5,7 +5,7 @@ import {
   PostgresWorkSignalLive,
   runMigrations
 } from "../../adapters/postgres/index.js"
-import { CryptoLive, makeBufferedOutput } from "../../adapters/node/index.js"
+import { CryptoLive } from "../../adapters/node/index.js"
 import {
   InProcessCacheHealthLive,
   InProcessIdempotencyStoreLive,
@@ -26,6 +26,7 @@ import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 import { OutgoingMailConfig } from "@roster/application"
 import { Effect, Layer, Logger, Option } from "effect"
 import { embeddedDatabaseDir, publicBaseUrl, type RosterConfig } from "./config.js"
+import { bufferedJsonLogger, prettyLogger } from "./logging.js"
 
 /** Where the data lives, in words for start-up lines and errors. */
 export const describeDatabase = (config: RosterConfig): string =>
@@ -141,18 +142,6 @@ export const webhookTransportLayer = (config: RosterConfig) =>
   makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets })
 
 /**
- * JSON lines on standard output, written together at the end of each burst of work rather than
- * one write per line (request logs cost next to nothing that way).
- */
-const bufferedJsonLogger = Layer.suspend(() => {
-  const output = makeBufferedOutput(1)
-  return Logger.replace(
-    Logger.defaultLogger,
-    Logger.make((options) => output.writeLine(Logger.jsonLogger.log(options)))
-  )
-})
-
-/**
  * Log level and format (JSON in production or off a terminal, pretty on a terminal), and traces,
  * which are off: nothing exports them, and every span is work on every request.
  */
@@ -160,7 +149,7 @@ export const loggerLayer = (config: RosterConfig) => {
   const format = Option.getOrElse(config.logFormat, () =>
     config.nodeEnv === "production" || !process.stdout.isTTY ? "json" as const : "pretty" as const)
   return Layer.mergeAll(
-    format === "json" ? bufferedJsonLogger : Logger.pretty,
+    Logger.replace(Logger.defaultLogger, format === "json" ? bufferedJsonLogger() : prettyLogger),
     Logger.minimumLogLevel(config.logLevel),
     Layer.setTracerEnabled(false)
   )

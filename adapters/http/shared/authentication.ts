@@ -62,6 +62,12 @@ export type AuthenticationError = ApiError<AuthenticationErrorCode>
  */
 const established = new WeakMap<object, Exit.Exit<Principal, AuthenticationError>>()
 
+/** The principal established for a request, once authentication has succeeded for it. */
+export const establishedPrincipalOf = (request: HttpServerRequest.HttpServerRequest): Principal | undefined => {
+  const outcome = established.get(request.source as object)
+  return outcome !== undefined && Exit.isSuccess(outcome) ? outcome.value : undefined
+}
+
 /**
  * Who sends the current API request: the organization of its API key, else the user of its
  * session cookie acting for the organization named in `X-Organization-Id`. The API's middleware
@@ -117,10 +123,7 @@ export const RequestAuthenticationLive = Layer.effect(
           })),
       established: Effect.map(
         Effect.serviceOption(HttpServerRequest.HttpServerRequest),
-        (request) => {
-          const outcome = Option.isSome(request) ? established.get(request.value.source as object) : undefined
-          return outcome !== undefined && Exit.isSuccess(outcome) ? Option.some(outcome.value) : Option.none()
-        }
+        (request) => Option.isSome(request) ? Option.fromNullable(establishedPrincipalOf(request.value)) : Option.none()
       )
     })
   })

@@ -1,35 +1,91 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, Exit } from "effect"
+import { Context, Effect, Exit, FiberRef, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import { establishedPrincipalOf } from "./authentication.js"
 import { pathOf } from "./request-path.js"
 
 /** An incoming request id is echoed only when it is short and plain. */
 const saneRequestId = /^[A-Za-z0-9._:/+=-]{1,128}$/
 
 /**
+ * The id of the request the current fiber serves, which every log line written while serving it
+ * carries. A FiberRef of its own rather than a log annotation: annotations are a map that is
+ * hashed and compared on every change, which is work on every request.
+ */
+export const CurrentRequestId: FiberRef.FiberRef<string | undefined> = FiberRef.unsafeMake<string | undefined>(undefined)
+
+/** A path segment that holds an email address (as typed or percent-encoded). */
+const emailSegment = /[^/]*(?:@|%40)[^/]*/gi
+
+/** The path as logs may keep it: email addresses in it (`/by-email/ada@example.com`) are masked. */
+export const loggablePath = (path: string): string =>
+  path.includes("@") || path.includes("%40") ? path.replace(emailSegment, "***") : path
+
+/**
+ * The one line logged per request. Its fields are the line's own (not log annotations); a JSON
+ * log writes them at the top level, beside `msg`.
+ */
+export class RequestLine {
+  constructor(
+    readonly fields: {
+      readonly method: string
+      readonly path: string
+      readonly status: number
+      readonly duration_ms: number
+      readonly client_address: string | null
+      readonly user_agent: string | null
+      readonly organization_id: string | null
+      readonly credential: string | null
+    }
+  ) {}
+
+  toString(): string {
+    const { duration_ms, method, path, status } = this.fields
+    return `${method} ${path} ${status} ${duration_ms}ms`
+  }
+}
+
+/** The caller as a request line names it: the API key's id, or the session's user. */
+const credentialOf = (request: HttpServerRequest.HttpServerRequest) => {
+  const principal = establishedPrincipalOf(request)
+  if (principal === undefined) return { organization_id: null, credential: null }
+  const credential = principal.credential.kind === "api_key"
+    ? `api_key:${principal.credential.id}`
+    : `user:${principal.credential.userId}`
+  return { organization_id: principal.organization.id, credential }
+}
+
+/**
  * Gives every response an `X-Request-Id` (a sane incoming one, else a new UUID), tags every log
- * line of the request with it, and logs one line per request: method, path, status, duration.
+ * line of the request with it, and logs one line per request: method, path (addresses masked),
+ * status, duration, client address, user agent, and the organization and credential that
+ * authenticated it (never a secret).
+ *
+ * Each request is served by a fiber of its own, which ends with it, so the request id is set on
+ * that fiber rather than set and restored around the request. This runs on every request, so it
+ * is written with as few steps as it can.
  */
 export const requestLogging = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && saneRequestId.test(incoming) ? incoming : randomUUID()
-    const startedAt = yield* Clock.currentTimeMillis
-    yield* HttpApp.appendPreResponseHandler((_request, response) =>
+    const startedAt = Date.now()
+    const served = Effect.flatMap(Effect.exit(app), (exit) => {
+      const line = new RequestLine({
+        method: request.method,
+        path: loggablePath(pathOf(request)),
+        status: Exit.isSuccess(exit) ? exit.value.status : 500,
+        duration_ms: Date.now() - startedAt,
+        client_address: Option.getOrNull(request.remoteAddress),
+        user_agent: request.headers["user-agent"] ?? null,
+        ...credentialOf(request)
+      })
+      return Effect.zipRight(Effect.logInfo(line), exit)
+    })
+    // The answer is sent before this middleware sees it: the header goes on as it is sent.
+    const tagged = HttpApp.appendPreResponseHandler((_request, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "X-Request-Id", requestId))
     )
-    const exit = yield* app.pipe(Effect.annotateLogs("request_id", requestId), Effect.exit)
-    const durationMs = (yield* Clock.currentTimeMillis) - startedAt
-    const status = Exit.isSuccess(exit) ? exit.value.status : 500
-    yield* Effect.logInfo(`${request.method} ${pathOf(request)} ${status} ${durationMs}ms`).pipe(
-      Effect.annotateLogs({
-        request_id: requestId,
-        method: request.method,
-        path: pathOf(request),
-        status,
-        duration_ms: durationMs
-      })
-    )
-    return yield* exit
+    return Effect.zipRight(Effect.zipRight(FiberRef.set(CurrentRequestId, requestId), tagged), served)
   })

@@ -1,6 +1,7 @@
 import { SqlError } from "@effect/sql"
 import { SubscriberIntake, SubscriberRepository } from "@roster/application"
-import { Effect, HashMap, Layer, Logger } from "effect"
+import { Effect, Layer, Logger } from "effect"
+import { logRecord } from "../../../apps/shared/logging.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
 import { createSubscriber, expectInvalid, expectProblem, freshEmail, sendChunked, uuidPattern } from "../helpers.js"
@@ -276,26 +277,15 @@ const failingSubscriberRepository = (defect: unknown) =>
     Layer.succeed(SubscriberIntake, new Proxy({} as SubscriberIntake["Type"], { get: () => () => Effect.die(defect) }))
   )
 
-interface LogLine {
-  readonly level: string
-  readonly message: unknown
-  readonly annotations: Record<string, unknown>
-  readonly cause: string
-}
-
-const capturingLogger = (lines: Array<LogLine>) =>
-  Logger.make<unknown, void>(({ annotations, cause, logLevel, message }) => {
-    lines.push({
-      level: logLevel.label,
-      message: Array.isArray(message) ? message[0] : message,
-      annotations: Object.fromEntries(HashMap.toEntries(annotations)),
-      cause: String(cause)
-    })
+/** What the service's JSON logger would write for each line, kept in memory. */
+const capturingLogger = (lines: Array<Record<string, unknown>>) =>
+  Logger.make<unknown, void>((options) => {
+    lines.push(logRecord(options))
   })
 
 describe("failures of the service", () => {
   it("answers 500 internal_error telling nothing of the fault, and logs it with the request id", async () => {
-    const lines: Array<LogLine> = []
+    const lines: Array<Record<string, unknown>> = []
     const broken = await startHttpServer({
       adapters: failingSubscriberRepository(new Error("secret stack detail: table users_v2")),
       logger: capturingLogger(lines)
@@ -307,9 +297,9 @@ describe("failures of the service", () => {
       expect(answer.text).not.toContain("secret")
       expect(answer.text).not.toContain("users_v2")
       const requestId = answer.headers.get("x-request-id")
-      const logged = lines.find((line) => line.level === "ERROR")
+      const logged = lines.find((line) => line.level === "error")
       expect(logged?.cause).toContain("secret stack detail")
-      expect(logged?.annotations.request_id).toBe(requestId)
+      expect(logged?.request_id).toBe(requestId)
     } finally {
       await broken.close()
     }
@@ -331,25 +321,47 @@ describe("failures of the service", () => {
 })
 
 describe("request logging", () => {
-  it("logs one line per request with method, path, status, duration and request id", async () => {
-    const lines: Array<LogLine> = []
+  it("logs one line per request with method, path, status, duration, request id, caller and client", async () => {
+    const lines: Array<Record<string, unknown>> = []
     const logged = await startHttpServer({ logger: capturingLogger(lines) })
     try {
-      const { key: loggedKey } = await logged.seedOrganization()
+      const { key: loggedKey, organization } = await logged.seedOrganization()
       const created = await createSubscriber(logged, loggedKey)
       const answer = await call(logged, "GET", `/api/v1/subscribers/${created.id}?unused=1`, {
         key: loggedKey,
-        headers: { "x-request-id": "trace-42" }
+        headers: { "x-request-id": "trace-42", "user-agent": "roster-test/1.0" }
       })
       expect(answer.status).toBe(200)
-      const line = lines.find((l) => l.annotations.request_id === "trace-42" && l.level === "INFO")
-      expect(line?.annotations).toMatchObject({
+      const line = lines.find((l) => l.request_id === "trace-42" && l.level === "info")
+      expect(line).toMatchObject({
+        time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        msg: expect.stringContaining("GET /api/v1/subscribers/"),
         method: "GET",
         path: `/api/v1/subscribers/${created.id}`,
         status: 200,
-        duration_ms: expect.any(Number)
+        duration_ms: expect.any(Number),
+        organization_id: organization.id,
+        credential: expect.stringMatching(/^api_key:/),
+        client_address: expect.stringMatching(/127\.0\.0\.1/),
+        user_agent: "roster-test/1.0"
       })
-      expect(line?.message).toContain("GET /api/v1/subscribers/")
+      expect(JSON.stringify(line)).not.toContain(loggedKey)
+    } finally {
+      await logged.close()
+    }
+  })
+
+  it("masks email addresses in logged paths and names no caller when none authenticated", async () => {
+    const lines: Array<Record<string, unknown>> = []
+    const logged = await startHttpServer({ logger: capturingLogger(lines) })
+    try {
+      const answer = await call(logged, "GET", "/api/v1/subscribers/by-email/ada%40example.com", {
+        headers: { "x-request-id": "trace-43" }
+      })
+      expect(answer.status).toBe(401)
+      const line = lines.find((l) => l.request_id === "trace-43" && l.level === "info")
+      expect(line).toMatchObject({ path: "/api/v1/subscribers/by-email/***", status: 401, organization_id: null, credential: null })
+      expect(JSON.stringify(lines)).not.toContain("ada")
     } finally {
       await logged.close()
     }

@@ -1,0 +1,77 @@
+import { Cause, FiberRefs, HashMap, Inspectable, List, Logger } from "effect"
+import { CurrentRequestId, RequestLine } from "../../adapters/http/index.js"
+import { makeBufferedOutput } from "../../adapters/node/index.js"
+
+/**
+ * One log event as a flat record, in the shape log shippers expect: `time` (ISO 8601), `level`
+ * (`info`, `warn`, ...), `msg`, then the request it belongs to (`request_id`), the fields of a
+ * request line, the annotations, a failure's `cause` and any log spans.
+ */
+export const logRecord = (options: Logger.Logger.Options<unknown>): Record<string, unknown> => {
+  const record: Record<string, unknown> = {
+    time: options.date.toISOString(),
+    level: options.logLevel.label.toLowerCase()
+  }
+  const parts: Array<string> = []
+  let fields: object | undefined
+  for (const message of Array.isArray(options.message) ? options.message : [options.message]) {
+    if (message instanceof RequestLine) {
+      fields = message.fields
+      parts.push(message.toString())
+    } else {
+      parts.push(typeof message === "string" ? message : Inspectable.toStringUnknown(message))
+    }
+  }
+  record.msg = parts.join(" ")
+  const requestId = FiberRefs.getOrDefault(options.context, CurrentRequestId)
+  if (requestId !== undefined) record.request_id = requestId
+  if (fields !== undefined) Object.assign(record, fields)
+  if (HashMap.size(options.annotations) > 0) {
+    for (const [key, value] of HashMap.toEntries(options.annotations)) {
+      if (!(key in record)) record[key] = value
+    }
+  }
+  if (!Cause.isEmpty(options.cause)) record.cause = Cause.pretty(options.cause, { renderErrorCause: true })
+  if (List.isCons(options.spans)) {
+    const now = options.date.getTime()
+    record.spans = Object.fromEntries(List.toArray(options.spans).map((span) => [span.label, now - span.startTime]))
+  }
+  return record
+}
+
+/** A record as JSON; one that JSON cannot hold as it is (a cycle, a bigint) is written the safe way. */
+const jsonOf = (record: Record<string, unknown>): string => {
+  try {
+    return JSON.stringify(record)
+  } catch {
+    return Inspectable.stringifyCircular(record)
+  }
+}
+
+/**
+ * JSON lines on standard output, written together at the end of each burst of work rather than
+ * one write per line (request logs cost next to nothing that way).
+ */
+export const bufferedJsonLogger = () => {
+  const output = makeBufferedOutput(1)
+  return Logger.make((options) => output.writeLine(jsonOf(logRecord(options))))
+}
+
+/**
+ * Effect's pretty logger for a terminal, told about request ids and request lines: they show as
+ * annotations beside the line's text.
+ */
+export const prettyLogger = Logger.prettyLogger().pipe(
+  Logger.mapInputOptions((options: Logger.Logger.Options<unknown>) => {
+    const requestId = FiberRefs.getOrDefault(options.context, CurrentRequestId)
+    const message = Array.isArray(options.message) && options.message.length === 1 ? options.message[0] : options.message
+    const line = message instanceof RequestLine ? message : undefined
+    if (requestId === undefined && line === undefined) return options
+    let annotations = options.annotations
+    if (requestId !== undefined) annotations = HashMap.set(annotations, "request_id", requestId)
+    if (line !== undefined) {
+      for (const [key, value] of Object.entries(line.fields)) annotations = HashMap.set(annotations, key, value)
+    }
+    return { ...options, message: line === undefined ? options.message : String(line), annotations }
+  })
+)
