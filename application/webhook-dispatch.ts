@@ -138,6 +138,17 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
             Effect.annotateLogs({ delivery_id: delivery.id })
           )
         }
+        yield* Effect.logInfo(`webhook ${verdict.attempt.status}`, {
+          delivery_id: delivery.id,
+          webhook_id: endpoint.id,
+          organization_id: endpoint.organizationId,
+          event_type: event.type,
+          attempt: verdict.attempt.number,
+          response_status: verdict.attempt.responseStatus,
+          duration_ms: verdict.attempt.durationMs,
+          error: verdict.attempt.error,
+          next_attempt_at: verdict.nextAttemptAt
+        })
         switch (verdict.endpoint) {
           case "answered":
             // Nothing to clear when the endpoint was healthy at the claim; a failure since then is

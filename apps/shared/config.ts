@@ -98,6 +98,7 @@ export const RosterConfig = Config.all({
     Config.withDefault(2)
   ),
   emailWebhookSecret: Config.redacted("EMAIL_WEBHOOK_SECRET").pipe(Config.option),
+  allowConsoleMailer: flag("ALLOW_CONSOLE_MAILER", false),
   stripeSecretKey: Config.redacted("STRIPE_SECRET_KEY").pipe(Config.option),
   stripeWebhookSecret: Config.redacted("STRIPE_WEBHOOK_SECRET").pipe(Config.option),
   stripeApiBase: url("STRIPE_API_BASE").pipe(Config.option),

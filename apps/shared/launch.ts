@@ -24,10 +24,11 @@ const errorCode = (error: unknown): unknown =>
 /**
  * What stopped a start, in one line naming the setting to look at, for the failures an operator
  * causes and can fix: a database that cannot be reached, an address already taken, the embedded
- * database held by another process. Anything else is not described (and is logged as it is).
+ * database held by another process, no email provider in production. Anything else is not described (and is logged as it is).
  */
 export const describeStartFailure = (config: RosterConfig, error: unknown): string | undefined => {
   if (Predicate.isTagged(error, "EmbeddedDatabaseInUse") && error instanceof Error) return error.message
+  if (Predicate.isTagged(error, "ConsoleMailerInProduction") && error instanceof Error) return error.message
   if (Predicate.isTagged(error, "ServeError")) {
     const address = `${config.host}:${config.port}`
     const code = errorCode(error)

@@ -24,7 +24,7 @@ import { makeResendMailer } from "../../adapters/resend/index.js"
 import { makeTokenSignerLive } from "../../adapters/jose/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 import { OutgoingMailConfig } from "@roster/application"
-import { Effect, Layer, Logger, Option } from "effect"
+import { Data, Effect, Layer, Logger, Option } from "effect"
 import { embeddedDatabaseDir, publicBaseUrl, type RosterConfig } from "./config.js"
 import { bufferedJsonLogger, prettyLogger } from "./logging.js"
 
@@ -86,6 +86,17 @@ export const cryptoLayer = CryptoLive
  * is answered at once: the worker reschedules queued email itself, honouring the provider's
  * `Retry-After`, while a sign-in email is tried again on the spot.
  */
+/**
+ * In production, emails printed to the output would put sign-in links in the logs: the console
+ * mailer is refused there unless ALLOW_CONSOLE_MAILER=true says it is meant.
+ */
+export class ConsoleMailerInProduction extends Data.TaggedError("ConsoleMailerInProduction")<{}> {
+  override get message() {
+    return "RESEND_API_KEY: required when NODE_ENV=production, or emails (sign-in links among them) would be printed to the log; " +
+      "set ALLOW_CONSOLE_MAILER=true to print them anyway"
+  }
+}
+
 export const mailerLayer = (config: RosterConfig, options: { readonly retries: boolean } = { retries: true }) =>
   Option.match(config.resendApiKey, {
     onSome: (apiKey) =>
@@ -96,14 +107,16 @@ export const mailerLayer = (config: RosterConfig, options: { readonly retries: b
         ...(options.retries ? {} : { retry: { times: 0 } })
       }),
     onNone: () =>
-      makeConsoleMailer(undefined, { from: config.emailFrom }).pipe(
-        // Said once, by the mailer of sign-in email that every process with an API has.
-        Layer.tap(() =>
-          options.retries
-            ? Effect.logInfo("emails are printed here, not delivered: set RESEND_API_KEY to send them through Resend")
-            : Effect.void
+      config.nodeEnv === "production" && !config.allowConsoleMailer
+        ? Layer.fail(new ConsoleMailerInProduction())
+        : makeConsoleMailer(undefined, { from: config.emailFrom }).pipe(
+          // Said once, by the mailer of sign-in email that every process with an API has.
+          Layer.tap(() =>
+            options.retries
+              ? Effect.logInfo("emails are printed here, not delivered: set RESEND_API_KEY to send them through Resend")
+              : Effect.void
+          )
         )
-      )
   })
 
 /**

@@ -2,10 +2,15 @@ import { Cause, FiberRefs, HashMap, Inspectable, List, Logger } from "effect"
 import { CurrentRequestId, RequestLine } from "../../adapters/http/index.js"
 import { makeBufferedOutput } from "../../adapters/node/index.js"
 
+/** A plain object logged beside a message (`Effect.logInfo("sent", { id })`) holds fields of the line. */
+const isFields = (message: unknown): message is object =>
+  typeof message === "object" && message !== null && Object.getPrototypeOf(message) === Object.prototype
+
 /**
  * One log event as a flat record, in the shape log shippers expect: `time` (ISO 8601), `level`
  * (`info`, `warn`, ...), `msg`, then the request it belongs to (`request_id`), the fields of a
- * request line, the annotations, a failure's `cause` and any log spans.
+ * request line or of a plain object logged beside the message, the annotations, a failure's
+ * `cause` and any log spans.
  */
 export const logRecord = (options: Logger.Logger.Options<unknown>): Record<string, unknown> => {
   const record: Record<string, unknown> = {
@@ -18,6 +23,8 @@ export const logRecord = (options: Logger.Logger.Options<unknown>): Record<strin
     if (message instanceof RequestLine) {
       fields = message.fields
       parts.push(message.toString())
+    } else if (isFields(message)) {
+      fields = fields === undefined ? message : { ...fields, ...message }
     } else {
       parts.push(typeof message === "string" ? message : Inspectable.toStringUnknown(message))
     }

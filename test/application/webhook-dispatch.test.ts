@@ -17,7 +17,8 @@ import {
   type WebhookEndpoint,
   webhookPayload
 } from "@roster/domain"
-import { Deferred, Duration, Effect, Fiber, Option, TestClock } from "effect"
+import { Deferred, Duration, Effect, Fiber, Logger, Option, TestClock } from "effect"
+import { logRecord } from "../../apps/shared/logging.js"
 import { answered, deliveriesOf, gatedReceiver, openOrganization, register, subscribe, withReceiver } from "./test-kit.js"
 
 const LEASE_MS = 30_000
@@ -176,6 +177,36 @@ describe("sending deliveries", () => {
       expect(new Set(receiver.sent().map((message) => message.body)).size).toBe(1)
       expect((yield* endpointNow(endpoint)).failingSince).toBeNull()
     }))
+  })
+
+  it.effect("logs each attempt at info: the delivery, the endpoint, the answer and when it is tried again", () => {
+    let failuresLeft = 1
+    const receiver = withReceiver(() => failuresLeft-- > 0 ? answered(503) : answered(204))
+    const lines: Array<Record<string, unknown>> = []
+    const capture = Logger.replace(Logger.defaultLogger, Logger.make((options) => void lines.push(logRecord(options))))
+    return receiver.run(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const endpoint = yield* endpointWithOneDelivery(principal)
+      yield* deliverDue
+      const [afterFirst] = yield* deliveriesOf(principal, endpoint)
+      yield* TestClock.adjust(Duration.millis(afterFirst!.delivery.nextAttemptAt!.getTime() - afterFirst!.attempts[0]!.attemptedAt.getTime()))
+      yield* deliverDue
+      const attempts = lines.filter((line) => line.delivery_id === afterFirst!.delivery.id)
+      expect(attempts).toMatchObject([
+        {
+          level: "info",
+          msg: "webhook failed",
+          webhook_id: endpoint.id,
+          organization_id: principal.organization.id,
+          event_type: "subscriber.created",
+          attempt: 1,
+          response_status: 503,
+          error: "answered 503",
+          next_attempt_at: afterFirst!.delivery.nextAttemptAt
+        },
+        { level: "info", msg: "webhook succeeded", attempt: 2, response_status: 204, error: null, next_attempt_at: null }
+      ])
+    }).pipe(Effect.provide(capture)))
   })
 
   it.effect("gives up after the last attempt of the schedule", () => {

@@ -149,6 +149,23 @@ describe("the embedded database", () => {
     }
   }, 120_000)
 
+  it("in production without an email provider the start stops, unless ALLOW_CONSOLE_MAILER=true", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-e2e-"))
+    const production = { DATA_DIR: dataDir, NODE_ENV: "production", SESSION_SECRET: "s".repeat(32) }
+    try {
+      const refused = await run("api", [], production)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr.trim()).toBe(
+        "roster: RESEND_API_KEY: required when NODE_ENV=production, or emails (sign-in links among them) would be printed " +
+          "to the log; set ALLOW_CONSOLE_MAILER=true to print them anyway"
+      )
+      const allowed = await startUntilHealthy("api", { ...production, ALLOW_CONSOLE_MAILER: "true" })
+      expect(await allowed.stop()).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it("a bad configuration value stops the start with one line naming it", async () => {
     const result = await run("api", [], { PORT: "eighty" })
     expect(result.code).toBe(1)
