@@ -90,10 +90,12 @@ export const cryptoLayer = CryptoLive
  * In production, emails printed to the output would put sign-in links in the logs: the console
  * mailer is refused there unless ALLOW_CONSOLE_MAILER=true says it is meant.
  */
-export class ConsoleMailerInProduction extends Data.TaggedError("ConsoleMailerInProduction")<{}> {
-  override get message() {
-    return "RESEND_API_KEY: required when NODE_ENV=production, or emails (sign-in links among them) would be printed to the log; " +
-      "set ALLOW_CONSOLE_MAILER=true to print them anyway"
+export class ConsoleMailerInProduction extends Data.TaggedError("ConsoleMailerInProduction")<{ readonly message: string }> {
+  constructor() {
+    super({
+      message: "RESEND_API_KEY: required when NODE_ENV=production, or emails (sign-in links among them) would be printed " +
+        "to the log; set ALLOW_CONSOLE_MAILER=true to print them anyway"
+    })
   }
 }
 
