@@ -5,6 +5,7 @@ import { createServer } from "node:http"
 import { OverviewApiLive } from "./overview/index.js"
 import { ReferenceApiLive } from "./reference/index.js"
 import { HttpSettings, type HttpSettingsShape } from "./shared/http-settings.js"
+import { compressAnswers } from "./shared/compression.js"
 import { requestLogging } from "./shared/request-log.js"
 
 export { OverviewApi } from "./overview/index.js"
@@ -35,7 +36,7 @@ const wireForms: Record<WireForm, typeof ReferenceApiLive | typeof OverviewApiLi
  * Webhooks, Admin, Readiness, RateLimits and Idempotency.
  */
 export const makeHttpApiLive = (form: WireForm, settings: HttpSettingsShape) =>
-  HttpApiBuilder.serve(requestLogging).pipe(
+  HttpApiBuilder.serve((app) => requestLogging(compressAnswers(app))).pipe(
     Layer.provide(wireForms[form]),
     Layer.provide(Layer.succeed(HttpSettings, settings)),
     // Path parameters as long as the longest email address, percent-encoded, still route.

@@ -1,6 +1,7 @@
-import { FileSystem, HttpApiBuilder, HttpApiSwagger, HttpServerResponse } from "@effect/platform"
+import { FileSystem, HttpApi, HttpApiBuilder, HttpApiSwagger, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { createRequire } from "node:module"
+import { HttpSettings } from "./http-settings.js"
 import type { KnownRoute } from "./route-table.js"
 
 /**
@@ -53,8 +54,18 @@ const RedocLive = HttpApiBuilder.Router.use((router) =>
   })
 )
 
+/** The API as its documents describe it: served at this deployment's public address (`servers`). */
+const ServedApi = Layer.effect(
+  HttpApi.Api,
+  Effect.gen(function*() {
+    const { api, context } = yield* HttpApi.Api
+    const { publicBaseUrl } = yield* HttpSettings
+    return { api: api.annotate(OpenApi.Servers, [{ url: publicBaseUrl, description: "this deployment" }]), context }
+  })
+)
+
 export const DocsLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }),
   HttpApiSwagger.layer({ path: SWAGGER_PATH }),
   RedocLive
-)
+).pipe(Layer.provide(ServedApi))

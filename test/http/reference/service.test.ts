@@ -1,10 +1,12 @@
 import { CacheHealth, DatabaseHealth } from "@roster/application"
 import { Effect, Layer } from "effect"
+import { request as httpRequest } from "node:http"
+import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { errorCatalog, errorCodes } from "../../../adapters/http/index.js"
 import type { OpenApiDocument } from "../../../adapters/http/shared/openapi-model.js"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
-import { defaultErrorsBase, expectProblem } from "../helpers.js"
+import { createSubscriber, defaultErrorsBase, expectProblem } from "../helpers.js"
 
 let server: TestHttpServer
 beforeAll(async () => {
@@ -380,5 +382,77 @@ describe("documentation pages", () => {
     expect(bundle.status).toBe(200)
     expect(bundle.headers.get("content-type")).toMatch(/^application\/javascript/)
     expect(bundle.text.length).toBeGreaterThan(100_000)
+  })
+})
+
+/** An answer exactly as it came over the wire, its body not decoded. */
+const raw = (path: string, headers: Record<string, string> = {}, method = "GET") =>
+  new Promise<{ status: number; headers: Record<string, string | Array<string> | undefined>; body: Buffer }>((resolve, reject) => {
+    const url = new URL(path, server.baseUrl)
+    const sent = httpRequest(url, { method, headers }, (answer) => {
+      const chunks: Array<Buffer> = []
+      answer.on("data", (chunk: Buffer) => chunks.push(chunk))
+      answer.on("end", () => resolve({ status: answer.statusCode!, headers: answer.headers, body: Buffer.concat(chunks) }))
+      answer.on("error", reject)
+    })
+    sent.on("error", reject)
+    sent.end()
+  })
+
+describe("compression", () => {
+  it("sends the OpenAPI document with Brotli or gzip as the client accepts, and as it is otherwise", async () => {
+    const plain = await raw("/openapi.json")
+    expect(plain.headers["content-encoding"]).toBeUndefined()
+    expect(plain.headers["vary"]).toMatch(/accept-encoding/i)
+    const document = JSON.parse(plain.body.toString("utf8"))
+
+    const br = await raw("/openapi.json", { "accept-encoding": "gzip, deflate, br" })
+    expect(br.headers["content-encoding"]).toBe("br")
+    expect(br.body.length).toBeLessThan(plain.body.length / 4)
+    expect(JSON.parse(brotliDecompressSync(br.body).toString("utf8"))).toEqual(document)
+
+    const gz = await raw("/openapi.json", { "accept-encoding": "gzip" })
+    expect(gz.headers["content-encoding"]).toBe("gzip")
+    expect(JSON.parse(gunzipSync(gz.body).toString("utf8"))).toEqual(document)
+
+    const refused = await raw("/openapi.json", { "accept-encoding": "br;q=0, gzip;q=0, identity" })
+    expect(refused.headers["content-encoding"]).toBeUndefined()
+    expect(refused.body.equals(plain.body)).toBe(true)
+  })
+
+  it("compresses the docs pages and Redoc's bundle", async () => {
+    for (const path of ["/docs", "/redoc/redoc.standalone.js"]) {
+      const answer = await raw(path, { "accept-encoding": "br" })
+      expect(answer.status, path).toBe(200)
+      expect(answer.headers["content-encoding"], path).toBe("br")
+      expect(brotliDecompressSync(answer.body).length, path).toBeGreaterThan(answer.body.length * 2)
+    }
+  })
+
+  it("compresses a long JSON answer of the API", async () => {
+    const { key } = await server.seedOrganization()
+    for (let i = 0; i < 30; i++) await createSubscriber(server, key)
+    const answer = await raw("/api/v1/subscribers?limit=100", { "x-api-key": key, "accept-encoding": "gzip" })
+    expect(answer.status).toBe(200)
+    expect(answer.headers["content-encoding"]).toBe("gzip")
+    expect(JSON.parse(gunzipSync(answer.body).toString("utf8")).items).toHaveLength(30)
+  })
+
+  it("leaves small answers as they are", async () => {
+    const health = await raw("/health", { "accept-encoding": "br, gzip" })
+    expect(health.headers["content-encoding"]).toBeUndefined()
+    expect(JSON.parse(health.body.toString("utf8")).status).toBe("healthy")
+  })
+})
+
+describe("servers in the OpenAPI document", () => {
+  it("names the deployment's public address", async () => {
+    const deployed = await startHttpServer({ config: { PUBLIC_BASE_URL: "https://lists.example.com" } })
+    try {
+      const answer = await call(deployed, "GET", "/openapi.json")
+      expect(answer.body.servers).toEqual([{ url: "https://lists.example.com", description: "this deployment" }])
+    } finally {
+      await deployed.close()
+    }
   })
 })
