@@ -112,6 +112,7 @@ export const RosterConfig = Config.all({
     }),
     Config.withDefault(30)
   ),
+  workerHeartbeatFile: Config.string("WORKER_HEARTBEAT_FILE").pipe(Config.option),
   migrate: flag("MIGRATE", true),
   logLevel: logLevel.pipe(Config.withDefault(LogLevel.Info)),
   logFormat: LogFormat

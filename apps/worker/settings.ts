@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { RosterConfig } from "../shared/config.js"
 
 /** How the worker's jobs are sized and paced; the defaults suit production. */
@@ -66,17 +66,24 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
     triggerMaxIdleMs: 1_000,
     /** Rows of history deleted per statement, and the pause once there is no more to delete. */
     pruneBatch: 1_000,
-    pruneIntervalMs: 10 * 60_000
+    pruneIntervalMs: 10 * 60_000,
+    /**
+     * A file the worker touches whenever its database answers (WORKER_HEARTBEAT_FILE), for a
+     * container's health check; `null` for none.
+     */
+    heartbeatFile: null as string | null,
+    heartbeatMs: 10_000
   })
 }) {}
 
-/** The worker's settings from the configuration: WORKER_LEASE_SECONDS, EMAIL_PROVIDER_RATE. */
+/** The worker's settings from the configuration: WORKER_LEASE_SECONDS, EMAIL_PROVIDER_RATE, WORKER_HEARTBEAT_FILE. */
 export const workerSettingsLayer = (config: RosterConfig) =>
   Layer.effect(
     WorkerSettings,
     Effect.map(WorkerSettings, (defaults) => ({
       ...defaults,
       leaseMs: config.workerLeaseSeconds * 1000,
-      providerRate: config.emailProviderRate
+      providerRate: config.emailProviderRate,
+      heartbeatFile: Option.getOrNull(config.workerHeartbeatFile)
     }))
   )

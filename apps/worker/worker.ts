@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import { CampaignJob } from "./campaign-job.js"
 import { EmailJob } from "./email-job.js"
 import { ErasureJob } from "./erasure-job.js"
+import { HeartbeatJob } from "./heartbeat.js"
 import { TriggerJob } from "./trigger-job.js"
 import { WebhookJobsLive } from "./webhook-jobs.js"
 
@@ -14,4 +15,4 @@ const StoppedLine = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo
  * comes due again for the others when its lease runs out. A new kind of background work is one
  * more job layer here.
  */
-export const WorkerLive = Layer.mergeAll(WebhookJobsLive, ErasureJob, EmailJob, CampaignJob, TriggerJob).pipe(Layer.provide(StoppedLine))
+export const WorkerLive = Layer.mergeAll(WebhookJobsLive, ErasureJob, EmailJob, CampaignJob, TriggerJob, HeartbeatJob).pipe(Layer.provide(StoppedLine))
