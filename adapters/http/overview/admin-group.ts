@@ -88,7 +88,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .addSuccess(NumberedList(AdminUser, "AdminUserList"))
       .annotateContext(OpenApi.annotations({
         summary: "List users",
-        description: `One numbered page of every dashboard user, oldest first, with their organizations. ${adminsOnly}`
+        description: `One numbered page of every signed-up user, oldest first, with their organizations. ${adminsOnly}`
       }))
   )
   .add(

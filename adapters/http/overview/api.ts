@@ -29,7 +29,7 @@ Dashboard users sign in without a password: \`POST /auth/magic-link\` emails a l
 session cookie. The \`/auth\` routes are the same in every form of the API, and answer errors in this form's body.
 
 The API is served under \`/v1\` and, the same, under \`/api/v1\`. Every request there carries an API key in the
-\`X-API-Key\` header, or the dashboard session cookie \`svc_session\` with the organization to act for in the
+\`X-API-Key\` header, or the sign-in session cookie \`svc_session\` with the organization to act for in the
 \`X-Organization-Id\` header (400 without it, 403 when the user is not a member of it).
 
 A single resource answers \`{data: {...}}\`, a list \`{data: [...], meta: {total, page, per_page, total_pages}}\`.

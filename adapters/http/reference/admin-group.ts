@@ -108,7 +108,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .annotate(OpenApi.Transform, documentPageHeaders)
       .annotateContext(OpenApi.annotations({
         summary: "List users",
-        description: "One page of every dashboard user, oldest first, each with their organizations and roles. Follow " +
+        description: "One page of every signed-up user, oldest first, each with their organizations and roles. Follow " +
           `\`next_cursor\` (or the \`Link\` header) for the next page. ${adminsOnly}`
       }))
   )
@@ -119,7 +119,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .pipe(problems.endpoint("not_found"))
       .annotateContext(OpenApi.annotations({
         summary: "Get a user",
-        description: `A dashboard user with their organizations and roles. ${adminsOnly}`
+        description: `A signed-up user with their organizations and roles. ${adminsOnly}`
       }))
   )
   .middleware(Authentication)

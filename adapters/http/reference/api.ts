@@ -25,7 +25,7 @@ import { WebhooksGroup } from "./webhooks-group.js"
 const description = `Subscribers, tags, notes, templates, email, outgoing webhooks and API keys of newsletter
 organizations, over HTTP, and the platform admin's view of every organization and user.
 
-Every \`/api/v1\` request carries an API key in the \`X-API-Key\` header, or the dashboard session cookie \`svc_session\`.
+Every \`/api/v1\` request carries an API key in the \`X-API-Key\` header, or the sign-in session cookie \`svc_session\`.
 A key's organization is the one acted for, whatever else the request says; a session names its organization in the
 \`X-Organization-Id\` header (400 without it, 403 when the user is not a member of it), and a request with a session that
 changes something must come from the service's own site. Owners hold every scope, members those of subscribers, tags, templates and email.

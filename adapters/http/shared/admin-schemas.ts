@@ -50,7 +50,7 @@ export const AdminUser = Schema.Struct({
   created_at: Timestamp.annotations({ description: "when the user first signed in" }),
   last_signed_in_at: Schema.NullOr(Timestamp).annotations({ description: "the latest sign-in; null if none since" }),
   memberships: Schema.Array(AdminUserMembership).annotations({ description: "oldest membership first" })
-}).annotations({ identifier: "AdminUser", description: "a dashboard user with their organizations" })
+}).annotations({ identifier: "AdminUser", description: "a signed-up user with their organizations" })
 
 export const UpdateOrganizationRequest = Schema.Struct({
   name: Schema.optionalWith(

@@ -135,6 +135,6 @@ export const makeAuthGroup = <I extends HttpApiMiddleware.HttpApiMiddleware.AnyI
   .annotate(OpenApi.Title, "Auth")
   .annotate(
     OpenApi.Description,
-    "Passwordless sign-in for the dashboard: a magic link by email, then a session cookie. No API key and no " +
+    "Passwordless sign-in for people: a magic link by email, then a session cookie. No API key and no " +
       "X-Organization-Id here."
   )

@@ -22,7 +22,7 @@ export const apiKeyScheme = HttpApiSecurity.apiKey({ in: "header", key: API_KEY_
 export const sessionScheme = HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
-    "The dashboard session, set by `GET /auth/verify` and ended by `POST /auth/logout`. On `/api/v1` a session " +
+    "The sign-in session, set by `GET /auth/verify` and ended by `POST /auth/logout`. On `/api/v1` a session " +
       `names the organization it acts for in the \`${ORGANIZATION_HEADER}\` header (400 without it, 403 when the user is ` +
       "not a member); owners hold every scope (`*`), members those of subscribers and tags. Requests that change " +
       "something must come from the service's own site (`Sec-Fetch-Site` and `Origin` are checked)."

@@ -4,7 +4,7 @@ import { HttpSettings } from "./http-settings.js"
 import { foreignOrigin, isCrossSiteFetch } from "./request-origin.js"
 
 /**
- * The dashboard session cookie: a signed token, `HttpOnly`, `SameSite=Lax`, for the whole site,
+ * The sign-in session cookie: a signed token, `HttpOnly`, `SameSite=Lax`, for the whole site,
  * `Secure` in production. The same in every wire form.
  */
 

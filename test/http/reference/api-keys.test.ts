@@ -122,7 +122,7 @@ describe("POST /api/v1/api-keys", () => {
     const organization = await server.createOrganizationAs(user)
     const answer = await call(server, "POST", path, {
       headers: user.headers(organization.id),
-      json: { name: "Made in the dashboard", scopes: ["*"] }
+      json: { name: "Made with a session", scopes: ["*"] }
     })
     expect(answer.status, answer.text).toBe(201)
     const listed = await call(server, "GET", path, { key: answer.body.key })
