@@ -17,7 +17,7 @@ import { IDEMPOTENCY_KEY_HEADER, isApiPath, RATE_LIMIT_HEADERS, REPLAYED_HEADER 
  * rate limit, a 429 when to try again, and every POST there takes an `Idempotency-Key`.
  */
 
-const ValidationProblemRef = { $ref: "#/components/schemas/ValidationProblem" }
+const ValidationProblemRef = { $ref: "#/components/schemas/ValidationErrorProblem" }
 
 const frameworkSchemas = ["HttpApiDecodeError", "Issue", "PropertyKey"]
 
