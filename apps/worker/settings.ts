@@ -66,7 +66,10 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
     triggerMaxIdleMs: 1_000,
     /** Rows of history deleted per statement, and the pause once there is no more to delete. */
     pruneBatch: 1_000,
-    pruneIntervalMs: 10 * 60_000
+    pruneIntervalMs: 10 * 60_000,
+    /** Pending sending domains checked with the provider per batch, and the pause when none was due. */
+    domainCheckBatch: 20,
+    domainCheckIdleMs: 30_000
   })
 }) {}
 
