@@ -356,3 +356,32 @@ describe("the organization's domain at a glance", () => {
     expect(Option.isSome(stored)).toBe(true)
   })
 })
+
+describe("without Resend (the console mailer)", () => {
+  it("a domain is pending with placeholder records, verified on its first check, and sent from", async () => {
+    const local = await startHttpServer({ adapters: UnlimitedRateLimiterLive })
+    try {
+      const { key } = await local.seedOrganization({ tier: "enterprise", environment: "live" })
+      const domain = freshDomain()
+      const added = await call(local, "POST", path, { key, json: { domain } })
+      expect(added.status, added.text).toBe(201)
+      expect(added.body).toMatchObject({ domain, status: "pending" })
+      expect(added.body.dns_records.map((r: { record: string; type: string; name: string; status: string }) =>
+        `${r.record} ${r.type} ${r.name} ${r.status}`
+      )).toEqual(["SPF MX send not_started", "SPF TXT send not_started", "DKIM TXT roster._domainkey not_started"])
+      const checked = await call(local, "GET", path, { key })
+      expect(checked.body).toMatchObject({ domain, status: "verified" })
+      const set = await call(local, "PUT", settingsPath, { key, json: { from_address: `news@${domain}` } })
+      expect(set.status, set.text).toBe(200)
+      const reader = await createSubscriber(local, key)
+      const sent = await call(local, "POST", "/api/v1/emails/send", {
+        key,
+        json: { to: reader.email, kind: "transactional", subject: "Hi", text: "Hello" }
+      })
+      expect(sent.body.from).toContain(`<news@${domain}>`)
+      expect((await call(local, "DELETE", path, { key })).status).toBe(204)
+    } finally {
+      await local.close()
+    }
+  })
+})
