@@ -1,6 +1,4 @@
 import {
-  type EmailSettings,
-  effectiveFrom,
   emailLimit,
   InvalidInput,
   Message,
@@ -36,6 +34,7 @@ import { requireOwned } from "./support/ownership.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { signPreferenceToken } from "./support/preference-tokens.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { makeSenderOf } from "./support/sender.js"
 import { preferencesUrl, templateScope, templateSubscriber, unsubscribeUrl } from "./support/template-scope.js"
 
 /** One email to send: to whom, what (a template or the content itself) and of which kind. */
@@ -94,6 +93,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
     const signal = yield* WorkSignal
     const mail = yield* OutgoingMailConfig
     const ids = yield* Ids
+    const sender = yield* makeSenderOf
 
     /** The subscriber the email goes to. An address no subscriber of the organization has is a 400. */
     const recipientOf = (principal: Principal, input: EmailToSend) =>
@@ -141,13 +141,6 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         yield* engine.check(source)
         return { templateId: null, source }
       })
-
-    const fromOf = (found: Option.Option<EmailSettings>, organizationName: string) =>
-      effectiveFrom(
-        Option.getOrElse(found, () => ({ fromName: null, fromAddress: null })),
-        organizationName,
-        mail.defaultFrom
-      )
 
     /**
      * Renders the email for the subscriber and records it: `queued` for the worker (which is told at
@@ -197,6 +190,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
           subscribers.preferenceAccess(organizationId, recipient.id)
         ], { concurrency: "unbounded" })
         const organizationName = Option.match(org, { onNone: () => "", onSome: (o) => o.name })
+        const from = yield* sender.senderOf(organization, found, organizationName)
         const at = yield* now
         const id = email.messageId ?? MessageId.make(yield* ids.next)
         const link = yield* signPreferenceToken(signer, {
@@ -227,7 +221,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
           campaignId: null,
           kind: email.kind,
           to: recipient.email,
-          from: fromOf(found, organizationName),
+          from,
           subject,
           html: rendered.html,
           text: rendered.text,

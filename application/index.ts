@@ -63,3 +63,8 @@ export * from "./support/page-numbers.js"
 export * from "./support/principal.js"
 export * from "./support/template-scope.js"
 export * from "./support/principal-cache.js"
+
+// Custom sending domains.
+export * from "./sending-domains.js"
+export * from "./ports/domain-verifier.js"
+export * from "./ports/sending-domain-repository.js"

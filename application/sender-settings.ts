@@ -1,10 +1,20 @@
-import { EmailSettings, effectiveFrom, InvalidInput, planLimits } from "@roster/domain"
+import {
+  domainOfAddress,
+  EmailSettings,
+  emailAddressProblem,
+  InvalidInput,
+  planLimits,
+  type SendingDomain,
+  senderAddressInUse,
+  TOP_TIER
+} from "@roster/domain"
 import { Effect, Option } from "effect"
 import { EmailSettingsRepository } from "./ports/email-settings-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
-import { OutgoingMailConfig } from "./ports/outgoing-mail-config.js"
+import { SendingDomainRepository } from "./ports/sending-domain-repository.js"
 import { now } from "./support/clock.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { currentSettings, makeSenderOf } from "./support/sender.js"
 
 /** The organization's sender settings and what comes of them. */
 export interface SenderSettingsView {
@@ -12,6 +22,10 @@ export interface SenderSettingsView {
   readonly fromAddress: string | null
   /** The From header every email of the organization carries. */
   readonly effectiveFrom: string
+  /** Whether the From header carries the organization's own address on its verified custom domain. */
+  readonly isCustomDomain: boolean
+  /** The organization's custom sending domain, whatever its status, if it has one. */
+  readonly customDomain: SendingDomain | null
   /** Whether the plan allows a custom sending domain. */
   readonly canAddCustomDomain: boolean
 }
@@ -19,61 +33,98 @@ export interface SenderSettingsView {
 export interface SenderSettingsChanges {
   /** `null` goes back to the organization's name. */
   readonly fromName?: string | null | undefined
+  /** `null` goes back to the service's address. */
   readonly fromAddress?: string | null | undefined
 }
 
 /**
  * How the organization's email is sent (owner only, scope `*`): the display name of every From
- * header, on every plan. A sending address of its own needs a verified custom domain, which the
- * service does not offer yet: setting one is refused, naming why.
+ * header, on every plan; and on the top plan, once its custom domain is verified, an address of
+ * its own on that domain. The service's default address may always be named.
  */
 export class SenderSettings extends Effect.Service<SenderSettings>()("roster/SenderSettings", {
   effect: Effect.gen(function*() {
     const settings = yield* EmailSettingsRepository
     const organizations = yield* OrganizationRepository
-    const mail = yield* OutgoingMailConfig
+    const domains = yield* SendingDomainRepository
+    const sender = yield* makeSenderOf
 
-    const viewOf = (principal: Principal, stored: Option.Option<EmailSettings>) =>
+    const viewOf = (principal: Principal, stored: Option.Option<EmailSettings>, domain: Option.Option<SendingDomain>) =>
       Effect.map(organizations.findById(principal.organization.id), (organization): SenderSettingsView => {
-        const current = Option.getOrElse(stored, () => ({ fromName: null, fromAddress: null }))
+        const current = currentSettings(stored)
+        const { tier } = principal.organization
+        const customDomain = Option.getOrNull(domain)
+        const effectiveFrom = sender.fromWith(
+          tier,
+          stored,
+          Option.match(organization, { onNone: () => "", onSome: (o) => o.name }),
+          customDomain
+        )
+        const inUse = senderAddressInUse(current.fromAddress, { tier, domain: customDomain, defaultAddress: sender.defaultAddress })
         return {
           fromName: current.fromName,
           fromAddress: current.fromAddress,
-          effectiveFrom: effectiveFrom(
-            current,
-            Option.match(organization, { onNone: () => "", onSome: (o) => o.name }),
-            mail.defaultFrom
-          ),
-          canAddCustomDomain: planLimits[principal.organization.tier].customSendingDomain
+          effectiveFrom,
+          isCustomDomain: inUse !== null && customDomain !== null && domainOfAddress(inUse) === customDomain.name,
+          customDomain,
+          canAddCustomDomain: planLimits[tier].customSendingDomain
         }
       })
 
     const get = Effect.fnUntraced(function*(principal: Principal) {
       yield* authorize(principal, "*")
-      return yield* viewOf(principal, yield* settings.find(principal.organization.id))
+      const organizationId = principal.organization.id
+      const [stored, domain] = yield* Effect.all([settings.find(organizationId), domains.find(organizationId)], {
+        concurrency: 2
+      })
+      return yield* viewOf(principal, stored, domain)
     })
+
+    /** Why the organization may not send from `address` now, if it may not. */
+    const addressProblem = (principal: Principal, address: string, domain: Option.Option<SendingDomain>) => {
+      const problem = emailAddressProblem(address)
+      if (problem !== undefined) return `${problem}; give the address alone, without a name`
+      if (address.toLowerCase() === sender.defaultAddress.toLowerCase()) return undefined
+      if (!planLimits[principal.organization.tier].customSendingDomain) {
+        return `a sending address of your own needs a verified custom domain, which the ${TOP_TIER} plan offers; ` +
+          `until then email comes from ${sender.defaultAddress}, with your from_name`
+      }
+      if (Option.isNone(domain)) {
+        return "a sending address of your own needs a verified custom domain; add one at /settings/email/domain first"
+      }
+      if (domainOfAddress(address) !== domain.value.name) {
+        return `must be an address on your custom domain ${domain.value.name}`
+      }
+      if (domain.value.status !== "verified") {
+        return `your custom domain ${domain.value.name} is ${domain.value.status}, not verified yet; add its DNS ` +
+          "records and check it at /settings/email/domain"
+      }
+      return undefined
+    }
 
     const update = Effect.fnUntraced(function*(principal: Principal, changes: SenderSettingsChanges) {
       yield* authorize(principal, "*")
-      if (changes.fromAddress !== undefined && changes.fromAddress !== null) {
-        return yield* new InvalidInput({
-          field: "from_address",
-          problem: "a sending address of your own needs a verified custom domain; until then email comes from the " +
-            "service's address, with your from_name"
-        })
-      }
       const organizationId = principal.organization.id
-      const current = yield* settings.find(organizationId)
+      const [current, domain] = yield* Effect.all([settings.find(organizationId), domains.find(organizationId)], {
+        concurrency: 2
+      })
+      const fromAddress = changes.fromAddress === undefined
+        ? currentSettings(current).fromAddress
+        : changes.fromAddress === null
+        ? null
+        : changes.fromAddress.trim()
+      if (changes.fromAddress !== undefined && fromAddress !== null) {
+        const problem = addressProblem(principal, fromAddress, domain)
+        if (problem !== undefined) return yield* new InvalidInput({ field: "from_address", problem })
+      }
       const next = new EmailSettings({
         organizationId,
-        fromName: changes.fromName === undefined
-          ? Option.match(current, { onNone: () => null, onSome: (s) => s.fromName })
-          : changes.fromName,
-        fromAddress: null,
+        fromName: changes.fromName === undefined ? currentSettings(current).fromName : changes.fromName,
+        fromAddress,
         updatedAt: yield* now
       })
       yield* settings.save(next)
-      return yield* viewOf(principal, Option.some(next))
+      return yield* viewOf(principal, Option.some(next), domain)
     })
 
     return { get, update } as const

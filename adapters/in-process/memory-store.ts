@@ -13,6 +13,7 @@ import type {
   MessageEvent,
   Note,
   Organization,
+  SendingDomain,
   Session,
   Subscriber,
   Tag,
@@ -62,6 +63,8 @@ export interface Tables {
   readonly campaignAudiences: Map<string, CampaignAudienceProgress>
   readonly triggers: Map<string, EmailTrigger>
   readonly triggerFirings: Map<string, StoredFiring>
+  /** organization id -> its custom sending domain */
+  readonly sendingDomains: Map<string, SendingDomain>
 }
 
 /** A trigger's firing for one subscriber. */
@@ -141,7 +144,8 @@ const emptyTables = (): Tables => ({
   campaigns: new Map(),
   campaignAudiences: new Map(),
   triggers: new Map(),
-  triggerFirings: new Map()
+  triggerFirings: new Map(),
+  sendingDomains: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -170,7 +174,8 @@ const copyTables = (t: Tables): Tables => ({
   campaigns: new Map(t.campaigns),
   campaignAudiences: new Map(t.campaignAudiences),
   triggers: new Map(t.triggers),
-  triggerFirings: new Map(t.triggerFirings)
+  triggerFirings: new Map(t.triggerFirings),
+  sendingDomains: new Map(t.sendingDomains)
 })
 
 /**

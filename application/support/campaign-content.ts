@@ -1,7 +1,6 @@
 import {
   type Campaign,
   type CampaignContent,
-  effectiveFrom,
   InvalidInput,
   type OrganizationId
 } from "@roster/domain"
@@ -13,6 +12,7 @@ import { OutgoingMailConfig } from "../ports/outgoing-mail-config.js"
 import { TemplateEngine } from "../ports/template-engine.js"
 import { TemplateRepository } from "../ports/template-repository.js"
 import { requireFound } from "./ownership.js"
+import { makeSenderOf } from "./sender.js"
 import { preferencesUrl, sampleSubscriber, templateScope, unsubscribeUrl } from "./template-scope.js"
 
 /** A sample render's links lead nowhere. */
@@ -30,6 +30,7 @@ export const makeCampaignSendout = Effect.gen(function*() {
   const organizations = yield* OrganizationRepository
   const engine = yield* TemplateEngine
   const mail = yield* OutgoingMailConfig
+  const sender = yield* makeSenderOf
   return Effect.fnUntraced(function*(campaign: Campaign) {
   const content = yield* campaignContent(campaign, templates)
   const [organization, found] = yield* Effect.all([
@@ -46,10 +47,10 @@ export const makeCampaignSendout = Effect.gen(function*() {
   }))
   const sendout: CampaignSendout = {
     content,
-    from: effectiveFrom(
-      Option.getOrElse(found, () => ({ fromName: null, fromAddress: null })),
-      organizationName,
-      mail.defaultFrom
+    from: yield* sender.senderOf(
+      { id: campaign.organizationId, tier: Option.match(organization, { onNone: () => "free" as const, onSome: (o) => o.tier }) },
+      found,
+      organizationName
     ),
     organizationName
   }

@@ -18,6 +18,7 @@ import {
   Preferences,
   ProviderEvents,
   SenderSettings,
+  SendingDomains,
   Templates,
   TriggerFiring,
   Triggers,
@@ -28,6 +29,7 @@ import type { RosterConfig } from "./config.js"
 import {
   cacheLayer,
   cryptoLayer,
+  domainVerifierLayer,
   emailLayer,
   mailerLayer,
   persistenceLayer,
@@ -62,7 +64,8 @@ export const UseCasesLive = Layer.mergeAll(
   Campaigns.Default,
   CampaignSending.Default,
   Triggers.Default,
-  TriggerFiring.Default
+  TriggerFiring.Default,
+  SendingDomains.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */
@@ -74,17 +77,25 @@ export const applicationLayer = (config: RosterConfig) => {
     signInLayer(config),
     mailerLayer(config, { retries: false }),
     emailLayer(config),
-    webhookTransportLayer(config)
+    webhookTransportLayer(config),
+    domainVerifierLayer(config)
   )
   return Onboarding.Default.pipe(Layer.provideMerge(UseCasesLive.pipe(Layer.provideMerge(adapters))))
 }
 
 /**
  * What the worker alone needs: the database, the webhook transport, the mailer, the cache (the
- * provider's rate is shared there) and the jobs' use cases.
+ * provider's rate is shared there), the email provider's domains and the jobs' use cases.
  */
 export const workerApplicationLayer = (config: RosterConfig) =>
-  Layer.mergeAll(WebhookDispatch.Default, Subscribers.Default, EmailDelivery.Default, CampaignSending.Default, TriggerFiring.Default).pipe(
+  Layer.mergeAll(
+    WebhookDispatch.Default,
+    Subscribers.Default,
+    EmailDelivery.Default,
+    CampaignSending.Default,
+    TriggerFiring.Default,
+    SendingDomains.Default
+  ).pipe(
     Layer.provideMerge(Layer.mergeAll(
       persistenceLayer(config, { migrate: config.migrate }),
       cacheLayer(config),
@@ -92,6 +103,7 @@ export const workerApplicationLayer = (config: RosterConfig) =>
       mailerLayer(config, { retries: false }),
       emailLayer(config),
       tokenSignerLayer(config),
-      webhookTransportLayer(config)
+      webhookTransportLayer(config),
+      domainVerifierLayer(config)
     ))
   )

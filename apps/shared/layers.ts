@@ -8,6 +8,7 @@ import {
 import { CryptoLive } from "../../adapters/node/index.js"
 import {
   InProcessCacheHealthLive,
+  InProcessDomainVerifierLive,
   InProcessIdempotencyStoreLive,
   InProcessRateLimiterLive,
   InProcessWorkSignalLive,
@@ -20,7 +21,7 @@ import {
   RedisRateLimiterLive
 } from "../../adapters/redis/index.js"
 import { LiquidTemplateEngineLive, makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
-import { makeResendMailer } from "../../adapters/resend/index.js"
+import { makeResendDomainVerifier, makeResendMailer } from "../../adapters/resend/index.js"
 import { makeTokenSignerLive } from "../../adapters/jose/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 import { OutgoingMailConfig } from "@roster/application"
@@ -169,3 +170,13 @@ export const loggerLayer = (config: RosterConfig) => {
     Layer.setTracerEnabled(false)
   )
 }
+
+/**
+ * Custom sending domains at Resend when RESEND_API_KEY is set (at RESEND_BASE_URL, if given); else
+ * in this process, where a domain is verified on its first check (the console mailer sends nothing).
+ */
+export const domainVerifierLayer = (config: RosterConfig) =>
+  Option.match(config.resendApiKey, {
+    onSome: (apiKey) => makeResendDomainVerifier({ apiKey, baseUrl: Option.getOrUndefined(config.resendBaseUrl) }),
+    onNone: () => InProcessDomainVerifierLive
+  })

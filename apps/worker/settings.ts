@@ -72,7 +72,10 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
      * container's health check; `null` for none.
      */
     heartbeatFile: null as string | null,
-    heartbeatMs: 10_000
+    heartbeatMs: 10_000,
+    /** Pending sending domains checked with the provider per batch, and the pause when none was due. */
+    domainCheckBatch: 20,
+    domainCheckIdleMs: 30_000
   })
 }) {}
 

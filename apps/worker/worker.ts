@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { CampaignJob } from "./campaign-job.js"
+import { DomainCheckJob } from "./domain-check-job.js"
 import { EmailJob } from "./email-job.js"
 import { ErasureJob } from "./erasure-job.js"
 import { HeartbeatJob } from "./heartbeat.js"
@@ -15,4 +16,12 @@ const StoppedLine = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo
  * comes due again for the others when its lease runs out. A new kind of background work is one
  * more job layer here.
  */
-export const WorkerLive = Layer.mergeAll(WebhookJobsLive, ErasureJob, EmailJob, CampaignJob, TriggerJob, HeartbeatJob).pipe(Layer.provide(StoppedLine))
+export const WorkerLive = Layer.mergeAll(
+  WebhookJobsLive,
+  ErasureJob,
+  EmailJob,
+  CampaignJob,
+  TriggerJob,
+  DomainCheckJob,
+  HeartbeatJob
+).pipe(Layer.provide(StoppedLine))

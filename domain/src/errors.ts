@@ -131,3 +131,39 @@ export class InvalidToken extends Schema.TaggedError<InvalidToken>()("InvalidTok
     return this.reason
   }
 }
+
+/** A feature the organization's plan does not include: a custom sending domain below the top plan. */
+export class PlanFeatureUnavailable extends Schema.TaggedError<PlanFeatureUnavailable>()("PlanFeatureUnavailable", {
+  feature: Schema.String,
+  tier: Schema.String,
+  requiredTier: Schema.String
+}) {
+  override get message() {
+    return `${this.feature} needs the ${this.requiredTier} plan; this organization is on the ${this.tier} plan`
+  }
+}
+
+/** A sending domain another organization has added already. */
+export class SendingDomainTaken extends Schema.TaggedError<SendingDomainTaken>()("SendingDomainTaken", {
+  domain: Schema.String
+}) {
+  override get message() {
+    return `the domain ${this.domain} is already used by another organization`
+  }
+}
+
+/** An organization has one custom sending domain at a time. */
+export class SendingDomainExists extends Schema.TaggedError<SendingDomainExists>()("SendingDomainExists", {
+  domain: Schema.String
+}) {
+  override get message() {
+    return `the organization already has the custom domain ${this.domain}; delete it before adding another`
+  }
+}
+
+/** The organization has no custom sending domain. */
+export class NoSendingDomain extends Schema.TaggedError<NoSendingDomain>()("NoSendingDomain", {}) {
+  override get message() {
+    return "the organization has no custom sending domain; add one first"
+  }
+}

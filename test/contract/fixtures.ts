@@ -20,6 +20,7 @@ import {
   type TriggerRepository,
   type UnitOfWork,
   UserRepository,
+  type SendingDomainRepository,
   WebhookDeliveryRepository,
   WebhookEndpointRepository
 } from "@roster/application"
@@ -84,6 +85,7 @@ export type Persistence =
   | TriggerRepository
   | UnitOfWork
   | DatabaseHealth
+  | SendingDomainRepository
 
 export type PersistenceLayer = Layer.Layer<Persistence, unknown>
 

@@ -40,7 +40,8 @@ describe("migrations", () => {
           [10, "email_triggers"],
           [11, "campaign_lease_order"],
           [12, "custom_rate_limits"],
-          [13, "subscriber_slots"]
+          [13, "subscriber_slots"],
+          [14, "sending_domains"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -59,6 +60,7 @@ describe("migrations", () => {
           "organization_subscriber_slots",
           "organizations",
           "outbox_events",
+          "sending_domains",
           "sessions",
           "subscriber_notes",
           "subscriber_tags",

@@ -47,7 +47,7 @@ import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 // webhook work with WebhookDispatch through `run`.
 import { UseCasesLive } from "../../apps/shared/application.js"
 import { httpSettingsOf, publicBaseUrl, RosterConfig } from "../../apps/shared/config.js"
-import { emailLayer } from "../../apps/shared/layers.js"
+import { domainVerifierLayer, emailLayer } from "../../apps/shared/layers.js"
 
 /** The secret that signs this test process's session tokens. */
 export const testSigningSecret: Uint8Array = randomBytes(32)
@@ -55,6 +55,7 @@ export const testSigningSecret: Uint8Array = randomBytes(32)
 /**
  * Every port in memory or in process; emails go to `write`. Webhooks go out over real HTTP, through
  * the real target guard: loopback receivers of a test are refused unless `allowPrivateTargets`.
+ * Sending domains are registered in process, or at RESEND_BASE_URL when RESEND_API_KEY is given.
  */
 const adaptersLive = (write: (text: string) => Effect.Effect<void>, config: RosterConfig) =>
   Layer.mergeAll(
@@ -68,7 +69,8 @@ const adaptersLive = (write: (text: string) => Effect.Effect<void>, config: Rost
     makeConsoleMailer(write, { from: config.emailFrom }),
     InProcessWorkSignalLive,
     makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets }),
-    emailLayer(config)
+    emailLayer(config),
+    domainVerifierLayer(config)
   )
 
 /**

@@ -5,7 +5,14 @@
  * kept for the server's life (the same key and body answer the first answer again and send
  * nothing; another body is 409 `invalid_idempotent_request`; a key still in use is 409
  * `concurrent_idempotent_requests`). Tests script failures for the next calls (a 429 with
- * `retry-after`, a 500, a call held without answer) and read every email it accepted.
+ * `retry-after`, a 500, a 403 `restricted_api_key`, a call held without answer) and read every
+ * email it accepted.
+ *
+ * Its domains API: `POST /domains` (a new domain is `not_started`, with Resend's SPF and DKIM
+ * records; a name that is not a domain is 422 `validation_error`, one registered already 403
+ * `validation_error`), `GET /domains/{id}`, `POST /domains/{id}/verify` (Resend starts looking:
+ * `pending`) and `DELETE /domains/{id}`, an unknown id 404 `not_found`. Tests play the DNS side:
+ * `setDomainStatus` moves a domain (and its records) to `verified`, `failed`...
  */
 import { createHash, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -27,6 +34,7 @@ export interface AcceptedEmail {
 }
 
 export interface Call {
+  readonly method: string
   readonly path: string
   readonly status: number
   /** Emails in the call's body. */
@@ -55,12 +63,36 @@ export interface ResendApi {
   readonly script: (answer: ScriptedAnswer, times?: number) => void
   /** Calls held so far are dropped without an answer, as a dying connection is. */
   readonly dropHeld: () => void
+  /** Every domain registered and not removed, as Resend would answer `GET /domains/{id}`. */
+  readonly domains: () => ReadonlyArray<StandInDomain>
+  /** Moves the domain of this name (and every record of it) to `status`, as Resend does once it looks at the DNS. */
+  readonly setDomainStatus: (name: string, status: string) => void
   /** Waits until `count` emails were accepted, or fails after `timeoutMs`. */
   readonly waitForAccepted: (count: number, timeoutMs: number) => Promise<void>
   readonly close: () => Promise<void>
 }
 
 const emailPattern = /^[^\s@<>]+@[^\s@<>]+$/
+
+export interface StandInDomain {
+  readonly object: "domain"
+  readonly id: string
+  readonly name: string
+  status: string
+  readonly created_at: string
+  readonly region: string
+  readonly capabilities: { readonly sending: string; readonly receiving: string }
+  records: Array<Record<string, unknown>>
+}
+
+const domainPattern = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/
+
+/** The records Resend gives a new domain: the bounce MX and SPF TXT on `send`, and a DKIM key. */
+const recordsFor = (status: string): Array<Record<string, unknown>> => [
+  { record: "SPF", name: "send", type: "MX", ttl: "Auto", status, value: "feedback-smtp.us-east-1.amazonses.com", priority: 10 },
+  { record: "SPF", name: "send", type: "TXT", ttl: "Auto", status, value: "\"v=spf1 include:amazonses.com ~all\"" },
+  { record: "DKIM", name: "resend._domainkey", type: "TXT", ttl: "Auto", status, value: `p=MIGfMA0GCSqGSIb3DQEBAQUAA4GN${randomUUID().replaceAll("-", "")}` }
+]
 
 const addressOf = (to: string) => /<([^<>]+)>\s*$/.exec(to)?.[1] ?? to
 
@@ -104,14 +136,16 @@ export const startResendApi = async (options: { readonly apiKey?: string; readon
       body = undefined
     }
     const batch = path === "/emails/batch"
-    const emails: ReadonlyArray<unknown> = batch ? (Array.isArray(body) ? body : []) : [body]
-    const record = (status: number) => calls.push({ path, status, emails: emails.length, idempotencyKey, at: Date.now() })
+    const domainPath = /^\/domains(?:\/([^/]+)(\/verify)?)?$/.exec(path)
+    const emails: ReadonlyArray<unknown> = domainPath !== null ? [] : batch ? (Array.isArray(body) ? body : []) : [body]
+    const record = (status: number) =>
+      calls.push({ method: req.method ?? "GET", path, status, emails: emails.length, idempotencyKey, at: Date.now() })
 
     if (req.headers.authorization !== `Bearer ${apiKey}`) {
       record(401)
       return error(res, 401, "invalid_api_key", "API key is invalid")
     }
-    if (req.method !== "POST" || (path !== "/emails" && !batch)) {
+    if (domainPath === null && (req.method !== "POST" || (path !== "/emails" && !batch))) {
       record(404)
       return error(res, 404, "not_found", "The requested endpoint does not exist.")
     }
@@ -131,6 +165,9 @@ export const startResendApi = async (options: { readonly apiKey?: string; readon
         next.message,
         next.retryAfterSeconds === undefined ? {} : { "retry-after": String(next.retryAfterSeconds) }
       )
+    }
+    if (domainPath !== null) {
+      return serveDomain(req.method ?? "GET", domainPath[1], domainPath[2] !== undefined, body, res, record)
     }
     const digest = createHash("sha256").update(`${path}\n${text}`).digest("hex")
     if (idempotencyKey !== undefined) {
@@ -182,6 +219,71 @@ export const startResendApi = async (options: { readonly apiKey?: string; readon
     for (const wake of waiters.splice(0)) wake()
   }
 
+  const domains = new Map<string, StandInDomain>()
+
+  const serveDomain = (
+    method: string,
+    id: string | undefined,
+    verify: boolean,
+    body: unknown,
+    res: ServerResponse,
+    record: (status: number) => void
+  ) => {
+    if (id === undefined) {
+      if (method !== "POST") {
+        record(405)
+        return error(res, 405, "method_not_allowed", "Method is not allowed for the requested path.")
+      }
+      const name = typeof body === "object" && body !== null ? (body as Record<string, unknown>).name : undefined
+      if (typeof name !== "string" || !domainPattern.test(name)) {
+        record(422)
+        return error(res, 422, "validation_error", "The `name` field must be a valid domain name.")
+      }
+      if ([...domains.values()].some((d) => d.name === name)) {
+        record(403)
+        return error(res, 403, "validation_error", `The ${name} domain has been registered already.`)
+      }
+      const domain: StandInDomain = {
+        object: "domain",
+        id: randomUUID(),
+        name,
+        status: "not_started",
+        created_at: new Date().toISOString(),
+        region: "us-east-1",
+        capabilities: { sending: "enabled", receiving: "disabled" },
+        records: recordsFor("not_started")
+      }
+      domains.set(domain.id, domain)
+      record(201)
+      const { object: _object, ...created } = domain
+      return answer(res, 201, created)
+    }
+    const domain = domains.get(id)
+    if (domain === undefined) {
+      record(404)
+      return error(res, 404, "not_found", "Domain not found")
+    }
+    if (verify && method === "POST") {
+      if (domain.status !== "verified") {
+        domain.status = "pending"
+        domain.records = domain.records.map((r) => ({ ...r, status: "pending" }))
+      }
+      record(200)
+      return answer(res, 200, { object: "domain", id })
+    }
+    if (!verify && method === "GET") {
+      record(200)
+      return answer(res, 200, domain)
+    }
+    if (!verify && method === "DELETE") {
+      domains.delete(id)
+      record(200)
+      return answer(res, 200, { object: "domain", id, deleted: true })
+    }
+    record(405)
+    return error(res, 405, "method_not_allowed", "Method is not allowed for the requested path.")
+  }
+
   const server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -204,6 +306,14 @@ export const startResendApi = async (options: { readonly apiKey?: string; readon
     dropHeld: () => {
       for (const res of held) res.destroy()
       held.clear()
+    },
+    domains: () => [...domains.values()].map((d) => ({ ...d, records: d.records.map((r) => ({ ...r })) })),
+    setDomainStatus: (name, status) => {
+      for (const domain of domains.values()) {
+        if (domain.name !== name) continue
+        domain.status = status
+        domain.records = domain.records.map((r) => ({ ...r, status }))
+      }
     },
     waitForAccepted: async (count, timeoutMs) => {
       const deadline = Date.now() + timeoutMs

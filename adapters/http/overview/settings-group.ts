@@ -1,10 +1,19 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { EmailSettings, settingsDescription, UpdateEmailSettingsRequest } from "../shared/email-settings-schemas.js"
+import {
+  AddSendingDomainRequest,
+  domainDescriptions,
+  EmailSettings,
+  SendingDomain,
+  settingsDescription,
+  UpdateEmailSettingsRequest
+} from "../shared/email-settings-schemas.js"
+import { withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { Single } from "./schemas.js"
 
 const EmailSettingsData = Single(EmailSettings, "EmailSettingsData")
+const SendingDomainData = Single(SendingDomain, "SendingDomainData")
 
 export const SettingsGroup = HttpApiGroup.make("settings")
   .add(
@@ -21,9 +30,25 @@ export const SettingsGroup = HttpApiGroup.make("settings")
       .addSuccess(EmailSettingsData)
       .annotateContext(OpenApi.annotations({
         summary: "Update the email settings",
-        description: "Sets `from_name` (null goes back to the organization's name); fields left out stay. A " +
-          "`from_address` is 400 `validation_error` until a custom domain is verified. Scope `*`."
+        description: "Sets `from_name` (null goes back to the organization's name) and `from_address` (null goes back " +
+          "to the service's address); fields left out stay. A `from_address` must be on the organization's verified " +
+          "custom domain, or be the service's own address: anything else is 400 `validation_error`. Scope `*`."
       }))
+  )
+  .add(
+    HttpApiEndpoint.post("addDomain", "/settings/email/domain")
+      .setPayload(AddSendingDomainRequest)
+      .addSuccess(withStatus(SendingDomainData, 201, "AddedSendingDomainData"))
+      .annotateContext(OpenApi.annotations({ summary: "Add a custom sending domain", description: domainDescriptions.add }))
+  )
+  .add(
+    HttpApiEndpoint.get("checkDomain", "/settings/email/domain")
+      .addSuccess(SendingDomainData)
+      .annotateContext(OpenApi.annotations({ summary: "Check the custom sending domain", description: domainDescriptions.check }))
+  )
+  .add(
+    HttpApiEndpoint.del("removeDomain", "/settings/email/domain")
+      .annotateContext(OpenApi.annotations({ summary: "Remove the custom sending domain", description: domainDescriptions.remove }))
   )
   .middleware(OverviewAuthentication)
   .prefix(OVERVIEW_PREFIX)

@@ -1,6 +1,14 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { EmailSettings, settingsDescription, UpdateEmailSettingsRequest } from "../shared/email-settings-schemas.js"
-import { API_ROUTE_ERRORS, BODY_ERRORS } from "../shared/wire-errors.js"
+import {
+  AddSendingDomainRequest,
+  domainDescriptions,
+  EmailSettings,
+  SendingDomain,
+  settingsDescription,
+  UpdateEmailSettingsRequest
+} from "../shared/email-settings-schemas.js"
+import { withStatus } from "../shared/wire-fields.js"
+import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 import { Authentication } from "./authentication.js"
 import { problems } from "./problems.js"
 
@@ -20,9 +28,28 @@ export const SettingsGroup = HttpApiGroup.make("settings")
       .pipe(problems.endpoint(...BODY_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Update the email settings",
-        description: "Sets `from_name` (null goes back to the organization's name); fields left out stay. A " +
-          "`from_address` is 400 `validation_error` until a custom domain is verified. Scope `*`."
+        description: "Sets `from_name` (null goes back to the organization's name) and `from_address` (null goes back " +
+          "to the service's address); fields left out stay. A `from_address` must be on the organization's verified " +
+          "custom domain, or be the service's own address: anything else is 400 `validation_error`. Scope `*`."
       }))
+  )
+  .add(
+    HttpApiEndpoint.post("addDomain", "/settings/email/domain")
+      .setPayload(AddSendingDomainRequest)
+      .addSuccess(withStatus(SendingDomain, 201, "AddedSendingDomain"))
+      .pipe(problems.endpoint("limit_exceeded", "conflict", ...POST_ERRORS))
+      .annotateContext(OpenApi.annotations({ summary: "Add a custom sending domain", description: domainDescriptions.add }))
+  )
+  .add(
+    HttpApiEndpoint.get("checkDomain", "/settings/email/domain")
+      .addSuccess(SendingDomain)
+      .pipe(problems.endpoint("not_found"))
+      .annotateContext(OpenApi.annotations({ summary: "Check the custom sending domain", description: domainDescriptions.check }))
+  )
+  .add(
+    HttpApiEndpoint.del("removeDomain", "/settings/email/domain")
+      .pipe(problems.endpoint("not_found"))
+      .annotateContext(OpenApi.annotations({ summary: "Remove the custom sending domain", description: domainDescriptions.remove }))
   )
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))

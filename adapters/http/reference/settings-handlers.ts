@@ -1,13 +1,16 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { SenderSettings } from "@roster/application"
+import { SenderSettings, SendingDomains } from "@roster/application"
 import { Effect } from "effect"
-import { toEmailSettings, toSenderChanges } from "../shared/email-settings-schemas.js"
+import { toEmailSettings, toSenderChanges, toSendingDomain } from "../shared/email-settings-schemas.js"
 import { respond } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
 
 export const SettingsHandlersLive = HttpApiBuilder.group(ReferenceApi, "settings", (handlers) =>
-  Effect.map(SenderSettings, (settings) =>
+  Effect.map(Effect.all([SenderSettings, SendingDomains]), ([settings, domains]) =>
     handlers
       .handle("getEmail", () => respond(settings.get, toEmailSettings))
       .handle("updateEmail", ({ payload }) =>
-        respond((caller) => settings.update(caller, toSenderChanges(payload)), toEmailSettings))))
+        respond((caller) => settings.update(caller, toSenderChanges(payload)), toEmailSettings))
+      .handle("addDomain", ({ payload }) => respond((caller) => domains.add(caller, payload), toSendingDomain))
+      .handle("checkDomain", () => respond(domains.check, toSendingDomain))
+      .handle("removeDomain", () => respond(domains.remove))))

@@ -1,4 +1,5 @@
 import type {
+  DomainProviderUnavailable,
   IdempotencyKeyReused,
   IdempotentRequestInProgress,
   MissingScope,
@@ -21,7 +22,11 @@ import type {
   PlanLimitExceeded,
   ResourceNotFound,
   ResourceOfAnotherOrganization,
-  TagAlreadyExists
+  TagAlreadyExists,
+  PlanFeatureUnavailable,
+  SendingDomainTaken,
+  SendingDomainExists,
+  NoSendingDomain
 } from "@roster/domain"
 import { type ApiError, apiError } from "./api-error.js"
 
@@ -48,6 +53,11 @@ export type ApplicationError =
   | IdempotencyKeyReused
   | IdempotentRequestInProgress
   | CampaignStateConflict
+  | PlanFeatureUnavailable
+  | SendingDomainTaken
+  | SendingDomainExists
+  | NoSendingDomain
+  | DomainProviderUnavailable
 
 /** The header a session names its organization with. */
 export const ORGANIZATION_HEADER = "X-Organization-Id"
@@ -66,6 +76,10 @@ export type CodeOf<E> = E extends MissingScope | NotPlatformAdmin | ResourceOfAn
   : E extends InvalidToken ? "invalid_token"
   : E extends IdempotencyKeyReused ? "idempotency_key_reused"
   : E extends IdempotentRequestInProgress ? "idempotency_request_in_progress"
+  : E extends PlanFeatureUnavailable ? "limit_exceeded"
+  : E extends SendingDomainTaken | SendingDomainExists ? "conflict"
+  : E extends NoSendingDomain ? "not_found"
+  : E extends DomainProviderUnavailable ? "service_unavailable"
   : never
 
 /** Who lacks a scope, in the words of their credential. */
@@ -97,7 +111,17 @@ const describe = (error: ApplicationError, credential: Principal["credential"] |
     case "MagicLinkAlreadyUsed":
     case "IdempotencyKeyReused":
     case "IdempotentRequestInProgress":
+    case "PlanFeatureUnavailable":
+    case "SendingDomainTaken":
+    case "SendingDomainExists":
+    case "NoSendingDomain":
       return apiError(codeOfTag[error._tag], error.message)
+    case "DomainProviderUnavailable":
+      return apiError(
+        "service_unavailable",
+        "the email provider cannot be reached at the moment; nothing was changed, try again shortly",
+        { headers: { "Retry-After": String(Math.max(1, Math.ceil((error.retryAfterMs ?? 30_000) / 1000))) } }
+      )
     case "InvalidStatusTransition":
       return apiError(
         "invalid_status_transition",
@@ -137,7 +161,11 @@ const codeOfTag = {
   MagicLinkExpired: "magic_link_expired",
   MagicLinkAlreadyUsed: "magic_link_already_used",
   IdempotencyKeyReused: "idempotency_key_reused",
-  IdempotentRequestInProgress: "idempotency_request_in_progress"
+  IdempotentRequestInProgress: "idempotency_request_in_progress",
+  PlanFeatureUnavailable: "limit_exceeded",
+  SendingDomainTaken: "conflict",
+  SendingDomainExists: "conflict",
+  NoSendingDomain: "not_found"
 } as const
 
 /** The error a use case's failure is answered with; a missing scope is told in the words of the credential. */

@@ -79,7 +79,7 @@ const entries = {
   conflict: {
     status: 409,
     title: "Conflict",
-    meaning: "The request would break a uniqueness rule: a subscriber with this email address, or a tag with this name or slug, already exists in the organization, or an organization with this slug already exists. Email addresses and tag names compare regardless of letter case.",
+    meaning: "The request would break a uniqueness rule: a subscriber with this email address, or a tag with this name or slug, already exists in the organization, or an organization with this slug already exists. Email addresses and tag names compare regardless of letter case. A custom sending domain belongs to one organization, and an organization has one at a time.",
     remedy: "Update the existing resource instead, or choose another value."
   },
   invalid_status_transition: {
@@ -105,7 +105,8 @@ const entries = {
   limit_exceeded: {
     status: 402,
     title: "Plan Limit Exceeded",
-    meaning: "The organization's plan does not allow more of this: its subscriber limit has been reached.",
+    meaning:
+      "The organization's plan does not allow more of this: its subscriber limit has been reached, or the feature (a custom sending domain) needs a higher plan, which the detail names.",
     remedy: "Delete subscribers that are no longer needed, or move the organization to a larger plan."
   },
   payload_too_large: {
@@ -137,7 +138,8 @@ const entries = {
   service_unavailable: {
     status: 503,
     title: "Service Unavailable",
-    meaning: "A service the API depends on, such as the database, cannot be reached at the moment.",
+    meaning:
+      "A service the API depends on, such as the database or the email provider, cannot be reached at the moment. Nothing was changed.",
     remedy: "Try again shortly. GET /ready tells when the service is ready again."
   }
 } as const satisfies Record<string, Omit<ErrorCodeEntry, "code">>
