@@ -21,6 +21,7 @@ import { MemoryTemplateRepositoryLive } from "./memory-template-repository.js"
 import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
 import { MemoryWebhookDeliveryRepositoryLive } from "./memory-webhook-delivery-repository.js"
 import { MemoryWebhookEndpointRepositoryLive } from "./memory-webhook-endpoint-repository.js"
+import { MemoryBillingAccountRepositoryLive } from "./memory-billing-account-repository.js"
 
 const MemoryUnitOfWorkLive = Layer.effect(
   UnitOfWork,
@@ -51,7 +52,8 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryCampaignRepositoryLive,
   MemoryTriggerRepositoryLive,
   MemoryUnitOfWorkLive,
-  MemoryDatabaseHealthLive
+  MemoryDatabaseHealthLive,
+  MemoryBillingAccountRepositoryLive
 ).pipe(
   (ports) => Layer.provideMerge(MemorySubscriberIntakeLive, ports),
   Layer.provideMerge(MemoryStoreLive)

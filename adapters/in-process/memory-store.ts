@@ -1,6 +1,7 @@
 import type { CampaignSendout } from "@roster/application"
 import type {
   ApiKey,
+  BillingAccount,
   Campaign,
   EmailTrigger,
   FiringStatus,
@@ -62,6 +63,10 @@ export interface Tables {
   readonly campaignAudiences: Map<string, CampaignAudienceProgress>
   readonly triggers: Map<string, EmailTrigger>
   readonly triggerFirings: Map<string, StoredFiring>
+  /** organization id -> its account with the payment provider */
+  readonly billingAccounts: Map<string, BillingAccount>
+  /** the payment provider's event ids taken -> when */
+  readonly billingEvents: Map<string, Date>
 }
 
 /** A trigger's firing for one subscriber. */
@@ -141,7 +146,9 @@ const emptyTables = (): Tables => ({
   campaigns: new Map(),
   campaignAudiences: new Map(),
   triggers: new Map(),
-  triggerFirings: new Map()
+  triggerFirings: new Map(),
+  billingAccounts: new Map(),
+  billingEvents: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -170,7 +177,9 @@ const copyTables = (t: Tables): Tables => ({
   campaigns: new Map(t.campaigns),
   campaignAudiences: new Map(t.campaignAudiences),
   triggers: new Map(t.triggers),
-  triggerFirings: new Map(t.triggerFirings)
+  triggerFirings: new Map(t.triggerFirings),
+  billingAccounts: new Map(t.billingAccounts),
+  billingEvents: new Map(t.billingEvents)
 })
 
 /**

@@ -21,6 +21,7 @@ import { PostgresUnitOfWorkLive } from "./postgres-unit-of-work.js"
 import { PostgresUserRepositoryLive } from "./postgres-user-repository.js"
 import { PostgresWebhookDeliveryRepositoryLive } from "./postgres-webhook-delivery-repository.js"
 import { PostgresWebhookEndpointRepositoryLive } from "./postgres-webhook-endpoint-repository.js"
+import { PostgresBillingAccountRepositoryLive } from "./postgres-billing-account-repository.js"
 
 export { EmbeddedDatabaseInUse } from "./embedded-database-lock.js"
 export { runMigrations } from "./migrations/index.js"
@@ -53,5 +54,6 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresCampaignRepositoryLive,
   PostgresTriggerRepositoryLive,
   PostgresUnitOfWorkLive,
-  PostgresDatabaseHealthLive
+  PostgresDatabaseHealthLive,
+  PostgresBillingAccountRepositoryLive
 ).pipe((ports) => Layer.provideMerge(PostgresSubscriberIntakeLive, ports))

@@ -21,7 +21,8 @@ import {
   Templates,
   TriggerFiring,
   Triggers,
-  Webhooks
+  Webhooks,
+  Billing
 } from "@roster/application"
 import { Layer } from "effect"
 import type { RosterConfig } from "./config.js"
@@ -30,6 +31,7 @@ import {
   cryptoLayer,
   emailLayer,
   mailerLayer,
+  paymentLayer,
   persistenceLayer,
   signInLayer,
   tokenSignerLayer,
@@ -62,7 +64,8 @@ export const UseCasesLive = Layer.mergeAll(
   Campaigns.Default,
   CampaignSending.Default,
   Triggers.Default,
-  TriggerFiring.Default
+  TriggerFiring.Default,
+  Billing.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */
@@ -74,7 +77,8 @@ export const applicationLayer = (config: RosterConfig) => {
     signInLayer(config),
     mailerLayer(config, { retries: false }),
     emailLayer(config),
-    webhookTransportLayer(config)
+    webhookTransportLayer(config),
+    paymentLayer(config)
   )
   return Onboarding.Default.pipe(Layer.provideMerge(UseCasesLive.pipe(Layer.provideMerge(adapters))))
 }
@@ -84,7 +88,14 @@ export const applicationLayer = (config: RosterConfig) => {
  * provider's rate is shared there) and the jobs' use cases.
  */
 export const workerApplicationLayer = (config: RosterConfig) =>
-  Layer.mergeAll(WebhookDispatch.Default, Subscribers.Default, EmailDelivery.Default, CampaignSending.Default, TriggerFiring.Default).pipe(
+  Layer.mergeAll(
+    WebhookDispatch.Default,
+    Subscribers.Default,
+    EmailDelivery.Default,
+    CampaignSending.Default,
+    TriggerFiring.Default,
+    Billing.Default
+  ).pipe(
     Layer.provideMerge(Layer.mergeAll(
       persistenceLayer(config, { migrate: config.migrate }),
       cacheLayer(config),
@@ -92,6 +103,7 @@ export const workerApplicationLayer = (config: RosterConfig) =>
       mailerLayer(config, { retries: false }),
       emailLayer(config),
       tokenSignerLayer(config),
-      webhookTransportLayer(config)
+      webhookTransportLayer(config),
+      paymentLayer(config)
     ))
   )

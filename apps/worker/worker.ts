@@ -4,6 +4,7 @@ import { EmailJob } from "./email-job.js"
 import { ErasureJob } from "./erasure-job.js"
 import { TriggerJob } from "./trigger-job.js"
 import { WebhookJobsLive } from "./webhook-jobs.js"
+import { BillingJob } from "./billing-job.js"
 
 /** Said last, once every job has stopped. */
 const StoppedLine = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo("worker stopped")))
@@ -14,4 +15,4 @@ const StoppedLine = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo
  * comes due again for the others when its lease runs out. A new kind of background work is one
  * more job layer here.
  */
-export const WorkerLive = Layer.mergeAll(WebhookJobsLive, ErasureJob, EmailJob, CampaignJob, TriggerJob).pipe(Layer.provide(StoppedLine))
+export const WorkerLive = Layer.mergeAll(WebhookJobsLive, ErasureJob, EmailJob, CampaignJob, TriggerJob, BillingJob).pipe(Layer.provide(StoppedLine))

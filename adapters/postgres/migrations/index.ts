@@ -15,6 +15,7 @@ import emailTriggers from "./0010_email_triggers.js"
 import campaignLeaseOrder from "./0011_campaign_lease_order.js"
 import customRateLimits from "./0012_custom_rate_limits.js"
 import subscriberSlots from "./0013_subscriber_slots.js"
+import billing from "./0015_billing.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -29,7 +30,8 @@ const migrations = Migrator.fromRecord({
   "0010_email_triggers": emailTriggers,
   "0011_campaign_lease_order": campaignLeaseOrder,
   "0012_custom_rate_limits": customRateLimits,
-  "0013_subscriber_slots": subscriberSlots
+  "0013_subscriber_slots": subscriberSlots,
+  "0015_billing": billing
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
