@@ -1,5 +1,6 @@
 import {
   ApiKeyRepository,
+  type BillingAccountRepository,
   type CampaignRepository,
   type DatabaseHealth,
   type EmailSettingsRepository,
@@ -84,6 +85,7 @@ export type Persistence =
   | TriggerRepository
   | UnitOfWork
   | DatabaseHealth
+  | BillingAccountRepository
 
 export type PersistenceLayer = Layer.Layer<Persistence, unknown>
 

@@ -22,6 +22,7 @@ import { unitOfWorkContract } from "./unit-of-work-contract.js"
 import { userRepositoryContract } from "./user-repository-contract.js"
 import { webhookDeliveryRepositoryContract } from "./webhook-delivery-repository-contract.js"
 import { webhookEndpointRepositoryContract } from "./webhook-endpoint-repository-contract.js"
+import { billingAccountRepositoryContract } from "./billing-account-repository-contract.js"
 
 export type { DirectDeletion } from "./deletion-contract.js"
 export type { Persistence, PersistenceLayer } from "./fixtures.js"
@@ -56,4 +57,5 @@ export const persistenceContracts = <R = never>(
   unitOfWorkContract(persistence)
   subscriberUseCasesContract(persistence)
   deletionContract(persistence, direct)
+  billingAccountRepositoryContract(persistence)
 }
