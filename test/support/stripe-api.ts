@@ -117,7 +117,7 @@ export interface StripeApi {
   ) => StripeSubscription
   /** An event as Stripe sends it: `{id, object: "event", type, created, data: {object}}`, made at `created`. */
   readonly event: (type: string, object: unknown, created?: Date) => Record<string, unknown>
-  /** The body and `Stripe-Signature` of an event, signed at `signedAt` (now unless told) with `secret` (the webhook secret unless told). */
+  /** The body (a string is taken as it is) and `Stripe-Signature` of an event, signed at `signedAt` (now unless told) with `secret` (the webhook secret unless told). */
   readonly sign: (
     event: unknown,
     options?: { readonly secret?: string; readonly signedAt?: Date }
@@ -356,7 +356,7 @@ export const startStripeApi = async (): Promise<StripeApi> => {
       data: { object: JSON.parse(JSON.stringify(object)) }
     }),
     sign: (event, options = {}) => {
-      const body = JSON.stringify(event, null, 2)
+      const body = typeof event === "string" ? event : JSON.stringify(event, null, 2)
       const signature = Stripe.webhooks.generateTestHeaderString({
         payload: body,
         secret: options.secret ?? webhookSecret,
