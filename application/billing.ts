@@ -5,6 +5,7 @@ import {
   emptyBillingAccount,
   hasEnded,
   InvalidInput,
+  isDueToSettle,
   isNewerChange,
   Organization,
   OrganizationId,
@@ -154,9 +155,10 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
         const account = held.value
         if (account.customerId !== null && account.customerId !== snapshot.customerId) return "unknown_customer" as const
         if (!force && !isNewerChange(account, snapshot, changedAt)) return "stale" as const
-        const next = applySubscription(account, snapshot, changedAt, at)
-        yield* accounts.save(next)
-        yield* moveTier(next, at)
+        const applied = applySubscription(account, snapshot, changedAt, at)
+        yield* moveTier(applied, at)
+        // An end that moved the plan now is settled: the account leaves the plan alone from then on.
+        yield* accounts.save(hasEnded(applied, at) ? new BillingAccount({ ...applied, settledAt: at }) : applied)
         return "applied" as const
       })
 
@@ -205,12 +207,15 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
         }
       })
 
-    /** Falls back to `free` once a subscription that ended has run out its period. */
+    /** Falls back to `free` once a subscription that ended has run out its period, once; whether the plan moved. */
     const settle = (organizationId: OrganizationId) =>
       unitOfWork.transaction(Effect.gen(function*() {
         const at = yield* now
         const held = yield* accounts.hold(emptyBillingAccount(organizationId, at))
-        return Option.isSome(held) && hasEnded(held.value, at) ? yield* moveTier(held.value, at) : false
+        if (Option.isNone(held) || !isDueToSettle(held.value, at)) return false
+        const moved = yield* moveTier(held.value, at)
+        yield* accounts.save(new BillingAccount({ ...held.value, settledAt: at, updatedAt: at }))
+        return moved
       }))
 
     /** Settles up to `limit` organizations whose subscription ended; how many it looked at. */
@@ -227,7 +232,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
       Effect.gen(function*() {
         const at = yield* now
         const account = yield* accounts.find(organizationId)
-        if (Option.isSome(account) && hasEnded(account.value, at)) {
+        if (Option.isSome(account) && isDueToSettle(account.value, at)) {
           if (yield* settle(organizationId)) yield* principals.invalidate
         }
         const [organization, sent] = yield* Effect.all([

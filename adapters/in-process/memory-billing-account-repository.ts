@@ -1,5 +1,5 @@
 import { BillingAccountRepository } from "@roster/application"
-import { ENDING_STATUSES, OrganizationId } from "@roster/domain"
+import { isDueToSettle, OrganizationId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore } from "./memory-store.js"
 
@@ -35,9 +35,7 @@ export const MemoryBillingAccountRepositoryLive = Layer.effect(
         store.read((t) =>
           [...t.billingAccounts.values()]
             .filter((account) =>
-              ENDING_STATUSES.has(account.status) &&
-              (account.currentPeriodEnd === null || account.currentPeriodEnd.getTime() <= now.getTime()) &&
-              t.organizations.get(account.organizationId)?.tier !== "free"
+              isDueToSettle(account, now) && t.organizations.get(account.organizationId)?.tier !== "free"
             )
             .sort((a, b) =>
               (a.currentPeriodEnd?.getTime() ?? -Infinity) - (b.currentPeriodEnd?.getTime() ?? -Infinity) ||

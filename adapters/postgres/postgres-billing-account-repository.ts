@@ -7,7 +7,7 @@ import { decodeFirst } from "./rows.js"
 const decodeAccount = decodeFirst(BillingAccount)
 
 const COLUMNS = "organization_id, customer_id, subscription_id, price_id, status, current_period_end, " +
-  "cancel_at_period_end, last_change_at, updated_at"
+  "cancel_at_period_end, last_change_at, settled_at, updated_at"
 
 /** One row per organization that ever dealt with billing; the provider's event ids beside them. */
 export const PostgresBillingAccountRepositoryLive = Layer.effect(
@@ -43,13 +43,13 @@ export const PostgresBillingAccountRepositoryLive = Layer.effect(
           INSERT INTO billing_accounts (${columns})
           SELECT ${account.organizationId}, ${account.customerId}, ${account.subscriptionId}, ${account.priceId},
             ${account.status}, ${account.currentPeriodEnd}, ${account.cancelAtPeriodEnd}, ${account.lastChangeAt},
-            ${account.updatedAt}
+            ${account.settledAt}, ${account.updatedAt}
           WHERE EXISTS (SELECT 1 FROM organizations WHERE id = ${account.organizationId})
           ON CONFLICT (organization_id) DO UPDATE SET
             customer_id = excluded.customer_id, subscription_id = excluded.subscription_id,
             price_id = excluded.price_id, status = excluded.status, current_period_end = excluded.current_period_end,
             cancel_at_period_end = excluded.cancel_at_period_end, last_change_at = excluded.last_change_at,
-            updated_at = excluded.updated_at`.pipe(Effect.asVoid, Effect.orDie),
+            settled_at = excluded.settled_at, updated_at = excluded.updated_at`.pipe(Effect.asVoid, Effect.orDie),
       recordEvent: (eventId, receivedAt) =>
         sql`
           INSERT INTO billing_events (event_id, received_at) VALUES (${eventId}, ${receivedAt})
@@ -60,7 +60,7 @@ export const PostgresBillingAccountRepositoryLive = Layer.effect(
       listEnded: (now, limit) =>
         sql<{ readonly organization_id: string }>`
           SELECT b.organization_id FROM billing_accounts b JOIN organizations o ON o.id = b.organization_id
-          WHERE b.status IN ('canceled', 'unpaid', 'incomplete_expired', 'paused')
+          WHERE b.settled_at IS NULL AND b.status IN ('canceled', 'unpaid', 'incomplete_expired', 'paused')
             AND (b.current_period_end IS NULL OR b.current_period_end <= ${now})
             AND o.tier <> 'free'
           ORDER BY b.current_period_end NULLS FIRST, b.organization_id

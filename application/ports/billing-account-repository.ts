@@ -21,7 +21,7 @@ export class BillingAccountRepository extends Context.Tag("roster/BillingAccount
   readonly recordEvent: (eventId: string, receivedAt: Date) => Effect.Effect<boolean>
   /**
    * Organizations above the free plan whose subscription ended (canceled, unpaid, expired or
-   * paused) with a period that has passed by `now`: up to `limit` of them.
+   * paused) with a period that has passed by `now`, not settled yet: up to `limit` of them.
    */
   readonly listEnded: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<OrganizationId>>
 }>() {}

@@ -6,6 +6,7 @@ import {
   BillingStatus,
   emptyBillingAccount,
   hasEnded,
+  isDueToSettle,
   isNewerChange,
   type SubscriptionSnapshot,
   tierOfAccount
@@ -76,6 +77,18 @@ describe("billing accounts", () => {
       expect(tierOfAccount(account, "enterprise", at(60))).toBe("free")
       expect(hasEnded(account, at(60))).toBe(true)
     }
+  })
+
+  it("an end falls back to free whatever the price, once: a settled end leaves the plan alone until the next change", () => {
+    const ended = holding({ status: "canceled", priceId: "price_gone", currentPeriodEnd: at(60) }, at(0))
+    expect(tierOfAccount(ended, null, at(61))).toBe("free")
+    expect(isDueToSettle(ended, at(61))).toBe(true)
+    const settled = new BillingAccount({ ...ended, settledAt: at(61) })
+    expect(isDueToSettle(settled, at(90))).toBe(false)
+    expect(tierOfAccount(settled, "pro", at(90))).toBeUndefined()
+    const renewed = applySubscription(settled, snapshot({ id: "sub_2", status: "active" }), at(70), at(70))
+    expect(renewed.settledAt).toBeNull()
+    expect(tierOfAccount(renewed, "pro", at(90))).toBe("pro")
   })
 
   it("no subscription, a first payment under way or a price of no plan leave the plan as it is", () => {

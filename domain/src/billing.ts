@@ -41,6 +41,11 @@ export class BillingAccount extends Schema.Class<BillingAccount>("BillingAccount
   cancelAtPeriodEnd: Schema.Boolean,
   /** When the provider made the last change applied (an event's `created`, or a sync's time). */
   lastChangeAt: Schema.NullOr(Schema.DateFromSelf),
+  /**
+   * When the plan of a subscription that ended fell back to `free`; once settled, the account
+   * leaves the plan alone (an operator may grant another) until the provider changes it again.
+   */
+  settledAt: Schema.NullOr(Schema.DateFromSelf),
   updatedAt: Schema.DateFromSelf
 }) {}
 
@@ -55,6 +60,7 @@ export const emptyBillingAccount = (organizationId: OrganizationId, at: Date): B
     currentPeriodEnd: null,
     cancelAtPeriodEnd: false,
     lastChangeAt: null,
+    settledAt: null,
     updatedAt: at
   })
 
@@ -103,22 +109,26 @@ export const applySubscription = (
     currentPeriodEnd: snapshot.currentPeriodEnd,
     cancelAtPeriodEnd: snapshot.cancelAtPeriodEnd,
     lastChangeAt: account.lastChangeAt === null || changedAt > account.lastChangeAt ? changedAt : account.lastChangeAt,
+    settledAt: null,
     updatedAt: at
   })
 
 /**
  * The plan an account gives its organization at `now`, given the tier of its price (`null` for a
  * price the service does not know); `undefined` when the account leaves the plan as it is (no
- * subscription, an unknown price, or a first payment still under way):
+ * subscription, a first payment still under way, an unknown price, or an end already settled):
  * - a trialing, active or past-due subscription gives its price's tier;
  * - a canceled, unpaid, expired or paused one gives it until its period ends, then `free`.
  */
 export const tierOfAccount = (account: BillingAccount, priceTier: PlanTier | null, now: Date): PlanTier | undefined => {
-  if (account.status === "none" || account.status === "incomplete" || priceTier === null) return undefined
-  if (PAID_STATUSES.has(account.status)) return priceTier
-  return hasEnded(account, now) ? "free" : priceTier
+  if (account.status === "none" || account.status === "incomplete" || account.settledAt !== null) return undefined
+  if (hasEnded(account, now)) return "free"
+  return priceTier ?? undefined
 }
 
 /** Whether the account's paid plan is over at `now`: its subscription ends and its period has passed. */
 export const hasEnded = (account: BillingAccount, now: Date): boolean =>
   ENDING_STATUSES.has(account.status) && (account.currentPeriodEnd === null || account.currentPeriodEnd.getTime() <= now.getTime())
+
+/** Whether the plan of an account that ended is still to fall back to `free`. */
+export const isDueToSettle = (account: BillingAccount, now: Date): boolean => account.settledAt === null && hasEnded(account, now)

@@ -6,7 +6,7 @@
  * no provider, an outage, a refusal, forged and stale events, a member.
  */
 import { Billing, EmailUsage, OrganizationRepository } from "@roster/application"
-import { usageMonth } from "@roster/domain"
+import { Organization, usageMonth } from "@roster/domain"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
@@ -526,6 +526,12 @@ describe("when the period paid for ends", () => {
       const organization = await later.run(Effect.flatMap(OrganizationRepository, (o) => o.findById(second.organizationId as never)))
       expect(organization._tag === "Some" && organization.value.tier).toBe("free")
       expect(await later.run(Effect.flatMap(Billing, (billing) => billing.settleEnded(50)))).toBe(0)
+      // An operator grants a plan after the end was settled: neither the worker nor a read takes it back.
+      await later.run(Effect.flatMap(OrganizationRepository, (o) =>
+        Effect.flatMap(o.findById(second.organizationId as never), (found) =>
+          found._tag === "Some" ? o.update(new Organization({ ...found.value, tier: "pro" })) : Effect.void)))
+      expect(await later.run(Effect.flatMap(Billing, (billing) => billing.settleEnded(50)))).toBe(0)
+      expect((await subscription(later, second.key)).body).toMatchObject({ tier: "pro", status: "canceled" })
     } finally {
       await later.close()
     }
