@@ -21,6 +21,7 @@ export * from "./templates.js"
 export * from "./triggers.js"
 export * from "./webhook-dispatch.js"
 export * from "./webhooks.js"
+export * from "./billing.js"
 
 // The ports they need.
 export * from "./ports/api-key-repository.js"
@@ -56,6 +57,8 @@ export * from "./ports/webhook-delivery-repository.js"
 export * from "./ports/webhook-endpoint-repository.js"
 export * from "./ports/webhook-transport.js"
 export * from "./ports/work-signal.js"
+export * from "./ports/billing-account-repository.js"
+export * from "./ports/payment-gateway.js"
 
 // What the capabilities share: principals and scopes, pages, the clock, event payloads.
 export * from "./support/event-payloads.js"

@@ -21,6 +21,7 @@ const deleteOwnedBy = (t: Tables, id: string) => {
   for (const [key] of t.emailUsage) if (key.startsWith(`${id}/`)) t.emailUsage.delete(key)
   t.emailSettings.delete(id)
   t.sendingDomains.delete(id)
+  t.billingAccounts.delete(id)
   for (const template of t.templates.values()) if (template.organizationId === id) t.templates.delete(template.id)
   for (const trigger of t.triggers.values()) if (trigger.organizationId === id) t.triggers.delete(trigger.id)
   for (const firing of t.triggerFirings.values()) if (firing.organizationId === id) t.triggerFirings.delete(firing.id)

@@ -22,6 +22,7 @@ import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
 import { MemoryWebhookDeliveryRepositoryLive } from "./memory-webhook-delivery-repository.js"
 import { MemoryWebhookEndpointRepositoryLive } from "./memory-webhook-endpoint-repository.js"
 import { MemorySendingDomainRepositoryLive } from "./memory-sending-domain-repository.js"
+import { MemoryBillingAccountRepositoryLive } from "./memory-billing-account-repository.js"
 
 const MemoryUnitOfWorkLive = Layer.effect(
   UnitOfWork,
@@ -53,7 +54,8 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryTriggerRepositoryLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive,
-  MemorySendingDomainRepositoryLive
+  MemorySendingDomainRepositoryLive,
+  MemoryBillingAccountRepositoryLive
 ).pipe(
   (ports) => Layer.provideMerge(MemorySubscriberIntakeLive, ports),
   Layer.provideMerge(MemoryStoreLive)

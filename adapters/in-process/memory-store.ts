@@ -1,6 +1,7 @@
 import type { CampaignSendout } from "@roster/application"
 import type {
   ApiKey,
+  BillingAccount,
   Campaign,
   EmailTrigger,
   FiringStatus,
@@ -64,7 +65,11 @@ export interface Tables {
   readonly triggers: Map<string, EmailTrigger>
   readonly triggerFirings: Map<string, StoredFiring>
   /** organization id -> its custom sending domain */
-  readonly sendingDomains: Map<string, SendingDomain>
+  readonly sendingDomains: Map<string, SendingDomain>,
+  /** organization id -> its account with the payment provider */
+  readonly billingAccounts: Map<string, BillingAccount>
+  /** the payment provider's event ids taken -> when */
+  readonly billingEvents: Map<string, Date>
 }
 
 /** A trigger's firing for one subscriber. */
@@ -145,7 +150,9 @@ const emptyTables = (): Tables => ({
   campaignAudiences: new Map(),
   triggers: new Map(),
   triggerFirings: new Map(),
-  sendingDomains: new Map()
+  sendingDomains: new Map(),
+  billingAccounts: new Map(),
+  billingEvents: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -175,7 +182,9 @@ const copyTables = (t: Tables): Tables => ({
   campaignAudiences: new Map(t.campaignAudiences),
   triggers: new Map(t.triggers),
   triggerFirings: new Map(t.triggerFirings),
-  sendingDomains: new Map(t.sendingDomains)
+  sendingDomains: new Map(t.sendingDomains),
+  billingAccounts: new Map(t.billingAccounts),
+  billingEvents: new Map(t.billingEvents)
 })
 
 /**

@@ -22,6 +22,7 @@ import { PostgresUserRepositoryLive } from "./postgres-user-repository.js"
 import { PostgresWebhookDeliveryRepositoryLive } from "./postgres-webhook-delivery-repository.js"
 import { PostgresWebhookEndpointRepositoryLive } from "./postgres-webhook-endpoint-repository.js"
 import { PostgresSendingDomainRepositoryLive } from "./postgres-sending-domain-repository.js"
+import { PostgresBillingAccountRepositoryLive } from "./postgres-billing-account-repository.js"
 
 export { EmbeddedDatabaseInUse } from "./embedded-database-lock.js"
 export { runMigrations } from "./migrations/index.js"
@@ -55,5 +56,6 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresTriggerRepositoryLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive,
-  PostgresSendingDomainRepositoryLive
+  PostgresSendingDomainRepositoryLive,
+  PostgresBillingAccountRepositoryLive
 ).pipe((ports) => Layer.provideMerge(PostgresSubscriberIntakeLive, ports))

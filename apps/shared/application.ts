@@ -22,7 +22,8 @@ import {
   Templates,
   TriggerFiring,
   Triggers,
-  Webhooks
+  Webhooks,
+  Billing
 } from "@roster/application"
 import { Layer } from "effect"
 import type { RosterConfig } from "./config.js"
@@ -32,6 +33,7 @@ import {
   domainVerifierLayer,
   emailLayer,
   mailerLayer,
+  paymentLayer,
   persistenceLayer,
   signInLayer,
   tokenSignerLayer,
@@ -65,7 +67,8 @@ export const UseCasesLive = Layer.mergeAll(
   CampaignSending.Default,
   Triggers.Default,
   TriggerFiring.Default,
-  SendingDomains.Default
+  SendingDomains.Default,
+  Billing.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */
@@ -78,7 +81,8 @@ export const applicationLayer = (config: RosterConfig) => {
     mailerLayer(config, { retries: false }),
     emailLayer(config),
     webhookTransportLayer(config),
-    domainVerifierLayer(config)
+    domainVerifierLayer(config),
+    paymentLayer(config)
   )
   return Onboarding.Default.pipe(Layer.provideMerge(UseCasesLive.pipe(Layer.provideMerge(adapters))))
 }
@@ -94,7 +98,8 @@ export const workerApplicationLayer = (config: RosterConfig) =>
     EmailDelivery.Default,
     CampaignSending.Default,
     TriggerFiring.Default,
-    SendingDomains.Default
+    SendingDomains.Default,
+    Billing.Default
   ).pipe(
     Layer.provideMerge(Layer.mergeAll(
       persistenceLayer(config, { migrate: config.migrate }),
@@ -104,6 +109,7 @@ export const workerApplicationLayer = (config: RosterConfig) =>
       emailLayer(config),
       tokenSignerLayer(config),
       webhookTransportLayer(config),
-      domainVerifierLayer(config)
+      domainVerifierLayer(config),
+      paymentLayer(config)
     ))
   )

@@ -136,7 +136,8 @@ export const httpSettingsOf = (config: RosterConfig) => {
     publicBaseUrl: base,
     errorsBaseUrl: Option.getOrElse(config.errorsBaseUrl, () => `${base}/errors`),
     secureCookies: config.nodeEnv === "production",
-    emailWebhookSecret: Option.getOrNull(config.emailWebhookSecret)
+    emailWebhookSecret: Option.getOrNull(config.emailWebhookSecret),
+    stripeWebhookSecret: Option.getOrNull(config.stripeWebhookSecret)
   }
 }
 

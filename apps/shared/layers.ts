@@ -24,7 +24,9 @@ import { LiquidTemplateEngineLive, makeTemplatedAuthMail } from "../../adapters/
 import { makeResendDomainVerifier, makeResendMailer } from "../../adapters/resend/index.js"
 import { makeTokenSignerLive } from "../../adapters/jose/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
-import { OutgoingMailConfig } from "@roster/application"
+import { makeStripePaymentGateway } from "../../adapters/stripe/index.js"
+import { UnconfiguredPaymentGatewayLive } from "../../adapters/in-process/index.js"
+import { BillingSettings, OutgoingMailConfig } from "@roster/application"
 import { Data, Effect, Layer, Logger, Option } from "effect"
 import { embeddedDatabaseDir, publicBaseUrl, type RosterConfig } from "./config.js"
 import { bufferedJsonLogger, prettyLogger } from "./logging.js"
@@ -180,3 +182,21 @@ export const domainVerifierLayer = (config: RosterConfig) =>
     onSome: (apiKey) => makeResendDomainVerifier({ apiKey, baseUrl: Option.getOrUndefined(config.resendBaseUrl) }),
     onNone: () => InProcessDomainVerifierLive
   })
+
+/**
+ * The payment provider: Stripe when STRIPE_SECRET_KEY is set (at STRIPE_API_BASE, if given), else
+ * none, and billing's actions answer `billing_not_configured`. The plans' prices are
+ * STRIPE_PRICE_PRO and STRIPE_PRICE_ENTERPRISE; checkout and the portal send people back to the
+ * public address.
+ */
+export const paymentLayer = (config: RosterConfig) =>
+  Layer.merge(
+    Option.match(config.stripeSecretKey, {
+      onSome: (secretKey) => makeStripePaymentGateway({ secretKey, apiBase: Option.getOrUndefined(config.stripeApiBase) }),
+      onNone: () => UnconfiguredPaymentGatewayLive
+    }),
+    Layer.succeed(BillingSettings, {
+      prices: { pro: Option.getOrNull(config.stripePricePro), enterprise: Option.getOrNull(config.stripePriceEnterprise) },
+      returnUrl: publicBaseUrl(config)
+    })
+  )

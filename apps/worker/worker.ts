@@ -6,6 +6,7 @@ import { ErasureJob } from "./erasure-job.js"
 import { HeartbeatJob } from "./heartbeat.js"
 import { TriggerJob } from "./trigger-job.js"
 import { WebhookJobsLive } from "./webhook-jobs.js"
+import { BillingJob } from "./billing-job.js"
 
 /** Said last, once every job has stopped. */
 const StoppedLine = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo("worker stopped")))
@@ -23,5 +24,6 @@ export const WorkerLive = Layer.mergeAll(
   CampaignJob,
   TriggerJob,
   DomainCheckJob,
-  HeartbeatJob
+  HeartbeatJob,
+  BillingJob
 ).pipe(Layer.provide(StoppedLine))

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { planLimits, PlanTier, tierLifting } from "./plan.js"
 
 /** Errors of the product's rules. They carry data; the wire forms choose status codes and wording. */
 
@@ -82,8 +83,18 @@ export class PlanLimitExceeded extends Schema.TaggedError<PlanLimitExceeded>()("
   tier: Schema.String,
   max: Schema.Number
 }) {
+  /** The plan that would lift the limit, if one does. */
+  get upgradeTo(): PlanTier | undefined {
+    return Schema.is(PlanTier)(this.tier) ? tierLifting(this.limit, this.tier) : undefined
+  }
+
   override get message() {
-    return `the ${this.tier} plan allows ${this.max} ${this.limit.replaceAll("_", " ")}; upgrade to add more`
+    const what = this.limit.replaceAll("_", " ")
+    const upgrade = this.upgradeTo
+    if (upgrade === undefined) return `the ${this.tier} plan allows ${this.max} ${what}`
+    const max = this.limit === "subscribers" ? planLimits[upgrade].maxSubscribers : planLimits[upgrade].maxEmailsPerMonth
+    return `the ${this.tier} plan allows ${this.max} ${what}; the ${upgrade} plan allows ` +
+      `${max === null ? "unlimited" : max} ${what}: upgrade to ${upgrade} to add more`
   }
 }
 

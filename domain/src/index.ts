@@ -1,4 +1,5 @@
 export * from "./api-key.js"
+export * from "./billing.js"
 export * from "./campaign.js"
 export * from "./email-address.js"
 export * from "./email-settings.js"

@@ -21,6 +21,17 @@ export const planLimits: Readonly<Record<PlanTier, PlanLimits>> = {
   enterprise: { maxSubscribers: null, maxEmailsPerMonth: null, requestsPerMinute: 10_000, customSendingDomain: true }
 }
 
+/** The lowest tier above `tier` that allows more of `limit` than `tier` does; `undefined` on the top of it. */
+export const tierLifting = (limit: "subscribers" | "emails_per_month", tier: PlanTier): PlanTier | undefined => {
+  const of = (t: PlanTier) => limit === "subscribers" ? planLimits[t].maxSubscribers : planLimits[t].maxEmailsPerMonth
+  const current = of(tier)
+  if (current === null) return undefined
+  return PlanTier.literals.slice(PlanTier.literals.indexOf(tier) + 1).find((t) => {
+    const max = of(t)
+    return max === null || max > current
+  })
+}
+
 /** The most requests per minute a custom rate limit may allow. */
 export const MAX_CUSTOM_RATE_LIMIT = 100_000_000
 

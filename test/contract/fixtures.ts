@@ -1,5 +1,6 @@
 import {
   ApiKeyRepository,
+  type BillingAccountRepository,
   type CampaignRepository,
   type DatabaseHealth,
   type EmailSettingsRepository,
@@ -86,6 +87,7 @@ export type Persistence =
   | UnitOfWork
   | DatabaseHealth
   | SendingDomainRepository
+  | BillingAccountRepository
 
 export type PersistenceLayer = Layer.Layer<Persistence, unknown>
 

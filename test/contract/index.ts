@@ -23,6 +23,7 @@ import { userRepositoryContract } from "./user-repository-contract.js"
 import { webhookDeliveryRepositoryContract } from "./webhook-delivery-repository-contract.js"
 import { webhookEndpointRepositoryContract } from "./webhook-endpoint-repository-contract.js"
 import { sendingDomainRepositoryContract } from "./sending-domain-repository-contract.js"
+import { billingAccountRepositoryContract } from "./billing-account-repository-contract.js"
 
 export type { DirectDeletion } from "./deletion-contract.js"
 export type { Persistence, PersistenceLayer } from "./fixtures.js"
@@ -58,4 +59,5 @@ export const persistenceContracts = <R = never>(
   subscriberUseCasesContract(persistence)
   deletionContract(persistence, direct)
   sendingDomainRepositoryContract(persistence)
+  billingAccountRepositoryContract(persistence)
 }

@@ -41,11 +41,14 @@ describe("migrations", () => {
           [11, "campaign_lease_order"],
           [12, "custom_rate_limits"],
           [13, "subscriber_slots"],
-          [14, "sending_domains"]
+          [14, "sending_domains"],
+          [15, "billing"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
           "api_keys",
+          "billing_accounts",
+          "billing_events",
           "campaign_audiences",
           "campaigns",
           "effect_sql_migrations",

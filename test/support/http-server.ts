@@ -47,7 +47,7 @@ import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 // webhook work with WebhookDispatch through `run`.
 import { UseCasesLive } from "../../apps/shared/application.js"
 import { httpSettingsOf, publicBaseUrl, RosterConfig } from "../../apps/shared/config.js"
-import { domainVerifierLayer, emailLayer } from "../../apps/shared/layers.js"
+import { domainVerifierLayer, emailLayer, paymentLayer } from "../../apps/shared/layers.js"
 
 /** The secret that signs this test process's session tokens. */
 export const testSigningSecret: Uint8Array = randomBytes(32)
@@ -70,7 +70,8 @@ const adaptersLive = (write: (text: string) => Effect.Effect<void>, config: Rost
     InProcessWorkSignalLive,
     makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets }),
     emailLayer(config),
-    domainVerifierLayer(config)
+    domainVerifierLayer(config),
+    paymentLayer(config)
   )
 
 /**

@@ -4,6 +4,7 @@ import { errorCodes } from "../shared/error-catalog.js"
 import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
 import { ProbesGroup } from "../shared/probes.js"
 import { makeProviderEventsGroup } from "../shared/provider-events.js"
+import { makePaymentEventsGroup } from "../shared/payment-events.js"
 import { PreferencePageGroup } from "../shared/preference-page.js"
 import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
@@ -16,6 +17,7 @@ import { ApiKeysGroup } from "./api-keys-group.js"
 import { EmailsGroup } from "./emails-group.js"
 import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
+import { BillingGroup } from "./billing-group.js"
 import { TemplatesGroup } from "./templates-group.js"
 import { CampaignsGroup } from "./campaigns-group.js"
 import { TriggersGroup } from "./triggers-group.js"
@@ -56,6 +58,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(TriggersGroup)
   .add(EmailsGroup)
   .add(SettingsGroup)
+  .add(BillingGroup)
   .add(ApiKeysGroup)
   .add(AdminGroup)
   .add(PreferencesGroup)
@@ -63,6 +66,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(PreferencePageGroup)
   .add(UnsubscribeGroup)
   .add(makeProviderEventsGroup(envelopes))
+  .add(makePaymentEventsGroup(envelopes))
   .add(ProbesGroup)
   .add(makeErrorDocsGroup(envelopes, { codeIn: "as `error.code` carries it", errorBodies: "error envelopes" }))
   // Any route may answer any error: this form documents them all on every operation.

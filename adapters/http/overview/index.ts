@@ -7,6 +7,7 @@ import { DocsLive } from "../shared/docs.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
 import { makeProviderEventsHandlersLive } from "../shared/provider-events.js"
+import { makePaymentEventsHandlersLive } from "../shared/payment-events.js"
 import { makePreferencePageHandlersLive } from "../shared/preference-page.js"
 import { makeUnsubscribeHandlersLive } from "../shared/unsubscribe.js"
 import { OverviewApi } from "./api.js"
@@ -19,6 +20,7 @@ import { ApiKeysHandlersLive } from "./api-keys-handlers.js"
 import { EmailsHandlersLive } from "./emails-handlers.js"
 import { NotesHandlersLive } from "./notes-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
+import { BillingHandlersLive } from "./billing-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { TriggersHandlersLive } from "./triggers-handlers.js"
@@ -50,6 +52,7 @@ export const OverviewApiLive = Layer.mergeAll(
     TriggersHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,
+    BillingHandlersLive,
     ApiKeysHandlersLive,
     AdminHandlersLive,
     PreferencesHandlersLive,
@@ -57,6 +60,7 @@ export const OverviewApiLive = Layer.mergeAll(
     makePreferencePageHandlersLive(OverviewApi),
     makeUnsubscribeHandlersLive(OverviewApi),
     makeProviderEventsHandlersLive(OverviewApi),
+    makePaymentEventsHandlersLive(OverviewApi),
     makeProbesHandlersLive(OverviewApi),
     makeErrorDocsHandlersLive(OverviewApi)
   ]),

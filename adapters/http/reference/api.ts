@@ -3,6 +3,7 @@ import { makeAuthGroup } from "../shared/auth-group.js"
 import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
 import { ProbesGroup } from "../shared/probes.js"
 import { makeProviderEventsGroup } from "../shared/provider-events.js"
+import { makePaymentEventsGroup } from "../shared/payment-events.js"
 import { PreferencePageGroup } from "../shared/preference-page.js"
 import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
@@ -12,6 +13,7 @@ import { TriggersGroup } from "./triggers-group.js"
 import { EmailsGroup } from "./emails-group.js"
 import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
+import { BillingGroup } from "./billing-group.js"
 import { TemplatesGroup } from "./templates-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { SessionAuthentication } from "./authentication.js"
@@ -63,11 +65,13 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(CampaignsGroup)
   .add(TriggersGroup)
   .add(SettingsGroup)
+  .add(BillingGroup)
   .add(AdminGroup)
   .add(PreferenceCenterGroup)
   .add(PreferencePageGroup)
   .add(UnsubscribeGroup)
   .add(makeProviderEventsGroup(problems))
+  .add(makePaymentEventsGroup(problems))
   .add(ProbesGroup)
   .add(ErrorDocsGroup)
   .pipe(problems.api("internal_error"))

@@ -8,6 +8,7 @@ import { DocsLive } from "../shared/docs.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
 import { makeProviderEventsHandlersLive } from "../shared/provider-events.js"
+import { makePaymentEventsHandlersLive } from "../shared/payment-events.js"
 import { makePreferencePageHandlersLive } from "../shared/preference-page.js"
 import { makeUnsubscribeHandlersLive } from "../shared/unsubscribe.js"
 import { AdminHandlersLive } from "./admin-handlers.js"
@@ -17,6 +18,7 @@ import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.
 import { EmailsHandlersLive } from "./emails-handlers.js"
 import { NotesHandlersLive } from "./notes-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
+import { BillingHandlersLive } from "./billing-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { TriggersHandlersLive } from "./triggers-handlers.js"
@@ -47,11 +49,13 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     TriggersHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,
+    BillingHandlersLive,
     AdminHandlersLive,
     PreferenceCenterHandlersLive,
     makePreferencePageHandlersLive(ReferenceApi),
     makeUnsubscribeHandlersLive(ReferenceApi),
     makeProviderEventsHandlersLive(ReferenceApi),
+    makePaymentEventsHandlersLive(ReferenceApi),
     makeProbesHandlersLive(ReferenceApi),
     makeErrorDocsHandlersLive(ReferenceApi)
   ]),

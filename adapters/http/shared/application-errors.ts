@@ -1,13 +1,17 @@
 import type {
   DomainProviderUnavailable,
+  BillingNotConfigured,
   IdempotencyKeyReused,
   IdempotentRequestInProgress,
   MissingScope,
   NotAMember,
   NotPlatformAdmin,
   OrganizationNotChosen,
+  PaymentProviderRefused,
+  PaymentProviderUnavailable,
   Principal,
   SignInRateLimited,
+  SubscriptionAlreadyActive,
   Unauthenticated
 } from "@roster/application"
 import type {
@@ -58,6 +62,10 @@ export type ApplicationError =
   | SendingDomainExists
   | NoSendingDomain
   | DomainProviderUnavailable
+  | BillingNotConfigured
+  | PaymentProviderUnavailable
+  | PaymentProviderRefused
+  | SubscriptionAlreadyActive
 
 /** The header a session names its organization with. */
 export const ORGANIZATION_HEADER = "X-Organization-Id"
@@ -80,6 +88,10 @@ export type CodeOf<E> = E extends MissingScope | NotPlatformAdmin | ResourceOfAn
   : E extends SendingDomainTaken | SendingDomainExists ? "conflict"
   : E extends NoSendingDomain ? "not_found"
   : E extends DomainProviderUnavailable ? "service_unavailable"
+  : E extends SubscriptionAlreadyActive ? "conflict"
+  : E extends BillingNotConfigured ? "billing_not_configured"
+  : E extends PaymentProviderUnavailable ? "payment_provider_unavailable"
+  : E extends PaymentProviderRefused ? "payment_provider_error"
   : never
 
 /** Who lacks a scope, in the words of their credential. */
@@ -148,6 +160,18 @@ const describe = (error: ApplicationError, credential: Principal["credential"] |
       )
     case "InvalidToken":
       return apiError("invalid_token", error.reason)
+    case "SubscriptionAlreadyActive":
+      return apiError("conflict", error.message)
+    case "BillingNotConfigured":
+      return apiError("billing_not_configured", error.message)
+    case "PaymentProviderUnavailable":
+      // The provider's own words stay in the log.
+      return apiError(
+        "payment_provider_unavailable",
+        "the payment provider cannot be reached at the moment; nothing was changed, try again shortly"
+      )
+    case "PaymentProviderRefused":
+      return apiError("payment_provider_error", error.message)
   }
 }
 

@@ -52,9 +52,9 @@ const entries = {
     status: 401,
     title: "Invalid Signature",
     meaning:
-      "A provider event was not signed with the service's secret: the X-EmailProvider-Signature header (hex HMAC-SHA256 of the raw body) or the svix-id, svix-timestamp and svix-signature headers are missing, do not match the body, or are more than five minutes old. Nothing was changed.",
+      "A provider event was not signed with the service's secret: the X-EmailProvider-Signature header (hex HMAC-SHA256 of the raw body) or the svix-id, svix-timestamp and svix-signature headers of an email provider event, or the Stripe-Signature header of a payment event, are missing, do not match the body, or are more than five minutes old. Nothing was changed.",
     remedy:
-      "Sign the raw body with EMAIL_WEBHOOK_SECRET, or configure the provider's webhook with the same secret. A provider retries what it could not deliver."
+      "Sign the raw body with EMAIL_WEBHOOK_SECRET (email events) or STRIPE_WEBHOOK_SECRET (payment events), or configure the provider's webhook with the same secret. A provider retries what it could not deliver."
   },
   forbidden: {
     status: 403,
@@ -105,9 +105,8 @@ const entries = {
   limit_exceeded: {
     status: 402,
     title: "Plan Limit Exceeded",
-    meaning:
-      "The organization's plan does not allow more of this: its subscriber limit has been reached, or the feature (a custom sending domain) needs a higher plan, which the detail names.",
-    remedy: "Delete subscribers that are no longer needed, or move the organization to a larger plan."
+    meaning: "The organization's plan does not allow more of this: its subscriber limit or its monthly email limit has been reached, or the feature (a custom sending domain) needs a higher plan. What it holds is kept; only growth is refused. The detail names the limit and the plan that lifts it.",
+    remedy: "Delete subscribers that are no longer needed, wait for the next month, or move the organization to the plan the detail names (POST /api/v1/billing/create-checkout-session)."
   },
   payload_too_large: {
     status: 413,
@@ -141,6 +140,24 @@ const entries = {
     meaning:
       "A service the API depends on, such as the database or the email provider, cannot be reached at the moment. Nothing was changed.",
     remedy: "Try again shortly. GET /ready tells when the service is ready again."
+  },
+  billing_not_configured: {
+    status: 503,
+    title: "Billing Not Configured",
+    meaning: "This deployment has no payment provider: its operator has not set STRIPE_SECRET_KEY. The plan and its use (GET /api/v1/billing/subscription) are still shown.",
+    remedy: "Ask the operator to set STRIPE_SECRET_KEY (and STRIPE_PRICE_PRO, STRIPE_PRICE_ENTERPRISE, STRIPE_WEBHOOK_SECRET), or to change the plan for you."
+  },
+  payment_provider_unavailable: {
+    status: 503,
+    title: "Payment Provider Unavailable",
+    meaning: "The payment provider could not be reached, did not answer in time, or failed on its side. Nothing was changed.",
+    remedy: "Try again shortly; the same request is safe to repeat."
+  },
+  payment_provider_error: {
+    status: 502,
+    title: "Payment Provider Error",
+    meaning: "The payment provider refused what the service asked of it: its key or a configured price is not accepted, for example. Nothing was changed.",
+    remedy: "Report it to the operator with the X-Request-Id of the response: the billing configuration needs fixing."
   }
 } as const satisfies Record<string, Omit<ErrorCodeEntry, "code">>
 

@@ -10,6 +10,8 @@ export interface HttpSettingsShape {
   readonly secureCookies: boolean
   /** The secret provider events are signed with (EMAIL_WEBHOOK_SECRET); without it, every event is refused. */
   readonly emailWebhookSecret?: Redacted.Redacted<string> | null | undefined
+  /** The secret payment events are signed with (STRIPE_WEBHOOK_SECRET); without it, every event is refused. */
+  readonly stripeWebhookSecret?: Redacted.Redacted<string> | null | undefined
 }
 
 export class HttpSettings extends Context.Tag("roster/http/HttpSettings")<HttpSettings, HttpSettingsShape>() {}

@@ -16,6 +16,7 @@ import campaignLeaseOrder from "./0011_campaign_lease_order.js"
 import customRateLimits from "./0012_custom_rate_limits.js"
 import subscriberSlots from "./0013_subscriber_slots.js"
 import sendingDomains from "./0014_sending_domains.js"
+import billing from "./0015_billing.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -31,7 +32,8 @@ const migrations = Migrator.fromRecord({
   "0011_campaign_lease_order": campaignLeaseOrder,
   "0012_custom_rate_limits": customRateLimits,
   "0013_subscriber_slots": subscriberSlots,
-  "0014_sending_domains": sendingDomains
+  "0014_sending_domains": sendingDomains,
+  "0015_billing": billing
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

@@ -1,0 +1,2 @@
+export { constructStripeEvent, makeStripePaymentGateway, type StripePaymentGatewayOptions } from "./stripe-payment-gateway.js"
+export { readStripeEvent, readSubscription } from "./stripe-subscriptions.js"
