@@ -41,5 +41,5 @@ describe("the preference center under npm start", () => {
       if (app !== undefined) expect(await app.stop()).toBe(0)
       rmSync(dataDir, { recursive: true, force: true })
     }
-  }, 90_000)
+  }, 150_000)
 })
