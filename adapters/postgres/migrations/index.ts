@@ -15,6 +15,8 @@ import emailTriggers from "./0010_email_triggers.js"
 import campaignLeaseOrder from "./0011_campaign_lease_order.js"
 import customRateLimits from "./0012_custom_rate_limits.js"
 import subscriberSlots from "./0013_subscriber_slots.js"
+import audienceOrder from "./0014_audience_order.js"
+import audienceSnapshot from "./0015_audience_snapshot.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -29,7 +31,9 @@ const migrations = Migrator.fromRecord({
   "0010_email_triggers": emailTriggers,
   "0011_campaign_lease_order": campaignLeaseOrder,
   "0012_custom_rate_limits": customRateLimits,
-  "0013_subscriber_slots": subscriberSlots
+  "0013_subscriber_slots": subscriberSlots,
+  "0014_audience_order": audienceOrder,
+  "0015_audience_snapshot": audienceSnapshot
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
