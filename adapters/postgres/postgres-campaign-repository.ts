@@ -353,7 +353,10 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
         })).pipe(Effect.orDie),
 
       countAudience: (organizationId, audience, kind) =>
-        sql`SELECT count(*)::integer AS count FROM subscribers s WHERE ${inAudience(organizationId, audience, kind)}`.pipe(
+        overAudience(
+          audience,
+          sql`SELECT count(*)::integer AS count FROM subscribers s WHERE ${inAudience(organizationId, audience, kind)}`
+        ).pipe(
           Effect.map((rows) => Number(rows[0]?.count ?? 0)),
           Effect.orDie
         ),
