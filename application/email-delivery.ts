@@ -15,7 +15,7 @@ import { EmailUsage } from "./ports/email-usage.js"
 import { Ids } from "./ports/ids.js"
 import { Mailer, type MailerError, type OutgoingEmail } from "./ports/mailer.js"
 import { MessageRepository } from "./ports/message-repository.js"
-import { RateLimiter } from "./ports/rate-limiter.js"
+import { type AdaptiveRate, RateLimiter } from "./ports/rate-limiter.js"
 import { now } from "./support/clock.js"
 
 export interface DeliverySettings {
@@ -32,6 +32,30 @@ const PROVIDER_RATE_KEY = "email-provider:calls"
 const RATE_WINDOW_MS = 1_000
 /** Held while the provider asked every sender to wait (a 429's or a quota's `Retry-After`). */
 const PROVIDER_HOLD_KEY = "email-provider:held"
+/** The provider's pace, in calls a second, the same for every worker. */
+const PROVIDER_PACE_KEY = "email-provider:pace"
+/** The least the pace falls to: a call every ten seconds (or the configured rate, if lower). */
+const MIN_PROVIDER_PACE = 0.1
+
+/**
+ * The provider's pace: the configured rate until the provider answers 429 (too many calls), then
+ * halved on each, down to a call every ten seconds; 429s within half a second of a halving are
+ * the same crowd of calls and halve it once. Each call the provider takes adds a twentieth of the
+ * rate back, up to the rate; ten minutes without a word and it is the rate again.
+ */
+const paceFor = (rate: number): AdaptiveRate => ({
+  max: rate,
+  min: Math.min(rate, MIN_PROVIDER_PACE),
+  step: rate / 20,
+  settleMs: 500,
+  forgetMs: 10 * 60_000
+})
+
+/** A pace as people read it: `2 calls a second`, `1 call a second`, `0.5 calls a second`. */
+const callsASecond = (pace: number) => {
+  const calls = Number(pace.toFixed(2))
+  return `${calls} ${calls === 1 ? "call" : "calls"} a second`
+}
 /**
  * How often a worker looks for campaign batches whose lease ran out or whose retry came due: each
  * look reads every lease taken since the table was last vacuumed, and a lease lasts far longer.
@@ -74,10 +98,11 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
     const busy = yield* Ref.make(false)
 
     /**
-     * Waits for a turn within the provider's rate, however many workers ask, and for as long as the
-     * provider asked any of them to wait.
+     * Waits for a turn within the provider's pace, however many workers ask, and for as long as the
+     * provider asked any of them to wait; the pace it was taken at. Below one call a second, a turn
+     * is one call in a longer window.
      */
-    const providerTurn = (rate: number): Effect.Effect<void> =>
+    const providerTurn = (pace: AdaptiveRate): Effect.Effect<number> =>
       Effect.gen(function*() {
         while (true) {
           const held = yield* limiter.heldFor(PROVIDER_HOLD_KEY)
@@ -85,17 +110,38 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
             yield* Effect.sleep(held)
             continue
           }
-          const verdict = yield* limiter.consume(PROVIDER_RATE_KEY, rate, RATE_WINDOW_MS)
-          if (verdict.allowed) return
+          const now = yield* limiter.rateOf(PROVIDER_PACE_KEY, pace)
+          const calls = Math.max(1, Math.floor(now))
+          const verdict = yield* limiter.consume(PROVIDER_RATE_KEY, calls, Math.round(RATE_WINDOW_MS * calls / now))
+          if (verdict.allowed) return now
           const at = yield* Clock.currentTimeMillis
           yield* Effect.sleep(Math.max(1, verdict.resetAt.getTime() - at))
         }
       })
 
-    const handOver = (batch: ReadonlyArray<OutgoingEmail>, key: string) =>
-      batch.length === 1
+    /**
+     * Hands a batch over at the pace its turn was taken at: a 429 halves the pace every worker
+     * keeps to, and a call taken below the configured rate grows it back a step.
+     */
+    const handOver = (batch: ReadonlyArray<OutgoingEmail>, key: string, pace: AdaptiveRate, takenAt: number) =>
+      (batch.length === 1
         ? Effect.map(mailer.send(batch[0]!), (accepted) => [accepted])
-        : mailer.sendBatch(batch, { idempotencyKey: key })
+        : mailer.sendBatch(batch, { idempotencyKey: key })).pipe(
+          Effect.tapError((error) =>
+            error.rateLimited
+              ? Effect.flatMap(limiter.slowDown(PROVIDER_PACE_KEY, pace), (slower) =>
+                slower < takenAt
+                  ? Effect.logInfo(`the email provider answered 429: sending slows to ${callsASecond(slower)}`)
+                  : Effect.void)
+              : Effect.void
+          ),
+          Effect.tap(() =>
+            takenAt >= pace.max ? Effect.void : Effect.flatMap(limiter.speedUp(PROVIDER_PACE_KEY, pace), (faster) =>
+              faster >= pace.max
+                ? Effect.logInfo(`the email provider takes calls again: sending is back to ${callsASecond(faster)}`)
+                : Effect.logDebug(`sending speeds up to ${callsASecond(faster)}`))
+          )
+        )
 
     /** A failed call: the batch waits for its next attempt, breaks up, or fails when it has had them all. */
     const settleFailure = (key: string, size: number, attempts: number, error: MailerError) =>
@@ -103,6 +149,12 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
         const at = yield* now
         // The provider said when to come back: every worker waits that long, not only this batch.
         if (error.retryable && error.retryAfterMs !== null) yield* limiter.hold(PROVIDER_HOLD_KEY, error.retryAfterMs)
+        if (error.rateLimited) {
+          // Calls came too fast, which says nothing of the emails: the batch goes again once the
+          // provider's wait is over, at the slower pace, and is never given up for it.
+          const retryAt = new Date(at.getTime() + Math.max(RATE_WINDOW_MS, error.retryAfterMs ?? 0))
+          return yield* messages.postpone(key, retryAt, error.reason, at)
+        }
         if (!error.retryable) {
           if (size > 1) return yield* messages.unbatch(key, at)
           return yield* messages.markFailed(key, error.reason, at)
@@ -119,7 +171,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
      * the campaign as `failed`), then handed over as a single send's batch is. The campaign ends
      * here when the batch was `last` (shorter than a lease takes).
      */
-    const deliverCampaign = (leased: LeasedCampaignBatch, last: boolean) =>
+    const deliverCampaign = (leased: LeasedCampaignBatch, last: boolean, pace: AdaptiveRate, paceNow: number) =>
       Effect.gen(function*() {
         const { key, tier } = leased
         const { campaign } = leased.campaign
@@ -136,7 +188,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
           yield* campaigns.settle(key, [...settled, ...unsent], at)
           return yield* campaigns.stop(campaign.id, reason, at)
         }
-        yield* handOver(emails.map((e) => e.email), key).pipe(
+        yield* handOver(emails.map((e) => e.email), key, pace, paceNow).pipe(
           Effect.matchEffect({
             onFailure: (error) =>
               Effect.all([
@@ -199,7 +251,8 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
         // The turn comes before the lease, so that the batch takes everything that came meanwhile.
         const at = yield* now
         if (!(yield* Ref.get(busy)) && !(yield* messages.anyDue(at)) && !(yield* campaigns.anyDue(at))) return 0
-        yield* providerTurn(settings.providerRate)
+        const pace = paceFor(settings.providerRate)
+        const paceNow = yield* providerTurn(pace)
         const lease = {
           limit: Math.min(settings.batchSize, MAX_BATCH_SIZE),
           leaseMs: settings.leaseMs,
@@ -213,12 +266,12 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
           const batch = campaignBatch.value
           const full = batch.recipients.length === lease.limit
           yield* Ref.set(busy, full)
-          yield* deliverCampaign(batch, !full)
+          yield* deliverCampaign(batch, !full, pace, paceNow)
           return batch.recipients.length
         }
         const { key, messages: batch } = leased.value
         yield* Ref.set(busy, batch.length === lease.limit)
-        yield* handOver(batch.map(outgoing), key).pipe(
+        yield* handOver(batch.map(outgoing), key, pace, paceNow).pipe(
           Effect.matchEffect({
             onFailure: (error) =>
               settleFailure(key, batch.length, Math.max(...batch.map((m) => m.attemptCount)), error),

@@ -1,4 +1,4 @@
-import { type RateDecision, RateLimiter } from "@roster/application"
+import { type AdaptiveRate, type RateDecision, RateLimiter } from "@roster/application"
 import { Clock, Effect, Layer } from "effect"
 import { ExpiringEntries, type ExpiringEntriesOptions } from "./expiring-entries.js"
 
@@ -48,6 +48,21 @@ export const makeInProcessRateLimiter = (windows: FixedWindows): Layer.Layer<Rat
   Layer.sync(RateLimiter, () => {
     /** Each held key and when its hold ends; few keys are ever held, and an ended hold is dropped when read. */
     const holds = new Map<string, number>()
+    /** Each lowered adaptive rate, when it was last halved and last touched; a rate back at its most is dropped. */
+    const rates = new Map<string, { rate: number; halvedAtMs: number; touchedAtMs: number }>()
+    const lowered = (key: string, rate: AdaptiveRate, nowMs: number) => {
+      const kept = rates.get(key)
+      if (kept === undefined || nowMs - kept.touchedAtMs >= rate.forgetMs) {
+        rates.delete(key)
+        return undefined
+      }
+      return kept
+    }
+    const keep = (key: string, rate: AdaptiveRate, value: number, halvedAtMs: number, nowMs: number) => {
+      if (value >= rate.max) rates.delete(key)
+      else rates.set(key, { rate: value, halvedAtMs, touchedAtMs: nowMs })
+      return Math.min(value, rate.max)
+    }
     return RateLimiter.of({
       consume: (key, limit, windowMs) =>
         Effect.map(Clock.currentTimeMillis, (nowMs) => windows.consume(key, limit, windowMs, nowMs)),
@@ -60,6 +75,26 @@ export const makeInProcessRateLimiter = (windows: FixedWindows): Layer.Layer<Rat
           const left = (holds.get(key) ?? 0) - nowMs
           if (left <= 0) holds.delete(key)
           return Math.max(0, left)
+        }),
+      rateOf: (key, rate) =>
+        Effect.map(Clock.currentTimeMillis, (nowMs) => {
+          const kept = lowered(key, rate, nowMs)
+          return kept === undefined ? rate.max : Math.max(rate.min, Math.min(kept.rate, rate.max))
+        }),
+      slowDown: (key, rate) =>
+        Effect.map(Clock.currentTimeMillis, (nowMs) => {
+          const kept = lowered(key, rate, nowMs)
+          const now = Math.min(kept?.rate ?? rate.max, rate.max)
+          if (kept !== undefined && nowMs - kept.halvedAtMs < rate.settleMs) {
+            return keep(key, rate, now, kept.halvedAtMs, nowMs)
+          }
+          return keep(key, rate, Math.max(rate.min, now / 2), nowMs, nowMs)
+        }),
+      speedUp: (key, rate) =>
+        Effect.map(Clock.currentTimeMillis, (nowMs) => {
+          const kept = lowered(key, rate, nowMs)
+          if (kept === undefined) return rate.max
+          return keep(key, rate, Math.min(rate.max, kept.rate + rate.step), kept.halvedAtMs, nowMs)
         })
     })
   })

@@ -148,6 +148,8 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
         store.write((t) => {
           const stored = t.campaigns.get(id)
           if (stored === undefined || !from.includes(stored.campaign.status)) return Option.none()
+          const progress = t.campaignAudiences.get(id)
+          if (to === "cancelled" && progress !== undefined) t.campaignAudiences.set(id, { ...progress, members: [] })
           return Option.some(moved(t, id, {
             status: to,
             updatedAt: changes.at,
@@ -169,7 +171,11 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
             updatedAt: at,
             ...(sandboxed === undefined ? {} : { sandboxed })
           })
-          if (!t.campaignAudiences.has(id)) t.campaignAudiences.set(id, { fixedAt: at, cursor: null, complete: false })
+          if (!t.campaignAudiences.has(id)) {
+            const { audience, kind, organizationId } = campaign
+            const members = audienceOf(t, organizationId, audience, kind).map((s) => s.id as string)
+            t.campaignAudiences.set(id, { fixedAt: at, members, cursor: null, complete: false })
+          }
           return Option.some(campaign)
         }),
 
@@ -208,9 +214,11 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
           if (open === undefined) return Option.none()
           const [id, progress] = open
           const { campaign, sendout } = t.campaigns.get(id)!
-          const chosen = audienceOf(t, campaign.organizationId, campaign.audience, campaign.kind)
-            .filter((s) => s.createdAt <= progress.fixedAt && (progress.cursor === null || compareText(s.id, progress.cursor) > 0))
+          const taken = progress.members
+            .filter((id) => progress.cursor === null || compareText(id, progress.cursor) > 0)
             .slice(0, limit)
+          // A subscriber deleted since the start is no longer there to send to.
+          const chosen = taken.map((id) => t.subscribers.get(id)).filter((s) => s !== undefined)
           const present = new Set(campaignMessages(t, campaign.id).map((s) => s.message.subscriberId as string))
           let added = 0
           for (const subscriber of chosen) {
@@ -238,8 +246,13 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
             t.messages.set(message.id, { message, history: [], leaseToken: null, nextAttemptAt: at })
             added += 1
           }
-          const complete = chosen.length < limit
-          t.campaignAudiences.set(id, { ...progress, cursor: chosen.at(-1)?.id ?? progress.cursor, complete })
+          const complete = taken.length < limit
+          t.campaignAudiences.set(id, {
+            ...progress,
+            members: complete ? [] : progress.members,
+            cursor: taken.at(-1) ?? progress.cursor,
+            complete
+          })
           return Option.some({ id: campaign.id, added, complete })
         }),
 

@@ -93,6 +93,8 @@ export interface StoredCampaign {
 
 export interface CampaignAudienceProgress {
   readonly fixedAt: Date
+  /** The audience's subscriber ids, in order, as it was when sending started; emptied once taken whole or cancelled. */
+  readonly members: ReadonlyArray<string>
   /** The last subscriber id taken into the audience. */
   readonly cursor: string | null
   readonly complete: boolean

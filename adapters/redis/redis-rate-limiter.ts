@@ -1,4 +1,4 @@
-import { type RateDecision, RateLimiter } from "@roster/application"
+import { type AdaptiveRate, type RateDecision, RateLimiter } from "@roster/application"
 import { Clock, Effect, Layer, Schema } from "effect"
 import { defineScript, makeOccasionalWarning, redisCall, redisCallAs } from "./redis-call.js"
 import { RedisClient } from "./redis-client.js"
@@ -31,6 +31,40 @@ if ttl < tonumber(ARGV[1]) then
   redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
 end
 return 1
+`
+
+/**
+ * An adaptive rate: a hash of the lowered rate and when it was last halved (Redis's own clock, the
+ * same for every process), forgotten after ARGV[5] ms untouched; a rate back at its most is
+ * deleted. ARGV: max, min, step, settle ms, forget ms, and what to do ('slow', 'speed' or 'read').
+ * Answers the rate now, as a string (Lua numbers come back as integers otherwise).
+ */
+const ADAPTIVE_RATE_LUA = `
+local max, min, step = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local settle, forget, change = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local kept = redis.call('HMGET', KEYS[1], 'rate', 'halved')
+local rate = math.min(max, tonumber(kept[1]) or max)
+local halved = tonumber(kept[2]) or 0
+if change == 'read' then
+  return tostring(math.max(min, rate))
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if change == 'slow' then
+  if now - halved >= settle then
+    rate = math.max(min, rate / 2)
+    halved = now
+  end
+elseif kept[1] then
+  rate = math.min(max, rate + step)
+end
+if rate >= max then
+  redis.call('DEL', KEYS[1])
+  return tostring(max)
+end
+redis.call('HSET', KEYS[1], 'rate', tostring(rate), 'halved', tostring(halved))
+redis.call('PEXPIRE', KEYS[1], forget)
+return tostring(rate)
 `
 
 /**
@@ -83,6 +117,13 @@ export const RedisRateLimiterLive = Layer.effect(
         Effect.catchAll((failure) => Effect.as(warn(failure), 0))
       )
 
-    return RateLimiter.of({ consume, hold, heldFor })
+    const adaptive = defineScript(redis, "rosterAdaptiveRate", { lua: ADAPTIVE_RATE_LUA, keys: 1 })
+    const adapt = (change: "slow" | "speed" | "read") => (key: string, rate: AdaptiveRate): Effect.Effect<number> =>
+      redisCallAs(
+        Schema.NumberFromString,
+        () => adaptive([key], [rate.max, rate.min, rate.step, Math.ceil(rate.settleMs), Math.ceil(rate.forgetMs), change])
+      ).pipe(Effect.catchAll((failure) => Effect.as(warn(failure), rate.max)))
+
+    return RateLimiter.of({ consume, hold, heldFor, rateOf: adapt("read"), slowDown: adapt("slow"), speedUp: adapt("speed") })
   })
 )

@@ -28,8 +28,14 @@ interface Failure {
 
 const MAX_REASON_LENGTH = 300
 
-const failure = (reason: string, retryable: boolean, retryNow = retryable, retryAfterMs: number | null = null): Failure => ({
-  error: new MailerError({ reason: reason.slice(0, MAX_REASON_LENGTH), retryable, retryAfterMs }),
+const failure = (
+  reason: string,
+  retryable: boolean,
+  retryNow = retryable,
+  retryAfterMs: number | null = null,
+  rateLimited = false
+): Failure => ({
+  error: new MailerError({ reason: reason.slice(0, MAX_REASON_LENGTH), retryable, retryAfterMs, rateLimited }),
   retryNow
 })
 
@@ -63,7 +69,8 @@ const fromResendError = (error: ErrorResponse, headers: Record<string, string> |
     reason,
     status === 429 || status >= 500 || name === "concurrent_idempotent_requests",
     undefined,
-    retryAfterMs
+    retryAfterMs,
+    status === 429
   )
 }
 

@@ -15,12 +15,14 @@ export interface OutgoingEmail {
 
 /**
  * The provider refused or could not take an email. `retryable` when trying again later may work;
- * `retryAfterMs` when the provider said how long to wait first.
+ * `retryAfterMs` when the provider said how long to wait first; `rateLimited` when it said calls
+ * came too fast (a 429 that is not a used-up quota).
  */
 export class MailerError extends Schema.TaggedError<MailerError>()("MailerError", {
   reason: Schema.String,
   retryable: Schema.Boolean,
-  retryAfterMs: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null })
+  retryAfterMs: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null }),
+  rateLimited: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) {
   override get message() {
     return this.reason

@@ -156,7 +156,7 @@ describe("email delivery", () => {
 
   it.effect("a Retry-After holds every email until it passes, not only the batch it answered", () =>
     delivering(Effect.gen(function*() {
-      yield* queued(1, "slowed")
+      const { ids: [slowed], organizationId: slowedIn } = yield* queued(1, "slowed")
       resend.script({ status: 429, name: "rate_limit_exceeded", message: "Too many requests", retryAfterSeconds: 5 })
       expect(yield* deliverAll).toBe(1)
       const { ids: [other], organizationId } = yield* queued(1, "waiting")
@@ -167,8 +167,11 @@ describe("email delivery", () => {
       expect(resend.calls()).toHaveLength(calls)
       expect((yield* statusOf(organizationId, other!)).status).toBe("queued")
       yield* TestClock.adjust("1 second")
+      // Then the batch the 429 answered goes again with the other: a 429 is no failure of its emails.
       expect(yield* Fiber.join(delivery)).toBe(1)
+      expect(yield* deliverAll).toBe(1)
       expect((yield* statusOf(organizationId, other!)).status).toBe("sent")
+      expect((yield* statusOf(slowedIn, slowed!)).status).toBe("sent")
     })))
 
   it.effect("an email that keeps failing is failed once every attempt was made, and says why", () =>

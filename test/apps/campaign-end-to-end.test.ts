@@ -1,6 +1,6 @@
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { postgresForProcesses as postgres } from "../support/servers.js"
+import { postgresForProcesses as postgres, redis } from "../support/servers.js"
 import { callApi, run, type Running, type RunningWorker, start, startWorker } from "../support/processes.js"
 import { type ResendApi, startResendApi } from "../support/resend-api.js"
 import { waitUntil } from "../support/webhook-receiver.js"
@@ -152,16 +152,46 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     }
   }, 60_000)
 
+  it.skipIf(!redis.available)("429s halve the pace every worker keeps to, and calls taken bring it back; each email once", async () => {
+    // The pace lives beside the workers' shared hold, in Redis: a database of this test's own.
+    const shared = new URL(redis.url!)
+    shared.pathname = "/13"
+    const key = await organization("pace", 2_000)
+    const id = await campaign(key)
+    resend.script({ status: 429, name: "rate_limit_exceeded", message: "Too many requests", retryAfterSeconds: 1 }, 3)
+    const workers = await Promise.all([1, 2].map(() => startWorker({ ...env, REDIS_URL: shared.toString() })))
+    try {
+      const before = resend.calls().length
+      await act(key, id, "send")
+      await waitUntil(async () => (await statusOf(key, id)).status === "sent", "the campaign sent", 80_000)
+      eachOnce("pace", 2_000)
+      const calls = resend.calls().slice(before)
+      expect(calls.filter((call) => call.status === 429)).toHaveLength(3)
+      const logs = workers.map((worker) => worker.output()).join("\n")
+      const slowed = /the email provider answered 429: sending slows to ([\d.]+) calls? a second/.exec(logs)
+      expect(slowed, logs).not.toBeNull()
+      expect(Number(slowed![1])).toBeLessThanOrEqual(2)
+      expect(logs).toContain("sending is back to 4 calls a second")
+      // Slowed down: the calls right after the 429s came further apart than four a second allows.
+      const lastRefused = calls.findLastIndex((call) => call.status === 429)
+      const after = calls.slice(lastRefused + 1, lastRefused + 3).map((call) => call.at)
+      expect(after[1]! - after[0]!).toBeGreaterThanOrEqual(400)
+    } finally {
+      expect(await Promise.all(workers.map((worker) => worker.stop()))).toEqual([0, 0])
+    }
+  }, 120_000)
+
   it("a provider that answers 429 first slows the campaign down; it ends sent, each email once", async () => {
     const key = await organization("busy", 250)
     const id = await campaign(key)
     resend.script({ status: 429, name: "rate_limit_exceeded", message: "Too many requests", retryAfterSeconds: 1 }, 2)
     const worker = await startWorker(env)
     try {
+      const before = resend.calls().length
       await act(key, id, "send")
       await waitUntil(async () => (await statusOf(key, id)).status === "sent", "the campaign sent", 45_000)
       eachOnce("busy", 250)
-      expect(resend.calls().filter((call) => call.status === 429)).toHaveLength(2)
+      expect(resend.calls().slice(before).filter((call) => call.status === 429)).toHaveLength(2)
     } finally {
       expect(await worker.stop()).toBe(0)
     }

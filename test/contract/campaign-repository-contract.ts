@@ -1,6 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { CampaignRepository, type CampaignSendout, TagAssignments } from "@roster/application"
-import { Campaign, CampaignId, type MessageStatus, type OrganizationId, type TagId } from "@roster/domain"
+import { Campaign, CampaignId, type MessageStatus, type OrganizationId, type Subscriber, type TagId } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { deletingAfterwards, givenOrganization, givenSubscriber, givenTag, instant, type PersistenceLayer } from "./fixtures.js"
@@ -178,6 +178,42 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           const sent = yield* campaigns.finishIfDone(campaign.id, instant(19), (n) => `${n} failed`)
           expect(Option.map(sent, (c) => [c.status, c.failureReason])).toStrictEqual(Option.some(["sent", null]))
         }).pipe(deletingAfterwards([organization.id, other.id]))
+      }))
+
+    it.effect("the audience is the one of the start: tags given or taken while it is being taken change nothing", () =>
+      Effect.gen(function*() {
+        const campaigns = yield* CampaignRepository
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const news = yield* givenTag(organization.id)
+          const muted = yield* givenTag(organization.id)
+          // Ten subscribers in id order, the order the audience is taken in: the even ones have the tag.
+          const people: Array<Subscriber> = []
+          for (let i = 0; i < 10; i++) people.push(yield* tagged(organization.id, []))
+          people.sort((a, b) => (a.id < b.id ? -1 : 1))
+          for (const i of [0, 2, 4, 6, 8]) yield* assignments.attach(organization.id, people[i]!.id, [news.id], instant(1))
+          yield* assignments.attach(organization.id, people[2]!.id, [muted.id], instant(1))
+          const audience = { tagIds: [news.id], excludeTagIds: [muted.id] }
+          expect(yield* campaigns.countAudience(organization.id, audience, "marketing")).toBe(4)
+
+          const campaign = aCampaign(organization.id, instant(1), { audience })
+          yield* campaigns.insert(campaign)
+          assert.isTrue(Option.isSome(yield* campaigns.start(campaign.id, ["draft"], sendout, instant(10), false)))
+          const first = Option.getOrThrow(yield* campaigns.fixAudience(1, instant(11)))
+          expect(first).toStrictEqual({ id: campaign.id, added: 1, complete: false })
+          // Midway, past the first chunk: two lose the tag, two get it, one is muted and one no longer is.
+          for (const i of [4, 8]) yield* assignments.detach(organization.id, people[i]!.id, news.id)
+          for (const i of [5, 9]) yield* assignments.attach(organization.id, people[i]!.id, [news.id], instant(12))
+          yield* assignments.detach(organization.id, people[2]!.id, muted.id)
+          yield* assignments.attach(organization.id, people[6]!.id, [muted.id], instant(12))
+          expect(yield* campaigns.countAudience(organization.id, audience, "marketing")).toBe(4)
+
+          yield* fixAll(2, instant(13))
+          const leased = Option.getOrThrow(yield* lease(100, instant(14)))
+          expect(leased.recipients.map((r) => r.message.subscriberId)).toStrictEqual([0, 4, 6, 8].map((i) => people[i]!.id))
+          expect(yield* statsOf(campaign.id)).toStrictEqual({ queued: 4 })
+        }).pipe(deletingAfterwards([organization.id]))
       }))
 
     it.effect("leases a campaign in subscriber order from a position on; what was queued again behind it, without one", () =>

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { RateLimiter } from "@roster/application"
+import { type AdaptiveRate, RateLimiter } from "@roster/application"
 import { Clock, Effect, type Layer } from "effect"
 import { randomUUID } from "node:crypto"
 
@@ -89,5 +89,44 @@ export const rateLimiterContract = (limiter: Layer.Layer<RateLimiter, unknown>) 
         expect(yield* limiter.heldFor(free)).toBe(0)
         yield* Effect.sleep(450)
         expect(yield* limiter.heldFor(held)).toBe(0)
+      }))
+
+    const adaptive: AdaptiveRate = { max: 8, min: 1, step: 2, settleMs: 300, forgetMs: 60_000 }
+
+    it.effect("an adaptive rate halves on pushback, once for pushback that comes together, to its least, and grows back a step a success", () =>
+      Effect.gen(function*() {
+        const limiter = yield* RateLimiter
+        const [key, other] = [aKey(), aKey()]
+        expect(yield* limiter.rateOf(key, adaptive)).toBe(8)
+        // A success at the most changes nothing.
+        expect(yield* limiter.speedUp(key, adaptive)).toBe(8)
+        expect(yield* limiter.slowDown(key, adaptive)).toBe(4)
+        expect(yield* limiter.slowDown(key, adaptive)).toBe(4)
+        expect(yield* limiter.rateOf(key, adaptive)).toBe(4)
+        expect(yield* limiter.rateOf(other, adaptive)).toBe(8)
+        const halvings = []
+        for (let i = 0; i < 3; i++) {
+          yield* Effect.sleep(adaptive.settleMs + SLACK_MS)
+          halvings.push(yield* limiter.slowDown(key, adaptive))
+        }
+        expect(halvings).toEqual([2, 1, 1])
+        const steps = []
+        for (let i = 0; i < 5; i++) steps.push(yield* limiter.speedUp(key, adaptive))
+        expect(steps).toEqual([3, 5, 7, 8, 8])
+        expect(yield* limiter.rateOf(key, adaptive)).toBe(8)
+        // Halving again needs no wait once it is back at its most.
+        expect(yield* limiter.slowDown(key, adaptive)).toBe(4)
+      }))
+
+    it.effect("an adaptive rate left alone long enough is back at its most", () =>
+      Effect.gen(function*() {
+        const limiter = yield* RateLimiter
+        const key = aKey()
+        const forgetful = { ...adaptive, forgetMs: 300 }
+        expect(yield* limiter.slowDown(key, forgetful)).toBe(4)
+        expect(yield* limiter.rateOf(key, forgetful)).toBe(4)
+        yield* Effect.sleep(forgetful.forgetMs + SLACK_MS * 2)
+        expect(yield* limiter.rateOf(key, forgetful)).toBe(8)
+        expect(yield* limiter.slowDown(key, forgetful)).toBe(4)
       }))
   })

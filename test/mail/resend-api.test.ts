@@ -83,14 +83,18 @@ describe("the Resend mailer against a Resend stand-in", () => {
     Effect.gen(function*() {
       resend.script({ status: 429, name: "rate_limit_exceeded", message: "Too many requests", retryAfterSeconds: 3 })
       const limited = failure(yield* Effect.either(withMailer((m) => m.sendBatch([email(8), email(9)], {}))))
-      expect(limited).toMatchObject({ retryable: true, retryAfterMs: 3_000 })
+      expect(limited).toMatchObject({ retryable: true, retryAfterMs: 3_000, rateLimited: true })
       expect(limited.reason).toContain("429")
     }))
 
   it.live("a 5xx and an unanswered call may pass; a refused email will not", () =>
     Effect.gen(function*() {
       resend.script({ status: 500, name: "internal_server_error", message: "oops" })
-      expect(failure(yield* Effect.either(withMailer((m) => m.send(email(10)))))).toMatchObject({ retryable: true, retryAfterMs: null })
+      expect(failure(yield* Effect.either(withMailer((m) => m.send(email(10)))))).toMatchObject({
+        retryable: true,
+        retryAfterMs: null,
+        rateLimited: false
+      })
       resend.script("hold")
       const timedOut = failure(yield* Effect.either(withMailer((m) => m.send(email(11)))))
       expect(timedOut.retryable).toBe(true)

@@ -136,6 +136,8 @@ describe("Resend mailer", () => {
       ])
       const error = failureOf(yield* Effect.either(sendThrough(stub.baseUrl)))
       expect(error.retryable).toBe(true)
+      // Not a matter of pace: the sending rate is not lowered for it.
+      expect(error.rateLimited).toBe(false)
       expect(stub.requests).toHaveLength(1)
     }))
 

@@ -42,13 +42,16 @@ describe("migrations", () => {
           [12, "custom_rate_limits"],
           [13, "subscriber_slots"],
           [14, "sending_domains"],
-          [15, "billing"]
+          [15, "billing"],
+          [16, "audience_order"],
+          [17, "audience_snapshot"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
           "api_keys",
           "billing_accounts",
           "billing_events",
+          "campaign_audience_parts",
           "campaign_audiences",
           "campaigns",
           "effect_sql_migrations",

@@ -84,6 +84,15 @@ describe("Redis that cannot be reached", () => {
       for (let i = 0; i < 10; i++) expect((yield* limiter.consume("rate:organization:closed", 5, 60_000)).allowed).toBe(true)
     }).pipe(Effect.provide(adaptersAt(CLOSED_PORT))))
 
+  it.live("an adaptive rate is at its most, whatever is asked of it", () =>
+    Effect.gen(function*() {
+      const limiter = yield* RateLimiter
+      const pace = { max: 4, min: 0.1, step: 0.2, settleMs: 500, forgetMs: 60_000 }
+      expect(yield* limiter.slowDown("email-provider:pace", pace)).toBe(4)
+      expect(yield* limiter.rateOf("email-provider:pace", pace)).toBe(4)
+      expect(yield* limiter.speedUp("email-provider:pace", pace)).toBe(4)
+    }).pipe(Effect.provide(adaptersAt(CLOSED_PORT))))
+
   it.live("grants every claim at once and keeps nothing", () =>
     Effect.gen(function*() {
       const store = yield* IdempotencyStore

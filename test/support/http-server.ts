@@ -90,7 +90,10 @@ export const UnlimitedRateLimiterLive = Layer.succeed(
         resetAt: new Date(now + windowMs)
       })),
     hold: () => Effect.void,
-    heldFor: () => Effect.succeed(0)
+    heldFor: () => Effect.succeed(0),
+    rateOf: (_key, rate) => Effect.succeed(rate.max),
+    slowDown: (_key, rate) => Effect.succeed(rate.max),
+    speedUp: (_key, rate) => Effect.succeed(rate.max)
   })
 )
 

@@ -17,6 +17,8 @@ import customRateLimits from "./0012_custom_rate_limits.js"
 import subscriberSlots from "./0013_subscriber_slots.js"
 import sendingDomains from "./0014_sending_domains.js"
 import billing from "./0015_billing.js"
+import audienceOrder from "./0016_audience_order.js"
+import audienceSnapshot from "./0017_audience_snapshot.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -33,7 +35,9 @@ const migrations = Migrator.fromRecord({
   "0012_custom_rate_limits": customRateLimits,
   "0013_subscriber_slots": subscriberSlots,
   "0014_sending_domains": sendingDomains,
-  "0015_billing": billing
+  "0015_billing": billing,
+  "0016_audience_order": audienceOrder,
+  "0017_audience_snapshot": audienceSnapshot
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
