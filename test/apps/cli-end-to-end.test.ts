@@ -11,7 +11,14 @@ import { callApi, run, start } from "../support/processes.js"
  * on failure.
  */
 
-type Json = { readonly [field: string]: any }
+/** The fields these tests read from JSON answers. */
+type Json = { readonly [field: string]: unknown } & {
+  readonly id: string
+  readonly key: string
+  readonly next_cursor: string
+  readonly items: ReadonlyArray<Json>
+  readonly scopes: ReadonlyArray<string>
+}
 
 const escapeCodes = /\u001b\[/
 
@@ -40,12 +47,12 @@ const organizations = async (env: Record<string, string>, slug: string) => {
   const other = await succeeds(env, ["org", "create", "--name", "Other", "--slug", `${slug}-b`])
 
   const listed = await succeeds(env, ["org", "list"])
-  expect(listed.items.map((o: Json) => o.slug)).toEqual(expect.arrayContaining([slug, `${slug}-b`]))
+  expect(listed.items.map((o) => o.slug)).toEqual(expect.arrayContaining([slug, `${slug}-b`]))
   expect(listed).toMatchObject({ total: listed.items.length, next_cursor: null })
   const first = await succeeds(env, ["org", "list", "--limit", "1"])
   expect(first.items).toHaveLength(1)
   const second = await succeeds(env, ["org", "list", "--limit", "1", "--cursor", first.next_cursor])
-  expect(second.items[0].id).not.toBe(first.items[0].id)
+  expect(second.items[0]!.id).not.toBe(first.items[0]!.id)
   expect(await fails(env, ["org", "list", "--limit", "0"])).toBe("roster: --limit: expected a whole number from 1 to 1000; got '0'")
   expect(await fails(env, ["org", "list", "--cursor", "nonsense"])).toBe("roster: --cursor: is not a cursor this service issued")
 
@@ -117,7 +124,7 @@ const apiKeys = async (env: Record<string, string>, slug: string) => {
   expect(await fails(env, ["api-key", "revoke", "--org", `${slug}-b`, issued.id])).toBe(`roster: no api key ${issued.id}`)
   expect(await fails(env, ["api-key", "revoke", "--org", slug, "key-1"])).toBe("roster: ID: must be a UUID")
   expect(await fails(env, ["api-key", "list", "--org", "no-such-org"])).toBe("roster: no organization no-such-org")
-  return { rotated: rotated.key as string, old: issued.key as string, revoked: owner.key as string }
+  return { rotated: rotated.key, old: issued.key, revoked: owner.key }
 }
 
 /** What the API makes of the keys: the rotated key works, the old one and the revoked one do not. */
