@@ -21,6 +21,7 @@ export * from "./templates.js"
 export * from "./triggers.js"
 export * from "./webhook-dispatch.js"
 export * from "./webhooks.js"
+export * from "./worker-health.js"
 
 // The ports they need.
 export * from "./ports/api-key-repository.js"
@@ -55,6 +56,7 @@ export * from "./ports/user-repository.js"
 export * from "./ports/webhook-delivery-repository.js"
 export * from "./ports/webhook-endpoint-repository.js"
 export * from "./ports/webhook-transport.js"
+export * from "./ports/work-backlog.js"
 export * from "./ports/work-signal.js"
 
 // What the capabilities share: principals and scopes, pages, the clock, event payloads.

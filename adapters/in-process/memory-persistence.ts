@@ -21,6 +21,7 @@ import { MemoryTemplateRepositoryLive } from "./memory-template-repository.js"
 import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
 import { MemoryWebhookDeliveryRepositoryLive } from "./memory-webhook-delivery-repository.js"
 import { MemoryWebhookEndpointRepositoryLive } from "./memory-webhook-endpoint-repository.js"
+import { MemoryWorkBacklogLive } from "./memory-work-backlog.js"
 
 const MemoryUnitOfWorkLive = Layer.effect(
   UnitOfWork,
@@ -50,6 +51,7 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryNoteRepositoryLive,
   MemoryCampaignRepositoryLive,
   MemoryTriggerRepositoryLive,
+  MemoryWorkBacklogLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive
 ).pipe(

@@ -6,6 +6,7 @@ import { orgCommand } from "./org-commands.js"
 import { withPlainConsole } from "./plain-console.js"
 import { printJson } from "./print.js"
 import { withServices } from "./services.js"
+import { workerCommand } from "./worker-commands.js"
 
 /**
  * The operators' command line: JSON on stdout, progress and errors on stderr (one line each,
@@ -18,7 +19,7 @@ const migrate = Command.make("migrate", {}, () => withServices(Effect.void).pipe
 
 const roster = Command.make("roster").pipe(
   Command.withDescription("Operate a Roster installation."),
-  Command.withSubcommands([migrate, orgCommand, apiKeyCommand])
+  Command.withSubcommands([migrate, orgCommand, apiKeyCommand, workerCommand])
 )
 
 const cli = Command.run(roster, { name: "roster", version: "0.1.0" })

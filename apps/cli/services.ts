@@ -1,11 +1,11 @@
-import { ApiKeys, Organizations } from "@roster/application"
+import { ApiKeys, Organizations, WorkerHealth } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { loadConfig } from "../shared/config.js"
 import { cryptoLayer, persistenceLayer } from "../shared/layers.js"
 
 /** The use cases the CLI drives, over the database the configuration names, migrated first. */
 const services = Effect.map(loadConfig, (config) =>
-  Layer.mergeAll(Organizations.Default, ApiKeys.Default).pipe(
+  Layer.mergeAll(Organizations.Default, ApiKeys.Default, WorkerHealth.Default).pipe(
     Layer.provideMerge(persistenceLayer(config, { migrate: true })),
     Layer.provide(cryptoLayer)
   ))

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { postgresForProcesses as postgres } from "../support/servers.js"
-import { callApi, run, start } from "../support/processes.js"
+import { callApi, run, start, startWorker } from "../support/processes.js"
 
 /**
  * The operators' command line, run as `npm run cli` runs it (the compiled program), on the
@@ -135,6 +135,43 @@ const keysAtTheApi = async (url: string, keys: { readonly rotated: string; reado
   expect(refused.status).toBe(401)
 }
 
+/** An organization with a key of every scope, made through the CLI; the key. */
+const keyOfNewOrganization = async (env: Record<string, string>, slug: string) => {
+  await succeeds(env, ["org", "create", "--name", "Health", "--slug", slug])
+  return (await succeeds(env, ["api-key", "create", "--org", slug, "--name", "owner", "--scopes", "*"])).key
+}
+
+/** `worker health`: its JSON on stdout, whatever the verdict, and its exit code. */
+const workerHealth = async (env: Record<string, string>, maxLag: string) => {
+  const result = await run("cli", ["worker", "health", "--max-lag", maxLag], env)
+  expect(result.stderr).not.toMatch(escapeCodes)
+  expect(result.stderr.trimEnd().split("\n"), result.stderr).toHaveLength(1)
+  return { code: result.code, report: JSON.parse(result.stdout) as Json, stderr: result.stderr.trim() }
+}
+
+/** With events waiting for a worker: healthy within a generous lag, overdue within none. */
+const expectEventsWaiting = async (env: Record<string, string>) => {
+  const lenient = await workerHealth(env, "3600")
+  expect(lenient.code).toBe(0)
+  expect(lenient.report).toMatchObject({
+    healthy: true,
+    max_lag_seconds: 3600,
+    overdue: [],
+    events: { undispatched: expect.any(Number), due: expect.any(Number), oldest_due_age_seconds: expect.any(Number) },
+    webhook_deliveries: { pending: 0, due: 0, oldest_due_age_seconds: null },
+    emails: { queued: 0, due: 0, oldest_due_age_seconds: null },
+    campaigns: { sending: 0, emails: { queued: 0 }, scheduled: { waiting: 0 } },
+    trigger_firings: { pending: 0 }
+  })
+  const events = lenient.report.events as { readonly undispatched: number; readonly due: number }
+  expect(events.undispatched).toBe(events.due)
+  expect(events.due).toBeGreaterThanOrEqual(1)
+  const strict = await workerHealth(env, "0")
+  expect(strict.code).toBe(1)
+  expect(strict.report).toMatchObject({ healthy: false, overdue: [{ work: "events", lag_seconds: expect.any(Number) }] })
+  expect(strict.stderr).toMatch(/^roster: work is overdue \(more than --max-lag 0 s\): events waited \d+ s$/)
+}
+
 describe("the CLI on the embedded database", () => {
   it("manages organizations and API keys; the API honours rotated and revoked keys", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "roster-cli-"))
@@ -153,11 +190,41 @@ describe("the CLI on the embedded database", () => {
     }
   }, 300_000)
 
+  it("worker health fails while events wait longer than --max-lag, and passes once a worker handed them on", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-cli-"))
+    try {
+      const env = { DATA_DIR: dataDir }
+      const key = await keyOfNewOrganization(env, "health")
+      const api = await start("api", env)
+      try {
+        expect((await callApi(`${api.url}/api/v1/subscribers`, key, "POST", { email: "ada@example.com" })).status).toBe(201)
+      } finally {
+        expect(await api.stop()).toBe(0)
+      }
+      await expectEventsWaiting(env)
+      expect(await fails(env, ["worker", "health", "--max-lag", "soon"]))
+        .toBe("roster: --max-lag: expected a whole number from 0 to 604800; got 'soon'")
+
+      const both = await start("start", env) // the API with its worker
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 2_000))
+      } finally {
+        expect(await both.stop()).toBe(0)
+      }
+      const after = await workerHealth(env, "0")
+      expect(after.code, after.stderr).toBe(0)
+      expect(after.report).toMatchObject({ healthy: true, events: { undispatched: 0, due: 0, oldest_due_age_seconds: null } })
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it("help names every command and carries no escape codes when piped", async () => {
     const env = { DATA_DIR: mkdtempSync(join(tmpdir(), "roster-cli-")) }
     try {
       const expectations: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [
-        [["--help"], ["migrate", "org", "api-key"]],
+        [["--help"], ["migrate", "org", "api-key", "worker"]],
+        [["worker", "health", "--help"], ["--max-lag"]],
         [["org", "--help"], ["create", "list", "show", "update"]],
         [["org", "update", "--help"], ["--tier", "--rate-limit", "--platform-admin", "--name"]],
         [["api-key", "--help"], ["create", "list", "revoke", "rotate"]]
@@ -188,4 +255,28 @@ describe.skipIf(!postgres.available)(`the CLI on ${postgres.label}`, () => {
       expect(await api.stop()).toBe(0)
     }
   }, 300_000)
+
+  it("worker health fails while events wait for a worker, and passes once one runs", async () => {
+    const env = { DATABASE_URL: await postgres.database("cli_worker_health") }
+    const key = await keyOfNewOrganization(env, `health-${Date.now().toString(36)}`)
+    const api = await start("api", env)
+    try {
+      expect((await callApi(`${api.url}/api/v1/subscribers`, key, "POST", { email: "ada@example.com" })).status).toBe(201)
+      await expectEventsWaiting(env)
+      const worker = await startWorker(env)
+      try {
+        let health = await workerHealth(env, "0")
+        for (let attempt = 0; health.code !== 0 && attempt < 20; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 250))
+          health = await workerHealth(env, "0")
+        }
+        expect(health.code, health.stderr).toBe(0)
+        expect(health.report).toMatchObject({ healthy: true, events: { undispatched: 0 } })
+      } finally {
+        expect(await worker.stop()).toBe(0)
+      }
+    } finally {
+      expect(await api.stop()).toBe(0)
+    }
+  }, 120_000)
 })

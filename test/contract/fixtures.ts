@@ -21,7 +21,8 @@ import {
   type UnitOfWork,
   UserRepository,
   WebhookDeliveryRepository,
-  WebhookEndpointRepository
+  WebhookEndpointRepository,
+  type WorkBacklog
 } from "@roster/application"
 import {
   ApiKey,
@@ -84,6 +85,7 @@ export type Persistence =
   | TriggerRepository
   | UnitOfWork
   | DatabaseHealth
+  | WorkBacklog
 
 export type PersistenceLayer = Layer.Layer<Persistence, unknown>
 

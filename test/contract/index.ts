@@ -22,6 +22,7 @@ import { unitOfWorkContract } from "./unit-of-work-contract.js"
 import { userRepositoryContract } from "./user-repository-contract.js"
 import { webhookDeliveryRepositoryContract } from "./webhook-delivery-repository-contract.js"
 import { webhookEndpointRepositoryContract } from "./webhook-endpoint-repository-contract.js"
+import { workBacklogContract } from "./work-backlog-contract.js"
 
 export type { DirectDeletion } from "./deletion-contract.js"
 export type { Persistence, PersistenceLayer } from "./fixtures.js"
@@ -54,6 +55,7 @@ export const persistenceContracts = <R = never>(
   campaignRepositoryContract(persistence)
   triggerRepositoryContract(persistence)
   unitOfWorkContract(persistence)
+  workBacklogContract(persistence)
   subscriberUseCasesContract(persistence)
   deletionContract(persistence, direct)
 }
