@@ -1,5 +1,6 @@
 import { Command } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Logger, LogLevel } from "effect"
 import { apiKeyCommand } from "./api-key-commands.js"
 import { orgCommand } from "./org-commands.js"
