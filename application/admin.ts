@@ -1,15 +1,12 @@
 import {
   allows,
-  customRateLimitProblem,
   InvalidInput,
   Membership,
-  Organization,
+  type Organization,
   type OrganizationId,
-  type PlanTier,
   ResourceNotFound,
   type Role,
   type User,
-  TOP_TIER,
   type UserId
 } from "@roster/domain"
 import { Effect, Option, Schema } from "effect"
@@ -23,6 +20,10 @@ import { UserRepository } from "./ports/user-repository.js"
 import type { Principal } from "./support/principal.js"
 import { requireFound } from "./support/ownership.js"
 import { PrincipalCache } from "./support/principal-cache.js"
+import { changeOrganization, type OrganizationChanges } from "./support/organization-changes.js"
+import type { OrganizationOverview } from "./organizations.js"
+
+export type { OrganizationChanges } from "./support/organization-changes.js"
 
 /** Administration is for platform-admin organizations acting with every permission. */
 export class NotPlatformAdmin extends Schema.TaggedError<NotPlatformAdmin>()("NotPlatformAdmin", {}) {
@@ -31,10 +32,6 @@ export class NotPlatformAdmin extends Schema.TaggedError<NotPlatformAdmin>()("No
   }
 }
 
-export interface OrganizationOverview {
-  readonly organization: Organization
-  readonly memberCount: number
-}
 
 export interface UserOverview {
   readonly user: User
@@ -46,14 +43,6 @@ export interface AdminPageRequest {
   readonly limit: number
 }
 
-export interface OrganizationChanges {
-  readonly name?: string | undefined
-  readonly tier?: PlanTier | undefined
-  readonly isPlatformAdmin?: boolean | undefined
-  readonly suspended?: boolean | undefined
-  /** Requests per minute instead of the plan's (top tier only), `0` for none, `null` back to the plan's. */
-  readonly customRateLimit?: number | null | undefined
-}
 
 /** Lists sort by creation, oldest first. */
 const SORT = "created_at"
@@ -132,30 +121,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
         // Principals are forgotten once the change is committed, so that none is cached from before it.
         return yield* Effect.tap(unitOfWork.transaction(Effect.gen(function*() {
           const current = yield* organizationById(id)
-          const at = yield* now
-          const suspendedAt = changes.suspended === undefined
-            ? current.suspendedAt
-            : changes.suspended
-            ? current.suspendedAt ?? at
-            : null
-          const tier = changes.tier ?? current.tier
-          // A move below the top tier drops a custom limit that was set; setting one needs the top tier.
-          const customRateLimit = changes.customRateLimit !== undefined
-            ? changes.customRateLimit
-            : tier === TOP_TIER
-            ? current.customRateLimit
-            : null
-          const problem = customRateLimitProblem(tier, customRateLimit)
-          if (problem !== undefined) return yield* new InvalidInput({ field: "custom_rate_limit", problem })
-          const organization = new Organization({
-            ...current,
-            name: changes.name ?? current.name,
-            tier,
-            customRateLimit,
-            isPlatformAdmin: changes.isPlatformAdmin ?? current.isPlatformAdmin,
-            suspendedAt,
-            updatedAt: at
-          })
+          const organization = yield* changeOrganization(current, changes, yield* now)
           yield* organizations.update(organization)
           const counts = yield* memberships.countMembers([id])
           return { organization, memberCount: counts.get(id) ?? 0 } satisfies OrganizationOverview

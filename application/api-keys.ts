@@ -16,7 +16,7 @@ import { now } from "./support/clock.js"
 import { ApiKeyRepository } from "./ports/api-key-repository.js"
 import { Ids } from "./ports/ids.js"
 import { Secrets } from "./ports/secrets.js"
-import { requireOwned } from "./support/ownership.js"
+import { requireFound, requireOwned } from "./support/ownership.js"
 import { PrincipalCache } from "./support/principal-cache.js"
 import { authorize, type Principal, Unauthenticated } from "./support/principal.js"
 
@@ -154,9 +154,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
     })
 
     /** A new secret for the same key record: the new key is shown once, the old one stops at once. */
-    const rotate = Effect.fnUntraced(function*(principal: Principal, id: ApiKeyId) {
-      yield* authorize(principal, "*")
-      const current = yield* owned(principal, id)
+    const renew = Effect.fnUntraced(function*(current: ApiKey) {
+      if (current.revokedAt !== null) {
+        return yield* new InvalidInput({ field: "api_key", problem: "the key is revoked and cannot be rotated; create a new one" })
+      }
       const key = yield* generate(current.environment)
       const hint = apiKeyHint(key)
       const apiKey = new ApiKey({
@@ -171,6 +172,36 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       return { apiKey, key } satisfies IssuedApiKey
     })
 
+    const rotate = Effect.fnUntraced(function*(principal: Principal, id: ApiKeyId) {
+      yield* authorize(principal, "*")
+      return yield* renew(yield* owned(principal, id))
+    })
+
+    /** A key of the organization, for operators. */
+    const ofOrganization = (organizationId: OrganizationId, id: ApiKeyId) =>
+      requireFound("api_key", id, apiKeys.findById(organizationId, id))
+
+    /** Every key of an organization, revoked ones included, oldest first; for operators. */
+    const listForOrganization = (organizationId: OrganizationId) => apiKeys.listByOrganization(organizationId)
+
+    /** A new secret for an organization's key; for operators. */
+    const rotateInOrganization = Effect.fnUntraced(function*(organizationId: OrganizationId, id: ApiKeyId) {
+      return yield* renew(yield* ofOrganization(organizationId, id))
+    })
+
+    /**
+     * Stops an organization's key at once and for good, keeping its record (with when it was
+     * revoked) in listings; revoking it again changes nothing. For operators.
+     */
+    const revokeInOrganization = Effect.fnUntraced(function*(organizationId: OrganizationId, id: ApiKeyId) {
+      const current = yield* ofOrganization(organizationId, id)
+      if (current.revokedAt !== null) return current
+      const apiKey = new ApiKey({ ...current, revokedAt: yield* now })
+      yield* apiKeys.update(apiKey)
+      yield* principals.invalidate
+      return apiKey
+    })
+
     const remove = Effect.fnUntraced(function*(principal: Principal, id: ApiKeyId) {
       yield* authorize(principal, "*")
       yield* owned(principal, id)
@@ -178,7 +209,19 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       yield* principals.invalidate
     })
 
-    return { create, authenticate, issue, list, get, update, rotate, remove } as const
+    return {
+      create,
+      authenticate,
+      issue,
+      list,
+      get,
+      update,
+      rotate,
+      remove,
+      listForOrganization,
+      rotateInOrganization,
+      revokeInOrganization
+    } as const
   }),
   dependencies: [PrincipalCache.Default]
 }) {}

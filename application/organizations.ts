@@ -11,6 +11,9 @@ import {
 } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { now } from "./support/clock.js"
+import { cutPage, positionFromCursor } from "./support/keyset.js"
+import { changeOrganization, type OrganizationChanges } from "./support/organization-changes.js"
+import { PrincipalCache } from "./support/principal-cache.js"
 import { Ids } from "./ports/ids.js"
 import { MembershipRepository } from "./ports/membership-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
@@ -25,13 +28,32 @@ export interface NewOrganization {
   readonly customRateLimit?: number | null | undefined
 }
 
-/** Organizations, as operators and signed-in users make them. */
+/** An organization with how many members it has. */
+export interface OrganizationOverview {
+  readonly organization: Organization
+  readonly memberCount: number
+}
+
+export interface OrganizationPageRequest {
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
+
+/** Operators' lists sort by creation, oldest first. */
+const SORT = "created_at"
+const ORDER = "asc" as const
+
+/**
+ * Organizations, as operators and signed-in users make them; operators (who hold the database)
+ * also list, inspect and change any of them by slug.
+ */
 export class Organizations extends Effect.Service<Organizations>()("roster/Organizations", {
   effect: Effect.gen(function*() {
     const organizations = yield* OrganizationRepository
     const memberships = yield* MembershipRepository
     const unitOfWork = yield* UnitOfWork
     const ids = yield* Ids
+    const principals = yield* PrincipalCache
 
     const create = Effect.fnUntraced(function*(input: NewOrganization) {
       const tier = input.tier ?? "free"
@@ -79,6 +101,46 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
       return yield* memberships.listForUser(userId)
     })
 
-    return { create, getBySlug, createForUser, listForUser } as const
-  })
+    const overview = Effect.fnUntraced(function*(organization: Organization) {
+      const counts = yield* memberships.countMembers([organization.id])
+      return { organization, memberCount: counts.get(organization.id) ?? 0 } satisfies OrganizationOverview
+    })
+
+    /** One page of every organization, oldest first, with the total. */
+    const list = Effect.fnUntraced(function*(request: OrganizationPageRequest) {
+      const after = yield* positionFromCursor(request.cursor, SORT, ORDER)
+      const [rows, total] = yield* Effect.all([organizations.list({ after, limit: request.limit + 1 }), organizations.count], {
+        concurrency: 2
+      })
+      const page = cutPage(rows, request.limit, SORT, ORDER, (o) => o.createdAt.toISOString())
+      const counts = yield* memberships.countMembers(page.items.map((o) => o.id))
+      return {
+        items: page.items.map((organization): OrganizationOverview => ({ organization, memberCount: counts.get(organization.id) ?? 0 })),
+        total,
+        nextCursor: page.nextCursor
+      }
+    })
+
+    const show = Effect.fnUntraced(function*(slug: string) {
+      return yield* overview(yield* getBySlug(slug))
+    })
+
+    /**
+     * Renames, moves between tiers, grants or takes the platform-admin flag, suspends or lifts a
+     * suspension, by the same rules as the platform admin's; cached principals are forgotten once
+     * the change is committed.
+     */
+    const update = Effect.fnUntraced(function*(slug: string, changes: OrganizationChanges) {
+      const changed = yield* unitOfWork.transaction(Effect.gen(function*() {
+        const organization = yield* changeOrganization(yield* getBySlug(slug), changes, yield* now)
+        yield* organizations.update(organization)
+        return organization
+      }))
+      yield* principals.invalidate
+      return yield* overview(changed)
+    })
+
+    return { create, getBySlug, createForUser, listForUser, list, show, update } as const
+  }),
+  dependencies: [PrincipalCache.Default]
 }) {}

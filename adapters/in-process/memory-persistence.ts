@@ -23,6 +23,7 @@ import { MemoryWebhookDeliveryRepositoryLive } from "./memory-webhook-delivery-r
 import { MemoryWebhookEndpointRepositoryLive } from "./memory-webhook-endpoint-repository.js"
 import { MemorySendingDomainRepositoryLive } from "./memory-sending-domain-repository.js"
 import { MemoryBillingAccountRepositoryLive } from "./memory-billing-account-repository.js"
+import { MemoryWorkBacklogLive } from "./memory-work-backlog.js"
 
 const MemoryUnitOfWorkLive = Layer.effect(
   UnitOfWork,
@@ -52,6 +53,7 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryNoteRepositoryLive,
   MemoryCampaignRepositoryLive,
   MemoryTriggerRepositoryLive,
+  MemoryWorkBacklogLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive,
   MemorySendingDomainRepositoryLive,

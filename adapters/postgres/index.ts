@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { PostgresApiKeyRepositoryLive } from "./postgres-api-key-repository.js"
 import { PostgresCampaignRepositoryLive } from "./postgres-campaign-repository.js"
 import { PostgresTriggerRepositoryLive } from "./postgres-trigger-repository.js"
+import { PostgresWorkBacklogLive } from "./postgres-work-backlog.js"
 import { PostgresDatabaseHealthLive } from "./postgres-database-health.js"
 import { PostgresEmailSettingsRepositoryLive } from "./postgres-email-settings-repository.js"
 import { PostgresEmailUsageLive } from "./postgres-email-usage.js"
@@ -54,6 +55,7 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresNoteRepositoryLive,
   PostgresCampaignRepositoryLive,
   PostgresTriggerRepositoryLive,
+  PostgresWorkBacklogLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive,
   PostgresSendingDomainRepositoryLive,

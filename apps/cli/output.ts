@@ -1,4 +1,9 @@
+import type { OrganizationOverview } from "@roster/application"
 import type { ApiKey, Organization } from "@roster/domain"
+
+/** What the CLI prints, as JSON with snake_case fields like the API's. */
+
+const instant = (at: Date | null) => (at === null ? null : at.toISOString())
 
 export const organizationJson = (organization: Organization) => ({
   id: organization.id,
@@ -6,16 +11,36 @@ export const organizationJson = (organization: Organization) => ({
   slug: organization.slug,
   tier: organization.tier,
   is_platform_admin: organization.isPlatformAdmin,
+  suspended: organization.isSuspended,
+  suspended_at: instant(organization.suspendedAt),
   rate_limit_per_minute: organization.requestsPerMinute,
-  created_at: organization.createdAt.toISOString()
+  custom_rate_limit: organization.customRateLimit,
+  subscriber_count: organization.subscriberCount,
+  created_at: organization.createdAt.toISOString(),
+  updated_at: organization.updatedAt.toISOString()
 })
 
-export const apiKeyJson = (apiKey: ApiKey, key: string, organization: Organization) => ({
+export const organizationOverviewJson = ({ memberCount, organization }: OrganizationOverview) => ({
+  ...organizationJson(organization),
+  member_count: memberCount
+})
+
+/** A key's record: never its secret nor its hash. */
+export const apiKeyRecordJson = (apiKey: ApiKey, organization: Organization) => ({
   id: apiKey.id,
   organization: { id: organization.id, slug: organization.slug },
   name: apiKey.name,
-  key,
+  prefix: apiKey.prefix,
+  last_four: apiKey.lastFour,
   environment: apiKey.environment,
   scopes: apiKey.scopes,
-  created_at: apiKey.createdAt.toISOString()
+  created_at: apiKey.createdAt.toISOString(),
+  last_used_at: instant(apiKey.lastUsedAt),
+  revoked_at: instant(apiKey.revokedAt)
+})
+
+/** A key as made or rotated, with the full key, which is shown this once. */
+export const apiKeyJson = (apiKey: ApiKey, key: string, organization: Organization) => ({
+  ...apiKeyRecordJson(apiKey, organization),
+  key
 })

@@ -1,17 +1,9 @@
-import {
-  makePgClient,
-  makePgliteClient,
-  PostgresPersistenceLive,
-  PostgresWorkSignalLive,
-  runMigrations
-} from "../../adapters/postgres/index.js"
 import { CryptoLive } from "../../adapters/node/index.js"
 import {
   InProcessCacheHealthLive,
   InProcessDomainVerifierLive,
   InProcessIdempotencyStoreLive,
   InProcessRateLimiterLive,
-  InProcessWorkSignalLive,
   makeConsoleMailer
 } from "../../adapters/in-process/index.js"
 import {
@@ -28,45 +20,10 @@ import { makeStripePaymentGateway } from "../../adapters/stripe/index.js"
 import { UnconfiguredPaymentGatewayLive } from "../../adapters/in-process/index.js"
 import { BillingSettings, OutgoingMailConfig } from "@roster/application"
 import { Data, Effect, Layer, Logger, Option } from "effect"
-import { embeddedDatabaseDir, publicBaseUrl, type RosterConfig } from "./config.js"
+import { publicBaseUrl, type RosterConfig } from "./config.js"
 import { bufferedJsonLogger, prettyLogger } from "./logging.js"
 
-/** Where the data lives, in words for start-up lines and errors. */
-export const describeDatabase = (config: RosterConfig): string =>
-  Option.match(config.databaseUrl, {
-    onNone: () => `embedded database in ${embeddedDatabaseDir(config)}`,
-    onSome: () => "PostgreSQL at DATABASE_URL"
-  })
-
-/** Runs pending migrations, saying which were applied. */
-export const MigrationsLive = Layer.effectDiscard(
-  runMigrations.pipe(
-    Effect.tap((applied) =>
-      applied.length === 0
-        ? Effect.logDebug("database schema is up to date")
-        : Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
-    )
-  )
-)
-
-/**
- * Every persistence port over PostgreSQL (DATABASE_URL) or the embedded database in DATA_DIR,
- * migrated first unless `migrate` is off; with the work signals of the database's processes
- * (LISTEN/NOTIFY on a server, this process alone on the embedded database).
- */
-export const persistenceLayer = (config: RosterConfig, options: { readonly migrate: boolean }) => {
-  const migrations = options.migrate ? MigrationsLive : Layer.empty
-  return Option.match(config.databaseUrl, {
-    onSome: (url) =>
-      Layer.merge(PostgresPersistenceLive.pipe(Layer.provide(migrations)), PostgresWorkSignalLive).pipe(
-        Layer.provideMerge(makePgClient(url))
-      ),
-    onNone: () =>
-      Layer.merge(PostgresPersistenceLive.pipe(Layer.provide(migrations)), InProcessWorkSignalLive).pipe(
-        Layer.provideMerge(makePgliteClient(embeddedDatabaseDir(config)))
-      )
-  })
-}
+export { describeDatabase, MigrationsLive, persistenceLayer } from "./persistence.js"
 
 /**
  * The cache store: rate-limit windows, idempotency records and the cache's health, all in Redis at

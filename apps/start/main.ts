@@ -40,7 +40,7 @@ const welcome = (config: RosterConfig, url: string) =>
     } else {
       lines.push(
         "  Create an API key with the CLI (with the embedded database, stop this server first):",
-        "    npm run cli -- api-key create --org default --name \"My key\"",
+        "    npm run cli -- api-key create --org default --name \"My key\" --scopes '*'",
         ""
       )
     }

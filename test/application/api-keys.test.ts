@@ -206,3 +206,38 @@ describe("authenticating with an API key", () => {
       expect(yield* lastUsed).toEqual(new Date("2025-06-01T09:01:01.000Z"))
     })))
 })
+
+describe("API keys, as operators manage them", () => {
+  it.effect("a revoked key is refused at once, stays listed with when it was revoked, and cannot be rotated", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization } = yield* openOrganization()
+      const apiKeys = yield* ApiKeys
+      const { apiKey, key } = yield* apiKeys.create({ organizationId: organization.id, name: "CRM", scopes: ["*"], environment: "live" })
+      yield* apiKeys.authenticate(key)
+      const revoked = yield* apiKeys.revokeInOrganization(organization.id, apiKey.id)
+      expect(revoked.revokedAt).toBeInstanceOf(Date)
+      expect((yield* refusal(key)).reason).toBe("the API key has been revoked")
+      expect(yield* apiKeys.revokeInOrganization(organization.id, apiKey.id)).toStrictEqual(revoked)
+      const listed = yield* apiKeys.listForOrganization(organization.id)
+      expect(listed.map((k) => [k.id, k.revokedAt])).toContainEqual([apiKey.id, revoked.revokedAt])
+      const refused = yield* Effect.flip(apiKeys.rotateInOrganization(organization.id, apiKey.id))
+      expect(refused).toMatchObject({ _tag: "InvalidInput", field: "api_key" })
+    })))
+
+  it.effect("rotating gives a new key and stops the old one; a key of another organization is not found", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization } = yield* openOrganization()
+      const other = yield* openOrganization()
+      const apiKeys = yield* ApiKeys
+      const { apiKey, key } = yield* apiKeys.create({ organizationId: organization.id, name: "CRM", scopes: ["tags:read"], environment: "test" })
+      const rotated = yield* apiKeys.rotateInOrganization(organization.id, apiKey.id)
+      expect(rotated.key).not.toBe(key)
+      expect(rotated.key.startsWith("svc_test_")).toBe(true)
+      expect(rotated.apiKey).toMatchObject({ id: apiKey.id, scopes: ["tags:read"], lastFour: rotated.key.slice(-4) })
+      expect((yield* refusal(key)).reason).toBe("the API key is not valid")
+      expect((yield* apiKeys.authenticate(rotated.key)).scopes).toStrictEqual(["tags:read"])
+      const notFound = { _tag: "ResourceNotFound", resource: "api_key" }
+      expect(yield* Effect.flip(apiKeys.rotateInOrganization(other.organization.id, apiKey.id))).toMatchObject(notFound)
+      expect(yield* Effect.flip(apiKeys.revokeInOrganization(other.organization.id, apiKey.id))).toMatchObject(notFound)
+    })))
+})

@@ -180,7 +180,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     try {
       const slug = `e2e-${Date.now().toString(36)}`
       expect((await run("cli", ["org", "create", "--name", "E2E", "--slug", slug], env)).code).toBe(0)
-      const issued = await run("cli", ["api-key", "create", "--org", slug, "--name", "k", "--test"], env)
+      const issued = await run("cli", ["api-key", "create", "--org", slug, "--name", "k", "--scopes", "*", "--test"], env)
       expect(issued.code).toBe(0)
       await tour(api.url, json(issued.stdout).key!)
     } finally {

@@ -23,7 +23,8 @@ import {
   UserRepository,
   type SendingDomainRepository,
   WebhookDeliveryRepository,
-  WebhookEndpointRepository
+  WebhookEndpointRepository,
+  type WorkBacklog
 } from "@roster/application"
 import {
   ApiKey,
@@ -88,6 +89,7 @@ export type Persistence =
   | DatabaseHealth
   | SendingDomainRepository
   | BillingAccountRepository
+  | WorkBacklog
 
 export type PersistenceLayer = Layer.Layer<Persistence, unknown>
 

@@ -24,6 +24,7 @@ import { webhookDeliveryRepositoryContract } from "./webhook-delivery-repository
 import { webhookEndpointRepositoryContract } from "./webhook-endpoint-repository-contract.js"
 import { sendingDomainRepositoryContract } from "./sending-domain-repository-contract.js"
 import { billingAccountRepositoryContract } from "./billing-account-repository-contract.js"
+import { workBacklogContract } from "./work-backlog-contract.js"
 
 export type { DirectDeletion } from "./deletion-contract.js"
 export type { Persistence, PersistenceLayer } from "./fixtures.js"
@@ -56,6 +57,7 @@ export const persistenceContracts = <R = never>(
   campaignRepositoryContract(persistence)
   triggerRepositoryContract(persistence)
   unitOfWorkContract(persistence)
+  workBacklogContract(persistence)
   subscriberUseCasesContract(persistence)
   deletionContract(persistence, direct)
   sendingDomainRepositoryContract(persistence)

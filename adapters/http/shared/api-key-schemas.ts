@@ -18,7 +18,10 @@ export const ApiKey = Schema.Struct({
     description: "`live` keys act for real; `test` keys work on the same data but never hand email to the provider"
   }),
   created_at: Timestamp,
-  last_used_at: Schema.NullOr(Timestamp).annotations({ description: "when the key last authenticated, to the minute; null if never" })
+  last_used_at: Schema.NullOr(Timestamp).annotations({ description: "when the key last authenticated, to the minute; null if never" }),
+  revoked_at: Schema.NullOr(Timestamp).annotations({
+    description: "when an operator revoked the key (`roster api-key revoke`), after which it is refused; null while it works"
+  })
 }).annotations({ identifier: "ApiKey", description: "an API key, without the key itself" })
 
 /** A key as made or rotated: the record and the full key, which is never shown again. */
@@ -86,7 +89,8 @@ export const toApiKey = (apiKey: DomainApiKey): typeof ApiKey.Type => ({
   scopes: apiKey.scopes,
   environment: apiKey.environment,
   created_at: apiKey.createdAt.toISOString(),
-  last_used_at: apiKey.lastUsedAt === null ? null : apiKey.lastUsedAt.toISOString()
+  last_used_at: apiKey.lastUsedAt === null ? null : apiKey.lastUsedAt.toISOString(),
+  revoked_at: apiKey.revokedAt === null ? null : apiKey.revokedAt.toISOString()
 })
 
 export const toIssuedApiKey = ({ apiKey, key }: DomainIssuedApiKey): typeof IssuedApiKey.Type => ({ ...toApiKey(apiKey), key })

@@ -26,6 +26,7 @@ describe("/v1/api-keys", () => {
       environment: "live",
       created_at: expect.stringMatching(isoInstantPattern),
       last_used_at: null,
+      revoked_at: null,
       key: expect.stringMatching(/^svc_live_/)
     })
     const id = created.body.data.id

@@ -98,7 +98,8 @@ describe("POST /api/v1/api-keys", () => {
       scopes: ["subscribers:read", "tags:read"],
       environment: "live",
       created_at: expect.stringMatching(isoInstantPattern),
-      last_used_at: null
+      last_used_at: null,
+      revoked_at: null
     })
     expect((await call(server, "GET", "/api/v1/subscribers", { key })).status).toBe(200)
     expectProblem(

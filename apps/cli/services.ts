@@ -1,0 +1,16 @@
+import { ApiKeys, Organizations, WorkerHealth } from "@roster/application"
+import { Effect, Layer } from "effect"
+import { loadConfig } from "../shared/config.js"
+import { CryptoLive } from "../../adapters/node/index.js"
+import { persistenceLayer } from "../shared/persistence.js"
+
+/** The use cases the CLI drives, over the database the configuration names, migrated first. */
+const services = Effect.map(loadConfig, (config) =>
+  Layer.mergeAll(Organizations.Default, ApiKeys.Default, WorkerHealth.Default).pipe(
+    Layer.provideMerge(persistenceLayer(config, { migrate: true })),
+    Layer.provide(CryptoLive)
+  ))
+
+/** Runs `effect` with the database open, closing it afterwards. */
+export const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(services, (layer) => Effect.provide(effect, layer))

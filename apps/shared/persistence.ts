@@ -1,0 +1,52 @@
+import {
+  makePgClient,
+  makePgliteClient,
+  PostgresPersistenceLive,
+  PostgresWorkSignalLive,
+  runMigrations
+} from "../../adapters/postgres/index.js"
+import { InProcessWorkSignalLive } from "../../adapters/in-process/index.js"
+import { Effect, Layer, Option } from "effect"
+import { embeddedDatabaseDir, type RosterConfig } from "./config.js"
+
+/**
+ * The database: PostgreSQL or the embedded one, with its migrations. A module of its own, so that
+ * the CLI loads the database and nothing of the HTTP server, the mailers or the cache.
+ */
+
+/** Where the data lives, in words for start-up lines and errors. */
+export const describeDatabase = (config: RosterConfig): string =>
+  Option.match(config.databaseUrl, {
+    onNone: () => `embedded database in ${embeddedDatabaseDir(config)}`,
+    onSome: () => "PostgreSQL at DATABASE_URL"
+  })
+
+/** Runs pending migrations, saying which were applied. */
+export const MigrationsLive = Layer.effectDiscard(
+  runMigrations.pipe(
+    Effect.tap((applied) =>
+      applied.length === 0
+        ? Effect.logDebug("database schema is up to date")
+        : Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
+    )
+  )
+)
+
+/**
+ * Every persistence port over PostgreSQL (DATABASE_URL) or the embedded database in DATA_DIR,
+ * migrated first unless `migrate` is off; with the work signals of the database's processes
+ * (LISTEN/NOTIFY on a server, this process alone on the embedded database).
+ */
+export const persistenceLayer = (config: RosterConfig, options: { readonly migrate: boolean }) => {
+  const migrations = options.migrate ? MigrationsLive : Layer.empty
+  return Option.match(config.databaseUrl, {
+    onSome: (url) =>
+      Layer.merge(PostgresPersistenceLive.pipe(Layer.provide(migrations)), PostgresWorkSignalLive).pipe(
+        Layer.provideMerge(makePgClient(url))
+      ),
+    onNone: () =>
+      Layer.merge(PostgresPersistenceLive.pipe(Layer.provide(migrations)), InProcessWorkSignalLive).pipe(
+        Layer.provideMerge(makePgliteClient(embeddedDatabaseDir(config)))
+      )
+  })
+}

@@ -1,0 +1,282 @@
+import { describe, expect, it } from "vitest"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { postgresForProcesses as postgres } from "../support/servers.js"
+import { callApi, run, start, startWorker } from "../support/processes.js"
+
+/**
+ * The operators' command line, run as `npm run cli` runs it (the compiled program), on the
+ * embedded database and on PostgreSQL: JSON on stdout, one line `roster: ...` on stderr and exit 1
+ * on failure.
+ */
+
+/** The fields these tests read from JSON answers. */
+type Json = { readonly [field: string]: unknown } & {
+  readonly id: string
+  readonly key: string
+  readonly next_cursor: string
+  readonly items: ReadonlyArray<Json>
+  readonly scopes: ReadonlyArray<string>
+}
+
+const escapeCodes = /\u001b\[/
+
+/** Runs the CLI and expects it to succeed with one JSON document on stdout. */
+const succeeds = async (env: Record<string, string>, args: ReadonlyArray<string>): Promise<Json> => {
+  const result = await run("cli", args, env)
+  expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(0)
+  return JSON.parse(result.stdout) as Json
+}
+
+/** Runs the CLI and expects it to fail with one line on stderr and nothing on stdout; the line. */
+const fails = async (env: Record<string, string>, args: ReadonlyArray<string>): Promise<string> => {
+  const result = await run("cli", args, env)
+  expect(result.code, `${args.join(" ")}: ${result.stdout}`).toBe(1)
+  expect(result.stdout).toBe("")
+  expect(result.stderr).not.toMatch(escapeCodes)
+  const lines = result.stderr.trimEnd().split("\n")
+  expect(lines, result.stderr).toHaveLength(1)
+  return lines[0]!
+}
+
+/** Organizations: create, list, show and change by slug, with every refusal naming its option. */
+const organizations = async (env: Record<string, string>, slug: string) => {
+  const created = await succeeds(env, ["org", "create", "--name", "Acme News", "--slug", slug, "--tier", "pro"])
+  expect(created).toMatchObject({ slug, tier: "pro", rate_limit_per_minute: 1000, custom_rate_limit: null, member_count: 0 })
+  const other = await succeeds(env, ["org", "create", "--name", "Other", "--slug", `${slug}-b`])
+
+  const listed = await succeeds(env, ["org", "list"])
+  expect(listed.items.map((o) => o.slug)).toEqual(expect.arrayContaining([slug, `${slug}-b`]))
+  expect(listed).toMatchObject({ total: listed.items.length, next_cursor: null })
+  const first = await succeeds(env, ["org", "list", "--limit", "1"])
+  expect(first.items).toHaveLength(1)
+  const second = await succeeds(env, ["org", "list", "--limit", "1", "--cursor", first.next_cursor])
+  expect(second.items[0]!.id).not.toBe(first.items[0]!.id)
+  expect(await fails(env, ["org", "list", "--limit", "0"])).toBe("roster: --limit: expected a whole number from 1 to 1000; got '0'")
+  expect(await fails(env, ["org", "list", "--cursor", "nonsense"])).toBe("roster: --cursor: is not a cursor this service issued")
+
+  expect(await succeeds(env, ["org", "show", slug])).toEqual(created)
+  expect(await fails(env, ["org", "show", "no-such-org"])).toBe("roster: no organization no-such-org")
+
+  expect(await fails(env, ["org", "update", slug, "--rate-limit", "5000"]))
+    .toBe("roster: --rate-limit: a custom rate limit needs the enterprise plan; pro allows 1000 requests a minute")
+  const moved = await succeeds(env, ["org", "update", slug, "--tier", "enterprise", "--rate-limit", "5000", "--name", "Acme Corp"])
+  expect(moved).toMatchObject({ id: created.id, name: "Acme Corp", tier: "enterprise", rate_limit_per_minute: 5000, custom_rate_limit: 5000 })
+  expect(await succeeds(env, ["org", "update", slug, "--rate-limit", "plan"])).toMatchObject({ rate_limit_per_minute: 10000, custom_rate_limit: null })
+  expect(await succeeds(env, ["org", "update", slug, "--rate-limit", "0"])).toMatchObject({ rate_limit_per_minute: null, custom_rate_limit: 0 })
+  expect(await succeeds(env, ["org", "update", slug, "--platform-admin", "true"])).toMatchObject({ is_platform_admin: true })
+  const down = await succeeds(env, ["org", "update", "--tier", "free", slug, "--platform-admin", "false"])
+  expect(down).toMatchObject({ tier: "free", rate_limit_per_minute: 100, custom_rate_limit: null, is_platform_admin: false, name: "Acme Corp" })
+  expect(await succeeds(env, ["org", "show", `${slug}-b`])).toEqual(other)
+
+  expect(await fails(env, ["org", "update", slug, "--tier", "gold"])).toBe("roster: --tier: expected one of free, pro, enterprise; got 'gold'")
+  expect(await fails(env, ["org", "create", "--name", "X", "--slug", `${slug}-c`, "--tier", "gold"]))
+    .toBe("roster: --tier: expected one of free, pro, enterprise; got 'gold'")
+  expect(await fails(env, ["org", "update", slug, "--platform-admin", "yes"]))
+    .toBe("roster: --platform-admin: expected one of true, false; got 'yes'")
+  expect(await fails(env, ["org", "update", slug, "--rate-limit", "fast"]))
+    .toBe("roster: --rate-limit: expected a whole number from 0 to 100000000; got 'fast'")
+  expect(await fails(env, ["org", "update", slug, "--name", " "])).toBe("roster: --name: must not be empty")
+  expect(await fails(env, ["org", "update", "no-such-org", "--name", "X"])).toBe("roster: no organization no-such-org")
+  expect(await fails(env, ["org", "update", slug, "--bogus", "1"])).toBe("roster: Received unknown argument: '--bogus'")
+  expect(await fails(env, ["org", "create", "--name", "X"])).toBe("roster: Expected to find option: '--slug'")
+}
+
+/** API keys: made with named scopes only, listed without secrets, rotated and revoked. */
+const apiKeys = async (env: Record<string, string>, slug: string) => {
+  const missing = await fails(env, ["api-key", "create", "--org", slug, "--name", "CRM"])
+  expect(missing).toMatch(/^roster: --scopes: required; give one or more of subscribers:read, .*webhooks:manage, \*, separated by commas$/)
+  expect(await fails(env, ["api-key", "create", "--org", slug, "--name", "CRM", "--scopes", "subscribers:read,everything"]))
+    .toMatch(/^roster: --scopes: unknown scope 'everything'; known scopes: subscribers:read, /)
+  expect(await fails(env, ["api-key", "create", "--org", "no-such-org", "--name", "CRM", "--scopes", "*"]))
+    .toBe("roster: no organization no-such-org")
+
+  const made = await run("cli", ["api-key", "create", "--org", slug, "--name", "CRM", "--scopes", "subscribers:read, tags:read"], env)
+  expect(made.code).toBe(0)
+  expect(made.stderr).toContain("only time the full key is shown")
+  const issued = JSON.parse(made.stdout) as Json
+  expect(issued).toMatchObject({ name: "CRM", scopes: ["subscribers:read", "tags:read"], environment: "live", revoked_at: null })
+  expect(issued.key).toMatch(/^svc_live_[0-9A-Za-z]{32,}$/)
+  const owner = await succeeds(env, ["api-key", "create", "--org", slug, "--name", "Owner", "--scopes", "*", "--test"])
+
+  const listed = await run("cli", ["api-key", "list", "--org", slug], env)
+  expect(listed.code).toBe(0)
+  expect(listed.stdout).not.toContain(issued.key)
+  expect(listed.stdout).not.toContain(owner.key)
+  expect(listed.stdout).not.toMatch(/key_hash|"key"/)
+  const { key: _key, ...record } = issued
+  expect(JSON.parse(listed.stdout)).toEqual({ items: [record, expect.objectContaining({ id: owner.id, scopes: ["*"] })], total: 2 })
+
+  const rotated = await succeeds(env, ["api-key", "rotate", "--org", slug, issued.id])
+  expect(rotated).toMatchObject({ id: issued.id, name: "CRM", scopes: issued.scopes, last_four: rotated.key.slice(-4) })
+  expect(rotated.key).not.toBe(issued.key)
+  const revoked = await succeeds(env, ["api-key", "revoke", "--org", slug, owner.id])
+  expect(revoked).toMatchObject({ id: owner.id, revoked_at: expect.stringMatching(/^\d{4}-/) })
+  expect(revoked).not.toHaveProperty("key")
+  expect(await succeeds(env, ["api-key", "revoke", "--org", slug, owner.id])).toEqual(revoked)
+  expect(await fails(env, ["api-key", "rotate", "--org", slug, owner.id]))
+    .toBe("roster: ID: the key is revoked and cannot be rotated; create a new one")
+
+  const unknown = "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"
+  expect(await fails(env, ["api-key", "revoke", "--org", slug, unknown])).toBe(`roster: no api key ${unknown}`)
+  expect(await fails(env, ["api-key", "rotate", "--org", slug, unknown])).toBe(`roster: no api key ${unknown}`)
+  expect(await fails(env, ["api-key", "revoke", "--org", `${slug}-b`, issued.id])).toBe(`roster: no api key ${issued.id}`)
+  expect(await fails(env, ["api-key", "revoke", "--org", slug, "key-1"])).toBe("roster: ID: must be a UUID")
+  expect(await fails(env, ["api-key", "list", "--org", "no-such-org"])).toBe("roster: no organization no-such-org")
+  return { rotated: rotated.key, old: issued.key, revoked: owner.key }
+}
+
+/** What the API makes of the keys: the rotated key works, the old one and the revoked one do not. */
+const keysAtTheApi = async (url: string, keys: { readonly rotated: string; readonly old: string; readonly revoked: string }) => {
+  expect((await callApi(`${url}/api/v1/subscribers`, keys.rotated, "GET")).status).toBe(200)
+  expect((await callApi(`${url}/api/v1/subscribers`, keys.old, "GET")).status).toBe(401)
+  const refused = await callApi<Json>(`${url}/api/v1/subscribers`, keys.revoked, "GET")
+  expect(refused.status).toBe(401)
+}
+
+/** An organization with a key of every scope, made through the CLI; the key. */
+const keyOfNewOrganization = async (env: Record<string, string>, slug: string) => {
+  await succeeds(env, ["org", "create", "--name", "Health", "--slug", slug])
+  return (await succeeds(env, ["api-key", "create", "--org", slug, "--name", "owner", "--scopes", "*"])).key
+}
+
+/** `worker health`: its JSON on stdout, whatever the verdict, and its exit code. */
+const workerHealth = async (env: Record<string, string>, maxLag: string) => {
+  const result = await run("cli", ["worker", "health", "--max-lag", maxLag], env)
+  expect(result.stderr).not.toMatch(escapeCodes)
+  expect(result.stderr.trimEnd().split("\n"), result.stderr).toHaveLength(1)
+  return { code: result.code, report: JSON.parse(result.stdout) as Json, stderr: result.stderr.trim() }
+}
+
+/** With events waiting for a worker: healthy within a generous lag, overdue within none. */
+const expectEventsWaiting = async (env: Record<string, string>) => {
+  const lenient = await workerHealth(env, "3600")
+  expect(lenient.code).toBe(0)
+  expect(lenient.report).toMatchObject({
+    healthy: true,
+    max_lag_seconds: 3600,
+    overdue: [],
+    events: { undispatched: expect.any(Number), due: expect.any(Number), oldest_due_age_seconds: expect.any(Number) },
+    webhook_deliveries: { pending: 0, due: 0, oldest_due_age_seconds: null },
+    emails: { queued: 0, due: 0, oldest_due_age_seconds: null },
+    campaigns: { sending: 0, emails: { queued: 0 }, scheduled: { waiting: 0 } },
+    trigger_firings: { pending: 0 }
+  })
+  const events = lenient.report.events as { readonly undispatched: number; readonly due: number }
+  expect(events.undispatched).toBe(events.due)
+  expect(events.due).toBeGreaterThanOrEqual(1)
+  const strict = await workerHealth(env, "0")
+  expect(strict.code).toBe(1)
+  expect(strict.report).toMatchObject({ healthy: false, overdue: [{ work: "events", lag_seconds: expect.any(Number) }] })
+  expect(strict.stderr).toMatch(/^roster: work is overdue \(more than --max-lag 0 s\): events waited \d+ s$/)
+}
+
+describe("the CLI on the embedded database", () => {
+  it("manages organizations and API keys; the API honours rotated and revoked keys", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-cli-"))
+    try {
+      const env = { DATA_DIR: dataDir }
+      await organizations(env, "acme")
+      const keys = await apiKeys(env, "acme")
+      const api = await start("api", env)
+      try {
+        await keysAtTheApi(api.url, keys)
+      } finally {
+        expect(await api.stop()).toBe(0)
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 300_000)
+
+  it("worker health fails while events wait longer than --max-lag, and passes once a worker handed them on", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-cli-"))
+    try {
+      const env = { DATA_DIR: dataDir }
+      const key = await keyOfNewOrganization(env, "health")
+      const api = await start("api", env)
+      try {
+        expect((await callApi(`${api.url}/api/v1/subscribers`, key, "POST", { email: "ada@example.com" })).status).toBe(201)
+      } finally {
+        expect(await api.stop()).toBe(0)
+      }
+      await expectEventsWaiting(env)
+      expect(await fails(env, ["worker", "health", "--max-lag", "soon"]))
+        .toBe("roster: --max-lag: expected a whole number from 0 to 604800; got 'soon'")
+
+      const both = await start("start", env) // the API with its worker
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 2_000))
+      } finally {
+        expect(await both.stop()).toBe(0)
+      }
+      const after = await workerHealth(env, "0")
+      expect(after.code, after.stderr).toBe(0)
+      expect(after.report).toMatchObject({ healthy: true, events: { undispatched: 0, due: 0, oldest_due_age_seconds: null } })
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  it("help names every command and carries no escape codes when piped", async () => {
+    const env = { DATA_DIR: mkdtempSync(join(tmpdir(), "roster-cli-")) }
+    try {
+      const expectations: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [
+        [["--help"], ["migrate", "org", "api-key", "worker"]],
+        [["worker", "health", "--help"], ["--max-lag"]],
+        [["org", "--help"], ["create", "list", "show", "update"]],
+        [["org", "update", "--help"], ["--tier", "--rate-limit", "--platform-admin", "--name"]],
+        [["api-key", "--help"], ["create", "list", "revoke", "rotate"]]
+      ]
+      for (const [args, words] of expectations) {
+        const help = await run("cli", args, env)
+        expect(help.code).toBe(0)
+        expect(help.stdout).not.toMatch(escapeCodes)
+        for (const word of words) expect(help.stdout).toContain(word)
+      }
+    } finally {
+      rmSync(env.DATA_DIR, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
+
+describe.skipIf(!postgres.available)(`the CLI on ${postgres.label}`, () => {
+  it("manages organizations and API keys while the API runs; the API honours rotated and revoked keys at once", async () => {
+    const env = { DATABASE_URL: await postgres.database("cli_end_to_end") }
+    const api = await start("api", env)
+    try {
+      const slug = `cli-${Date.now().toString(36)}`
+      await organizations(env, slug)
+      const keys = await apiKeys(env, slug)
+      await new Promise((resolve) => setTimeout(resolve, 1_100)) // the API's principal cache lasts a second
+      await keysAtTheApi(api.url, keys)
+    } finally {
+      expect(await api.stop()).toBe(0)
+    }
+  }, 300_000)
+
+  it("worker health fails while events wait for a worker, and passes once one runs", async () => {
+    const env = { DATABASE_URL: await postgres.database("cli_worker_health") }
+    const key = await keyOfNewOrganization(env, `health-${Date.now().toString(36)}`)
+    const api = await start("api", env)
+    try {
+      expect((await callApi(`${api.url}/api/v1/subscribers`, key, "POST", { email: "ada@example.com" })).status).toBe(201)
+      await expectEventsWaiting(env)
+      const worker = await startWorker(env)
+      try {
+        let health = await workerHealth(env, "0")
+        for (let attempt = 0; health.code !== 0 && attempt < 20; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 250))
+          health = await workerHealth(env, "0")
+        }
+        expect(health.code, health.stderr).toBe(0)
+        expect(health.report).toMatchObject({ healthy: true, events: { undispatched: 0 } })
+      } finally {
+        expect(await worker.stop()).toBe(0)
+      }
+    } finally {
+      expect(await api.stop()).toBe(0)
+    }
+  }, 120_000)
+})
