@@ -2,11 +2,15 @@ import { HttpApiBuilder, HttpMiddleware, HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { createServer } from "node:http"
-import { OverviewApiLive } from "./overview/index.js"
-import { ReferenceApiLive } from "./reference/index.js"
+import { OverviewApi, OverviewApiLive } from "./overview/index.js"
+import { ReferenceApi, ReferenceApiLive } from "./reference/index.js"
 import { HttpSettings, type HttpSettingsShape } from "./shared/http-settings.js"
 import { compressAnswers } from "./shared/compression.js"
-import { requestLogging } from "./shared/request-log.js"
+import { docsRoutes } from "./shared/docs.js"
+import { METRICS_PATH } from "./shared/metrics-endpoint.js"
+import { type RequestObserver, requestLogging } from "./shared/request-log.js"
+import { makeRouteTable, routesOf } from "./shared/route-table.js"
+import { httpRequestDuration, httpRequests } from "../node/metrics.js"
 
 export { OverviewApi } from "./overview/index.js"
 export { ReferenceApi } from "./reference/index.js"
@@ -35,8 +39,27 @@ const wireForms: Record<WireForm, typeof ReferenceApiLive | typeof OverviewApiLi
  * `HttpServer` is provided. Needs the use cases Auth, Organizations, Subscribers, Tags, ApiKeys,
  * Webhooks, Admin, Readiness, RateLimits and Idempotency.
  */
+/**
+ * Counts each request by method, route template (not the path, whose ids would make a series
+ * each) and status, and times it.
+ */
+const observeRequests = (form: WireForm): RequestObserver => {
+  const routes = makeRouteTable([
+    ...routesOf(form === "reference" ? ReferenceApi : OverviewApi),
+    ...docsRoutes,
+    { method: "GET", path: METRICS_PATH, formBody: false }
+  ])
+  return (method, path, status, durationMs) => {
+    const route = routes.routeAt(method, path)?.path ?? "unmatched"
+    httpRequests.inc({ method, route, status })
+    httpRequestDuration.observe({ method, route }, durationMs / 1000)
+  }
+}
+
 export const makeHttpApiLive = (form: WireForm, settings: HttpSettingsShape) =>
-  HttpApiBuilder.serve((app) => requestLogging(compressAnswers(app))).pipe(
+  HttpApiBuilder.serve((app) =>
+    requestLogging(compressAnswers(app), settings.metricsToken == null ? undefined : observeRequests(form))
+  ).pipe(
     Layer.provide(wireForms[form]),
     Layer.provide(Layer.succeed(HttpSettings, settings)),
     // Path parameters as long as the longest email address, percent-encoded, still route.

@@ -3,6 +3,7 @@ import { NodeIdsLive } from "./node-ids.js"
 import { NodeSecretsLive } from "./node-secrets.js"
 
 export { makeBufferedOutput } from "./buffered-output.js"
+export { metricsRegistry, workerBatches, workerClaims } from "./metrics.js"
 export { makeUuidV7, NodeIdsLive } from "./node-ids.js"
 export { NodeSecretsLive } from "./node-secrets.js"
 

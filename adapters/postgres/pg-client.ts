@@ -3,6 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, type Layer, Redacted } from "effect"
 import pg from "pg"
+import { reportPoolUsage } from "../node/metrics.js"
 
 /** Statements with more parameters than this (batch inserts of varying length) are not kept. */
 const MAX_PREPARED_PARAMETERS = 64
@@ -57,6 +58,7 @@ export const makePgClient = (
             application_name: "roster"
           })
           pool.on("error", () => {})
+          reportPoolUsage(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }))
           pool.on("connect", makeStatementNamer())
           try {
             await pool.query("SELECT 1")

@@ -23,7 +23,8 @@ import {
   TriggerFiring,
   Triggers,
   Webhooks,
-  Billing
+  Billing,
+  WorkerHealth
 } from "@roster/application"
 import { Layer } from "effect"
 import type { RosterConfig } from "./config.js"
@@ -68,7 +69,8 @@ export const UseCasesLive = Layer.mergeAll(
   Triggers.Default,
   TriggerFiring.Default,
   SendingDomains.Default,
-  Billing.Default
+  Billing.Default,
+  WorkerHealth.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */

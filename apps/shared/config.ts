@@ -113,6 +113,14 @@ export const RosterConfig = Config.all({
     Config.withDefault(30)
   ),
   workerHeartbeatFile: Config.string("WORKER_HEARTBEAT_FILE").pipe(Config.option),
+  metricsToken: Config.redacted("METRICS_TOKEN").pipe(
+    Config.validate({
+      message: "METRICS_TOKEN: must be at least 16 characters",
+      validation: (token) => Redacted.value(token).length >= 16
+    }),
+    Config.option
+  ),
+  workerMetricsPort: Config.port("WORKER_METRICS_PORT").pipe(Config.option),
   migrate: flag("MIGRATE", true),
   logLevel: logLevel.pipe(Config.withDefault(LogLevel.Info)),
   logFormat: LogFormat
@@ -137,7 +145,8 @@ export const httpSettingsOf = (config: RosterConfig) => {
     errorsBaseUrl: Option.getOrElse(config.errorsBaseUrl, () => `${base}/errors`),
     secureCookies: config.nodeEnv === "production",
     emailWebhookSecret: Option.getOrNull(config.emailWebhookSecret),
-    stripeWebhookSecret: Option.getOrNull(config.stripeWebhookSecret)
+    stripeWebhookSecret: Option.getOrNull(config.stripeWebhookSecret),
+    metricsToken: Option.getOrNull(config.metricsToken)
   }
 }
 

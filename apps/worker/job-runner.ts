@@ -1,5 +1,7 @@
 import { Cause, Duration, Effect, Layer, Schedule, type Scope } from "effect"
 
+import { workerBatches, workerClaims } from "../../adapters/node/index.js"
+
 export { makeWakeUp, type WakeUp } from "../../adapters/in-process/index.js"
 
 /**
@@ -41,7 +43,12 @@ const pause = (job: Job, emptyRuns: number): Effect.Effect<void> => {
 
 /** One lane of a job: batch after batch, pausing when there was little to do. */
 const lane = (job: Job): Effect.Effect<never> => {
-  const batch = job.run.pipe(
+  const counted = Effect.tap(job.run, (handled) =>
+    Effect.sync(() => {
+      workerBatches.inc({ job: job.name })
+      if (handled > 0) workerClaims.inc({ job: job.name }, handled)
+    }))
+  const batch = counted.pipe(
     Effect.tapErrorCause((cause) =>
       Effect.logError(`job ${job.name} failed; it will try again`).pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) }))
     ),

@@ -3,6 +3,7 @@ import { workerApplicationLayer } from "../shared/application.js"
 import { loadConfig } from "../shared/config.js"
 import { runProgram } from "../shared/launch.js"
 import { describeDatabase, loggerLayer } from "../shared/layers.js"
+import { workerMetricsLayer } from "./metrics-server.js"
 import { workerSettingsLayer } from "./settings.js"
 import { WorkerLive } from "./worker.js"
 
@@ -13,6 +14,7 @@ const main = Effect.gen(function*() {
   const started = Layer.effectDiscard(Effect.logInfo(`worker started (${describeDatabase(config)})`))
   const layer = started.pipe(
     Layer.provide(WorkerLive),
+    Layer.provide(workerMetricsLayer(config)),
     Layer.provide(workerSettingsLayer(config)),
     Layer.provide(workerApplicationLayer(config)),
     Layer.provide(loggerLayer(config))

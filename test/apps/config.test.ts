@@ -46,7 +46,9 @@ describe("configuration", () => {
     [{ WORKER_LEASE_SECONDS: "5" }, /^WORKER_LEASE_SECONDS: must be a whole number of seconds from 12 to 3600$/],
     [{ EMAIL_UNSUBSCRIBE_MAILTO: "not an address" }, /^EMAIL_UNSUBSCRIBE_MAILTO: must be an email address/],
     [{ EMAIL_UNSUBSCRIBE_MAILTO: "a@b.example, c@d.example" }, /^EMAIL_UNSUBSCRIBE_MAILTO: must be an email address/],
-    [{ WORKER_LEASE_SECONDS: "soon" }, /^WORKER_LEASE_SECONDS: expected an integer value, got "soon"$/]
+    [{ WORKER_LEASE_SECONDS: "soon" }, /^WORKER_LEASE_SECONDS: expected an integer value, got "soon"$/],
+    [{ METRICS_TOKEN: "short" }, /^METRICS_TOKEN: must be at least 16 characters$/],
+    [{ WORKER_METRICS_PORT: "70000" }, /^WORKER_METRICS_PORT: /]
   ] as const)("a bad value stops the start with one line naming the variable: %o", ([env, expected]) =>
     Effect.gen(function*() {
       const line = yield* problem(env)

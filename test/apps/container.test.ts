@@ -114,17 +114,34 @@ describe("the container image", () => {
 })
 
 describe.skipIf(!postgres.available)(`the container's worker (${postgres.label})`, () => {
-  it("writes its heartbeat file while its database answers, for the health check", async () => {
+  it("writes its heartbeat file while its database answers, and serves its metrics on its own port", async () => {
     const databaseUrl = await postgres.database("container_worker")
     const heartbeat = join(dataDir, "worker.alive")
     const migrated = await finished(entry(["cli", "migrate"], { DATABASE_URL: databaseUrl }))
     expect(migrated.code, migrated.stderr).toBe(0)
-    const worker = entry(["worker"], { DATABASE_URL: databaseUrl, WORKER_HEARTBEAT_FILE: heartbeat })
+    const port = await freePort()
+    const token = "worker-metrics-token-0123"
+    const worker = entry(["worker"], {
+      DATABASE_URL: databaseUrl,
+      WORKER_HEARTBEAT_FILE: heartbeat,
+      WORKER_METRICS_PORT: String(port),
+      METRICS_TOKEN: token,
+      HOST: "127.0.0.1"
+    })
     const ended = finished(worker)
     try {
       await until("the heartbeat file", () => existsSync(heartbeat), 30_000)
       expect(Date.now() - statSync(heartbeat).mtimeMs).toBeLessThan(30_000)
       expect(Number.isNaN(Date.parse(readFileSync(heartbeat, "utf8").trim()))).toBe(false)
+
+      const metrics = `http://127.0.0.1:${port}/metrics`
+      expect((await fetch(metrics)).status).toBe(401)
+      const answer = await fetch(metrics, { headers: { authorization: `Bearer ${token}` } })
+      expect(answer.status).toBe(200)
+      const text = await answer.text()
+      expect(text).toMatch(/roster_worker_batches_total\{job="[^"]+"\} [1-9]/)
+      expect(text).toMatch(/roster_db_pool_connections\{state="total"\} [1-9]/)
+      expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404)
     } finally {
       worker.kill("SIGTERM")
     }

@@ -4,6 +4,7 @@ import { makeApiMiddlewareLive } from "../shared/api-middleware.js"
 import { makeAuthHandlersLive } from "../shared/auth-handlers.js"
 import { RequestAuthenticationLive } from "../shared/authentication.js"
 import { DocsLive } from "../shared/docs.js"
+import { MetricsLive } from "../shared/metrics-endpoint.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
 import { makeProviderEventsHandlersLive } from "../shared/provider-events.js"
@@ -38,7 +39,8 @@ export { LOCAL_PREFIX, OVERVIEW_PREFIX } from "./paths.js"
  */
 export const OverviewApiLive = Layer.mergeAll(
   makeApiMiddlewareLive(OverviewApi, { isApiPath: isOverviewApiPath, declaredUrlOf }),
-  DocsLive
+  DocsLive,
+  MetricsLive
 ).pipe(
   Layer.provideMerge(HttpApiBuilder.api(OverviewApi)),
   Layer.provide([

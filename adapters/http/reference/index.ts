@@ -5,6 +5,7 @@ import { isApiPath } from "../shared/api-v1.js"
 import { makeAuthHandlersLive } from "../shared/auth-handlers.js"
 import { RequestAuthenticationLive } from "../shared/authentication.js"
 import { DocsLive } from "../shared/docs.js"
+import { MetricsLive } from "../shared/metrics-endpoint.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
 import { makeProviderEventsHandlersLive } from "../shared/provider-events.js"
@@ -35,7 +36,7 @@ export { ReferenceApi }
  * middleware and docs, ready for `HttpApiBuilder.serve`. Needs the use cases Auth, Organizations,
  * Subscribers, Tags, ApiKeys, Webhooks, Admin, Readiness, RateLimits and Idempotency, and HttpSettings.
  */
-export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceApi, { isApiPath }), DocsLive).pipe(
+export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceApi, { isApiPath }), DocsLive, MetricsLive).pipe(
   Layer.provideMerge(HttpApiBuilder.api(ReferenceApi)),
   Layer.provide([
     makeAuthHandlersLive(ReferenceApi),

@@ -12,6 +12,8 @@ export interface HttpSettingsShape {
   readonly emailWebhookSecret?: Redacted.Redacted<string> | null | undefined
   /** The secret payment events are signed with (STRIPE_WEBHOOK_SECRET); without it, every event is refused. */
   readonly stripeWebhookSecret?: Redacted.Redacted<string> | null | undefined
+  /** The bearer token `GET /metrics` asks for (METRICS_TOKEN); without it, metrics are not served. */
+  readonly metricsToken?: Redacted.Redacted<string> | null | undefined
 }
 
 export class HttpSettings extends Context.Tag("roster/http/HttpSettings")<HttpSettings, HttpSettingsShape>() {}

@@ -65,18 +65,24 @@ const credentialOf = (request: HttpServerRequest.HttpServerRequest) => {
  * that fiber rather than set and restored around the request. This runs on every request, so it
  * is written with as few steps as it can.
  */
-export const requestLogging = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+/** Told of every request once it is answered (the metrics, when they are served). */
+export type RequestObserver = (method: string, path: string, status: number, durationMs: number) => void
+
+export const requestLogging = <E, R>(app: HttpApp.Default<E, R>, observe?: RequestObserver): HttpApp.Default<E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && saneRequestId.test(incoming) ? incoming : randomUUID()
     const startedAt = Date.now()
     const served = Effect.flatMap(Effect.exit(app), (exit) => {
+      const status = Exit.isSuccess(exit) ? exit.value.status : 500
+      const durationMs = Date.now() - startedAt
+      observe?.(request.method, pathOf(request), status, durationMs)
       const line = new RequestLine({
         method: request.method,
         path: loggablePath(pathOf(request)),
-        status: Exit.isSuccess(exit) ? exit.value.status : 500,
-        duration_ms: Date.now() - startedAt,
+        status,
+        duration_ms: durationMs,
         client_address: Option.getOrNull(request.remoteAddress),
         user_agent: request.headers["user-agent"] ?? null,
         ...credentialOf(request)

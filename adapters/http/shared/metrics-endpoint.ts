@@ -1,0 +1,63 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { WorkerHealth } from "@roster/application"
+import { Effect, Layer, Redacted } from "effect"
+import { timingSafeEqual } from "node:crypto"
+import { metricsRegistry, reportQueueDepths } from "../../node/metrics.js"
+import { HttpSettings } from "./http-settings.js"
+
+export const METRICS_PATH = "/metrics"
+
+/** Whether `Authorization: Bearer <token>` names the metrics token, compared in constant time. */
+const bearerMatches = (authorization: string | undefined, token: Redacted.Redacted<string>) => {
+  if (authorization === undefined || !authorization.startsWith("Bearer ")) return false
+  const given = Buffer.from(authorization.slice("Bearer ".length).trim())
+  const wanted = Buffer.from(Redacted.value(token))
+  return given.length === wanted.length && timingSafeEqual(given, wanted)
+}
+
+const unauthorized = HttpServerResponse.text("metrics need Authorization: Bearer <METRICS_TOKEN>\n", {
+  status: 401,
+  headers: { "www-authenticate": "Bearer realm=\"metrics\"" }
+})
+
+/**
+ * `GET /metrics`, in Prometheus' text format, for whoever holds METRICS_TOKEN (as a bearer token);
+ * not served at all without one. Requests by route and status with their latencies, the database
+ * pool's use, the background work waiting in the database (read at each scrape), the worker's
+ * batches when it runs in this process, and the process's own figures.
+ */
+export const MetricsLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const { metricsToken } = yield* HttpSettings
+    if (metricsToken === null || metricsToken === undefined) return
+    const workers = yield* WorkerHealth
+    const scrape = Effect.gen(function*() {
+      const report = yield* workers.check(60)
+      const at = report.checkedAt.getTime()
+      const { backlog } = report
+      const kinds = [
+        ["events", backlog.events],
+        ["webhook_deliveries", backlog.webhookDeliveries],
+        ["emails", backlog.emails],
+        ["campaign_emails", backlog.campaignEmails],
+        ["scheduled_campaigns", backlog.scheduledCampaigns],
+        ["trigger_firings", backlog.triggerFirings]
+      ] as const
+      reportQueueDepths(kinds.map(([work, b]) => ({
+        work,
+        waiting: b.waiting,
+        due: b.due,
+        lagSeconds: b.oldestDueAt === null ? 0 : Math.max(0, (at - b.oldestDueAt.getTime()) / 1000)
+      })))
+      const text = yield* Effect.promise(() => metricsRegistry.metrics())
+      return HttpServerResponse.text(text, { contentType: metricsRegistry.contentType })
+    })
+    yield* router.get(
+      METRICS_PATH,
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        bearerMatches(request.headers["authorization"], metricsToken) ? scrape : Effect.succeed(unauthorized))
+    )
+  })
+)
+
+export const MetricsEndpointLive: Layer.Layer<never, never, HttpApiBuilder.Router | HttpSettings | WorkerHealth> = MetricsLive
