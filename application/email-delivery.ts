@@ -135,6 +135,17 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
                   : Effect.void)
               : Effect.void
           ),
+          Effect.tapBoth({
+            onSuccess: () => Effect.logInfo("emails handed to the provider", { batch: key, emails: batch.length }),
+            onFailure: (error) =>
+              Effect.logWarning("the email provider did not take a batch", {
+                batch: key,
+                emails: batch.length,
+                reason: error.reason,
+                retryable: error.retryable,
+                rate_limited: error.rateLimited
+              })
+          }),
           Effect.tap(() =>
             takenAt >= pace.max ? Effect.void : Effect.flatMap(limiter.speedUp(PROVIDER_PACE_KEY, pace), (faster) =>
               faster >= pace.max

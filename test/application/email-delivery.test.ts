@@ -6,7 +6,7 @@
 import { EmailDelivery, Ids, MessageRepository, Organizations, OutgoingMailConfig, SubscriberRepository } from "@roster/application"
 import { EmailAddress, Message, MessageEvent, MessageId, MESSAGE_RETRY_DELAYS_MS, Slug, Subscriber, SubscriberId } from "@roster/domain"
 import { afterAll, assert, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Fiber, Layer, Option, Redacted, TestClock } from "effect"
+import { Clock, Effect, Fiber, Layer, Logger, Option, Redacted, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { InProcessRateLimiterLive, InProcessWorkSignalLive, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
 import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
@@ -14,6 +14,7 @@ import { LiquidTemplateEngineLive } from "../../adapters/liquid/index.js"
 import { CryptoLive } from "../../adapters/node/index.js"
 import { makeResendMailer } from "../../adapters/resend/index.js"
 import { type ResendApi, startResendApi } from "../support/resend-api.js"
+import { logRecord } from "../../apps/shared/logging.js"
 
 let resend: ResendApi
 beforeAll(async () => {
@@ -136,6 +137,23 @@ describe("email delivery", () => {
       expect(messages.map((m) => m.status).sort()).toEqual(["failed", "sent", "sent"])
       expect(messages.find((m) => m.status === "failed")!.error).toContain("422")
     })))
+
+  it.effect("logs each batch handed over at info, and each one the provider did not take as a warning with why", () => {
+    const lines: Array<Record<string, unknown>> = []
+    const capture = Logger.replace(Logger.defaultLogger, Logger.make((options) => void lines.push(logRecord(options))))
+    return delivering(Effect.gen(function*() {
+      yield* queued(2, "logged")
+      resend.script({ status: 500, name: "application_error", message: "Something went wrong" })
+      expect(yield* deliverAll).toBe(2)
+      yield* TestClock.adjust("10 minutes")
+      expect(yield* deliverAll).toBe(2)
+      const refused = lines.find((line) => line.msg === "the email provider did not take a batch")
+      expect(refused).toMatchObject({ level: "warn", emails: 2, retryable: true, rate_limited: false })
+      expect(String(refused!.reason)).toContain("500")
+      const handed = lines.find((line) => line.msg === "emails handed to the provider")
+      expect(handed).toMatchObject({ level: "info", emails: 2, batch: refused!.batch })
+    }).pipe(Effect.provide(capture)))
+  })
 
   it.effect("a failure that may pass keeps the email queued until its retry, waiting at least the Retry-After", () =>
     delivering(Effect.gen(function*() {
