@@ -1,5 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client"
-import { collectDefaultMetrics } from "prom-client"
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
 
 /**
  * The process's metrics in Prometheus' terms, through prom-client: what `GET /metrics` (and a
@@ -8,7 +7,17 @@ import { collectDefaultMetrics } from "prom-client"
  */
 export const metricsRegistry = new Registry()
 
-collectDefaultMetrics({ register: metricsRegistry, prefix: "roster_" })
+let processMetrics = false
+
+/**
+ * Adds the process's own figures (CPU, memory, event-loop delay, GC) to the registry, once, when a
+ * process serves its metrics: a process that serves none does not keep their collectors.
+ */
+export const collectProcessMetrics = (): void => {
+  if (processMetrics) return
+  processMetrics = true
+  collectDefaultMetrics({ register: metricsRegistry, prefix: "roster_" })
+}
 
 export const httpRequests = new Counter({
   name: "roster_http_requests_total",

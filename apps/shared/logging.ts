@@ -1,6 +1,5 @@
 import { Cause, FiberRefs, HashMap, Inspectable, List, Logger } from "effect"
-import { CurrentRequestId, RequestLine } from "../../adapters/http/index.js"
-import { makeBufferedOutput } from "../../adapters/node/index.js"
+import { CurrentRequestId, makeBufferedOutput, RequestLine } from "../../adapters/node/index.js"
 
 /** A plain object logged beside a message (`Effect.logInfo("sent", { id })`) holds fields of the line. */
 const isFields = (message: unknown): message is object =>

@@ -1,7 +1,7 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { createServer } from "node:http"
 import { timingSafeEqual } from "node:crypto"
-import { metricsRegistry } from "../../adapters/node/index.js"
+import { collectProcessMetrics, metricsRegistry } from "../../adapters/node/index.js"
 import type { RosterConfig } from "../shared/config.js"
 
 const authorized = (authorization: string | undefined, token: Option.Option<Redacted.Redacted<string>>) => {
@@ -23,6 +23,7 @@ export const workerMetricsLayer = (config: RosterConfig) =>
     onSome: (port) =>
       Layer.scopedDiscard(Effect.acquireRelease(
         Effect.async<ReturnType<typeof createServer>, Error>((resume) => {
+          collectProcessMetrics()
           const server = createServer((request, response) => {
             if (request.method !== "GET" || request.url?.split("?")[0] !== "/metrics") {
               response.writeHead(404, { "content-type": "text/plain" }).end("not found\n")

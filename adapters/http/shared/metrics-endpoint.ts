@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { WorkerHealth } from "@roster/application"
 import { Effect, Layer, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
-import { metricsRegistry, reportQueueDepths } from "../../node/metrics.js"
+import { collectProcessMetrics, metricsRegistry, reportQueueDepths } from "../../node/metrics.js"
 import { HttpSettings } from "./http-settings.js"
 
 export const METRICS_PATH = "/metrics"
@@ -31,6 +31,7 @@ export const MetricsLive = HttpApiBuilder.Router.use((router) =>
     const { metricsToken } = yield* HttpSettings
     if (metricsToken === null || metricsToken === undefined) return
     const workers = yield* WorkerHealth
+    collectProcessMetrics()
     const scrape = Effect.gen(function*() {
       const report = yield* workers.check(60)
       const at = report.checkedAt.getTime()

@@ -1,18 +1,14 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Exit, FiberRef, Option } from "effect"
+import { CurrentRequestId, RequestLine } from "../../node/request-line.js"
 import { randomUUID } from "node:crypto"
 import { establishedPrincipalOf } from "./authentication.js"
 import { pathOf } from "./request-path.js"
 
+export { CurrentRequestId, RequestLine }
+
 /** An incoming request id is echoed only when it is short and plain. */
 const saneRequestId = /^[A-Za-z0-9._:/+=-]{1,128}$/
-
-/**
- * The id of the request the current fiber serves, which every log line written while serving it
- * carries. A FiberRef of its own rather than a log annotation: annotations are a map that is
- * hashed and compared on every change, which is work on every request.
- */
-export const CurrentRequestId: FiberRef.FiberRef<string | undefined> = FiberRef.unsafeMake<string | undefined>(undefined)
 
 /** A path segment that holds an email address (as typed or percent-encoded). */
 const emailSegment = /[^/]*(?:@|%40)[^/]*/gi
@@ -20,30 +16,6 @@ const emailSegment = /[^/]*(?:@|%40)[^/]*/gi
 /** The path as logs may keep it: email addresses in it (`/by-email/ada@example.com`) are masked. */
 export const loggablePath = (path: string): string =>
   path.includes("@") || path.includes("%40") ? path.replace(emailSegment, "***") : path
-
-/**
- * The one line logged per request. Its fields are the line's own (not log annotations); a JSON
- * log writes them at the top level, beside `msg`.
- */
-export class RequestLine {
-  constructor(
-    readonly fields: {
-      readonly method: string
-      readonly path: string
-      readonly status: number
-      readonly duration_ms: number
-      readonly client_address: string | null
-      readonly user_agent: string | null
-      readonly organization_id: string | null
-      readonly credential: string | null
-    }
-  ) {}
-
-  toString(): string {
-    const { duration_ms, method, path, status } = this.fields
-    return `${method} ${path} ${status} ${duration_ms}ms`
-  }
-}
 
 /** The caller as a request line names it: the API key's id, or the session's user. */
 const credentialOf = (request: HttpServerRequest.HttpServerRequest) => {
@@ -55,6 +27,9 @@ const credentialOf = (request: HttpServerRequest.HttpServerRequest) => {
   return { organization_id: principal.organization.id, credential }
 }
 
+/** Told of every request once it is answered (the metrics, when they are served). */
+export type RequestObserver = (method: string, path: string, status: number, durationMs: number) => void
+
 /**
  * Gives every response an `X-Request-Id` (a sane incoming one, else a new UUID), tags every log
  * line of the request with it, and logs one line per request: method, path (addresses masked),
@@ -65,9 +40,6 @@ const credentialOf = (request: HttpServerRequest.HttpServerRequest) => {
  * that fiber rather than set and restored around the request. This runs on every request, so it
  * is written with as few steps as it can.
  */
-/** Told of every request once it is answered (the metrics, when they are served). */
-export type RequestObserver = (method: string, path: string, status: number, durationMs: number) => void
-
 export const requestLogging = <E, R>(app: HttpApp.Default<E, R>, observe?: RequestObserver): HttpApp.Default<E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
