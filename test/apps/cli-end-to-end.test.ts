@@ -1,8 +1,10 @@
 import { parse } from "csv-parse/sync"
 import { describe, expect, it } from "vitest"
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { postgresForProcesses as postgres } from "../support/servers.js"
 import { callApi, run, start, startWorker } from "../support/processes.js"
 
@@ -228,7 +230,21 @@ const exportsSubscribers = async (env: Record<string, string>, slug: string) => 
   expect(await fails(env, ["subscribers", "export", "--org", slug, "--status", "gone"]))
     .toBe("roster: --status: expected one of active, unsubscribed, bounced, complained; got 'gone'")
   expect(await fails(env, ["subscribers", "export", "--org", "no-such-org"])).toBe("roster: no organization no-such-org")
+  expect(await exportToClosedOutput(env, slug)).toEqual({ code: 1, stderr: "roster: stdout was closed before the end (write EPIPE)\n" })
 }
+
+/** An export whose reader has gone before it writes: it stops with one line, not a stack trace. */
+const exportToClosedOutput = (env: Record<string, string>, slug: string) =>
+  new Promise<{ readonly code: number | null; readonly stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["dist/cli.mjs", "subscribers", "export", "--org", slug], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }
+    })
+    child.stdout.destroy()
+    let stderr = ""
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stderr }))
+  })
 
 describe("the CLI on the embedded database", () => {
   it("manages organizations and API keys; the API honours rotated and revoked keys", async () => {
