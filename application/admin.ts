@@ -32,7 +32,6 @@ export class NotPlatformAdmin extends Schema.TaggedError<NotPlatformAdmin>()("No
   }
 }
 
-
 export interface UserOverview {
   readonly user: User
   readonly memberships: ReadonlyArray<{ readonly membership: Membership; readonly organization: Organization }>
@@ -42,7 +41,6 @@ export interface AdminPageRequest {
   readonly cursor?: string | undefined
   readonly limit: number
 }
-
 
 /** Lists sort by creation, oldest first. */
 const SORT = "created_at"

@@ -3,7 +3,7 @@ import { EmailAlreadyExists, emailKey, type Subscriber, SubscriberId } from "@ro
 import { Effect, Layer, Option } from "effect"
 import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
 import { adjustCount, tagSubscriptionsOf } from "./memory-tag-assignments.js"
-import { compareBy, compareByKeys, instant, isAfter, type SortKey } from "./ordering.js"
+import { compareBy, compareByKeys, compareText, instant, isAfter, type SortKey } from "./ordering.js"
 
 const sortValue = (sort: SubscriberSort) => (s: Subscriber): SortKey =>
   sort === "email" ? emailKey(s.email) : (sort === "created_at" ? s.createdAt : s.updatedAt).getTime()
@@ -131,7 +131,15 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
             .slice(query.offset, query.offset + query.limit)
         ),
       count: (organizationId, filter) =>
-        store.read((t) => [...t.subscribers.values()].filter(matches(t, organizationId, filter)).length)
+        store.read((t) => [...t.subscribers.values()].filter(matches(t, organizationId, filter)).length),
+      metadataKeys: (organizationId, filter) =>
+        store.read((t) => {
+          const keys = new Set<string>()
+          for (const s of t.subscribers.values()) {
+            if (matches(t, organizationId, filter)(s)) for (const key of Object.keys(s.metadata)) keys.add(key)
+          }
+          return [...keys].sort(compareText)
+        })
     })
   })
 )

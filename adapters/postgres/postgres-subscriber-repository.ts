@@ -166,7 +166,14 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
         sql`SELECT count(*)::integer AS count FROM subscribers WHERE ${sql.and(matching(organizationId, filter))}`.pipe(
           Effect.flatMap(decodeCount),
           Effect.orDie
-        )
+        ),
+
+      metadataKeys: (organizationId, filter) =>
+        sql<{ readonly key: string }>`
+          SELECT DISTINCT keys.key COLLATE "C" AS key
+          FROM subscribers, jsonb_object_keys(subscribers.metadata) AS keys (key)
+          WHERE ${sql.and(matching(organizationId, filter))}
+          ORDER BY 1`.pipe(Effect.map((rows) => rows.map((row) => row.key)), Effect.orDie)
     })
   })
 )

@@ -109,4 +109,6 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
     query: SubscriberPageQuery
   ) => Effect.Effect<ReadonlyArray<Subscriber>>
   readonly count: (organizationId: OrganizationId, filter: SubscriberFilter) => Effect.Effect<number>
+  /** Every key the metadata of the matching subscribers uses, each once, in code-point order. */
+  readonly metadataKeys: (organizationId: OrganizationId, filter: SubscriberFilter) => Effect.Effect<ReadonlyArray<string>>
 }>() {}

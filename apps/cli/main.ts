@@ -7,6 +7,7 @@ import { orgCommand } from "./org-commands.js"
 import { withPlainConsole } from "./plain-console.js"
 import { printJson } from "./print.js"
 import { withServices } from "./services.js"
+import { subscribersCommand } from "./subscriber-commands.js"
 import { workerCommand } from "./worker-commands.js"
 
 /**
@@ -20,7 +21,7 @@ const migrate = Command.make("migrate", {}, () => withServices(Effect.void).pipe
 
 const roster = Command.make("roster").pipe(
   Command.withDescription("Operate a Roster installation."),
-  Command.withSubcommands([migrate, orgCommand, apiKeyCommand, workerCommand])
+  Command.withSubcommands([migrate, orgCommand, apiKeyCommand, workerCommand, subscribersCommand])
 )
 
 const cli = Command.run(roster, { name: "roster", version: "0.1.0" })

@@ -1,4 +1,4 @@
-import { ApiKeys, Organizations, WorkerHealth } from "@roster/application"
+import { ApiKeys, Organizations, SubscriberExports, WorkerHealth } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { loadConfig } from "../shared/config.js"
 import { CryptoLive } from "../../adapters/node/index.js"
@@ -6,7 +6,7 @@ import { persistenceLayer } from "../shared/persistence.js"
 
 /** The use cases the CLI drives, over the database the configuration names, migrated first. */
 const services = Effect.map(loadConfig, (config) =>
-  Layer.mergeAll(Organizations.Default, ApiKeys.Default, WorkerHealth.Default).pipe(
+  Layer.mergeAll(Organizations.Default, ApiKeys.Default, WorkerHealth.Default, SubscriberExports.Default).pipe(
     Layer.provideMerge(persistenceLayer(config, { migrate: true })),
     Layer.provide(CryptoLive)
   ))

@@ -1,7 +1,10 @@
+import { parse } from "csv-parse/sync"
 import { describe, expect, it } from "vitest"
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { postgresForProcesses as postgres } from "../support/servers.js"
 import { callApi, run, start, startWorker } from "../support/processes.js"
 
@@ -172,6 +175,77 @@ const expectEventsWaiting = async (env: Record<string, string>) => {
   expect(strict.stderr).toMatch(/^roster: work is overdue \(more than --max-lag 0 s\): events waited \d+ s$/)
 }
 
+/** Subscribers made through the API for the export to find. */
+const subscribersToExport = async (url: string, key: string) => {
+  const api = `${url}/api/v1`
+  const vip = await callApi<Json>(`${api}/tags`, key, "POST", { name: "VIP" })
+  expect(vip.status).toBe(201)
+  const made = [
+    { email: "ada@example.com", tags: [vip.body!.id], metadata: { plan: "pro", seats: 3, company: "Analytical, Ltd" } },
+    { email: "eve@example.com", metadata: { note: "=HYPERLINK(\"http://evil.example\")", phone: "+1 555", city: "-", handle: "@eve", tab: "\tx" } },
+    { email: "bob@example.com" }
+  ]
+  const ids: Array<string> = []
+  for (const body of made) {
+    const answer = await callApi<Json>(`${api}/subscribers`, key, "POST", body)
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201)
+    ids.push(answer.body!.id)
+  }
+  expect((await callApi(`${api}/subscribers/${ids[2]}`, key, "PUT", { status: "unsubscribed" })).status).toBe(200)
+}
+
+/** The export as CSV rows, header first. */
+const exported = async (env: Record<string, string>, args: ReadonlyArray<string>) => {
+  const result = await run("cli", ["subscribers", "export", ...args], env)
+  expect(result.code, result.stderr).toBe(0)
+  expect(result.stdout).toMatch(/\r\n$/)
+  return { rows: parse(result.stdout) as ReadonlyArray<ReadonlyArray<string>>, stderr: result.stderr.trim() }
+}
+
+/** What the export writes, with each filter, and its refusals. */
+const exportsSubscribers = async (env: Record<string, string>, slug: string) => {
+  const all = await exported(env, ["--org", slug])
+  expect(all.stderr).toBe("roster: exported 3 subscribers")
+  const metadataColumns = ["city", "company", "handle", "note", "phone", "plan", "seats", "tab"].map((key) => `metadata.${key}`)
+  expect(all.rows[0]).toEqual(["email", "first_name", "last_name", "status", "tags", "created_at", ...metadataColumns])
+  expect(all.rows.slice(1).map((row) => row.slice(0, 5))).toEqual([
+    ["ada@example.com", "", "", "active", "VIP"],
+    ["eve@example.com", "", "", "active", ""],
+    ["bob@example.com", "", "", "unsubscribed", ""]
+  ])
+  expect(all.rows[1]!.slice(6)).toEqual(["", "Analytical, Ltd", "", "", "", "pro", "3", ""])
+  expect(all.rows[2]!.slice(6)).toEqual(["'-", "", "'@eve", "'=HYPERLINK(\"http://evil.example\")", "'+1 555", "", "", "'\tx"])
+  expect(all.rows[1]![5]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+
+  const vip = await exported(env, ["--org", slug, "--tag", "vip"])
+  expect(vip.rows.map((row) => row[0])).toEqual(["email", "ada@example.com"])
+  expect(vip.rows[0]!.slice(6)).toEqual(["metadata.company", "metadata.plan", "metadata.seats"])
+  const unsubscribed = await exported(env, ["--org", slug, "--status", "unsubscribed"])
+  expect(unsubscribed.rows).toEqual([["email", "first_name", "last_name", "status", "tags", "created_at"], expect.arrayContaining(["bob@example.com"])])
+  const none = await exported(env, ["--org", slug, "--status", "bounced"])
+  expect(none.rows).toHaveLength(1)
+  expect(none.stderr).toBe("roster: exported 0 subscribers")
+
+  expect(await fails(env, ["subscribers", "export", "--org", slug, "--tag", "Gold"])).toBe("roster: --tag: no tag named 'Gold' in this organization")
+  expect(await fails(env, ["subscribers", "export", "--org", slug, "--status", "gone"]))
+    .toBe("roster: --status: expected one of active, unsubscribed, bounced, complained; got 'gone'")
+  expect(await fails(env, ["subscribers", "export", "--org", "no-such-org"])).toBe("roster: no organization no-such-org")
+  expect(await exportToClosedOutput(env, slug)).toEqual({ code: 1, stderr: "roster: stdout was closed before the end (write EPIPE)\n" })
+}
+
+/** An export whose reader has gone before it writes: it stops with one line, not a stack trace. */
+const exportToClosedOutput = (env: Record<string, string>, slug: string) =>
+  new Promise<{ readonly code: number | null; readonly stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["dist/cli.mjs", "subscribers", "export", "--org", slug], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }
+    })
+    child.stdout.destroy()
+    let stderr = ""
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stderr }))
+  })
+
 describe("the CLI on the embedded database", () => {
   it("manages organizations and API keys; the API honours rotated and revoked keys", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "roster-cli-"))
@@ -219,11 +293,29 @@ describe("the CLI on the embedded database", () => {
     }
   }, 120_000)
 
+  it("subscribers export writes CSV with a column per metadata key, formulas neutralised, by status and tag", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-cli-"))
+    try {
+      const env = { DATA_DIR: dataDir }
+      const key = await keyOfNewOrganization(env, "export")
+      const api = await start("api", env)
+      try {
+        await subscribersToExport(api.url, key)
+      } finally {
+        expect(await api.stop()).toBe(0)
+      }
+      await exportsSubscribers(env, "export")
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it("help names every command and carries no escape codes when piped", async () => {
     const env = { DATA_DIR: mkdtempSync(join(tmpdir(), "roster-cli-")) }
     try {
       const expectations: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [
-        [["--help"], ["migrate", "org", "api-key", "worker"]],
+        [["--help"], ["migrate", "org", "api-key", "worker", "subscribers"]],
+        [["subscribers", "export", "--help"], ["--org", "--status", "--tag"]],
         [["worker", "health", "--help"], ["--max-lag"]],
         [["org", "--help"], ["create", "list", "show", "update"]],
         [["org", "update", "--help"], ["--tier", "--rate-limit", "--platform-admin", "--name"]],
@@ -275,6 +367,19 @@ describe.skipIf(!postgres.available)(`the CLI on ${postgres.label}`, () => {
       } finally {
         expect(await worker.stop()).toBe(0)
       }
+    } finally {
+      expect(await api.stop()).toBe(0)
+    }
+  }, 120_000)
+
+  it("subscribers export reads what the running API wrote", async () => {
+    const env = { DATABASE_URL: await postgres.database("cli_export") }
+    const slug = `export-${Date.now().toString(36)}`
+    const key = await keyOfNewOrganization(env, slug)
+    const api = await start("api", env)
+    try {
+      await subscribersToExport(api.url, key)
+      await exportsSubscribers(env, slug)
     } finally {
       expect(await api.stop()).toBe(0)
     }

@@ -202,6 +202,24 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         expect(yield* subscribers.organizationOf(SubscriberId.make(randomUUID()))).toStrictEqual(Option.none())
       }))
 
+    it.effect("names every metadata key the matching subscribers use, once each, in code-point order", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const tag = yield* givenTag(organization.id)
+        const tagged = yield* givenSubscriber(organization.id, { metadata: { plan: "pro", "Źródło": "x", score: 3 } })
+        yield* (yield* TagAssignments).attach(organization.id, tagged.id, [tag.id], instant(1))
+        yield* givenSubscriber(organization.id, { metadata: { plan: "free", Zone: null } })
+        yield* givenSubscriber(organization.id, { status: "unsubscribed", metadata: { reason: "moved", plan: "free" } })
+        yield* givenSubscriber(organization.id)
+        yield* givenSubscriber((yield* givenOrganization()).id, { metadata: { elsewhere: true } })
+
+        expect(yield* subscribers.metadataKeys(organization.id, {})).toStrictEqual(["Zone", "plan", "reason", "score", "Źródło"])
+        expect(yield* subscribers.metadataKeys(organization.id, { status: "unsubscribed" })).toStrictEqual(["plan", "reason"])
+        expect(yield* subscribers.metadataKeys(organization.id, { tagId: tag.id })).toStrictEqual(["plan", "score", "Źródło"])
+        expect(yield* subscribers.metadataKeys(organization.id, { status: "bounced" })).toStrictEqual([])
+      }))
+
     it.effect("refuses a second subscriber with the same email in any letter case", () =>
       Effect.gen(function*() {
         const subscribers = yield* SubscriberRepository

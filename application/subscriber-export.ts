@@ -1,0 +1,66 @@
+import { InvalidInput, type OrganizationId, type SubscriberStatus } from "@roster/domain"
+import { Effect, Option, Stream } from "effect"
+import { type KeysetPosition, SubscriberRepository } from "./ports/subscriber-repository.js"
+import { TagAssignments } from "./ports/tag-assignments.js"
+import { TagRepository } from "./ports/tag-repository.js"
+import type { SubscriberView } from "./subscribers.js"
+
+export interface SubscriberExportRequest {
+  readonly status?: SubscriberStatus | undefined
+  /** Only subscribers with the tag of this name (regardless of letter case). */
+  readonly tagName?: string | undefined
+}
+
+/** What an export holds: the metadata keys its rows use, and the rows, a page at a time. */
+export interface SubscriberExport {
+  readonly metadataKeys: ReadonlyArray<string>
+  /** Pages of subscribers with their tags, oldest first; each is read when the one before was taken. */
+  readonly pages: Stream.Stream<ReadonlyArray<SubscriberView>>
+}
+
+/** Subscribers read a page at a time: an export holds one page in memory, however many there are. */
+export const EXPORT_PAGE_SIZE = 500
+
+/**
+ * Every subscriber of an organization (or those of one status, or with one tag), for operators
+ * who take them elsewhere. Pages run oldest first by keyset, so subscribers added meanwhile come
+ * at the end and none is read twice.
+ */
+export class SubscriberExports extends Effect.Service<SubscriberExports>()("roster/SubscriberExports", {
+  effect: Effect.gen(function*() {
+    const subscribers = yield* SubscriberRepository
+    const tags = yield* TagRepository
+    const assignments = yield* TagAssignments
+
+    const open = Effect.fnUntraced(function*(
+      organizationId: OrganizationId,
+      request: SubscriberExportRequest,
+      pageSize: number = EXPORT_PAGE_SIZE
+    ) {
+      const tag = request.tagName === undefined ? Option.none() : yield* tags.findByName(organizationId, request.tagName)
+      if (request.tagName !== undefined && Option.isNone(tag)) {
+        return yield* new InvalidInput({ field: "tag", problem: `no tag named '${request.tagName}' in this organization` })
+      }
+      const filter = { status: request.status, tagId: Option.getOrUndefined(tag)?.id }
+      const page = (after: KeysetPosition | undefined) =>
+        Effect.gen(function*() {
+          const rows = yield* subscribers.list(organizationId, { ...filter, sort: "created_at", order: "asc", after, limit: pageSize })
+          const tagMap = yield* assignments.tagsOf(organizationId, rows.map((s) => s.id))
+          const last = rows[rows.length - 1]
+          const next = rows.length < pageSize || last === undefined
+            ? Option.none<KeysetPosition | undefined>()
+            : Option.some({ value: last.createdAt.toISOString(), id: last.id })
+          const items = rows.map((subscriber): SubscriberView => ({ subscriber, tags: tagMap.get(subscriber.id) ?? [] }))
+          return [items, next] as const
+        })
+      return {
+        metadataKeys: yield* subscribers.metadataKeys(organizationId, filter),
+        pages: Stream.paginateEffect<KeysetPosition | undefined, ReadonlyArray<SubscriberView>, never, never>(undefined, page).pipe(
+          Stream.filter((items) => items.length > 0)
+        )
+      } satisfies SubscriberExport
+    })
+
+    return { open } as const
+  })
+}) {}
