@@ -40,7 +40,7 @@ export const runEmailBench = async (context: EmailBenchContext) => {
   const workerEnv = { ...context.env, RESEND_API_KEY: resend.apiKey, RESEND_BASE_URL: resend.url }
   try {
     context.cli(context.env, "org", "create", "--name", "Email bench", "--slug", "email-bench", "--tier", "enterprise")
-    const { key } = context.cli(context.env, "api-key", "create", "--org", "email-bench", "--name", "bench") as { key: string }
+    const { key } = context.cli(context.env, "api-key", "create", "--org", "email-bench", "--name", "bench", "--scopes", "*") as { key: string }
     const organization = (await context.pool.query<{ id: string }>("SELECT id FROM organizations WHERE slug = 'email-bench'"))
       .rows[0]!.id
 

@@ -39,7 +39,7 @@ export const runErrorBench = async (context: ErrorBenchContext): Promise<void> =
     try {
       await context.waitReady(base, server)
       context.cli(context.env, "org", "create", "--name", `Errors ${form}`, "--slug", `errors-${form}`, "--tier", "enterprise")
-      const { key: apiKey } = context.cli(context.env, "api-key", "create", "--org", `errors-${form}`, "--name", "bench")
+      const { key: apiKey } = context.cli(context.env, "api-key", "create", "--org", `errors-${form}`, "--name", "bench", "--scopes", "*")
       const api = form === "reference" ? "/api/v1" : "/v1"
       const key = { "x-api-key": apiKey }
       const run = (label: string, task: () => Promise<void>) => measure(`${form.padEnd(9)} ${label}`, requests, context.concurrency, task)

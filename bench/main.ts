@@ -146,8 +146,8 @@ const main = async () => {
     if (suite === "campaigns") return await runCampaignBench({ base, env, pool, root, cli })
     cli(env, "org", "create", "--name", "Bench", "--slug", "bench", "--tier", "enterprise")
     cli(env, "org", "create", "--name", "Deep", "--slug", "deep", "--tier", "enterprise")
-    const { key } = cli(env, "api-key", "create", "--org", "bench", "--name", "bench")
-    const { key: deepKey } = cli(env, "api-key", "create", "--org", "deep", "--name", "deep")
+    const { key } = cli(env, "api-key", "create", "--org", "bench", "--name", "bench", "--scopes", "*")
+    const { key: deepKey } = cli(env, "api-key", "create", "--org", "deep", "--name", "deep", "--scopes", "*")
     const orgs = await pool.query<{ id: string; slug: string }>("SELECT id, slug FROM organizations")
     const orgId = (slug: string) => orgs.rows.find((o) => o.slug === slug)!.id
     const headers = { "content-type": "application/json", "x-api-key": key }

@@ -166,7 +166,7 @@ const waitFor = async (predicate: () => boolean | Promise<boolean>, what: string
 /** An organization with a key and one endpoint, hearing `subscriber.created`, at `url`. */
 const tenant = async (context: WebhookBenchContext, slug: string, url: string) => {
   context.cli(context.env, "org", "create", "--name", slug, "--slug", slug, "--tier", "enterprise")
-  const { key } = context.cli(context.env, "api-key", "create", "--org", slug, "--name", "bench") as { key: string }
+  const { key } = context.cli(context.env, "api-key", "create", "--org", slug, "--name", "bench", "--scopes", "*") as { key: string }
   const res = await fetch(`${context.base}/api/v1/webhooks`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": key },

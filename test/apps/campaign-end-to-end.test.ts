@@ -26,7 +26,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     const slug = `campaign-${prefix}-${Date.now().toString(36)}`
     const created = await run("cli", ["org", "create", "--name", `Campaign ${prefix}`, "--slug", slug, "--tier", "enterprise"], env)
     expect(created.code, created.stderr).toBe(0)
-    const issued = await run("cli", ["api-key", "create", "--org", slug, "--name", "campaigns"], env)
+    const issued = await run("cli", ["api-key", "create", "--org", slug, "--name", "campaigns", "--scopes", "*"], env)
     expect(issued.code, issued.stderr).toBe(0)
     const id = (await pool.query<{ id: string }>("SELECT id FROM organizations WHERE slug = $1", [slug])).rows[0]!.id
     await pool.query(

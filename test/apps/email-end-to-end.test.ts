@@ -91,7 +91,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     const slug = `email-${name}-${Date.now().toString(36)}`
     const created = await run("cli", ["org", "create", "--name", `Email ${name}`, "--slug", slug, "--tier", "enterprise"], env)
     expect(created.code, created.stderr).toBe(0)
-    const issued = await run("cli", ["api-key", "create", "--org", slug, "--name", "email"], env)
+    const issued = await run("cli", ["api-key", "create", "--org", slug, "--name", "email", "--scopes", "*"], env)
     expect(issued.code, issued.stderr).toBe(0)
     return (JSON.parse(issued.stdout) as Answer).key!
   }

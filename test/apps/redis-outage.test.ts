@@ -48,7 +48,7 @@ describe.skipIf(!redisServer)(label, () => {
     try {
       const env = { DATA_DIR: dataDir, REDIS_URL: `redis://127.0.0.1:${port}` }
       expect((await run("cli", ["org", "create", "--name", "Acme", "--slug", "acme"], env)).code).toBe(0)
-      const key = JSON.parse((await run("cli", ["api-key", "create", "--org", "acme", "--name", "k"], env)).stdout).key as string
+      const key = JSON.parse((await run("cli", ["api-key", "create", "--org", "acme", "--name", "k", "--scopes", "*"], env)).stdout).key as string
       const api = await start("api", env)
       try {
         const list = () => fetch(`${api.url}/api/v1/subscribers`, { headers: { "x-api-key": key } })

@@ -181,7 +181,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     const slug = `webhooks-${name}-${Date.now().toString(36)}`
     const created = await run("cli", ["org", "create", "--name", `Webhooks ${name}`, "--slug", slug, "--tier", "enterprise"], env)
     expect(created.code, created.stderr).toBe(0)
-    const issued = await run("cli", ["api-key", "create", "--org", slug, "--name", "webhooks"], env)
+    const issued = await run("cli", ["api-key", "create", "--org", slug, "--name", "webhooks", "--scopes", "*"], env)
     expect(issued.code, issued.stderr).toBe(0)
     return (JSON.parse(issued.stdout) as Answer).key!
   }
