@@ -6,7 +6,7 @@ import {
 } from "@roster/application"
 import type { SubscriptionSnapshot } from "@roster/domain"
 import { Effect, Layer, Redacted } from "effect"
-import Stripe from "stripe"
+import type StripeSdk from "stripe"
 import { readSubscription } from "./stripe-subscriptions.js"
 
 export interface StripePaymentGatewayOptions {
@@ -22,10 +22,16 @@ export interface StripePaymentGatewayOptions {
 const MAX_REASON_LENGTH = 300
 
 /**
+ * The Stripe SDK, loaded when first needed: a process that never calls Stripe (a worker, or an API
+ * without STRIPE_SECRET_KEY) does not carry its hundreds of resource modules.
+ */
+const loadStripe = (): Promise<typeof StripeSdk> => import("stripe").then((module) => module.default)
+
+/**
  * A failure of the SDK as the port's: Stripe unreachable, timed out, rate limited or failing on
  * its side may pass; anything else it answered is a refusal the service's configuration causes.
  */
-const failureOf = (cause: unknown): PaymentGatewayError => {
+const failureOf = (Stripe: typeof StripeSdk) => (cause: unknown): PaymentGatewayError => {
   const message = (cause instanceof Error ? cause.message : String(cause)).slice(0, MAX_REASON_LENGTH)
   if (cause instanceof Stripe.errors.StripeError) {
     const status = cause.statusCode
@@ -42,7 +48,7 @@ const notASubscription = (what: string) =>
 
 /** The payment provider over Stripe's SDK: customers, Checkout, the customer portal and subscriptions. */
 export const makeStripePaymentGateway = (options: StripePaymentGatewayOptions): Layer.Layer<PaymentGateway> =>
-  Layer.sync(PaymentGateway, () => {
+  Layer.effect(PaymentGateway, Effect.map(Effect.promise(loadStripe), (Stripe) => {
     const base = options.apiBase === undefined ? undefined : new URL(options.apiBase)
     const stripe = new Stripe(Redacted.value(options.secretKey), {
       maxNetworkRetries: options.maxNetworkRetries ?? 1,
@@ -55,7 +61,7 @@ export const makeStripePaymentGateway = (options: StripePaymentGatewayOptions): 
       })
     })
     const call = <A>(f: () => Promise<A>): Effect.Effect<A, PaymentGatewayError> =>
-      Effect.tryPromise({ try: f, catch: failureOf }).pipe(
+      Effect.tryPromise({ try: f, catch: failureOf(Stripe) }).pipe(
         Effect.tapError((error) => Effect.logWarning("a call to Stripe failed", error.message))
       )
     const snapshot = (u: unknown): Effect.Effect<SubscriptionSnapshot, PaymentGatewayError> => {
@@ -100,8 +106,8 @@ export const makeStripePaymentGateway = (options: StripePaymentGatewayOptions): 
           Effect.flatMap((list) => Effect.forEach(list.data, snapshot))
         )
     })
-  })
+  }))
 
-/** Verifies a Stripe event with the SDK (signature and its five-minute tolerance) and returns it; throws when it does not hold. */
-export const constructStripeEvent = (body: string, signature: string, secret: string): unknown =>
-  Stripe.webhooks.constructEvent(body, signature, secret)
+/** Verifies a Stripe event with the SDK (signature and its five-minute tolerance) and returns it; rejects when it does not hold. */
+export const constructStripeEvent = (body: string, signature: string, secret: string): Promise<unknown> =>
+  loadStripe().then((Stripe) => Stripe.webhooks.constructEvent(body, signature, secret))

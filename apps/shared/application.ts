@@ -112,6 +112,6 @@ export const workerApplicationLayer = (config: RosterConfig) =>
       tokenSignerLayer(config),
       webhookTransportLayer(config),
       domainVerifierLayer(config),
-      paymentLayer(config)
+      paymentLayer(config, { provider: false })
     ))
   )

@@ -144,11 +144,12 @@ export const domainVerifierLayer = (config: RosterConfig) =>
  * The payment provider: Stripe when STRIPE_SECRET_KEY is set (at STRIPE_API_BASE, if given), else
  * none, and billing's actions answer `billing_not_configured`. The plans' prices are
  * STRIPE_PRICE_PRO and STRIPE_PRICE_ENTERPRISE; checkout and the portal send people back to the
- * public address.
+ * public address. A worker never calls the provider (`provider: false`): its billing job only
+ * ends plans whose paid period is over.
  */
-export const paymentLayer = (config: RosterConfig) =>
+export const paymentLayer = (config: RosterConfig, options: { readonly provider: boolean } = { provider: true }) =>
   Layer.merge(
-    Option.match(config.stripeSecretKey, {
+    Option.match(options.provider ? config.stripeSecretKey : Option.none(), {
       onSome: (secretKey) => makeStripePaymentGateway({ secretKey, apiBase: Option.getOrUndefined(config.stripeApiBase) }),
       onNone: () => UnconfiguredPaymentGatewayLive
     }),

@@ -1,6 +1,6 @@
 import { type HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Billing } from "@roster/application"
-import { Effect, Redacted, Schema } from "effect"
+import { Effect, Either, Redacted, Schema } from "effect"
 import { constructStripeEvent, readStripeEvent } from "../../stripe/index.js"
 import { apiError } from "./api-error.js"
 import { HttpSettings } from "./http-settings.js"
@@ -73,11 +73,12 @@ export const makePaymentEventsHandlersLive = <ApiId extends string>(api: HttpApi
               return yield* Effect.fail(refused("the event carries no Stripe-Signature header"))
             }
             const body = yield* Effect.orElse(request.text, () => Effect.succeed(""))
-            let event: unknown
-            try {
-              event = constructStripeEvent(body, signature, Redacted.value(secret))
-            } catch (error) {
-              if (error instanceof SyntaxError) {
+            const verified = yield* Effect.either(Effect.tryPromise({
+              try: () => constructStripeEvent(body, signature, Redacted.value(secret)),
+              catch: (error) => error
+            }))
+            if (Either.isLeft(verified)) {
+              if (verified.left instanceof SyntaxError) {
                 return yield* Effect.fail(apiError("validation_error", "body: must be a JSON event", {
                   fields: [{ field: "body", message: "must be a JSON event" }]
                 }))
@@ -87,7 +88,7 @@ export const makePaymentEventsHandlersLive = <ApiId extends string>(api: HttpApi
                   "more than five minutes old"
               ))
             }
-            const outcome = yield* answering(billing.receiveEvent(readStripeEvent(event)))
+            const outcome = yield* answering(billing.receiveEvent(readStripeEvent(verified.right)))
             return { received: true as const, outcome }
           }))
       })
