@@ -1,3 +1,5 @@
+import { Redacted } from "effect"
+import { timingSafeEqual } from "node:crypto"
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
 
 /**
@@ -6,6 +8,17 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
  * they do, the database pool and the work waiting are read when a scrape asks.
  */
 export const metricsRegistry = new Registry()
+
+/**
+ * Whether a request's `Authorization` is `Bearer <token>` with the metrics token (METRICS_TOKEN),
+ * compared in constant time. The one check of `GET /metrics`, wherever it is served.
+ */
+export const metricsAuthorized = (authorization: string | undefined, token: Redacted.Redacted<string>): boolean => {
+  if (authorization === undefined || !authorization.startsWith("Bearer ")) return false
+  const given = Buffer.from(authorization.slice("Bearer ".length).trim())
+  const wanted = Buffer.from(Redacted.value(token))
+  return given.length === wanted.length && timingSafeEqual(given, wanted)
+}
 
 let processMetrics = false
 

@@ -1,16 +1,7 @@
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
-import { timingSafeEqual } from "node:crypto"
-import { collectProcessMetrics, metricsRegistry } from "../../adapters/node/index.js"
+import { collectProcessMetrics, metricsAuthorized, metricsRegistry } from "../../adapters/node/index.js"
 import type { RosterConfig } from "../shared/config.js"
-
-const authorized = (authorization: string | undefined, token: Option.Option<Redacted.Redacted<string>>) => {
-  if (Option.isNone(token)) return true
-  if (authorization === undefined || !authorization.startsWith("Bearer ")) return false
-  const given = Buffer.from(authorization.slice("Bearer ".length).trim())
-  const wanted = Buffer.from(Redacted.value(token.value))
-  return given.length === wanted.length && timingSafeEqual(given, wanted)
-}
 
 /**
  * With WORKER_METRICS_PORT set, a worker answers `GET /metrics` on that port (its batches and
@@ -29,7 +20,7 @@ export const workerMetricsLayer = (config: RosterConfig) =>
               response.writeHead(404, { "content-type": "text/plain" }).end("not found\n")
               return
             }
-            if (!authorized(request.headers.authorization, config.metricsToken)) {
+            if (Option.isSome(config.metricsToken) && !metricsAuthorized(request.headers.authorization, config.metricsToken.value)) {
               response.writeHead(401, { "content-type": "text/plain", "www-authenticate": "Bearer realm=\"metrics\"" })
                 .end("metrics need Authorization: Bearer <METRICS_TOKEN>\n")
               return

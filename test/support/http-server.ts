@@ -30,6 +30,7 @@ import {
 } from "@roster/domain"
 import { Clock, ConfigProvider, Duration, Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
+import { MovableClock } from "./movable-clock.js"
 import { CryptoLive } from "../../adapters/node/index.js"
 import { makeHttpServerLive } from "../../adapters/http/index.js"
 import {
@@ -97,29 +98,6 @@ export const UnlimitedRateLimiterLive = Layer.succeed(
   })
 )
 
-/**
- * The real clock moved forward by a chosen amount: the server's use cases read the time through
- * it (links expire, sessions end, rate windows pass), while waiting still takes real time.
- */
-class MovableClock implements Clock.Clock {
-  readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
-  private offsetMs = 0
-  private readonly real = Clock.make()
-  readonly currentTimeMillis = Effect.sync(() => this.unsafeCurrentTimeMillis())
-  readonly currentTimeNanos = Effect.sync(() => this.unsafeCurrentTimeNanos())
-  advance(by: Duration.DurationInput): void {
-    this.offsetMs += Duration.toMillis(by)
-  }
-  unsafeCurrentTimeMillis(): number {
-    return this.real.unsafeCurrentTimeMillis() + this.offsetMs
-  }
-  unsafeCurrentTimeNanos(): bigint {
-    return this.real.unsafeCurrentTimeNanos() + BigInt(this.offsetMs) * 1_000_000n
-  }
-  sleep(duration: Duration.Duration): Effect.Effect<void> {
-    return this.real.sleep(duration)
-  }
-}
 
 type AdapterServices = Layer.Layer.Success<ReturnType<typeof adaptersLive>>
 type UseCaseServices = Layer.Layer.Success<typeof UseCasesLive>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ApiKeys, Organizations, OutgoingMailConfig, SendingDomainRepository, SendingDomains } from "@roster/application"
 import { type OrganizationId, Slug } from "@roster/domain"
-import { Clock, Duration, Effect, Layer, Logger, Option, Redacted, Schedule } from "effect"
+import { Effect, Layer, Logger, Option, Redacted, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { MemoryPersistenceLive } from "../../adapters/in-process/index.js"
 import { CryptoLive } from "../../adapters/node/index.js"
@@ -9,6 +9,7 @@ import { makeResendDomainVerifier } from "../../adapters/resend/index.js"
 import { DomainCheckJob } from "../../apps/worker/domain-check-job.js"
 import { WorkerSettings } from "../../apps/worker/settings.js"
 import { keyFor } from "../application/test-kit.js"
+import { MovableClock } from "../support/movable-clock.js"
 import { type ResendApi, startResendApi } from "../support/resend-api.js"
 
 /**
@@ -23,25 +24,6 @@ beforeAll(async () => {
 })
 afterAll(() => resend.close())
 
-class MovableClock implements Clock.Clock {
-  readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
-  private offsetMs = 0
-  private readonly real = Clock.make()
-  readonly currentTimeMillis = Effect.sync(() => this.unsafeCurrentTimeMillis())
-  readonly currentTimeNanos = Effect.sync(() => this.unsafeCurrentTimeNanos())
-  advance(by: Duration.DurationInput): void {
-    this.offsetMs += Duration.toMillis(by)
-  }
-  unsafeCurrentTimeMillis(): number {
-    return this.real.unsafeCurrentTimeMillis() + this.offsetMs
-  }
-  unsafeCurrentTimeNanos(): bigint {
-    return this.real.unsafeCurrentTimeNanos() + BigInt(this.offsetMs) * 1_000_000n
-  }
-  sleep(duration: Duration.Duration): Effect.Effect<void> {
-    return this.real.sleep(duration)
-  }
-}
 
 const useCases = Layer.mergeAll(SendingDomains.Default, Organizations.Default, ApiKeys.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(

@@ -1,19 +1,10 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { WorkerHealth } from "@roster/application"
-import { Effect, Layer, Redacted } from "effect"
-import { timingSafeEqual } from "node:crypto"
-import { collectProcessMetrics, metricsRegistry, reportQueueDepths } from "../../node/metrics.js"
+import { lagSeconds, WorkerHealth } from "@roster/application"
+import { Effect } from "effect"
+import { collectProcessMetrics, metricsAuthorized, metricsRegistry, reportQueueDepths } from "../../node/metrics.js"
 import { HttpSettings } from "./http-settings.js"
 
 export const METRICS_PATH = "/metrics"
-
-/** Whether `Authorization: Bearer <token>` names the metrics token, compared in constant time. */
-const bearerMatches = (authorization: string | undefined, token: Redacted.Redacted<string>) => {
-  if (authorization === undefined || !authorization.startsWith("Bearer ")) return false
-  const given = Buffer.from(authorization.slice("Bearer ".length).trim())
-  const wanted = Buffer.from(Redacted.value(token))
-  return given.length === wanted.length && timingSafeEqual(given, wanted)
-}
 
 const unauthorized = HttpServerResponse.text("metrics need Authorization: Bearer <METRICS_TOKEN>\n", {
   status: 401,
@@ -34,8 +25,7 @@ export const MetricsLive = HttpApiBuilder.Router.use((router) =>
     collectProcessMetrics()
     const scrape = Effect.gen(function*() {
       const report = yield* workers.check(60)
-      const at = report.checkedAt.getTime()
-      const { backlog } = report
+      const { backlog, checkedAt } = report
       const kinds = [
         ["events", backlog.events],
         ["webhook_deliveries", backlog.webhookDeliveries],
@@ -48,7 +38,7 @@ export const MetricsLive = HttpApiBuilder.Router.use((router) =>
         work,
         waiting: b.waiting,
         due: b.due,
-        lagSeconds: b.oldestDueAt === null ? 0 : Math.max(0, (at - b.oldestDueAt.getTime()) / 1000)
+        lagSeconds: lagSeconds(b, checkedAt) ?? 0
       })))
       const text = yield* Effect.promise(() => metricsRegistry.metrics())
       return HttpServerResponse.text(text, { contentType: metricsRegistry.contentType })
@@ -56,9 +46,7 @@ export const MetricsLive = HttpApiBuilder.Router.use((router) =>
     yield* router.get(
       METRICS_PATH,
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        bearerMatches(request.headers["authorization"], metricsToken) ? scrape : Effect.succeed(unauthorized))
+        metricsAuthorized(request.headers["authorization"], metricsToken) ? scrape : Effect.succeed(unauthorized))
     )
   })
 )
-
-export const MetricsEndpointLive: Layer.Layer<never, never, HttpApiBuilder.Router | HttpSettings | WorkerHealth> = MetricsLive
