@@ -74,3 +74,10 @@ export * from "./support/principal-cache.js"
 export * from "./sending-domains.js"
 export * from "./ports/domain-verifier.js"
 export * from "./ports/sending-domain-repository.js"
+
+// Subscribers in from CSV files.
+export * from "./subscriber-imports.js"
+export * from "./import-jobs.js"
+export * from "./ports/csv-reader.js"
+export * from "./ports/import-job-repository.js"
+export * from "./ports/subscriber-import-store.js"

@@ -20,6 +20,7 @@ import { UnitOfWork } from "./ports/unit-of-work.js"
 import { type LeasedDelivery, WebhookDeliveryRepository } from "./ports/webhook-delivery-repository.js"
 import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.js"
 import { WebhookTransport } from "./ports/webhook-transport.js"
+import { isImportEvent } from "./support/event-payloads.js"
 
 /** The shortest lease that still outlasts a send. */
 export const MIN_LEASE_MS = DELIVERY_TIMEOUT_MS + 2_000
@@ -88,8 +89,9 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
               updatedAt: at
             })))
         yield* deliveries.insertMany(made)
-        // Email triggers hear the same events, in the same transaction: each committed event fires them once.
-        yield* triggers.recordFirings(events, at)
+        // Email triggers hear the same events, in the same transaction: each committed event fires
+        // them once. An import's events fire none (a list brought over is not a wave of sign-ups).
+        yield* triggers.recordFirings(events.filter((event) => !isImportEvent(event)), at)
         yield* outbox.markDispatched(events.map((event) => event.id), at)
         return { events: events.length, deliveries: made.length }
       }))

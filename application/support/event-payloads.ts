@@ -1,4 +1,4 @@
-import type { Note, Subscriber, Tag, TagSubscription } from "@roster/domain"
+import type { DomainEvent, Note, Subscriber, Tag, TagSubscription } from "@roster/domain"
 
 /**
  * The `data` of outgoing events, in the snake_case JSON that webhook receivers get. One shape for
@@ -36,3 +36,9 @@ export const noteData = (note: Note, subscriber: { readonly id: string; readonly
     updated_at: note.updatedAt.toISOString()
   }
 })
+
+/** The `source` an import's events carry in their data, so that receivers can tell them apart. */
+export const IMPORT_EVENT_SOURCE = "import"
+
+/** Whether an event was recorded by an import (email triggers do not fire for those). */
+export const isImportEvent = (event: DomainEvent): boolean => event.data.source === IMPORT_EVENT_SOURCE

@@ -35,14 +35,13 @@ const FALLBACK_SLUG_STEM = "tag"
 const SUFFIX_LENGTH = 6
 
 /**
- * Finds tags by name, and makes the ones that are missing, as Kit and Mailchimp do when a
- * subscriber is tagged with a name they have not seen. Shared by the use cases that take tag names.
+ * Makes a new tag named `name` (or finds the one someone made meanwhile); its slug is made from
+ * the name, with a suffix when that is taken or impossible.
  */
-export const makeTagNameResolver = (
+export const makeTagMaker = (
   tags: Context.Tag.Service<typeof TagRepository>,
   ids: Context.Tag.Service<typeof Ids>
 ) => {
-  /** A new tag named `name`; its slug is made from the name, with a suffix when that is taken or impossible. */
   const createNamed = (organizationId: OrganizationId, name: string): Effect.Effect<Tag, TagAlreadyExists> => {
     const base = slugify(name)
     const attempt = (n: number): Effect.Effect<Tag, TagAlreadyExists> =>
@@ -81,6 +80,18 @@ export const makeTagNameResolver = (
       })
     return attempt(0)
   }
+  return createNamed
+}
+
+/**
+ * Finds tags by name, and makes the ones that are missing, as Kit and Mailchimp do when a
+ * subscriber is tagged with a name they have not seen. Shared by the use cases that take tag names.
+ */
+export const makeTagNameResolver = (
+  tags: Context.Tag.Service<typeof TagRepository>,
+  ids: Context.Tag.Service<typeof Ids>
+) => {
+  const createNamed = makeTagMaker(tags, ids)
 
   /**
    * The tags `names` name, in the order given, each once (names compare as tag names do,

@@ -51,7 +51,8 @@ export const ResourceKind = Schema.Literal(
   "message",
   "note",
   "campaign",
-  "trigger"
+  "trigger",
+  "import"
 )
 export type ResourceKind = typeof ResourceKind.Type
 
@@ -176,5 +177,14 @@ export class SendingDomainExists extends Schema.TaggedError<SendingDomainExists>
 export class NoSendingDomain extends Schema.TaggedError<NoSendingDomain>()("NoSendingDomain", {}) {
   override get message() {
     return "the organization has no custom sending domain; add one first"
+  }
+}
+
+/** An uploaded file is larger than the service keeps. */
+export class UploadTooLarge extends Schema.TaggedError<UploadTooLarge>()("UploadTooLarge", {
+  maxBytes: Schema.Number
+}) {
+  override get message() {
+    return `the file is larger than ${this.maxBytes} bytes, the most an upload may be`
   }
 }

@@ -57,3 +57,6 @@ export type CampaignId = typeof CampaignId.Type
 
 export const TriggerId = brandedId("TriggerId")
 export type TriggerId = typeof TriggerId.Type
+
+export const ImportId = brandedId("ImportId")
+export type ImportId = typeof ImportId.Type

@@ -16,21 +16,23 @@ import {
   transitionStatus
 } from "./subscriber.js"
 
-const actors: ReadonlyArray<StatusActor> = ["api", "subscriber", "provider"]
+const actors: ReadonlyArray<StatusActor> = ["api", "subscriber", "provider", "import"]
 
 /**
  * The moves DESIGN.md §6 allows, written out here on their own so that a change to the table in
- * subscriber.ts has to be a change to the design too.
+ * subscriber.ts has to be a change to the design too. An import (an operator bringing a list over
+ * from another system) may carry that system's unsubscribes, bounces and complaints, and brings
+ * a subscriber back only when told to resubscribe (see subscriber-import.ts).
  */
 const allowedByDesign: ReadonlyArray<readonly [SubscriberStatus, SubscriberStatus, ReadonlyArray<StatusActor>]> = [
-  ["active", "unsubscribed", ["api", "subscriber", "provider"]],
-  ["active", "bounced", ["provider"]],
-  ["active", "complained", ["provider"]],
-  ["unsubscribed", "active", ["api", "subscriber"]],
-  ["bounced", "active", ["api", "subscriber"]],
-  ["bounced", "unsubscribed", ["api", "subscriber"]],
-  ["complained", "active", ["subscriber"]],
-  ["complained", "unsubscribed", ["api", "subscriber"]]
+  ["active", "unsubscribed", ["api", "subscriber", "provider", "import"]],
+  ["active", "bounced", ["provider", "import"]],
+  ["active", "complained", ["provider", "import"]],
+  ["unsubscribed", "active", ["api", "subscriber", "import"]],
+  ["bounced", "active", ["api", "subscriber", "import"]],
+  ["bounced", "unsubscribed", ["api", "subscriber", "import"]],
+  ["complained", "active", ["subscriber", "import"]],
+  ["complained", "unsubscribed", ["api", "subscriber", "import"]]
 ]
 
 const designAllows = (from: SubscriberStatus, to: SubscriberStatus, actor: StatusActor): boolean =>
@@ -60,7 +62,7 @@ describe("the subscriber status table", () => {
   })
 
   it("says what the design says, move by move and actor by actor", () => {
-    expect(everyCombination).toHaveLength(4 * 4 * 3)
+    expect(everyCombination).toHaveLength(4 * 4 * 4)
     for (const { actor, from, to } of everyCombination) {
       expect({ from, to, actor, allowed: tableAllows(from, to, actor) })
         .toEqual({ from, to, actor, allowed: designAllows(from, to, actor) })
@@ -106,8 +108,8 @@ describe("the subscriber status table", () => {
         expect(next === wish || next === current).toBe(true)
         if (next !== current) {
           expect(designAllows(current, next, who)).toBe(true)
-          if (current === "complained" && next === "active") expect(who).toBe("subscriber")
-          if (next === "bounced" || next === "complained") expect(who).toBe("provider")
+          if (current === "complained" && next === "active") expect(["subscriber", "import"]).toContain(who)
+          if (next === "bounced" || next === "complained") expect(["provider", "import"]).toContain(who)
         }
         current = next
       }
@@ -116,7 +118,7 @@ describe("the subscriber status table", () => {
 })
 
 describe("the rules of DESIGN.md §6", () => {
-  it("a complained subscriber can be reactivated by the subscriber only", () => {
+  it("a complained subscriber can be reactivated by the subscriber only (or an import told to resubscribe)", () => {
     expect(transitionStatus("complained", "active", "subscriber")).toEqual(Either.right("active"))
     expect(Either.isLeft(transitionStatus("complained", "active", "api"))).toBe(true)
     expect(Either.isLeft(transitionStatus("complained", "active", "provider"))).toBe(true)

@@ -10,7 +10,7 @@ export type SubscriberStatus = typeof SubscriberStatus.Type
 export const subscriberStatuses: ReadonlyArray<SubscriberStatus> = SubscriberStatus.literals
 
 /** Who asks for a change of status. */
-export const StatusActor = Schema.Literal("api", "subscriber", "provider")
+export const StatusActor = Schema.Literal("api", "subscriber", "provider", "import")
 export type StatusActor = typeof StatusActor.Type
 
 export interface StatusTransition {
@@ -25,14 +25,14 @@ export interface StatusTransition {
  * always allowed and changes nothing. Any move not listed here is refused.
  */
 export const statusTransitions: ReadonlyArray<StatusTransition> = [
-  { from: "active", to: "unsubscribed", by: ["api", "subscriber", "provider"], why: "opt-out by the sender, the subscriber or the mailbox provider" },
-  { from: "active", to: "bounced", by: ["provider"], why: "hard bounce reported by the email provider" },
-  { from: "active", to: "complained", by: ["provider"], why: "spam complaint reported by the email provider" },
-  { from: "unsubscribed", to: "active", by: ["api", "subscriber"], why: "re-subscribed" },
-  { from: "bounced", to: "active", by: ["api", "subscriber"], why: "the address was fixed" },
-  { from: "bounced", to: "unsubscribed", by: ["api", "subscriber"], why: "opt-out" },
-  { from: "complained", to: "active", by: ["subscriber"], why: "only the subscriber's own action can undo a complaint" },
-  { from: "complained", to: "unsubscribed", by: ["api", "subscriber"], why: "opt-out" }
+  { from: "active", to: "unsubscribed", by: ["api", "subscriber", "provider", "import"], why: "opt-out by the sender, the subscriber or the mailbox provider" },
+  { from: "active", to: "bounced", by: ["provider", "import"], why: "hard bounce reported by the email provider (or by the list an import brings over)" },
+  { from: "active", to: "complained", by: ["provider", "import"], why: "spam complaint reported by the email provider (or by the list an import brings over)" },
+  { from: "unsubscribed", to: "active", by: ["api", "subscriber", "import"], why: "re-subscribed (by an import only when told to resubscribe)" },
+  { from: "bounced", to: "active", by: ["api", "subscriber", "import"], why: "the address was fixed (by an import only when told to resubscribe)" },
+  { from: "bounced", to: "unsubscribed", by: ["api", "subscriber", "import"], why: "opt-out" },
+  { from: "complained", to: "active", by: ["subscriber", "import"], why: "only the subscriber's own action can undo a complaint (or an import told to resubscribe)" },
+  { from: "complained", to: "unsubscribed", by: ["api", "subscriber", "import"], why: "opt-out" }
 ]
 
 export const findTransition = (from: SubscriberStatus, to: SubscriberStatus): StatusTransition | undefined =>
@@ -56,14 +56,15 @@ export const canReceiveMail = (status: SubscriberStatus): boolean => status === 
 
 export const MAX_NAME_LENGTH = 100
 
-export const PersonName = Schema.Trim.pipe(
-  Schema.filter((s) => {
-    if ([...s].length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters`
-    if (/\p{Cc}/u.test(s)) return "must not contain control characters"
-    if (!isStorableText(s)) return UNSTORABLE_TEXT
-    return undefined
-  }, { identifier: "PersonName" })
-)
+/** Why `s` (already trimmed) cannot be a first or last name, if it cannot. */
+export const personNameProblem = (s: string): string | undefined => {
+  if ([...s].length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters`
+  if (/\p{Cc}/u.test(s)) return "must not contain control characters"
+  if (!isStorableText(s)) return UNSTORABLE_TEXT
+  return undefined
+}
+
+export const PersonName = Schema.Trim.pipe(Schema.filter(personNameProblem, { identifier: "PersonName" }))
 
 export class Subscriber extends Schema.Class<Subscriber>("Subscriber")({
   id: SubscriberId,

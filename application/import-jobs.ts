@@ -1,0 +1,215 @@
+import {
+  allows,
+  type ImportId,
+  ImportId as ImportIdSchema,
+  type ImportJob,
+  InvalidInput,
+  noImportCounts,
+  UploadTooLarge
+} from "@roster/domain"
+import { Effect, Exit, Option, Stream } from "effect"
+import { CsvReader } from "./ports/csv-reader.js"
+import { Ids } from "./ports/ids.js"
+import { ImportJobRepository } from "./ports/import-job-repository.js"
+import { OrganizationRepository } from "./ports/organization-repository.js"
+import { now } from "./support/clock.js"
+import { cutPage, positionFromCursor } from "./support/keyset.js"
+import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
+import { requireOwned } from "./support/ownership.js"
+import { authorize, type Principal } from "./support/principal.js"
+import { SubscriberImports } from "./subscriber-imports.js"
+
+/** An uploaded file is kept in parts of this size until a worker has read it. */
+export const IMPORT_PART_BYTES = 1024 * 1024
+
+/** A file that stops coming in for this long is given up (its upload broke off with its process). */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000
+
+const LIST_SORT = "created_at"
+
+export interface ImportUpload<E, R> {
+  /** The file's name as the client gave it, if it did. */
+  readonly fileName: string | null
+  readonly bytes: Stream.Stream<Uint8Array, E, R>
+  /** Brings back unsubscribed, bounced and complained subscribers the file names. */
+  readonly resubscribe: boolean
+  /** The file's encoding (WHATWG name); UTF-8 unless told. */
+  readonly encoding?: string | undefined
+  /** The most bytes the file may have. */
+  readonly maxBytes: number
+}
+
+/**
+ * Imports sent over HTTP: the file is kept as it comes in, and a worker runs the import
+ * ({@link SubscriberImports}) batch by batch, saving its progress with each batch, so that the
+ * uploader can follow it and read every problem row, and a worker that stops hands the rest to
+ * another.
+ */
+export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs", {
+  effect: Effect.gen(function*() {
+    const jobs = yield* ImportJobRepository
+    const organizations = yield* OrganizationRepository
+    const imports = yield* SubscriberImports
+    const csv = yield* CsvReader
+    const ids = yield* Ids
+
+    /**
+     * Keeps an uploaded file and queues its import: the import as queued. A file over
+     * `maxBytes`, or one that breaks off, leaves nothing behind.
+     */
+    const start = <E, R>(principal: Principal, upload: ImportUpload<E, R>) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "subscribers:write")
+        const encoding = (upload.encoding ?? "utf-8").trim().toLowerCase()
+        if (!csv.knowsEncoding(encoding)) {
+          return yield* new InvalidInput({
+            field: "encoding",
+            problem: `'${upload.encoding}' is not an encoding this service reads (utf-8, utf-16le, windows-1252, iso-8859-1, ...)`
+          })
+        }
+        const at = yield* now
+        const job: ImportJob = {
+          id: ImportIdSchema.make(yield* ids.next),
+          organizationId: principal.organization.id,
+          status: "receiving",
+          fileName: upload.fileName,
+          byteSize: 0,
+          options: { resubscribe: upload.resubscribe, createTags: allows(principal.scopes, "tags:write"), encoding },
+          counts: noImportCounts,
+          recordsDone: 0,
+          problems: [],
+          problemCount: 0,
+          ignoredColumns: [],
+          failure: null,
+          createdAt: at,
+          startedAt: null,
+          finishedAt: null,
+          updatedAt: at
+        }
+        yield* jobs.insert(job)
+        const received = Effect.gen(function*() {
+          let size = 0
+          let part = 0
+          yield* upload.bytes.pipe(
+            partsOf(IMPORT_PART_BYTES),
+            Stream.runForEach((bytes) =>
+              Effect.gen(function*() {
+                size += bytes.byteLength
+                if (size > upload.maxBytes) return yield* new UploadTooLarge({ maxBytes: upload.maxBytes })
+                yield* jobs.appendPart(job.id, part++, bytes)
+              })
+            )
+          )
+          const queuedAt = yield* now
+          yield* jobs.markQueued(job.id, size, queuedAt)
+          return { ...job, status: "queued" as const, byteSize: size, updatedAt: queuedAt }
+        })
+        return yield* received.pipe(
+          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : jobs.discard(job.id))
+        )
+      })
+
+    const get = Effect.fnUntraced(function*(principal: Principal, id: ImportId) {
+      yield* authorize(principal, "subscribers:read")
+      return yield* requireOwned("import", id, jobs.find(principal.organization.id, id), jobs.organizationOf(id))
+    })
+
+    /** One page of the organization's imports, newest first. */
+    const list = Effect.fnUntraced(function*(
+      principal: Principal,
+      query: { readonly limit: number; readonly cursor?: string | undefined }
+    ) {
+      yield* authorize(principal, "subscribers:read")
+      const organizationId = principal.organization.id
+      const after = yield* positionFromCursor(query.cursor, LIST_SORT, "desc")
+      const [rows, total] = yield* Effect.all([
+        jobs.list({ organizationId, limit: query.limit + 1, after }),
+        jobs.count(organizationId)
+      ], { concurrency: 2 })
+      return { ...cutPage(rows, query.limit, LIST_SORT, "desc", (job) => job.createdAt.toISOString()), total }
+    })
+
+    const listPage = Effect.fnUntraced(function*(principal: Principal, request: PageNumberRequest) {
+      yield* authorize(principal, "subscribers:read")
+      const organizationId = principal.organization.id
+      const window = yield* pageWindow(request, [], [])
+      const [items, total] = yield* Effect.all([
+        jobs.list({ organizationId, limit: window.limit, offset: window.offset }),
+        jobs.count(organizationId)
+      ], { concurrency: 2 })
+      return numberedPage(items, total, request)
+    })
+
+    /**
+     * Runs the next import waiting for a worker (or one whose worker stopped) to its end: how
+     * many it ran (0 or 1). Interrupted, it stops after the batch in hand and goes back to the
+     * queue with its progress; killed, it comes back when its lease runs out.
+     */
+    const runNext = (leaseMs: number) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        yield* jobs.discardAbandoned(new Date(at.getTime() - ABANDONED_AFTER_MS))
+        const claimed = yield* jobs.claim(at, new Date(at.getTime() + leaseMs))
+        if (Option.isNone(claimed)) return 0
+        const job = claimed.value
+        const organization = yield* organizations.findById(job.organizationId)
+        if (Option.isNone(organization)) {
+          yield* jobs.finish(job.id, { line: null, problem: "the organization no longer exists" }, yield* now)
+          return 1
+        }
+        const result = yield* imports.run(jobs.file(job.id), {
+          organization: organization.value,
+          options: job.options,
+          skipRecords: job.recordsDone,
+          countsSoFar: job.counts,
+          checkpoint: (report) =>
+            Effect.flatMap(now, (saved) =>
+              jobs.saveProgress(job.id, {
+                recordsDone: report.recordsDone,
+                counts: report.total,
+                problems: report.problems,
+                ignoredColumns: report.ignoredColumns,
+                leaseUntil: new Date(saved.getTime() + leaseMs)
+              }))
+        }).pipe(Effect.onInterrupt(() => jobs.release(job.id)))
+        yield* jobs.finish(job.id, result.failure === null ? null : { line: result.failure.line, problem: result.failure.problem }, yield* now)
+        return 1
+      })
+
+    return { start, get, list, listPage, runNext } as const
+  })
+}) {}
+
+const concatBytes = (parts: ReadonlyArray<Uint8Array>, length: number): Uint8Array => {
+  if (parts.length === 1 && parts[0]!.byteLength === length) return parts[0]!
+  const whole = new Uint8Array(length)
+  let offset = 0
+  for (const part of parts) {
+    whole.set(part, offset)
+    offset += part.byteLength
+  }
+  return whole
+}
+
+/** Bytes regrouped into parts of `size` (the last one smaller), whatever sizes they came in. */
+const partsOf = (size: number) => <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Uint8Array, E, R> =>
+  Stream.suspend(() => {
+    let pending: Array<Uint8Array> = []
+    let pendingBytes = 0
+    const take = (): Uint8Array => {
+      const whole = concatBytes(pending, pendingBytes)
+      pending = [whole.subarray(size)]
+      pendingBytes = whole.byteLength - size
+      return whole.subarray(0, size)
+    }
+    return bytes.pipe(
+      Stream.mapConcat((chunk) => {
+        pending.push(chunk)
+        pendingBytes += chunk.byteLength
+        const out: Array<Uint8Array> = []
+        while (pendingBytes >= size) out.push(take())
+        return out
+      }),
+      Stream.concat(Stream.suspend(() => pendingBytes > 0 ? Stream.make(concatBytes(pending, pendingBytes)) : Stream.empty))
+    )
+  })

@@ -1,0 +1,388 @@
+import {
+  addImportCounts,
+  DomainEvent,
+  emailKey,
+  EventId,
+  type EventType,
+  type ImportCounts,
+  type ImportLayout,
+  importLayout,
+  ImportRefused,
+  type ImportRow,
+  importRow,
+  type ImportRowOptions,
+  MAX_REPORTED_PROBLEMS,
+  noImportCounts,
+  type Organization,
+  type OrganizationId,
+  planImportRow,
+  type RowProblem,
+  type Subscriber,
+  SubscriberId,
+  subscriberLimit,
+  type Tag,
+  type TagId,
+  tagNameKey,
+  type TagSubscription
+} from "@roster/domain"
+import { type Chunk, Effect, Either, Stream } from "effect"
+import { CsvReader, type CsvRecord } from "./ports/csv-reader.js"
+import { Ids } from "./ports/ids.js"
+import {
+  type ImportBatch,
+  type ImportEvent,
+  type ImportedSubscriber,
+  SubscriberImportStore
+} from "./ports/subscriber-import-store.js"
+import { TagRepository } from "./ports/tag-repository.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
+import { now } from "./support/clock.js"
+import { IMPORT_EVENT_SOURCE, subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
+import { makeTagMaker } from "./support/tag-names.js"
+
+/** Records read, checked and written together: one read and one write of the store each. */
+export const IMPORT_BATCH_SIZE = 1000
+
+/** How often a batch's rows that others changed meanwhile are read and decided again before they are reported. */
+const CONFLICT_ROUNDS = 3
+
+export interface SubscriberImportOptions extends ImportRowOptions {
+  /** Tag names no tag has become tags; otherwise the row is reported. */
+  readonly createTags: boolean
+  readonly encoding: string
+}
+
+/** A batch done: what it adds to the import, and where the import stands after it. */
+export interface ImportBatchReport {
+  /** Records of the file done, the header included. */
+  readonly recordsDone: number
+  /** What this batch did. */
+  readonly counts: ImportCounts
+  /** This batch's problems, in file order. */
+  readonly problems: ReadonlyArray<RowProblem>
+  /** The whole import so far. */
+  readonly total: ImportCounts
+  readonly ignoredColumns: ReadonlyArray<string>
+}
+
+export interface SubscriberImportRequest {
+  readonly organization: Organization
+  readonly options: SubscriberImportOptions
+  /**
+   * Records of the file (the header included) an earlier run is done with: they are read again
+   * only to know their addresses, and nothing of theirs is counted or written.
+   */
+  readonly skipRecords?: number | undefined
+  /** The counts of the earlier run, which this one adds to. */
+  readonly countsSoFar?: ImportCounts | undefined
+  /** Runs inside each batch's transaction, after its writes: a batch and its record commit together. */
+  readonly checkpoint?: ((report: ImportBatchReport) => Effect.Effect<void>) | undefined
+  /** Runs after each batch has committed (progress to show). */
+  readonly progress?: ((report: ImportBatchReport) => Effect.Effect<void>) | undefined
+}
+
+export interface SubscriberImportResult {
+  readonly counts: ImportCounts
+  /** The first problems, in file order. */
+  readonly problems: ReadonlyArray<RowProblem>
+  readonly problemCount: number
+  readonly ignoredColumns: ReadonlyArray<string>
+  /** Why the file could not be read to its end, if it could not: the rows before stay imported. */
+  readonly failure: ImportRefused | null
+}
+
+interface ReadState {
+  layout: ImportLayout | undefined
+  recordsSeen: number
+  /** Each address's first line in the file, by email key: a later row with it is reported. */
+  readonly firstLines: Map<string, number>
+  counts: ImportCounts
+  readonly problems: Array<RowProblem>
+  problemCount: number
+}
+
+/**
+ * Bringing subscribers in from a CSV file, for operators (the CLI) and over HTTP (a worker runs
+ * it). The file streams through: a batch of records at a time is checked, the subscribers it
+ * names read, and every change of the batch written in one transaction, so memory stays flat
+ * whatever the file's size. Each subscriber is found by email: a new one is made, one that exists
+ * gets the row's names, status and metadata keys, and the row's tags are added. Bad rows are
+ * reported with their line and the import carries on; a file whose structure breaks stops the
+ * import at that line. Running a file again changes nothing the first run did, so an import
+ * stopped by anything can be run again.
+ */
+export class SubscriberImports extends Effect.Service<SubscriberImports>()("roster/SubscriberImports", {
+  effect: Effect.gen(function*() {
+    const csv = yield* CsvReader
+    const store = yield* SubscriberImportStore
+    const tags = yield* TagRepository
+    const unitOfWork = yield* UnitOfWork
+    const ids = yield* Ids
+    const makeTag = makeTagMaker(tags, ids)
+
+    const eventOf = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
+      Effect.map(ids.next, (id) =>
+        // Built here from checked values: not checked again.
+        new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data: { ...data, source: IMPORT_EVENT_SOURCE } }, true))
+
+    const run = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>, request: SubscriberImportRequest) =>
+      Effect.gen(function*() {
+        const { organization, options } = request
+        const organizationId = organization.id
+        const max = subscriberLimit(organization.tier)
+        const skip = request.skipRecords ?? 0
+        /** Tags of the organization met so far, by name key; `null`: no such tag, and none may be made. */
+        const tagCache = new Map<string, Tag | null>()
+        const state: ReadState = {
+          layout: undefined,
+          recordsSeen: 0,
+          firstLines: new Map(),
+          counts: request.countsSoFar ?? noImportCounts,
+          problems: [],
+          problemCount: 0
+        }
+
+        const report = (batchProblems: ReadonlyArray<RowProblem>) => {
+          for (const p of batchProblems) {
+            if (state.problems.length < MAX_REPORTED_PROBLEMS) state.problems.push(p)
+          }
+          state.problemCount += batchProblems.length
+        }
+
+        /** The tags a batch names, found or made once for the whole import. */
+        const tagsFor = (rows: ReadonlyArray<ImportRow>) =>
+          Effect.gen(function*() {
+            const unknown = new Map<string, string>()
+            for (const row of rows) {
+              for (const name of row.tagNames) {
+                const key = tagNameKey(name)
+                if (!tagCache.has(key) && !unknown.has(key)) unknown.set(key, name)
+              }
+            }
+            if (unknown.size === 0) return
+            for (const tag of yield* tags.findByNames(organizationId, [...unknown.values()])) {
+              tagCache.set(tagNameKey(tag.name), tag)
+              unknown.delete(tagNameKey(tag.name))
+            }
+            // In the order of their keys, so that two imports making the same tags never wait on each other in a cycle.
+            for (const [key, name] of [...unknown].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+              tagCache.set(key, options.createTags ? yield* makeTag(organizationId, name) : null)
+            }
+          })
+
+        /**
+         * Decides and writes a batch's rows; rows that others changed meanwhile are decided again
+         * from what is there then. What the rows did, and the problems of those that failed.
+         */
+        const writeRows = (rows: ReadonlyArray<ImportRow>, recordsDone: number) =>
+          Effect.gen(function*() {
+            const problems: Array<RowProblem> = []
+            let counts: ImportCounts = { ...noImportCounts, rows: rows.length }
+            let pending = rows
+            for (let round = 0; pending.length > 0; round++) {
+              const at = yield* now
+              const found = yield* store.find(organizationId, pending.map((row) => emailKey(row.email)))
+              const decided = yield* decide(pending, found, at)
+              problems.push(...decided.problems)
+              const outcome = yield* store.write(decided.batch)
+              const retry: Array<ImportRow> = []
+              for (const { row, subscriberId, kind } of decided.planned) {
+                if (outcome.conflicted.has(subscriberId)) {
+                  if (round + 1 < CONFLICT_ROUNDS) retry.push(row)
+                  else problems.push({ line: row.line, field: "row", problem: "the subscriber kept changing during the import; import the row again", email: row.email })
+                } else if (outcome.overLimit.has(subscriberId)) {
+                  problems.push({
+                    line: row.line,
+                    field: "row",
+                    problem: `the organization's plan (${organization.tier}) holds at most ${max} subscribers, and it is full`,
+                    email: row.email
+                  })
+                } else {
+                  counts = addImportCounts(counts, { ...noImportCounts, [kind]: 1 })
+                }
+              }
+              counts = addImportCounts(counts, { ...noImportCounts, keptStatus: decided.keptStatus.filter((id) => !outcome.conflicted.has(id)).length })
+              pending = retry
+            }
+            counts = { ...counts, failed: problems.length }
+            return { counts, problems: problems.sort((a, b) => a.line - b.line), recordsDone }
+          })
+
+        /** What a batch's rows do to the subscribers `found`: the writes, and the rows that cannot be taken. */
+        const decide = (rows: ReadonlyArray<ImportRow>, found: ReadonlyMap<string, ImportedSubscriber>, at: Date) =>
+          Effect.gen(function*() {
+            const problems: Array<RowProblem> = []
+            const planned: Array<{ row: ImportRow; subscriberId: SubscriberId; kind: "created" | "updated" | "unchanged" }> = []
+            const keptStatus: Array<SubscriberId> = []
+            const creates: Array<Subscriber> = []
+            const updates: Array<{ subscriber: Subscriber; seen: Date }> = []
+            const attachments: Array<{ subscriberId: SubscriberId; tagIds: ReadonlyArray<TagId> }> = []
+            const events: Array<ImportEvent> = []
+            for (const row of rows) {
+              const wantedTags: Array<Tag> = []
+              let missingTag: string | undefined
+              for (const name of row.tagNames) {
+                const tag = tagCache.get(tagNameKey(name))
+                if (tag === null || tag === undefined) missingTag ??= name
+                else wantedTags.push(tag)
+              }
+              if (missingTag !== undefined) {
+                problems.push({
+                  line: row.line,
+                  field: "tags",
+                  problem: `no tag named '${missingTag}' in this organization, and making one needs the scope tags:write`,
+                  email: row.email
+                })
+                continue
+              }
+              const existing = found.get(emailKey(row.email))
+              if (existing?.erasureRequested === true) {
+                problems.push({ line: row.line, field: "email", problem: "the subscriber asked to be erased; an import does not bring them back", email: row.email })
+                continue
+              }
+              const id = existing?.subscriber.id ?? SubscriberId.make(yield* ids.next)
+              const plan = planImportRow(row, existing?.subscriber, options, { id, organizationId, at })
+              if (Either.isLeft(plan)) {
+                problems.push(plan.left)
+                continue
+              }
+              const { change } = plan.right
+              const had = new Set<string>(existing?.tags.map(({ tag }) => tag.id) ?? [])
+              const added = wantedTags.filter((tag) => !had.has(tag.id))
+              const tagsAfter: ReadonlyArray<TagSubscription> = [
+                ...(existing?.tags ?? []),
+                ...added.map((tag) => ({ tag, subscribedAt: at }))
+              ]
+              if (added.length > 0) attachments.push({ subscriberId: id, tagIds: added.map((tag) => tag.id) })
+              const subscriber = change.subscriber
+              switch (change._tag) {
+                case "Create":
+                  creates.push(subscriber)
+                  events.push({
+                    event: yield* eventOf(organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, tagsAfter) }),
+                    subscriberId: id,
+                    tagId: null
+                  })
+                  break
+                case "Update":
+                  updates.push({ subscriber, seen: existing!.subscriber.updatedAt })
+                  events.push({
+                    event: yield* eventOf(organizationId, "subscriber.updated", at, {
+                      subscriber: subscriberSnapshot(subscriber, tagsAfter),
+                      changed: change.changed
+                    }),
+                    subscriberId: id,
+                    tagId: null
+                  })
+                  break
+                case "Unchanged":
+                  if (added.length > 0) {
+                    // Nothing of the subscriber changes, but their tags must be theirs as read.
+                    updates.push({ subscriber, seen: existing!.subscriber.updatedAt })
+                  }
+                  break
+              }
+              for (const tag of added) {
+                events.push({
+                  event: yield* eventOf(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)),
+                  subscriberId: id,
+                  tagId: tag.id
+                })
+              }
+              if (plan.right.keptStatus) keptStatus.push(id)
+              planned.push({
+                row,
+                subscriberId: id,
+                kind: change._tag === "Create" ? "created" : change._tag === "Update" || added.length > 0 ? "updated" : "unchanged"
+              })
+            }
+            const batch: ImportBatch = { organizationId, creates, updates, attachments, events, max, at }
+            return { batch, planned, problems, keptStatus }
+          })
+
+        /** Reads a batch of records into rows, or problems; the header sets the layout. */
+        const readRecords = (records: Chunk.Chunk<CsvRecord>) =>
+          Effect.gen(function*() {
+            const rows: Array<ImportRow> = []
+            const problems: Array<RowProblem> = []
+            for (const record of records) {
+              const skipped = state.recordsSeen < skip
+              state.recordsSeen++
+              if (state.layout === undefined) {
+                const layout = importLayout(record.cells)
+                if (Either.isLeft(layout)) return yield* layout.left
+                state.layout = layout.right
+                continue
+              }
+              const read = importRow(state.layout, record.cells, record.line)
+              if (Either.isLeft(read)) {
+                if (!skipped) problems.push(read.left)
+                continue
+              }
+              const row = read.right
+              if (row === undefined) continue
+              const key = emailKey(row.email)
+              const first = state.firstLines.get(key)
+              if (first !== undefined) {
+                if (!skipped) {
+                  problems.push({
+                    line: row.line,
+                    field: "email",
+                    problem: `is also on line ${first}; only the first row with an address is imported`,
+                    email: row.email
+                  })
+                }
+                continue
+              }
+              state.firstLines.set(key, row.line)
+              if (!skipped) rows.push(row)
+            }
+            return { rows, problems }
+          })
+
+        const batchOf = (records: Chunk.Chunk<CsvRecord>) =>
+          Effect.gen(function*() {
+            const { problems: readProblems, rows } = yield* readRecords(records)
+            yield* tagsFor(rows)
+            const recordsDone = state.recordsSeen
+            const written = rows.length === 0
+              ? { counts: noImportCounts, problems: [], recordsDone }
+              : undefined
+            const apply = (result: { counts: ImportCounts; problems: ReadonlyArray<RowProblem>; recordsDone: number }) => {
+              const problems = [...readProblems, ...result.problems].sort((a, b) => a.line - b.line)
+              const counts = addImportCounts(result.counts, { ...noImportCounts, rows: readProblems.length, failed: readProblems.length })
+              const total = addImportCounts(state.counts, counts)
+              return { recordsDone, counts, problems, total, ignoredColumns: state.layout?.ignored ?? [] } satisfies ImportBatchReport
+            }
+            const commit = (result: ImportBatchReport) =>
+              request.checkpoint === undefined ? Effect.succeed(result) : Effect.as(request.checkpoint(result), result)
+            const done = yield* written === undefined
+              ? unitOfWork.transaction(Effect.flatMap(writeRows(rows, recordsDone), (result) => commit(apply(result))))
+              : commit(apply(written))
+            // Only once committed: a batch rolled back is neither counted nor reported.
+            state.counts = done.total
+            report(done.problems)
+            if (request.progress !== undefined) yield* request.progress(done)
+          }).pipe(Effect.uninterruptible)
+
+        const records = csv.records(bytes, { encoding: options.encoding })
+        const failure = yield* records.pipe(
+          Stream.grouped(IMPORT_BATCH_SIZE),
+          Stream.mapEffect(batchOf),
+          Stream.runDrain,
+          Effect.as(null),
+          Effect.catchIf((error): error is ImportRefused => error instanceof ImportRefused, Effect.succeed)
+        )
+        const refusal = failure ?? (state.layout === undefined ? new ImportRefused({ line: null, problem: "the file is empty" }) : null)
+        return {
+          counts: state.counts,
+          problems: state.problems,
+          problemCount: state.problemCount,
+          ignoredColumns: state.layout?.ignored ?? [],
+          failure: refusal
+        } satisfies SubscriberImportResult
+      })
+
+    return { run } as const
+  })
+}) {}
