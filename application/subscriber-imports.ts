@@ -38,10 +38,11 @@ import { TagRepository } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
 import { IMPORT_EVENT_SOURCE, subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
+import { FirstLines } from "./support/first-lines.js"
 import { makeTagMaker } from "./support/tag-names.js"
 
 /** Records read, checked and written together: one read and one write of the store each. */
-export const IMPORT_BATCH_SIZE = 1000
+export const IMPORT_BATCH_SIZE = 2000
 
 /** How often a batch's rows that others changed meanwhile are read and decided again before they are reported. */
 const CONFLICT_ROUNDS = 3
@@ -95,7 +96,7 @@ interface ReadState {
   layout: ImportLayout | undefined
   recordsSeen: number
   /** Each address's first line in the file, by email key: a later row with it is reported. */
-  readonly firstLines: Map<string, number>
+  readonly firstLines: FirstLines
   counts: ImportCounts
   readonly problems: Array<RowProblem>
   problemCount: number
@@ -120,10 +121,9 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
     const ids = yield* Ids
     const makeTag = makeTagMaker(tags, ids)
 
-    const eventOf = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
-      Effect.map(ids.next, (id) =>
-        // Built here from checked values: not checked again.
-        new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data: { ...data, source: IMPORT_EVENT_SOURCE } }, true))
+    const eventOf = (id: string, organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
+      // Built here from checked values: not checked again.
+      new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data: { ...data, source: IMPORT_EVENT_SOURCE } }, true)
 
     const run = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>, request: SubscriberImportRequest) =>
       Effect.gen(function*() {
@@ -136,13 +136,13 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
         const state: ReadState = {
           layout: undefined,
           recordsSeen: 0,
-          firstLines: new Map(),
+          firstLines: new FirstLines(),
           counts: request.countsSoFar ?? noImportCounts,
           problems: [],
           problemCount: 0
         }
 
-        const report = (batchProblems: ReadonlyArray<RowProblem>) => {
+        const reportProblems = (batchProblems: ReadonlyArray<RowProblem>) => {
           for (const p of batchProblems) {
             if (state.problems.length < MAX_REPORTED_PROBLEMS) state.problems.push(p)
           }
@@ -182,7 +182,9 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             for (let round = 0; pending.length > 0; round++) {
               const at = yield* now
               const found = yield* store.find(organizationId, pending.map((row) => emailKey(row.email)))
-              const decided = yield* decide(pending, found, at)
+              // Enough new ids for every subscriber and event the rows could make.
+              const fresh = yield* Effect.replicateEffect(ids.next, pending.reduce((n, row) => n + 2 + row.tagNames.length, 0))
+              const decided = decide(pending, found, at, fresh)
               problems.push(...decided.problems)
               const outcome = yield* store.write(decided.batch)
               const retry: Array<ImportRow> = []
@@ -209,8 +211,10 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
           })
 
         /** What a batch's rows do to the subscribers `found`: the writes, and the rows that cannot be taken. */
-        const decide = (rows: ReadonlyArray<ImportRow>, found: ReadonlyMap<string, ImportedSubscriber>, at: Date) =>
-          Effect.gen(function*() {
+        const decide = (rows: ReadonlyArray<ImportRow>, found: ReadonlyMap<string, ImportedSubscriber>, at: Date, fresh: ReadonlyArray<string>) => {
+          {
+            let used = 0
+            const nextId = () => fresh[used++]!
             const problems: Array<RowProblem> = []
             const planned: Array<{ row: ImportRow; subscriberId: SubscriberId; kind: "created" | "updated" | "unchanged" }> = []
             const keptStatus: Array<SubscriberId> = []
@@ -240,7 +244,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
                 problems.push({ line: row.line, field: "email", problem: "the subscriber asked to be erased; an import does not bring them back", email: row.email })
                 continue
               }
-              const id = existing?.subscriber.id ?? SubscriberId.make(yield* ids.next)
+              const id = existing?.subscriber.id ?? SubscriberId.make(nextId())
               const plan = planImportRow(row, existing?.subscriber, options, { id, organizationId, at })
               if (Either.isLeft(plan)) {
                 problems.push(plan.left)
@@ -259,7 +263,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
                 case "Create":
                   creates.push(subscriber)
                   events.push({
-                    event: yield* eventOf(organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, tagsAfter) }),
+                    event: eventOf(nextId(), organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, tagsAfter) }),
                     subscriberId: id,
                     tagId: null
                   })
@@ -267,7 +271,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
                 case "Update":
                   updates.push({ subscriber, seen: existing!.subscriber.updatedAt })
                   events.push({
-                    event: yield* eventOf(organizationId, "subscriber.updated", at, {
+                    event: eventOf(nextId(), organizationId, "subscriber.updated", at, {
                       subscriber: subscriberSnapshot(subscriber, tagsAfter),
                       changed: change.changed
                     }),
@@ -282,9 +286,10 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
                   }
                   break
               }
-              for (const tag of added) {
+              // A new subscriber's tags are told in its `subscriber.created`: one event for each subscriber an import brings.
+              for (const tag of change._tag === "Create" ? [] : added) {
                 events.push({
-                  event: yield* eventOf(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)),
+                  event: eventOf(nextId(), organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)),
                   subscriberId: id,
                   tagId: tag.id
                 })
@@ -298,7 +303,8 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             }
             const batch: ImportBatch = { organizationId, creates, updates, attachments, events, max, at }
             return { batch, planned, problems, keptStatus }
-          })
+          }
+        }
 
         /** Reads a batch of records into rows, or problems; the header sets the layout. */
         const readRecords = (records: Chunk.Chunk<CsvRecord>) =>
@@ -321,8 +327,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
               }
               const row = read.right
               if (row === undefined) continue
-              const key = emailKey(row.email)
-              const first = state.firstLines.get(key)
+              const first = state.firstLines.firstOr(emailKey(row.email), row.line)
               if (first !== undefined) {
                 if (!skipped) {
                   problems.push({
@@ -334,41 +339,69 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
                 }
                 continue
               }
-              state.firstLines.set(key, row.line)
               if (!skipped) rows.push(row)
             }
             return { rows, problems }
           })
 
-        const batchOf = (records: Chunk.Chunk<CsvRecord>) =>
+        /** A batch read and checked: its rows to write, and the problems found reading it. */
+        const readBatch = (records: Chunk.Chunk<CsvRecord>) =>
           Effect.gen(function*() {
-            const { problems: readProblems, rows } = yield* readRecords(records)
+            const { problems, rows } = yield* readRecords(records)
             yield* tagsFor(rows)
-            const recordsDone = state.recordsSeen
-            const written = rows.length === 0
-              ? { counts: noImportCounts, problems: [], recordsDone }
-              : undefined
-            const apply = (result: { counts: ImportCounts; problems: ReadonlyArray<RowProblem>; recordsDone: number }) => {
-              const problems = [...readProblems, ...result.problems].sort((a, b) => a.line - b.line)
-              const counts = addImportCounts(result.counts, { ...noImportCounts, rows: readProblems.length, failed: readProblems.length })
-              const total = addImportCounts(state.counts, counts)
-              return { recordsDone, counts, problems, total, ignoredColumns: state.layout?.ignored ?? [] } satisfies ImportBatchReport
-            }
-            const commit = (result: ImportBatchReport) =>
-              request.checkpoint === undefined ? Effect.succeed(result) : Effect.as(request.checkpoint(result), result)
-            const done = yield* written === undefined
-              ? unitOfWork.transaction(Effect.flatMap(writeRows(rows, recordsDone), (result) => commit(apply(result))))
-              : commit(apply(written))
-            // Only once committed: a batch rolled back is neither counted nor reported.
-            state.counts = done.total
-            report(done.problems)
-            if (request.progress !== undefined) yield* request.progress(done)
-          }).pipe(Effect.uninterruptible)
+            return { rows, readProblems: problems, recordsDone: state.recordsSeen }
+          })
+
+        type ReadBatch = Effect.Effect.Success<ReturnType<typeof readBatch>>
+
+        const reportOf = (
+          { readProblems, recordsDone }: ReadBatch,
+          written: { readonly counts: ImportCounts; readonly problems: ReadonlyArray<RowProblem> },
+          before: ImportCounts
+        ): ImportBatchReport => {
+          const counts = addImportCounts(written.counts, { ...noImportCounts, rows: readProblems.length, failed: readProblems.length })
+          return {
+            recordsDone,
+            counts,
+            problems: [...readProblems, ...written.problems].sort((a, b) => a.line - b.line),
+            total: addImportCounts(before, counts),
+            ignoredColumns: state.layout?.ignored ?? []
+          }
+        }
+
+        /**
+         * Writes a batch in one transaction, with its checkpoint when there is one. Without one,
+         * two batches are written at once (their rows never share a subscriber: each address is
+         * taken once in the file), so that the database works on one while the next is read.
+         * With one, batches go one after the other, so that each checkpoint holds every batch
+         * before it and the totals so far.
+         */
+        const writeBatch = (read: ReadBatch) => {
+          if (read.rows.length === 0) {
+            const report = reportOf(read, { counts: noImportCounts, problems: [] }, state.counts)
+            return request.checkpoint === undefined ? Effect.succeed(report) : Effect.as(request.checkpoint(report), report)
+          }
+          return unitOfWork.transaction(Effect.flatMap(writeRows(read.rows, read.recordsDone), (written) => {
+            const report = reportOf(read, written, state.counts)
+            return request.checkpoint === undefined ? Effect.succeed(report) : Effect.as(request.checkpoint(report), report)
+          })).pipe(Effect.uninterruptible)
+        }
+
+        /** Counts a committed batch (a batch rolled back is neither counted nor reported), in file order. */
+        const account = (done: ImportBatchReport) =>
+          Effect.suspend(() => {
+            const report = { ...done, total: addImportCounts(state.counts, done.counts) }
+            state.counts = report.total
+            reportProblems(report.problems)
+            return request.progress === undefined ? Effect.void : request.progress(report)
+          })
 
         const records = csv.records(bytes, { encoding: options.encoding })
         const failure = yield* records.pipe(
           Stream.grouped(IMPORT_BATCH_SIZE),
-          Stream.mapEffect(batchOf),
+          Stream.mapEffect(readBatch),
+          Stream.mapEffect(writeBatch, { concurrency: request.checkpoint === undefined ? 2 : 1 }),
+          Stream.mapEffect(account),
           Stream.runDrain,
           Effect.as(null),
           Effect.catchIf((error): error is ImportRefused => error instanceof ImportRefused, Effect.succeed)

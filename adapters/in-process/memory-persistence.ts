@@ -24,6 +24,7 @@ import { MemoryWebhookEndpointRepositoryLive } from "./memory-webhook-endpoint-r
 import { MemorySendingDomainRepositoryLive } from "./memory-sending-domain-repository.js"
 import { MemoryBillingAccountRepositoryLive } from "./memory-billing-account-repository.js"
 import { MemoryWorkBacklogLive } from "./memory-work-backlog.js"
+import { MemorySubscriberImportStoreLive } from "./memory-subscriber-import-store.js"
 
 const MemoryUnitOfWorkLive = Layer.effect(
   UnitOfWork,
@@ -57,7 +58,8 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive,
   MemorySendingDomainRepositoryLive,
-  MemoryBillingAccountRepositoryLive
+  MemoryBillingAccountRepositoryLive,
+  MemorySubscriberImportStoreLive
 ).pipe(
   (ports) => Layer.provideMerge(MemorySubscriberIntakeLive, ports),
   Layer.provideMerge(MemoryStoreLive)

@@ -24,6 +24,7 @@ import { PostgresWebhookDeliveryRepositoryLive } from "./postgres-webhook-delive
 import { PostgresWebhookEndpointRepositoryLive } from "./postgres-webhook-endpoint-repository.js"
 import { PostgresSendingDomainRepositoryLive } from "./postgres-sending-domain-repository.js"
 import { PostgresBillingAccountRepositoryLive } from "./postgres-billing-account-repository.js"
+import { PostgresSubscriberImportStoreLive } from "./postgres-subscriber-import-store.js"
 
 export { EmbeddedDatabaseInUse } from "./embedded-database-lock.js"
 export { runMigrations } from "./migrations/index.js"
@@ -60,4 +61,4 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresDatabaseHealthLive,
   PostgresSendingDomainRepositoryLive,
   PostgresBillingAccountRepositoryLive
-).pipe((ports) => Layer.provideMerge(PostgresSubscriberIntakeLive, ports))
+).pipe((ports) => Layer.provideMerge(Layer.merge(PostgresSubscriberIntakeLive, PostgresSubscriberImportStoreLive), ports))

@@ -43,12 +43,15 @@ export const makeSubscriberSlots = (sql: SqlClient.SqlClient) => {
       FROM slot WHERE slots.organization_id = ${id} AND slots.shard = slot.shard
       RETURNING slots.shard`.pipe(Effect.map((rows) => rows.length > 0))
 
-  /** Counts every row under lock and shares the room left out again, reserving `count` on `shard`. */
-  const rebalance = (id: OrganizationId, shard: number, count: number, max: Limit) =>
+  /**
+   * Counts every row under lock and shares the room left out again, reserving `count` on `shard`,
+   * or as much of it as there is room for when `partial`: how many it reserved.
+   */
+  const rebalance = (id: OrganizationId, shard: number, wanted: number, max: Limit, partial: boolean) =>
     transactional(sql)(Effect.gen(function*() {
       // Rebalancing organizations queue here; creates on the fast path never take this lock.
       const organization = yield* sql`SELECT id FROM organizations WHERE id = ${id} FOR NO KEY UPDATE`
-      if (organization.length === 0) return false
+      if (organization.length === 0) return 0
       const rows = yield* sql<{ readonly shard: number; readonly used: number }>`
         SELECT shard, used FROM organization_subscriber_slots WHERE organization_id = ${id} ORDER BY shard FOR UPDATE`
       const used = Array.from({ length: SHARDS }, () => 0)
@@ -62,7 +65,8 @@ export const makeSubscriberSlots = (sql: SqlClient.SqlClient) => {
         used[0]! -= total
         total = 0
       }
-      if (max !== null && total + count > max) return false
+      const count = max === null || total + wanted <= max ? wanted : partial ? Math.max(0, max - total) : 0
+      if (count === 0) return 0
       used[shard]! += count
       const room = max === null ? null : shares(max - total - count)
       yield* sql`DELETE FROM organization_subscriber_slots WHERE organization_id = ${id} AND shard >= ${SHARDS}`
@@ -74,7 +78,7 @@ export const makeSubscriberSlots = (sql: SqlClient.SqlClient) => {
       }::integer[]) AS s(shard, used, allowance)
         ON CONFLICT (organization_id, shard) DO UPDATE
           SET used = excluded.used, allowance = excluded.allowance, quota = excluded.quota`
-      return true
+      return count
     }))
 
   return {
@@ -87,7 +91,20 @@ export const makeSubscriberSlots = (sql: SqlClient.SqlClient) => {
     reserve: (id: OrganizationId, count: number, max: Limit): Effect.Effect<boolean> => {
       const shard = anyShard()
       return fastReserve(id, shard, count, max).pipe(
-        Effect.flatMap((reserved) => reserved ? Effect.succeed(true) : rebalance(id, shard, count, max)),
+        Effect.flatMap((reserved) => reserved ? Effect.succeed(true) : Effect.map(rebalance(id, shard, count, max, false), (n) => n > 0)),
+        Effect.orDie
+      )
+    },
+
+    /**
+     * Adds as much of `count` to the organization's subscriber count as stays within `max`: how
+     * much it added. As `reserve`, once per transaction.
+     */
+    reserveUpTo: (id: OrganizationId, count: number, max: Limit): Effect.Effect<number> => {
+      if (count === 0) return Effect.succeed(0)
+      const shard = anyShard()
+      return fastReserve(id, shard, count, max).pipe(
+        Effect.flatMap((reserved) => reserved ? Effect.succeed(count) : rebalance(id, shard, count, max, true)),
         Effect.orDie
       )
     },

@@ -1,14 +1,15 @@
-import { ApiKeys, Organizations, SubscriberExports, WorkerHealth } from "@roster/application"
+import { ApiKeys, Organizations, SubscriberExports, SubscriberImports, WorkerHealth } from "@roster/application"
 import { Effect, Layer } from "effect"
 import { loadConfig } from "../shared/config.js"
+import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import { CryptoLive } from "../../adapters/node/index.js"
 import { persistenceLayer } from "../shared/persistence.js"
 
 /** The use cases the CLI drives, over the database the configuration names, migrated first. */
 const services = Effect.map(loadConfig, (config) =>
-  Layer.mergeAll(Organizations.Default, ApiKeys.Default, WorkerHealth.Default, SubscriberExports.Default).pipe(
+  Layer.mergeAll(Organizations.Default, ApiKeys.Default, WorkerHealth.Default, SubscriberExports.Default, SubscriberImports.Default).pipe(
     Layer.provideMerge(persistenceLayer(config, { migrate: true })),
-    Layer.provide(CryptoLive)
+    Layer.provide(Layer.merge(CryptoLive, CsvParseReaderLive))
   ))
 
 /** Runs `effect` with the database open, closing it afterwards. */

@@ -24,6 +24,7 @@ import {
   Triggers,
   Webhooks,
   Billing,
+  SubscriberImports,
   WorkerHealth
 } from "@roster/application"
 import { Layer } from "effect"
@@ -31,6 +32,7 @@ import type { RosterConfig } from "./config.js"
 import {
   cacheLayer,
   cryptoLayer,
+  csvLayer,
   domainVerifierLayer,
   emailLayer,
   mailerLayer,
@@ -70,7 +72,8 @@ export const UseCasesLive = Layer.mergeAll(
   TriggerFiring.Default,
   SendingDomains.Default,
   Billing.Default,
-  WorkerHealth.Default
+  WorkerHealth.Default,
+  SubscriberImports.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */
@@ -79,6 +82,7 @@ export const applicationLayer = (config: RosterConfig) => {
     persistenceLayer(config, { migrate: config.migrate }),
     cacheLayer(config),
     cryptoLayer,
+    csvLayer,
     signInLayer(config),
     mailerLayer(config, { retries: false }),
     emailLayer(config),
@@ -101,12 +105,14 @@ export const workerApplicationLayer = (config: RosterConfig) =>
     CampaignSending.Default,
     TriggerFiring.Default,
     SendingDomains.Default,
-    Billing.Default
+    Billing.Default,
+    SubscriberImports.Default
   ).pipe(
     Layer.provideMerge(Layer.mergeAll(
       persistenceLayer(config, { migrate: config.migrate }),
       cacheLayer(config),
       cryptoLayer,
+      csvLayer,
       mailerLayer(config, { retries: false }),
       emailLayer(config),
       tokenSignerLayer(config),

@@ -1,4 +1,5 @@
 import { CryptoLive } from "../../adapters/node/index.js"
+import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import {
   InProcessCacheHealthLive,
   InProcessDomainVerifierLive,
@@ -39,6 +40,9 @@ export const cacheLayer = (config: RosterConfig) =>
   })
 
 export const cryptoLayer = CryptoLive
+
+/** CSV files, read with csv-parse. */
+export const csvLayer = CsvParseReaderLive
 
 /**
  * Resend when RESEND_API_KEY is set (at RESEND_BASE_URL, if given), else the console mailer, which

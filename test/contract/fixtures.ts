@@ -24,7 +24,8 @@ import {
   type SendingDomainRepository,
   WebhookDeliveryRepository,
   WebhookEndpointRepository,
-  type WorkBacklog
+  type WorkBacklog,
+  type SubscriberImportStore
 } from "@roster/application"
 import {
   ApiKey,
@@ -90,6 +91,7 @@ export type Persistence =
   | SendingDomainRepository
   | BillingAccountRepository
   | WorkBacklog
+  | SubscriberImportStore
 
 export type PersistenceLayer = Layer.Layer<Persistence, unknown>
 

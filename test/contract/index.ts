@@ -11,6 +11,7 @@ import { noteRepositoryContract } from "./note-repository-contract.js"
 import { organizationRepositoryContract } from "./organization-repository-contract.js"
 import { outboxContract } from "./outbox-contract.js"
 import { sessionRepositoryContract } from "./session-repository-contract.js"
+import { subscriberImportsContract } from "./subscriber-imports-contract.js"
 import { subscriberIntakeContract } from "./subscriber-intake-contract.js"
 import { subscriberRepositoryContract } from "./subscriber-repository-contract.js"
 import { subscriberUseCasesContract } from "./subscriber-use-cases-contract.js"
@@ -62,4 +63,5 @@ export const persistenceContracts = <R = never>(
   deletionContract(persistence, direct)
   sendingDomainRepositoryContract(persistence)
   billingAccountRepositoryContract(persistence)
+  subscriberImportsContract(persistence)
 }

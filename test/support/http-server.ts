@@ -4,6 +4,7 @@
  * test reads (sign-in links included), and the server's clock can be moved forward. Like a
  * composition root it reaches into adapters/.
  */
+import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import { HttpServer } from "@effect/platform"
 import {
   ApiKeyRepository,
@@ -72,7 +73,8 @@ const adaptersLive = (write: (text: string) => Effect.Effect<void>, config: Rost
     makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets }),
     emailLayer(config),
     domainVerifierLayer(config),
-    paymentLayer(config)
+    paymentLayer(config),
+    CsvParseReaderLive
   )
 
 /**
