@@ -17,7 +17,7 @@ import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { requireOwned } from "./support/ownership.js"
 import { authorize, type Principal } from "./support/principal.js"
-import { SubscriberImports } from "./subscriber-imports.js"
+import { SubscriberImports, unknownEncoding } from "./subscriber-imports.js"
 
 /** An uploaded file is kept in parts of this size until a worker has read it. */
 export const IMPORT_PART_BYTES = 1024 * 1024
@@ -62,10 +62,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
         yield* authorize(principal, "subscribers:write")
         const encoding = (upload.encoding ?? "utf-8").trim().toLowerCase()
         if (!csv.knowsEncoding(encoding)) {
-          return yield* new InvalidInput({
-            field: "encoding",
-            problem: `'${upload.encoding}' is not an encoding this service reads (utf-8, utf-16le, windows-1252, iso-8859-1, ...)`
-          })
+          return yield* new InvalidInput({ field: "encoding", problem: unknownEncoding(upload.encoding ?? encoding) })
         }
         const at = yield* now
         const job: ImportJob = {

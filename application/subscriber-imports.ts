@@ -9,6 +9,7 @@ import {
   importLayout,
   ImportRefused,
   type ImportRow,
+  InvalidInput,
   importRow,
   type ImportRowOptions,
   MAX_REPORTED_PROBLEMS,
@@ -40,6 +41,10 @@ import { now } from "./support/clock.js"
 import { IMPORT_EVENT_SOURCE, subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
 import { FirstLines } from "./support/first-lines.js"
 import { makeTagMaker } from "./support/tag-names.js"
+
+/** Why an encoding's name is refused. */
+export const unknownEncoding = (name: string) =>
+  `'${name}' is not an encoding this service reads (utf-8, utf-16le, windows-1252, iso-8859-1, ...)`
 
 /** Records read, checked and written together: one read and one write of the store each. */
 export const IMPORT_BATCH_SIZE = 2000
@@ -128,6 +133,9 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
     const run = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>, request: SubscriberImportRequest) =>
       Effect.gen(function*() {
         const { organization, options } = request
+        if (!csv.knowsEncoding(options.encoding)) {
+          return yield* new InvalidInput({ field: "encoding", problem: unknownEncoding(options.encoding) })
+        }
         const organizationId = organization.id
         const max = subscriberLimit(organization.tier)
         const skip = request.skipRecords ?? 0

@@ -1,14 +1,10 @@
 import type { SubscriberView } from "@roster/application"
+import { neutralisedCell } from "@roster/domain"
 import { stringify } from "csv-stringify/sync"
 import { Data, Effect } from "effect"
 
 /** Subscribers as CSV rows, as spreadsheets open them. */
 
-/**
- * A cell a spreadsheet would read as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a
- * carriage return) gets a leading apostrophe, so that it is shown as text and never run.
- */
-export const neutralised = (cell: string): string => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell)
 
 export const subscriberColumns = (metadataKeys: ReadonlyArray<string>): ReadonlyArray<string> => [
   "email",
@@ -33,7 +29,7 @@ export const subscriberRow = ({ subscriber, tags }: SubscriberView, metadataKeys
     tags.map((t) => t.tag.name).join(", "),
     subscriber.createdAt.toISOString(),
     ...metadataKeys.map((key) => metadataCell(subscriber.metadata[key]))
-  ].map(neutralised)
+  ].map(neutralisedCell)
 
 /** Rows as CSV text (RFC 4180 quoting), each line ending in `\r\n`. */
 export const csvLines = (rows: ReadonlyArray<ReadonlyArray<string>>): string =>

@@ -171,10 +171,22 @@ const REPLACEMENT_CHARACTER = "\uFFFD"
 const problem = (line: number, field: string, text: string, email?: string): Either.Either<never, RowProblem> =>
   Either.left({ line, field, problem: text, ...(email === undefined ? {} : { email }) })
 
+/** A cell a spreadsheet would run as a formula: it starts with `=`, `+`, `-`, `@`, a tab or a carriage return. */
+const formulaStart = /^[=+\-@\t\r]/
+
+/**
+ * A cell as an export writes it: one a spreadsheet would run as a formula gets a leading
+ * apostrophe, so that it is shown as text and never run.
+ */
+export const neutralisedCell = (cell: string): string => (formulaStart.test(cell) ? `'${cell}` : cell)
+
+/** A cell as an import reads it: the apostrophe an export put before a formula is taken off again. */
+export const restoredCell = (cell: string): string => (cell.startsWith("'") && formulaStart.test(cell.slice(1)) ? cell.slice(1) : cell)
+
 const cellAt = (cells: ReadonlyArray<string>, index: number | undefined): string | undefined => {
   if (index === undefined) return undefined
   const cell = cells[index]!.trim()
-  return cell.length === 0 ? undefined : cell
+  return cell.length === 0 ? undefined : restoredCell(cell)
 }
 
 /**
