@@ -1,9 +1,7 @@
 import { InvalidInput, type OrganizationId, type SubscriberStatus } from "@roster/domain"
 import { Effect, Option, Stream } from "effect"
-import { type KeysetPosition, SubscriberRepository } from "./ports/subscriber-repository.js"
-import { TagAssignments } from "./ports/tag-assignments.js"
+import { type ExportedSubscriber, type KeysetPosition, SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagRepository } from "./ports/tag-repository.js"
-import type { SubscriberView } from "./subscribers.js"
 
 export interface SubscriberExportRequest {
   readonly status?: SubscriberStatus | undefined
@@ -15,11 +13,11 @@ export interface SubscriberExportRequest {
 export interface SubscriberExport {
   readonly metadataKeys: ReadonlyArray<string>
   /** Pages of subscribers with their tags, oldest first; each is read when the one before was taken. */
-  readonly pages: Stream.Stream<ReadonlyArray<SubscriberView>>
+  readonly pages: Stream.Stream<ReadonlyArray<ExportedSubscriber>>
 }
 
 /** Subscribers read a page at a time: an export holds one page in memory, however many there are. */
-export const EXPORT_PAGE_SIZE = 500
+export const EXPORT_PAGE_SIZE = 5000
 
 /**
  * Every subscriber of an organization (or those of one status, or with one tag), for operators
@@ -30,7 +28,6 @@ export class SubscriberExports extends Effect.Service<SubscriberExports>()("rost
   effect: Effect.gen(function*() {
     const subscribers = yield* SubscriberRepository
     const tags = yield* TagRepository
-    const assignments = yield* TagAssignments
 
     const open = Effect.fnUntraced(function*(
       organizationId: OrganizationId,
@@ -43,20 +40,19 @@ export class SubscriberExports extends Effect.Service<SubscriberExports>()("rost
       }
       const filter = { status: request.status, tagId: Option.getOrUndefined(tag)?.id }
       const page = (after: KeysetPosition | undefined) =>
-        Effect.gen(function*() {
-          const rows = yield* subscribers.list(organizationId, { ...filter, sort: "created_at", order: "asc", after, limit: pageSize })
-          const tagMap = yield* assignments.tagsOf(organizationId, rows.map((s) => s.id))
+        Effect.map(subscribers.exportPage(organizationId, { ...filter, after, limit: pageSize }), (rows) => {
           const last = rows[rows.length - 1]
           const next = rows.length < pageSize || last === undefined
             ? Option.none<KeysetPosition | undefined>()
             : Option.some({ value: last.createdAt.toISOString(), id: last.id })
-          const items = rows.map((subscriber): SubscriberView => ({ subscriber, tags: tagMap.get(subscriber.id) ?? [] }))
-          return [items, next] as const
+          return [rows, next] as const
         })
       return {
         metadataKeys: yield* subscribers.metadataKeys(organizationId, filter),
-        pages: Stream.paginateEffect<KeysetPosition | undefined, ReadonlyArray<SubscriberView>, never, never>(undefined, page).pipe(
-          Stream.filter((items) => items.length > 0)
+        pages: Stream.paginateEffect<KeysetPosition | undefined, ReadonlyArray<ExportedSubscriber>, never, never>(undefined, page).pipe(
+          Stream.filter((items) => items.length > 0),
+          // The next page is read while this one is written out.
+          Stream.buffer({ capacity: 1 })
         )
       } satisfies SubscriberExport
     })

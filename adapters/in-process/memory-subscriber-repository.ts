@@ -132,6 +132,26 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
         ),
       count: (organizationId, filter) =>
         store.read((t) => [...t.subscribers.values()].filter(matches(t, organizationId, filter)).length),
+      exportPage: (organizationId, query) =>
+        store.read((t) => {
+          const value = sortValue("created_at")
+          const after = query.after === undefined ? undefined : { value: instant(query.after.value), id: query.after.id }
+          return [...t.subscribers.values()]
+            .filter(matches(t, organizationId, query))
+            .filter((s) => after === undefined || isAfter(s, value, after, "asc"))
+            .sort(compareBy(value, "asc"))
+            .slice(0, query.limit)
+            .map((s) => ({
+              id: s.id,
+              email: s.email,
+              firstName: s.firstName,
+              lastName: s.lastName,
+              status: s.status,
+              tagNames: tagSubscriptionsOf(t, s.id).map(({ tag }) => tag.name),
+              metadata: s.metadata,
+              createdAt: s.createdAt
+            }))
+        }),
       metadataKeys: (organizationId, filter) =>
         store.read((t) => {
           const keys = new Set<string>()

@@ -67,6 +67,19 @@ export interface SubscriberListQuery extends SubscriberFilter {
  * order; after the sort keys, ties break on the id in the direction of the last key (ascending
  * when there is none), so that every row has one place and pages never overlap.
  */
+/** A subscriber as an export writes it out: plain values, read in bulk. */
+export interface ExportedSubscriber {
+  readonly id: SubscriberId
+  readonly email: string
+  readonly firstName: string | null
+  readonly lastName: string | null
+  readonly status: SubscriberStatus
+  /** Their tags' names, oldest attachment first. */
+  readonly tagNames: ReadonlyArray<string>
+  readonly metadata: Readonly<Record<string, unknown>>
+  readonly createdAt: Date
+}
+
 export class SubscriberRepository extends Context.Tag("roster/SubscriberRepository")<SubscriberRepository, {
   readonly insert: (subscriber: Subscriber) => Effect.Effect<void, EmailAlreadyExists>
   readonly update: (subscriber: Subscriber) => Effect.Effect<void>
@@ -110,5 +123,13 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
   ) => Effect.Effect<ReadonlyArray<Subscriber>>
   readonly count: (organizationId: OrganizationId, filter: SubscriberFilter) => Effect.Effect<number>
   /** Every key the metadata of the matching subscribers uses, each once, in code-point order. */
+  /**
+   * The next `limit` subscribers matching `filter` after `after`, oldest first (by creation,
+   * then id), as an export writes them.
+   */
+  readonly exportPage: (
+    organizationId: OrganizationId,
+    query: SubscriberFilter & { readonly after?: KeysetPosition | undefined; readonly limit: number }
+  ) => Effect.Effect<ReadonlyArray<ExportedSubscriber>>
   readonly metadataKeys: (organizationId: OrganizationId, filter: SubscriberFilter) => Effect.Effect<ReadonlyArray<string>>
 }>() {}

@@ -1,4 +1,4 @@
-import type { SubscriberView } from "@roster/application"
+import type { ExportedSubscriber } from "@roster/application"
 import { neutralisedCell } from "@roster/domain"
 import { stringify } from "csv-stringify/sync"
 import { Data, Effect } from "effect"
@@ -20,13 +20,13 @@ export const subscriberColumns = (metadataKeys: ReadonlyArray<string>): Readonly
 const metadataCell = (value: unknown): string =>
   value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value)
 
-export const subscriberRow = ({ subscriber, tags }: SubscriberView, metadataKeys: ReadonlyArray<string>): ReadonlyArray<string> =>
+export const subscriberRow = (subscriber: ExportedSubscriber, metadataKeys: ReadonlyArray<string>): ReadonlyArray<string> =>
   [
     subscriber.email,
     subscriber.firstName ?? "",
     subscriber.lastName ?? "",
     subscriber.status,
-    tags.map((t) => t.tag.name).join(", "),
+    subscriber.tagNames.join(", "),
     subscriber.createdAt.toISOString(),
     ...metadataKeys.map((key) => metadataCell(subscriber.metadata[key]))
   ].map(neutralisedCell)

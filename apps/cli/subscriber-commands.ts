@@ -34,7 +34,7 @@ const exportCommand = Command.make(
         })
         yield* writeOut(csvLines([subscriberColumns(exported.metadataKeys)]))
         return yield* Stream.runFoldEffect(exported.pages, 0, (written, page) =>
-          Effect.as(writeOut(csvLines(page.map((view) => subscriberRow(view, exported.metadataKeys)))), written + page.length))
+          Effect.as(writeOut(csvLines(page.map((subscriber) => subscriberRow(subscriber, exported.metadataKeys)))), written + page.length))
       })).pipe(Effect.mapError(optionErrors({ tag: "--tag" })))
       yield* Console.error(`exported ${count} subscribers`)
     })

@@ -23,13 +23,13 @@ describe("exporting subscribers", () => {
       expect(all.metadataKeys).toStrictEqual(["city", "plan"])
       const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(all.pages))
       expect(pages.map((page) => page.length)).toStrictEqual([2, 2, 1])
-      expect(pages.flat().map((v) => v.subscriber.email)).toStrictEqual(["r1", "r2", "r3", "r4", "r5"].map((r) => `${r}@example.com`))
-      expect(pages.flat()[1]!.tags.map((t) => t.tag.name)).toStrictEqual(["Even"])
+      expect(pages.flat().map((v) => v.email)).toStrictEqual(["r1", "r2", "r3", "r4", "r5"].map((r) => `${r}@example.com`))
+      expect(pages.flat()[1]!.tagNames).toStrictEqual(["Even"])
 
       const even = yield* exports.open(organization.id, { tagName: "EVEN" }, 2)
       expect(even.metadataKeys).toStrictEqual(["city"])
       const evenRows = Chunk.toReadonlyArray(yield* Stream.runCollect(even.pages)).flat()
-      expect(evenRows.map((v) => v.subscriber.email)).toStrictEqual(["r2@example.com", "r4@example.com"])
+      expect(evenRows.map((v) => v.email)).toStrictEqual(["r2@example.com", "r4@example.com"])
 
       const none = yield* exports.open(organization.id, { status: "bounced" }, 2)
       expect(Chunk.size(yield* Stream.runCollect(none.pages))).toBe(0)

@@ -185,7 +185,9 @@ describe(`subscribers import's refusals, on ${postgres.available ? postgres.labe
   it("refuses what it cannot read with one line, and stops at a broken line after the rows before it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "roster-import-"))
     try {
-      const env = postgres.available ? { DATABASE_URL: await postgres.database("cli_import_refusals") } : { DATA_DIR: join(dir, "data") }
+      const env: Record<string, string> = postgres.available
+        ? { DATABASE_URL: await postgres.database("cli_import_refusals") }
+        : { DATA_DIR: join(dir, "data") }
       await refusals(env, `refusals-${Date.now().toString(36)}`, dir)
     } finally {
       rmSync(dir, { recursive: true, force: true })
