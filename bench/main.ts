@@ -11,6 +11,7 @@ import { buildRoster } from "../scripts/build.mjs"
 import { measure, printTable, ratio } from "./stats.js"
 import { runErrorBench } from "./errors.js"
 import { runCampaignBench } from "./campaigns.js"
+import { runImportBench } from "./imports.js"
 import { runEmailBench } from "./email.js"
 import { runWebhookBench } from "./webhooks.js"
 
@@ -24,7 +25,8 @@ import { runWebhookBench } from "./webhooks.js"
  * (3000), BENCH_READS (6000) and BENCH_DEEP_ROWS (1000000) size the runs. BENCH_SUITE picks what
  * runs: `all` (default), `api`, `errors` (bench/errors.ts: the error answers of both wire forms) or
  * `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes), `email` (bench/email.ts, with its
- * BENCH_EMAIL_* sizes) or `campaigns` (bench/campaigns.ts, with its BENCH_CAMPAIGN_* sizes).
+ * BENCH_EMAIL_* sizes), `campaigns` (bench/campaigns.ts, with its BENCH_CAMPAIGN_* sizes) or `imports`
+ * (bench/imports.ts: CSV import and export through the CLI, BENCH_IMPORT_ROWS).
  */
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -144,6 +146,7 @@ const main = async () => {
     if (suite === "webhooks") return await runWebhookBench({ base, env, pool, root, cli })
     if (suite === "email") return await runEmailBench({ base, env, pool, root, cli })
     if (suite === "campaigns") return await runCampaignBench({ base, env, pool, root, cli })
+    if (suite === "imports") return await runImportBench({ env, pool, root, cli })
     cli(env, "org", "create", "--name", "Bench", "--slug", "bench", "--tier", "enterprise")
     cli(env, "org", "create", "--name", "Deep", "--slug", "deep", "--tier", "enterprise")
     const { key } = cli(env, "api-key", "create", "--org", "bench", "--name", "bench", "--scopes", "*")

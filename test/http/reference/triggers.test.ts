@@ -2,7 +2,8 @@
  * /api/v1/email-triggers: triggers fed from the recorded events. The test server runs no worker,
  * so `work` does what the worker's fan-out, trigger and email jobs do.
  */
-import { Effect } from "effect"
+import { Outbox, SubscriberImports } from "@roster/application"
+import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
 import { deliverDue, fireTriggers } from "../../support/worker-steps.js"
@@ -64,6 +65,30 @@ describe("email triggers", () => {
     expect(printed[0]).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
     const got = await call(server, "GET", `${path}/${created.body.id}`, { key })
     expect(got.body.firings).toEqual({ pending: 0, sent: 1, skipped: 0, failed: 0 })
+  })
+
+  it("fire for no subscriber an import brings or tags, though webhooks hear of them", async () => {
+    const { key, organization } = await server.seedOrganization({ environment: "live" })
+    const template = await welcome(key)
+    const vip = await createTag(server, key)
+    for (const event of ["subscriber.created", "tag.subscribed"]) {
+      const trigger = await call(server, "POST", path, { key, json: { name: event, event, template_id: template.id } })
+      expect(trigger.status, trigger.text).toBe(201)
+    }
+    const known = await createSubscriber(server, key)
+    await work()
+    const before = server.emails().length
+    const csv = `email,tags\nimported@example.com,${vip.name}\n${known.email},${vip.name}\n`
+    const result = await server.run(Effect.flatMap(SubscriberImports, (imports) =>
+      imports.run(Stream.make(new TextEncoder().encode(csv)), {
+        organization,
+        options: { resubscribe: false, createTags: true, encoding: "utf-8" }
+      })))
+    expect(result.counts).toMatchObject({ created: 1, updated: 1, failed: 0 })
+    const events = await server.run(Effect.flatMap(Outbox, (outbox) => outbox.recorded(organization.id)))
+    expect(events.filter((e) => e.data.source === "import").map((e) => e.type)).toEqual(["subscriber.created", "tag.subscribed"])
+    await work()
+    expect(server.emails()).toHaveLength(before)
   })
 
   it("fire on one tag after their delay, and send nothing to a subscriber no longer active by then", async () => {

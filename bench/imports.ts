@@ -1,0 +1,100 @@
+import { spawn } from "node:child_process"
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type pg from "pg"
+
+/**
+ * The CSV half of `npm run bench` (BENCH_SUITE=imports): `roster subscribers import` of a file
+ * of BENCH_IMPORT_ROWS (1,000,000) new subscribers (names, a status column left empty, two tags,
+ * two metadata columns) into an organization of the bench's PostgreSQL, then the same file again
+ * (every row found and unchanged), then `roster subscribers export` of them all: rows a second,
+ * and each process's peak RSS (VmHWM, read from /proc while it runs), as operators run them.
+ */
+
+const rows = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000)
+
+export interface ImportBenchContext {
+  readonly env: NodeJS.ProcessEnv
+  readonly pool: pg.Pool
+  readonly root: string
+  readonly cli: (env: NodeJS.ProcessEnv, ...args: Array<string>) => unknown
+}
+
+const writeFile = (path: string, count: number) =>
+  new Promise<void>((resolve, reject) => {
+    const out = createWriteStream(path)
+    out.on("error", reject)
+    out.write("email,first_name,last_name,status,tags,metadata.plan,metadata.city\n")
+    let i = 0
+    const more = () => {
+      while (i < count) {
+        const line = `reader${i}@example.com,Reader${i},Lovelace,,"Weekly, News",${i % 3 === 0 ? "pro" : "free"},Berlin\n`
+        i++
+        if (!out.write(line)) return void out.once("drain", more)
+      }
+      out.end(resolve)
+    }
+    more()
+  })
+
+/** Runs the CLI to the end, its stdout to `stdout` (or kept), sampling its peak RSS. */
+const timed = (context: ImportBenchContext, args: ReadonlyArray<string>, stdout?: string) =>
+  new Promise<{ readonly seconds: number; readonly peakMb: number; readonly output: string }>((resolve, reject) => {
+    const startedAt = performance.now()
+    const child = spawn(process.execPath, ["dist/cli.mjs", ...args], {
+      cwd: context.root,
+      env: context.env,
+      stdio: ["ignore", stdout === undefined ? "pipe" : "pipe", "pipe"]
+    })
+    let output = ""
+    let errors = ""
+    const sink = stdout === undefined ? undefined : createWriteStream(stdout)
+    child.stdout!.on("data", (chunk: Buffer) => (sink === undefined ? (output += chunk) : sink.write(chunk)))
+    child.stderr!.on("data", (chunk: Buffer) => (errors += chunk))
+    let peakKb = 0
+    const sample = setInterval(() => {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
+        peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0))
+      } catch {
+        // the process has just ended
+      }
+    }, 200)
+    child.on("close", (code) => {
+      clearInterval(sample)
+      sink?.end()
+      if (code !== 0) return reject(new Error(`roster ${args.join(" ")} exited ${code}: ${errors}`))
+      resolve({ seconds: (performance.now() - startedAt) / 1000, peakMb: peakKb / 1024, output })
+    })
+  })
+
+export const runImportBench = async (context: ImportBenchContext) => {
+  const dir = mkdtempSync(join(tmpdir(), "roster-bench-import-"))
+  try {
+    const file = join(dir, "subscribers.csv")
+    await writeFile(file, rows)
+    const megabytes = statSync(file).size / 1024 / 1024
+    context.cli(context.env, "org", "create", "--name", "Imports", "--slug", "imports", "--tier", "enterprise")
+    console.log(`CSV import and export: ${rows.toLocaleString("en-US")} rows (${megabytes.toFixed(0)} MB) on PostgreSQL ` +
+      `${(await context.pool.query("SHOW server_version")).rows[0].server_version}, node ${process.version}\n`)
+    const report = (what: string, result: { seconds: number; peakMb: number }, target: string) =>
+      console.log(`${what.padEnd(34)} ${Math.round(rows / result.seconds).toLocaleString("en-US").padStart(9)} rows/s  ` +
+        `${result.seconds.toFixed(1).padStart(6)} s  peak RSS ${result.peakMb.toFixed(0).padStart(4)} MB   (${target})`)
+
+    const first = await timed(context, ["subscribers", "import", file, "--org", "imports"])
+    const firstReport = JSON.parse(first.output) as { created: number; failed: number }
+    if (firstReport.created !== rows || firstReport.failed !== 0) throw new Error(`the import made ${firstReport.created} of ${rows}`)
+    report("import, every row new", first, "target ≥ 20,000 rows/s, ≤ 200 MB")
+
+    const again = await timed(context, ["subscribers", "import", file, "--org", "imports"])
+    const againReport = JSON.parse(again.output) as { unchanged: number }
+    if (againReport.unchanged !== rows) throw new Error(`the second import left ${againReport.unchanged} of ${rows} unchanged`)
+    report("import again, every row unchanged", again, "")
+
+    const exported = await timed(context, ["subscribers", "export", "--org", "imports"], join(dir, "exported.csv"))
+    report("export", exported, "target ≥ 100,000 rows/s, ≤ 200 MB")
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
