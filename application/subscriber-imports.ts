@@ -52,6 +52,9 @@ export const IMPORT_BATCH_SIZE = 2000
 /** How often a batch's rows that others changed meanwhile are read and decided again before they are reported. */
 const CONFLICT_ROUNDS = 3
 
+/** An import that made or changed this many subscribers leaves the store settled (see `SubscriberImportStore.settle`). */
+const SETTLE_AFTER_ROWS = 10_000
+
 export interface SubscriberImportOptions extends ImportRowOptions {
   /** Tag names no tag has become tags; otherwise the row is reported. */
   readonly createTags: boolean
@@ -415,6 +418,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
           Effect.catchIf((error): error is ImportRefused => error instanceof ImportRefused, Effect.succeed)
         )
         const refusal = failure ?? (state.layout === undefined ? new ImportRefused({ line: null, problem: "the file is empty" }) : null)
+        if (state.counts.created + state.counts.updated >= SETTLE_AFTER_ROWS) yield* store.settle
         return {
           counts: state.counts,
           problems: state.problems,

@@ -82,7 +82,10 @@ export const MemorySubscriberImportStoreLive = Layer.effect(
           }
           const overLimit = new Set<SubscriberId>(batch.creates.slice(granted).map((s) => s.id))
           return { created, updated, conflicted, overLimit }
-        })
+        }),
+
+      // Memory keeps no statistics to bring up to date.
+      settle: Effect.void
     })
   })
 )

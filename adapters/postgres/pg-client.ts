@@ -55,7 +55,11 @@ export const makePgClient = (
             idleTimeoutMillis: 30_000,
             // Also how long a statement waits for a free connection: past it, it fails rather than queues.
             connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT),
-            application_name: "roster"
+            application_name: "roster",
+            // Statements here are short or read a page at a time: compiling one to machine code costs
+            // more than it saves, and an export of a page deep in a large table spent most of its
+            // time compiling its plan.
+            options: "-c jit=off"
           })
           pool.on("error", () => {})
           reportPoolUsage(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }))

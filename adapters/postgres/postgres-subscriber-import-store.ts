@@ -141,7 +141,11 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
           ])
           const overLimit = new Set<SubscriberId>(batch.creates.slice(granted).map((s) => s.id))
           return { created, updated, conflicted, overLimit }
-        })).pipe(Effect.orDie)
+        })).pipe(Effect.orDie),
+
+      // The tables an import grows, sampled again: the planner keeps no stale picture of a small
+      // organization (whose pages it would read by scanning the table) until autovacuum comes by.
+      settle: sql`ANALYZE subscribers, subscriber_tags, tags, outbox_events`.pipe(Effect.asVoid, Effect.orDie)
     })
   })
 )

@@ -57,4 +57,10 @@ export class SubscriberImportStore extends Context.Tag("roster/SubscriberImportS
     emailKeys: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyMap<string, ImportedSubscriber>>
   readonly write: (batch: ImportBatch) => Effect.Effect<ImportBatchOutcome>
+  /**
+   * After a large import: brings the database's picture of the tables it grew up to date, so that
+   * the next reads (an export, a page of subscribers) are planned for their new size at once
+   * rather than whenever the database next takes stock.
+   */
+  readonly settle: Effect.Effect<void>
 }>() {}

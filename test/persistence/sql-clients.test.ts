@@ -66,6 +66,16 @@ describe("SQL clients", () => {
           }))
           expect(prepared.map((row) => row.statement)).toStrictEqual(["SELECT $1::integer AS n, $2::text AS marker"])
         }))
+
+      it.effect("compiles no plan to machine code: every connection has jit off", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const settings = yield* Effect.all(
+            Array.from({ length: 3 }, () => sql.withTransaction(sql<{ readonly jit: string }>`SHOW jit`)),
+            { concurrency: "unbounded" }
+          )
+          expect(settings.flat()).toStrictEqual([{ jit: "off" }, { jit: "off" }, { jit: "off" }])
+        }))
     })
   })
 })
