@@ -1,7 +1,7 @@
 import { Option, Schema } from "effect"
 import { ApiKeyId, OrganizationId } from "./ids.js"
 import { Scope } from "./scope.js"
-import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
+import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
 /**
  * API keys read `svc_live_` or `svc_test_` followed by at least 32 base62 characters. Live keys
@@ -55,7 +55,7 @@ export const MAX_API_KEY_NAME_LENGTH = 100
 export const ApiKeyName = Schema.Trim.pipe(
   Schema.filter((s) => {
     if (s.length === 0) return "must not be empty"
-    if ([...s].length > MAX_API_KEY_NAME_LENGTH) return `must be at most ${MAX_API_KEY_NAME_LENGTH} characters`
+    if (longerThan(s, MAX_API_KEY_NAME_LENGTH)) return `must be at most ${MAX_API_KEY_NAME_LENGTH} characters`
     if (/\p{Cc}/u.test(s)) return "must not contain control characters"
     if (!isStorableText(s)) return UNSTORABLE_TEXT
     return undefined

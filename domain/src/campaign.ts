@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { CampaignId, OrganizationId, TagId, TemplateId } from "./ids.js"
 import { MessageKind, type MessageStatus } from "./message.js"
 import type { SubscriberStatus } from "./subscriber.js"
-import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
+import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
 /**
  * A campaign is one email to a whole audience. It is written as a draft, sent now or at a chosen
@@ -128,7 +128,7 @@ export const MAX_SCHEDULE_AHEAD_MS = 366 * 24 * 3_600_000
 export const CampaignName = Schema.Trim.pipe(
   Schema.filter((s) => {
     if (s.length === 0) return "must not be empty"
-    if ([...s].length > MAX_CAMPAIGN_NAME_LENGTH) return `must be at most ${MAX_CAMPAIGN_NAME_LENGTH} characters`
+    if (longerThan(s, MAX_CAMPAIGN_NAME_LENGTH)) return `must be at most ${MAX_CAMPAIGN_NAME_LENGTH} characters`
     if (/\p{Cc}/u.test(s)) return "must be one line without control characters"
     if (!isStorableText(s)) return UNSTORABLE_TEXT
     return true
@@ -145,7 +145,7 @@ export const scheduleProblem = (scheduledAt: Date, now: Date): string | null => 
 /** The copy `duplicate` makes: a draft with the same content and audience, and no schedule. */
 export const duplicateName = (name: string): string => {
   const copy = `${name} (copy)`
-  return [...copy].length > MAX_CAMPAIGN_NAME_LENGTH ? name : copy
+  return longerThan(copy, MAX_CAMPAIGN_NAME_LENGTH) ? name : copy
 }
 
 /** Why a campaign that stopped for its plan's email limit stopped. */

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { longerThan } from "./text.js"
 
 /**
  * Practical email validation: what real mailboxes look like, not the whole of RFC 5321.
@@ -17,14 +18,14 @@ const domainLabel = /^[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?$/u
 /** Why `candidate` is not a usable address, or `undefined` when it is. */
 export const emailAddressProblem = (candidate: string): string | undefined => {
   if (candidate.length === 0) return "must not be empty"
-  if ([...candidate].length > MAX_EMAIL_LENGTH) return `must be at most ${MAX_EMAIL_LENGTH} characters`
+  if (longerThan(candidate, MAX_EMAIL_LENGTH)) return `must be at most ${MAX_EMAIL_LENGTH} characters`
   if (whitespaceOrControl.test(candidate)) return "must not contain spaces or control characters"
   if (loneSurrogate.test(candidate)) return "must be valid Unicode text"
   const parts = candidate.split("@")
   if (parts.length !== 2) return "must contain exactly one @"
   const [local, domain] = parts as [string, string]
   if (local.length === 0) return "must have a local part before the @"
-  if ([...local].length > MAX_LOCAL_PART_LENGTH) return `local part must be at most ${MAX_LOCAL_PART_LENGTH} characters`
+  if (longerThan(local, MAX_LOCAL_PART_LENGTH)) return `local part must be at most ${MAX_LOCAL_PART_LENGTH} characters`
   if (forbiddenInLocalPart.test(local)) return "local part contains a character that is not allowed"
   if (local.startsWith(".") || local.endsWith(".") || local.includes("..")) {
     return "local part must not start or end with a dot or contain two dots in a row"
@@ -34,7 +35,7 @@ export const emailAddressProblem = (candidate: string): string | undefined => {
   if (labels.length < 2) return "domain must contain a dot"
   for (const label of labels) {
     if (label.length === 0) return "domain must not have empty labels"
-    if ([...label].length > MAX_LABEL_LENGTH) return `domain labels must be at most ${MAX_LABEL_LENGTH} characters`
+    if (longerThan(label, MAX_LABEL_LENGTH)) return `domain labels must be at most ${MAX_LABEL_LENGTH} characters`
     if (!domainLabel.test(label)) return "domain contains a character that is not allowed"
   }
   if (/^\d+$/.test(labels[labels.length - 1]!)) return "domain must end in a name, not a number"

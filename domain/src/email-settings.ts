@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { OrganizationId } from "./ids.js"
+import { longerThan } from "./text.js"
 
 /**
  * How an organization's email is sent. `fromName` is the display name of every From header (the
@@ -45,7 +46,7 @@ export const MAX_FROM_NAME_LENGTH = 100
 export const FromName = Schema.Trim.pipe(
   Schema.filter((s) => {
     if (s.length === 0) return "must not be empty; send null to use the organization's name"
-    if ([...s].length > MAX_FROM_NAME_LENGTH) return `must be at most ${MAX_FROM_NAME_LENGTH} characters`
+    if (longerThan(s, MAX_FROM_NAME_LENGTH)) return `must be at most ${MAX_FROM_NAME_LENGTH} characters`
     if (/[\p{Cc}\u2028\u2029]/u.test(s)) return "must be one line without control characters"
     if (/[\uD800-\uDFFF]/.test(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""))) return "must be valid Unicode text"
     return true

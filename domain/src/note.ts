@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { ApiKeyId, NoteId, OrganizationId, SubscriberId, UserId } from "./ids.js"
-import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
+import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
 /** Who wrote a note: a signed-in user or an API key. */
 export const NoteAuthor = Schema.Union(
@@ -26,7 +26,7 @@ export const MAX_NOTE_LENGTH = 10_000
 export const NoteBody = Schema.Trim.pipe(
   Schema.filter((s) => {
     if (s.length === 0) return "must not be empty"
-    if ([...s].length > MAX_NOTE_LENGTH) return `must be at most ${MAX_NOTE_LENGTH} characters`
+    if (longerThan(s, MAX_NOTE_LENGTH)) return `must be at most ${MAX_NOTE_LENGTH} characters`
     if (!isStorableText(s)) return UNSTORABLE_TEXT
     return true
   }, { identifier: "NoteBody" })

@@ -2,14 +2,14 @@ import { Schema } from "effect"
 import { OrganizationId } from "./ids.js"
 import { PlanTier, requestsPerMinute } from "./plan.js"
 import { Slug } from "./slug.js"
-import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
+import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
 export const MAX_ORGANIZATION_NAME_LENGTH = 100
 
 export const OrganizationName = Schema.Trim.pipe(
   Schema.filter((s) => {
     if (s.length === 0) return "must not be empty"
-    if ([...s].length > MAX_ORGANIZATION_NAME_LENGTH) return `must be at most ${MAX_ORGANIZATION_NAME_LENGTH} characters`
+    if (longerThan(s, MAX_ORGANIZATION_NAME_LENGTH)) return `must be at most ${MAX_ORGANIZATION_NAME_LENGTH} characters`
     if (/\p{Cc}/u.test(s)) return "must not contain control characters"
     if (!isStorableText(s)) return UNSTORABLE_TEXT
     return undefined

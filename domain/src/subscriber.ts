@@ -3,7 +3,7 @@ import { EmailAddress } from "./email-address.js"
 import { InvalidStatusTransition } from "./errors.js"
 import { OrganizationId, SubscriberId } from "./ids.js"
 import { Metadata, sameMetadata } from "./metadata.js"
-import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
+import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
 export const SubscriberStatus = Schema.Literal("active", "unsubscribed", "bounced", "complained")
 export type SubscriberStatus = typeof SubscriberStatus.Type
@@ -58,7 +58,7 @@ export const MAX_NAME_LENGTH = 100
 
 /** Why `s` (already trimmed) cannot be a first or last name, if it cannot. */
 export const personNameProblem = (s: string): string | undefined => {
-  if ([...s].length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters`
+  if (longerThan(s, MAX_NAME_LENGTH)) return `must be at most ${MAX_NAME_LENGTH} characters`
   if (/\p{Cc}/u.test(s)) return "must not contain control characters"
   if (!isStorableText(s)) return UNSTORABLE_TEXT
   return undefined

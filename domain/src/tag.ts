@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { OrganizationId, TagId } from "./ids.js"
 import { Metadata } from "./metadata.js"
 import { Slug } from "./slug.js"
-import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
+import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
 export const MAX_TAG_NAME_LENGTH = 100
 export const MAX_DESCRIPTION_LENGTH = 1000
@@ -13,7 +13,7 @@ const controlCharacters = /\p{Cc}/u
 /** Why `s` (already trimmed) cannot be a tag's name or display name, if it cannot. */
 export const tagNameProblem = (s: string): string | undefined => {
   if (s.length === 0) return "must not be empty"
-  if ([...s].length > MAX_TAG_NAME_LENGTH) return `must be at most ${MAX_TAG_NAME_LENGTH} characters`
+  if (longerThan(s, MAX_TAG_NAME_LENGTH)) return `must be at most ${MAX_TAG_NAME_LENGTH} characters`
   if (controlCharacters.test(s)) return "must not contain control characters"
   if (!isStorableText(s)) return UNSTORABLE_TEXT
   return undefined
@@ -36,7 +36,7 @@ export const TagDisplayName = Schema.Trim.pipe(
 /** Why `s` (already trimmed) cannot be a tag's category, if it cannot. */
 export const tagCategoryProblem = (s: string): string | undefined => {
   if (s.length === 0) return "must not be empty"
-  if ([...s].length > MAX_CATEGORY_LENGTH) return `must be at most ${MAX_CATEGORY_LENGTH} characters`
+  if (longerThan(s, MAX_CATEGORY_LENGTH)) return `must be at most ${MAX_CATEGORY_LENGTH} characters`
   if (!isStorableText(s)) return UNSTORABLE_TEXT
   return undefined
 }
@@ -55,7 +55,7 @@ export const TagCategory = Schema.Trim.pipe(
 
 export const TagDescription = Schema.String.pipe(
   Schema.filter((s) => {
-    if ([...s].length > MAX_DESCRIPTION_LENGTH) return `must be at most ${MAX_DESCRIPTION_LENGTH} characters`
+    if (longerThan(s, MAX_DESCRIPTION_LENGTH)) return `must be at most ${MAX_DESCRIPTION_LENGTH} characters`
     if (!isStorableText(s)) return UNSTORABLE_TEXT
     return undefined
   }, {

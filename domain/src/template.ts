@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { OrganizationId, TemplateId } from "./ids.js"
-import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
+import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
 /**
  * An email template: a subject and an HTML body, a text body or both, each in Liquid. What a
@@ -26,7 +26,7 @@ export const MAX_SUBJECT_LENGTH = 1_000
 export const TemplateName = Schema.Trim.pipe(
   Schema.filter((s) => {
     if (s.length === 0) return "must not be empty"
-    if ([...s].length > MAX_TEMPLATE_NAME_LENGTH) return `must be at most ${MAX_TEMPLATE_NAME_LENGTH} characters`
+    if (longerThan(s, MAX_TEMPLATE_NAME_LENGTH)) return `must be at most ${MAX_TEMPLATE_NAME_LENGTH} characters`
     if (/\p{Cc}/u.test(s)) return "must be one line without control characters"
     if (!isStorableText(s)) return UNSTORABLE_TEXT
     return true

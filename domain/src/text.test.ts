@@ -3,7 +3,17 @@ import { Schema } from "effect"
 import { Metadata } from "./metadata.js"
 import { PersonName } from "./subscriber.js"
 import { TagDescription, TagName } from "./tag.js"
-import { isStorableJson, isStorableText } from "./text.js"
+import { isStorableJson, isStorableText, longerThan } from "./text.js"
+
+describe("the length of text", () => {
+  it("counts characters as people do: a character outside the basic plane is one, not two", () => {
+    expect(longerThan("👋".repeat(3), 3)).toBe(false)
+    expect(longerThan("👋".repeat(4), 3)).toBe(true)
+    expect(longerThan("abc", 3)).toBe(false)
+    expect(longerThan("abcd", 3)).toBe(true)
+    expect(longerThan("", 0)).toBe(false)
+  })
+})
 
 describe("storable text", () => {
   it("refuses the NUL character and halves of surrogate pairs, keeps everything else", () => {

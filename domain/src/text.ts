@@ -17,3 +17,9 @@ export const isStorableJson = (value: unknown): boolean => {
   }
   return true
 }
+
+/**
+ * Whether `s` has more than `max` characters (code points, as people count them). A string never
+ * has more code points than UTF-16 units, so only a long one is counted.
+ */
+export const longerThan = (s: string, max: number): boolean => s.length > max && [...s].length > max

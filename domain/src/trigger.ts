@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { OrganizationId, TagId, TemplateId, TriggerId } from "./ids.js"
 import { MessageKind } from "./message.js"
-import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
+import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
 /**
  * An email trigger sends a template to a subscriber when something happens to them: they were
@@ -48,7 +48,7 @@ export const MAX_TRIGGER_NAME_LENGTH = 200
 export const TriggerName = Schema.Trim.pipe(
   Schema.filter((s) => {
     if (s.length === 0) return "must not be empty"
-    if ([...s].length > MAX_TRIGGER_NAME_LENGTH) return `must be at most ${MAX_TRIGGER_NAME_LENGTH} characters`
+    if (longerThan(s, MAX_TRIGGER_NAME_LENGTH)) return `must be at most ${MAX_TRIGGER_NAME_LENGTH} characters`
     if (/\p{Cc}/u.test(s)) return "must be one line without control characters"
     if (!isStorableText(s)) return UNSTORABLE_TEXT
     return true

@@ -1,7 +1,7 @@
 import { Encoding, Option, Schema } from "effect"
 import { type DomainEvent, EventType, eventTypes } from "./events.js"
 import { EventId, OrganizationId, WebhookDeliveryId, WebhookEndpointId } from "./ids.js"
-import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
+import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
 /**
  * Outgoing webhooks follow the Standard Webhooks scheme: each message carries `webhook-id`,
@@ -38,7 +38,7 @@ export const WebhookUrl = Schema.Trim.pipe(
 
 export const WebhookDescription = Schema.String.pipe(
   Schema.filter((s) => {
-    if ([...s].length > MAX_WEBHOOK_DESCRIPTION_LENGTH) {
+    if (longerThan(s, MAX_WEBHOOK_DESCRIPTION_LENGTH)) {
       return `must be at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters`
     }
     if (!isStorableText(s)) return UNSTORABLE_TEXT
