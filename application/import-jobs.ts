@@ -166,6 +166,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
                 counts: report.total,
                 problems: report.problems,
                 ignoredColumns: report.ignoredColumns,
+                at: saved,
                 leaseUntil: new Date(saved.getTime() + leaseMs)
               }))
         }).pipe(Effect.onInterrupt(() => jobs.release(job.id)))
