@@ -21,6 +21,7 @@ import { BillingGroup } from "./billing-group.js"
 import { TemplatesGroup } from "./templates-group.js"
 import { CampaignsGroup } from "./campaigns-group.js"
 import { TriggersGroup } from "./triggers-group.js"
+import { ImportsGroup } from "./imports-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -49,6 +50,7 @@ field concerned in \`details\`.`
 /** The design-overview wire form: `/v1` (and `/api/v1`), `data` envelopes, numbered pages, PATCH, error envelopes. */
 export class OverviewApi extends HttpApi.make("overview")
   .add(makeAuthGroup(envelopes, OverviewSessionAuthentication))
+  .add(ImportsGroup)
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(WebhooksGroup)

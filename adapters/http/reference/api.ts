@@ -20,6 +20,7 @@ import { SessionAuthentication } from "./authentication.js"
 import { finishOpenApi } from "./openapi.js"
 import { PreferenceCenterGroup } from "./preference-center-group.js"
 import { problems } from "./problems.js"
+import { ImportsGroup } from "./imports-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -55,6 +56,7 @@ const ErrorDocsGroup = makeErrorDocsGroup(problems, {
 /** The reference wire form: `/api/v1`, bare JSON, cursor pages, PUT updates, problem details. */
 export class ReferenceApi extends HttpApi.make("reference")
   .add(makeAuthGroup(problems, SessionAuthentication))
+  .add(ImportsGroup)
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(ApiKeysGroup)
