@@ -41,8 +41,9 @@ commas, each descending with a leading \`-\` (\`-created_at,email\`). Changes ar
 
 Requests are limited per organization by the requests per minute of its plan; every answer carries
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds), and a request past the limit
-answers 429 \`rate_limited\` with \`Retry-After\`. Every POST takes an optional \`Idempotency-Key\` header: a repeat of
-the same request with the same key answers the first answer again, with \`Idempotent-Replayed: true\`.
+answers 429 \`rate_limited\` with \`Retry-After\`. Every POST (but a CSV upload to \`/v1/subscribers/imports\`) takes an
+optional \`Idempotency-Key\` header: a repeat of the same request with the same key answers the first answer again, with
+\`Idempotent-Replayed: true\`.
 
 Every error answers \`{error: {code, message, details: [{field, message}]}}\`; a \`validation_error\` lists every
 field concerned in \`details\`.`

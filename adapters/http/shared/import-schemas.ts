@@ -1,4 +1,4 @@
-import { HttpApiSchema, Multipart } from "@effect/platform"
+import { HttpApiSchema } from "@effect/platform"
 import { IMPORT_COLUMNS, ImportId, type ImportJob, MAX_REPORTED_PROBLEMS } from "@roster/domain"
 import { Schema } from "effect"
 import { Count, IdInput, oneOf, strictInput, Timestamp, Uuid } from "./wire-fields.js"
@@ -48,8 +48,9 @@ export const ImportUploadBody = Schema.Union(
     Schema.Struct({
       resubscribe: Schema.optional(Schema.Literal("true", "false").annotations({ description: resubscribeDescription })),
       encoding: Schema.optional(Schema.String.annotations({ description: encodingDescription })),
-      file: Multipart.SingleFileSchema.annotations({
-        description: "the CSV file (a file part, with a file name), after the other fields"
+      // Described, never decoded: the endpoint streams the file.
+      file: Schema.Unknown.annotations({
+        jsonSchema: { type: "string", format: "binary", description: "the CSV file (a file part, with a file name), after the other fields" }
       })
     }).annotations({ identifier: "ImportUploadForm" })
   )
