@@ -44,7 +44,6 @@ const brokenOff = invalid("body", "could not be read to its end (the upload brok
 const fileNameOf = (given: string | undefined): Effect.Effect<string | null, InvalidInput> => {
   if (given === undefined) return Effect.succeed(null)
   const name = given.trim()
-  // eslint-disable-next-line no-control-regex
   if (name.length > MAX_FILE_NAME_LENGTH || /[\u0000-\u001f\u007f]/.test(name)) {
     return Effect.fail(invalid("file_name", `must be at most ${MAX_FILE_NAME_LENGTH} characters, without control characters`))
   }
