@@ -78,7 +78,7 @@ export const ImportProblem = Schema.Struct({
   }),
   problem: Schema.String.annotations({ description: "what is wrong with it" }),
   email: Schema.NullOr(Schema.String).annotations({ description: "the row's address, when it has a usable one" })
-}).annotations({ identifier: "ImportProblem" })
+}).annotations({ identifier: "ImportProblemRow" })
 
 const importFields = {
   id: Uuid,
