@@ -3,8 +3,13 @@
  * is kept, answered 202 with the import, run by the worker (here its step, in the server's
  * runtime) and followed at its Location until it is done, with every problem row by line.
  */
+import { Effect } from "effect"
+import { once } from "node:events"
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MemoryStore } from "../../../adapters/in-process/index.js"
 import { type Answer, call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { waitUntil } from "../../support/webhook-receiver.js"
 import { runImports } from "../../support/worker-steps.js"
 import { createSubscriber, expectInvalid, expectProblem, freshEmail, isoInstantPattern, uuidPattern } from "../helpers.js"
 
@@ -152,6 +157,23 @@ describe("an import sent as the body", () => {
     expect(list.body.total).toBe(0)
     await server.run(runImports)
     expect((await call(server, "GET", "/api/v1/subscribers", { key })).body.total).toBe(0)
+  })
+
+  it("that breaks off leaves nothing behind, not even as an upload in progress", async () => {
+    const { key, organization } = await server.seedOrganization()
+    const kept = () =>
+      server.run(Effect.flatMap(MemoryStore, (store) =>
+        store.read((t) => [...t.importJobs.values()].filter(({ job }) => job.organizationId === organization.id).length)))
+    const socket = connect(Number(new URL(server.baseUrl).port), "127.0.0.1")
+    await once(socket, "connect")
+    socket.write(
+      `POST ${IMPORTS} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nContent-Type: text/csv\r\n` +
+        `Content-Length: 10000\r\n\r\nemail\n${freshEmail()}\n`
+    )
+    await waitUntil(async () => (await kept()) === 1, "the upload kept as it comes in", 5_000)
+    socket.destroy()
+    await waitUntil(async () => (await kept()) === 0, "the broken upload given up", 5_000)
+    expect((await call(server, "GET", IMPORTS, { key })).body.total).toBe(0)
   })
 
   it("is refused with 400 when empty, or when an option is not one; another content type is 415", async () => {
