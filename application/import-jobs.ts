@@ -154,7 +154,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
           yield* jobs.finish(job.id, { line: null, problem: "the organization no longer exists" }, yield* now)
           return 1
         }
-        const result = yield* imports.run(jobs.file(job.id), {
+        const failure = yield* imports.run(jobs.file(job.id), {
           organization: organization.value,
           options: job.options,
           skipRecords: job.recordsDone,
@@ -166,10 +166,16 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
                 counts: report.total,
                 problems: report.problems,
                 ignoredColumns: report.ignoredColumns,
+                at: saved,
                 leaseUntil: new Date(saved.getTime() + leaseMs)
               }))
-        }).pipe(Effect.onInterrupt(() => jobs.release(job.id)))
-        yield* jobs.finish(job.id, result.failure === null ? null : { line: result.failure.line, problem: result.failure.problem }, yield* now)
+        }).pipe(
+          Effect.map((result) => result.failure === null ? null : { line: result.failure.line, problem: result.failure.problem }),
+          // The import cannot go on (a tag it needs could not be made): it stops there, and the rows before stay imported.
+          Effect.catchAll((error) => Effect.succeed({ line: null, problem: error.message })),
+          Effect.onInterrupt(() => jobs.release(job.id))
+        )
+        yield* jobs.finish(job.id, failure, yield* now)
         return 1
       })
 

@@ -47,7 +47,7 @@ const observeRequests = (form: WireForm): RequestObserver => {
   const routes = makeRouteTable([
     ...routesOf(form === "reference" ? ReferenceApi : OverviewApi),
     ...docsRoutes,
-    { method: "GET", path: METRICS_PATH, formBody: false }
+    { method: "GET", path: METRICS_PATH, body: "json" }
   ])
   return (method, path, status, durationMs) => {
     const route = routes.routeAt(method, path)?.path ?? "unmatched"

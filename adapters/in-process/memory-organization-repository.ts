@@ -44,6 +44,7 @@ const deleteOwnedBy = (t: Tables, id: string) => {
   for (const endpoint of t.webhookEndpoints.values()) {
     if (endpoint.organizationId === id) deleteWebhookEndpoint(t, endpoint.id)
   }
+  for (const { job } of t.importJobs.values()) if (job.organizationId === id) t.importJobs.delete(job.id)
   let kept = 0
   for (const event of t.events) {
     if (event.organizationId !== id) t.events[kept++] = event

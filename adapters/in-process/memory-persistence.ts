@@ -25,6 +25,7 @@ import { MemorySendingDomainRepositoryLive } from "./memory-sending-domain-repos
 import { MemoryBillingAccountRepositoryLive } from "./memory-billing-account-repository.js"
 import { MemoryWorkBacklogLive } from "./memory-work-backlog.js"
 import { MemorySubscriberImportStoreLive } from "./memory-subscriber-import-store.js"
+import { MemoryImportJobRepositoryLive } from "./memory-import-job-repository.js"
 
 const MemoryUnitOfWorkLive = Layer.effect(
   UnitOfWork,
@@ -59,7 +60,8 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryDatabaseHealthLive,
   MemorySendingDomainRepositoryLive,
   MemoryBillingAccountRepositoryLive,
-  MemorySubscriberImportStoreLive
+  MemorySubscriberImportStoreLive,
+  MemoryImportJobRepositoryLive
 ).pipe(
   (ports) => Layer.provideMerge(MemorySubscriberIntakeLive, ports),
   Layer.provideMerge(MemoryStoreLive)

@@ -5,6 +5,7 @@ import type {
   Campaign,
   EmailTrigger,
   FiringStatus,
+  ImportJob,
   DomainEvent,
   EmailSettings,
   EmailTemplate,
@@ -70,6 +71,15 @@ export interface Tables {
   readonly billingAccounts: Map<string, BillingAccount>
   /** the payment provider's event ids taken -> when */
   readonly billingEvents: Map<string, Date>
+  readonly importJobs: Map<string, StoredImportJob>
+}
+
+/** An import sent over HTTP, with its file's parts (until it ends) and its worker's lease. */
+export interface StoredImportJob {
+  readonly job: ImportJob
+  /** Replaced, never changed in place. */
+  readonly parts: ReadonlyArray<Uint8Array>
+  readonly leaseUntil: Date | null
 }
 
 /** A trigger's firing for one subscriber. */
@@ -154,7 +164,8 @@ const emptyTables = (): Tables => ({
   triggerFirings: new Map(),
   sendingDomains: new Map(),
   billingAccounts: new Map(),
-  billingEvents: new Map()
+  billingEvents: new Map(),
+  importJobs: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -186,7 +197,8 @@ const copyTables = (t: Tables): Tables => ({
   triggerFirings: new Map(t.triggerFirings),
   sendingDomains: new Map(t.sendingDomains),
   billingAccounts: new Map(t.billingAccounts),
-  billingEvents: new Map(t.billingEvents)
+  billingEvents: new Map(t.billingEvents),
+  importJobs: new Map(t.importJobs)
 })
 
 /**

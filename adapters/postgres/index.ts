@@ -25,6 +25,7 @@ import { PostgresWebhookEndpointRepositoryLive } from "./postgres-webhook-endpoi
 import { PostgresSendingDomainRepositoryLive } from "./postgres-sending-domain-repository.js"
 import { PostgresBillingAccountRepositoryLive } from "./postgres-billing-account-repository.js"
 import { PostgresSubscriberImportStoreLive } from "./postgres-subscriber-import-store.js"
+import { PostgresImportJobRepositoryLive } from "./postgres-import-job-repository.js"
 
 export { EmbeddedDatabaseInUse } from "./embedded-database-lock.js"
 export { runMigrations } from "./migrations/index.js"
@@ -60,5 +61,6 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive,
   PostgresSendingDomainRepositoryLive,
-  PostgresBillingAccountRepositoryLive
+  PostgresBillingAccountRepositoryLive,
+  PostgresImportJobRepositoryLive
 ).pipe((ports) => Layer.provideMerge(Layer.merge(PostgresSubscriberIntakeLive, PostgresSubscriberImportStoreLive), ports))

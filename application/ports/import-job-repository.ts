@@ -10,6 +10,8 @@ export interface ImportProgress {
   /** The batch's problems, in file order: kept while fewer than the most reported are. */
   readonly problems: ReadonlyArray<RowProblem>
   readonly ignoredColumns: ReadonlyArray<string>
+  /** When the batch was done. */
+  readonly at: Date
   /** The running import stays the worker's until then. */
   readonly leaseUntil: Date
 }

@@ -24,6 +24,7 @@ import {
   Triggers,
   Webhooks,
   Billing,
+  ImportJobs,
   SubscriberImports,
   WorkerHealth
 } from "@roster/application"
@@ -73,7 +74,8 @@ export const UseCasesLive = Layer.mergeAll(
   SendingDomains.Default,
   Billing.Default,
   WorkerHealth.Default,
-  SubscriberImports.Default
+  // Imports sent over HTTP run the import itself.
+  ImportJobs.Default.pipe(Layer.provideMerge(SubscriberImports.Default))
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */
@@ -106,7 +108,7 @@ export const workerApplicationLayer = (config: RosterConfig) =>
     TriggerFiring.Default,
     SendingDomains.Default,
     Billing.Default,
-    SubscriberImports.Default
+    ImportJobs.Default.pipe(Layer.provideMerge(SubscriberImports.Default))
   ).pipe(
     Layer.provideMerge(Layer.mergeAll(
       persistenceLayer(config, { migrate: config.migrate }),

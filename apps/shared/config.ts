@@ -51,6 +51,11 @@ const logLevel = Config.string("LOG_LEVEL").pipe(
   })
 )
 
+/** The largest CSV file an import over HTTP takes unless IMPORT_MAX_BYTES says otherwise: 100 MiB. */
+const DEFAULT_IMPORT_MAX_BYTES = 100 * 1024 * 1024
+/** The largest IMPORT_MAX_BYTES may be. */
+const MAX_IMPORT_MAX_BYTES = 1024 * 1024 * 1024
+
 export const LogFormat = Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.option)
 
 export const RosterConfig = Config.all({
@@ -105,6 +110,13 @@ export const RosterConfig = Config.all({
   stripePricePro: Config.string("STRIPE_PRICE_PRO").pipe(Config.option),
   stripePriceEnterprise: Config.string("STRIPE_PRICE_ENTERPRISE").pipe(Config.option),
   webhookAllowPrivateTargets: flag("WEBHOOK_ALLOW_PRIVATE_TARGETS", false),
+  importMaxBytes: Config.integer("IMPORT_MAX_BYTES").pipe(
+    Config.validate({
+      message: `IMPORT_MAX_BYTES: must be a whole number of bytes from 1 to ${MAX_IMPORT_MAX_BYTES} (1 GiB)`,
+      validation: (n) => n >= 1 && n <= MAX_IMPORT_MAX_BYTES
+    }),
+    Config.withDefault(DEFAULT_IMPORT_MAX_BYTES)
+  ),
   workerLeaseSeconds: Config.integer("WORKER_LEASE_SECONDS").pipe(
     Config.validate({
       message: "WORKER_LEASE_SECONDS: must be a whole number of seconds from 12 to 3600",
@@ -146,7 +158,8 @@ export const httpSettingsOf = (config: RosterConfig) => {
     secureCookies: config.nodeEnv === "production",
     emailWebhookSecret: Option.getOrNull(config.emailWebhookSecret),
     stripeWebhookSecret: Option.getOrNull(config.stripeWebhookSecret),
-    metricsToken: Option.getOrNull(config.metricsToken)
+    metricsToken: Option.getOrNull(config.metricsToken),
+    importMaxBytes: config.importMaxBytes
   }
 }
 

@@ -75,7 +75,14 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
     heartbeatMs: 10_000,
     /** Pending sending domains checked with the provider per batch, and the pause when none was due. */
     domainCheckBatch: 20,
-    domainCheckIdleMs: 30_000
+    domainCheckIdleMs: 30_000,
+    /**
+     * Imports run at once in one worker (each lane runs one to its end), and the pauses when none
+     * was waiting: how long an uploaded file waits for a worker, at most.
+     */
+    importLanes: 2,
+    importIdleMs: 500,
+    importMaxIdleMs: 2_000
   })
 }) {}
 

@@ -7,6 +7,7 @@ import { HeartbeatJob } from "./heartbeat.js"
 import { TriggerJob } from "./trigger-job.js"
 import { WebhookJobsLive } from "./webhook-jobs.js"
 import { BillingJob } from "./billing-job.js"
+import { ImportJob } from "./import-job.js"
 
 /** Said last, once every job has stopped. */
 const StoppedLine = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo("worker stopped")))
@@ -25,5 +26,6 @@ export const WorkerLive = Layer.mergeAll(
   TriggerJob,
   DomainCheckJob,
   HeartbeatJob,
-  BillingJob
+  BillingJob,
+  ImportJob
 ).pipe(Layer.provide(StoppedLine))

@@ -21,6 +21,8 @@ describe("configuration", () => {
       expect(config.migrate).toBe(true)
       expect(config.webhookAllowPrivateTargets).toBe(false)
       expect(config.workerLeaseSeconds).toBe(30)
+      expect(config.importMaxBytes).toBe(100 * 1024 * 1024)
+      expect(Either.getOrThrow(yield* read({ IMPORT_MAX_BYTES: "1048576" })).importMaxBytes).toBe(1048576)
     }))
 
   it.effect("connection URLs are kept secret and read as given", () =>
@@ -48,7 +50,10 @@ describe("configuration", () => {
     [{ EMAIL_UNSUBSCRIBE_MAILTO: "a@b.example, c@d.example" }, /^EMAIL_UNSUBSCRIBE_MAILTO: must be an email address/],
     [{ WORKER_LEASE_SECONDS: "soon" }, /^WORKER_LEASE_SECONDS: expected an integer value, got "soon"$/],
     [{ METRICS_TOKEN: "short" }, /^METRICS_TOKEN: must be at least 16 characters$/],
-    [{ WORKER_METRICS_PORT: "70000" }, /^WORKER_METRICS_PORT: /]
+    [{ WORKER_METRICS_PORT: "70000" }, /^WORKER_METRICS_PORT: /],
+    [{ IMPORT_MAX_BYTES: "0" }, /^IMPORT_MAX_BYTES: must be a whole number of bytes from 1 to 1073741824 \(1 GiB\)$/],
+    [{ IMPORT_MAX_BYTES: "2147483648" }, /^IMPORT_MAX_BYTES: must be a whole number of bytes from 1 to 1073741824/],
+    [{ IMPORT_MAX_BYTES: "100MB" }, /^IMPORT_MAX_BYTES: expected an integer value, got "100MB"$/]
   ] as const)("a bad value stops the start with one line naming the variable: %o", ([env, expected]) =>
     Effect.gen(function*() {
       const line = yield* problem(env)

@@ -25,7 +25,8 @@ import {
   WebhookDeliveryRepository,
   WebhookEndpointRepository,
   type WorkBacklog,
-  type SubscriberImportStore
+  type SubscriberImportStore,
+  type ImportJobRepository
 } from "@roster/application"
 import {
   ApiKey,
@@ -92,6 +93,7 @@ export type Persistence =
   | BillingAccountRepository
   | WorkBacklog
   | SubscriberImportStore
+  | ImportJobRepository
 
 export type PersistenceLayer = Layer.Layer<Persistence, unknown>
 

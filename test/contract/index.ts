@@ -26,6 +26,7 @@ import { webhookEndpointRepositoryContract } from "./webhook-endpoint-repository
 import { sendingDomainRepositoryContract } from "./sending-domain-repository-contract.js"
 import { billingAccountRepositoryContract } from "./billing-account-repository-contract.js"
 import { workBacklogContract } from "./work-backlog-contract.js"
+import { importJobRepositoryContract } from "./import-job-repository-contract.js"
 
 export type { DirectDeletion } from "./deletion-contract.js"
 export type { Persistence, PersistenceLayer } from "./fixtures.js"
@@ -64,4 +65,5 @@ export const persistenceContracts = <R = never>(
   sendingDomainRepositoryContract(persistence)
   billingAccountRepositoryContract(persistence)
   subscriberImportsContract(persistence)
+  importJobRepositoryContract(persistence)
 }

@@ -44,7 +44,8 @@ describe("migrations", () => {
           [14, "sending_domains"],
           [15, "billing"],
           [16, "audience_order"],
-          [17, "audience_snapshot"]
+          [17, "audience_snapshot"],
+          [18, "import_jobs"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -59,6 +60,8 @@ describe("migrations", () => {
           "email_templates",
           "email_triggers",
           "email_usage",
+          "import_job_parts",
+          "import_jobs",
           "magic_links",
           "memberships",
           "message_events",
@@ -94,6 +97,16 @@ describe("migrations", () => {
         yield* runMigrations
         expect(yield* indexedColumns(["tags_category_idx"])).toStrictEqual([
           { name: "tags_category_idx", columns: "organization_id,category,id" }
+        ])
+      }))
+
+    it.effect("imports are indexed in the order the claimer and the newest-first list walk", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        expect(yield* indexedColumns(["import_jobs_claim_idx", "import_jobs_list_idx", "import_jobs_receiving_idx"])).toStrictEqual([
+          { name: "import_jobs_claim_idx", columns: "created_at,id" },
+          { name: "import_jobs_list_idx", columns: "organization_id,created_at,id" },
+          { name: "import_jobs_receiving_idx", columns: "updated_at" }
         ])
       }))
 

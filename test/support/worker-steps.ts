@@ -2,7 +2,7 @@
  * The worker's jobs as single steps, for HTTP suites that run them inside the test server's
  * runtime (`server.run(...)`) instead of starting a worker process.
  */
-import { CampaignSending, EmailDelivery, TriggerFiring, WebhookDispatch } from "@roster/application"
+import { CampaignSending, EmailDelivery, ImportJobs, TriggerFiring, WebhookDispatch } from "@roster/application"
 import { Effect, Option } from "effect"
 
 /** The email lanes: due batches of `batchSize` handed over until none is left, or `batches` of them; how many emails. */
@@ -32,3 +32,11 @@ export const fireTriggers = Effect.gen(function*() {
   while ((yield* dispatch.fanOut(200)).events > 0);
   while ((yield* firing.fireDue(50, 30_000)) > 0);
 })
+
+/** The import job: every waiting import run to its end, one after the other; how many ran. */
+export const runImports = Effect.flatMap(ImportJobs, (imports) =>
+  Effect.gen(function*() {
+    let ran = 0
+    while ((yield* imports.runNext(30_000)) > 0) ran++
+    return ran
+  }))

@@ -21,6 +21,7 @@ import { BillingGroup } from "./billing-group.js"
 import { TemplatesGroup } from "./templates-group.js"
 import { CampaignsGroup } from "./campaigns-group.js"
 import { TriggersGroup } from "./triggers-group.js"
+import { ImportsGroup } from "./imports-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -40,8 +41,9 @@ commas, each descending with a leading \`-\` (\`-created_at,email\`). Changes ar
 
 Requests are limited per organization by the requests per minute of its plan; every answer carries
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds), and a request past the limit
-answers 429 \`rate_limited\` with \`Retry-After\`. Every POST takes an optional \`Idempotency-Key\` header: a repeat of
-the same request with the same key answers the first answer again, with \`Idempotent-Replayed: true\`.
+answers 429 \`rate_limited\` with \`Retry-After\`. Every POST (but a CSV upload to \`/v1/subscribers/imports\`) takes an
+optional \`Idempotency-Key\` header: a repeat of the same request with the same key answers the first answer again, with
+\`Idempotent-Replayed: true\`.
 
 Every error answers \`{error: {code, message, details: [{field, message}]}}\`; a \`validation_error\` lists every
 field concerned in \`details\`.`
@@ -49,6 +51,7 @@ field concerned in \`details\`.`
 /** The design-overview wire form: `/v1` (and `/api/v1`), `data` envelopes, numbered pages, PATCH, error envelopes. */
 export class OverviewApi extends HttpApi.make("overview")
   .add(makeAuthGroup(envelopes, OverviewSessionAuthentication))
+  .add(ImportsGroup)
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(WebhooksGroup)

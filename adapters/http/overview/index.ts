@@ -25,6 +25,7 @@ import { BillingHandlersLive } from "./billing-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { TriggersHandlersLive } from "./triggers-handlers.js"
+import { ImportsHandlersLive } from "./imports-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
@@ -45,6 +46,7 @@ export const OverviewApiLive = Layer.mergeAll(
   Layer.provideMerge(HttpApiBuilder.api(OverviewApi)),
   Layer.provide([
     makeAuthHandlersLive(OverviewApi),
+    ImportsHandlersLive,
     SubscribersHandlersLive,
     TagsHandlersLive,
     WebhooksHandlersLive,

@@ -20,6 +20,7 @@ import { SessionAuthentication } from "./authentication.js"
 import { finishOpenApi } from "./openapi.js"
 import { PreferenceCenterGroup } from "./preference-center-group.js"
 import { problems } from "./problems.js"
+import { ImportsGroup } from "./imports-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
 import { WebhooksGroup } from "./webhooks-group.js"
@@ -38,13 +39,14 @@ with the total in \`X-Total-Count\` and the next page in \`Link\`.
 Requests to \`/api/v1\` are limited per organization by the requests per minute of its plan (those without a valid
 credential per client address); every answer carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
 \`X-RateLimit-Reset\` (Unix seconds), and a request past the limit answers 429 \`rate_limited\` with \`Retry-After\`
-without being carried out. Every POST there takes an optional \`Idempotency-Key\` header: a repeat of the same request
-with the same key answers the first answer again, with \`Idempotent-Replayed: true\`, instead of running twice.
+without being carried out. Every POST there (but a CSV upload) takes an optional \`Idempotency-Key\` header: a repeat of the
+same request with the same key answers the first answer again, with \`Idempotent-Replayed: true\`, instead of running twice.
 
 Every error is an RFC 9457 problem (\`application/problem+json\`) with \`type\`, \`title\`, \`status\`, \`detail\` and \`instance\`;
 \`type\` links to a page that documents the code. A path that exists answers 405 \`method_not_allowed\` (with \`Allow\`) to
 other methods, and 404 \`not_found\` otherwise. Bodies over 1 MiB answer 413 \`payload_too_large\`, bodies that are not
-JSON 415 \`unsupported_media_type\`. Every response carries \`X-Request-Id\`.`
+JSON 415 \`unsupported_media_type\`; a CSV file sent to \`POST /api/v1/subscribers/imports\` is the exception (up to the
+service's \`IMPORT_MAX_BYTES\`, as CSV or a multipart form). Every response carries \`X-Request-Id\`.`
 
 const ErrorDocsGroup = makeErrorDocsGroup(problems, {
   codeIn: "the last segment of a problem's `type`",
@@ -55,6 +57,7 @@ const ErrorDocsGroup = makeErrorDocsGroup(problems, {
 /** The reference wire form: `/api/v1`, bare JSON, cursor pages, PUT updates, problem details. */
 export class ReferenceApi extends HttpApi.make("reference")
   .add(makeAuthGroup(problems, SessionAuthentication))
+  .add(ImportsGroup)
   .add(SubscribersGroup)
   .add(TagsGroup)
   .add(ApiKeysGroup)

@@ -25,6 +25,7 @@ import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { TriggersHandlersLive } from "./triggers-handlers.js"
 import { PreferenceCenterHandlersLive } from "./preference-center-handlers.js"
 import { ProblemRendererLive } from "./problems.js"
+import { ImportsHandlersLive } from "./imports-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
@@ -40,6 +41,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
   Layer.provideMerge(HttpApiBuilder.api(ReferenceApi)),
   Layer.provide([
     makeAuthHandlersLive(ReferenceApi),
+    ImportsHandlersLive,
     SubscribersHandlersLive,
     TagsHandlersLive,
     ApiKeysHandlersLive,

@@ -107,7 +107,13 @@ const idempotencyKeyParameter = {
   schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: "^[\\x21-\\x7e]+$" }
 }
 
-const takesIdempotencyKey = (path: string, method: string): boolean => isApiPath(path) && method === "post"
+/** An operation whose body is a file it streams (an import's CSV): it takes no `Idempotency-Key`. */
+const streamsAFile = (operation: OpenApiOperation): boolean =>
+  Object.keys((operation.requestBody as { readonly content?: object } | undefined)?.content ?? {})
+    .some((mediaType) => mediaType !== "application/json")
+
+const takesIdempotencyKey = (path: string, method: string, operation: OpenApiOperation): boolean =>
+  isApiPath(path) && method === "post" && !streamsAFile(operation)
 
 /** Refusals that come before the endpoint runs: never kept for a key, so never replayed. */
 const refusedBeforeTheEndpoint = new Set([401, 413, 415, 422, 429])
@@ -118,7 +124,7 @@ const mayBeReplayed = (status: number): boolean => keepsResponse(status) && !ref
 /** Rate-limit headers on every answer of an `/api/v1` operation; for a POST also its `Idempotency-Key`. */
 const documentApiConventions = (path: string, method: string, operation: OpenApiOperation): void => {
   if (!isApiPath(path)) return
-  const isPost = takesIdempotencyKey(path, method)
+  const isPost = takesIdempotencyKey(path, method, operation)
   if (isPost) operation.parameters = [...(operation.parameters ?? []), idempotencyKeyParameter]
   for (const [status, response] of Object.entries(operation.responses)) {
     const headers = { ...response.headers }
@@ -142,7 +148,7 @@ export const finishOpenApi = documentTransform((spec: OpenApiDocument) => {
       }
       if (responses["400"] !== undefined) {
         if (takesInput(operation)) {
-          const headers = takesIdempotencyKey(path, method)
+          const headers = takesIdempotencyKey(path, method, operation)
             ? `\`X-Organization-Id\` with a session, \`${IDEMPOTENCY_KEY_HEADER}\``
             : "`X-Organization-Id` with a session"
           responses["400"] = {

@@ -24,7 +24,8 @@ export const makeApiMiddlewareLive = (api: HttpApi.HttpApi.Any, options: ApiMidd
     const rateLimited = yield* makeRateLimiting(options.isApiPath)
     const answers = yield* makeFailureAnswers({ routes })
     const idempotent = yield* makeIdempotentPosts({
-      posts: routes.filter((route) => route.method === "POST" && options.isApiPath(route.path))
+      // A file's endpoint streams its body and is not kept for a key (its body is not read twice).
+      posts: routes.filter((route) => route.method === "POST" && route.body !== "file" && options.isApiPath(route.path))
     })
     const handle = (app: HttpApp.Default) => rateLimited(answers(idempotent(app)))
     const { declaredUrlOf } = options

@@ -30,7 +30,8 @@ import type {
   PlanFeatureUnavailable,
   SendingDomainTaken,
   SendingDomainExists,
-  NoSendingDomain
+  NoSendingDomain,
+  UploadTooLarge
 } from "@roster/domain"
 import { type ApiError, apiError } from "./api-error.js"
 
@@ -66,6 +67,7 @@ export type ApplicationError =
   | PaymentProviderUnavailable
   | PaymentProviderRefused
   | SubscriptionAlreadyActive
+  | UploadTooLarge
 
 /** The header a session names its organization with. */
 export const ORGANIZATION_HEADER = "X-Organization-Id"
@@ -92,6 +94,7 @@ export type CodeOf<E> = E extends MissingScope | NotPlatformAdmin | ResourceOfAn
   : E extends BillingNotConfigured ? "billing_not_configured"
   : E extends PaymentProviderUnavailable ? "payment_provider_unavailable"
   : E extends PaymentProviderRefused ? "payment_provider_error"
+  : E extends UploadTooLarge ? "payload_too_large"
   : never
 
 /** Who lacks a scope, in the words of their credential. */
@@ -172,7 +175,22 @@ const describe = (error: ApplicationError, credential: Principal["credential"] |
       )
     case "PaymentProviderRefused":
       return apiError("payment_provider_error", error.message)
+    case "UploadTooLarge":
+      return apiError(
+        "payload_too_large",
+        `the file is larger than ${error.maxBytes} bytes (${sizeInWords(error.maxBytes)}), the most an import takes; ` +
+          "nothing of it was kept. Split it into smaller files"
+      )
   }
+}
+
+/** A size as people say it: `100 MiB`, `1.5 KiB`, `512 bytes`. */
+const sizeInWords = (bytes: number): string => {
+  const units = [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const
+  for (const [unit, size] of units) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`
+  }
+  return `${bytes} bytes`
 }
 
 const codeOfTag = {

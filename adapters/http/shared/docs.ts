@@ -16,7 +16,7 @@ const REDOC_PATH = "/redoc"
 const REDOC_BUNDLE_PATH = "/redoc/redoc.standalone.js"
 
 export const docsRoutes: ReadonlyArray<KnownRoute> = [OPENAPI_PATH, SWAGGER_PATH, REDOC_PATH, REDOC_BUNDLE_PATH]
-  .map((path) => ({ method: "GET", path, formBody: false }))
+  .map((path) => ({ method: "GET", path, body: "json" as const }))
 
 const redocPage = `<!DOCTYPE html>
 <html lang="en">

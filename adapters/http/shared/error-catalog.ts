@@ -111,14 +111,17 @@ const entries = {
   payload_too_large: {
     status: 413,
     title: "Payload Too Large",
-    meaning: "The request body is larger than the service accepts (1 MiB).",
-    remedy: "Send a smaller body, for example by splitting the work into several requests."
+    meaning:
+      "The request body is larger than the service accepts: 1 MiB for a JSON body; for a CSV file sent to an import, the service's IMPORT_MAX_BYTES (100 MiB unless its operator set another), which the detail names. Nothing of it was kept.",
+    remedy: "Send a smaller body, for example by splitting the work (or the file) into several requests."
   },
   unsupported_media_type: {
     status: 415,
     title: "Unsupported Media Type",
-    meaning: "The request body is not JSON: its Content-Type is not application/json.",
-    remedy: "Send the body as JSON with the header Content-Type: application/json."
+    meaning:
+      "The request body is not of a type the endpoint takes: its Content-Type is not application/json, or, for an import of subscribers, neither text/csv nor multipart/form-data.",
+    remedy:
+      "Send the body as JSON with the header Content-Type: application/json; send an import's CSV file as the body with Content-Type: text/csv, or as the file field of a multipart/form-data form."
   },
   rate_limited: {
     status: 429,

@@ -96,7 +96,8 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
       const invalid = (issues: ReadonlyArray<FieldIssue>) =>
         answer(apiError("validation_error", detailOf(issues), { fields: issues.slice(0, MAX_LISTED_ISSUES) }))
 
-      if (methodsWithBody.has(request.method) && routes.routeAt(request.method, instance)?.formBody === false) {
+      const route = methodsWithBody.has(request.method) ? routes.routeAt(request.method, instance) : undefined
+      if (route?.body === "json") {
         const declaredLength = Number(request.headers["content-length"] ?? 0)
         if (declaredLength > MAX_BODY_BYTES) {
           return answer(apiError("payload_too_large", `the body is ${declaredLength} bytes; at most ${MAX_BODY_BYTES} are accepted`))
@@ -120,10 +121,10 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
         }
       }
 
-      // Only a request that may carry a body has one to bound.
-      const bounded = methodsWithBody.has(request.method)
-        ? HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
-        : app
+      // Only a request that may carry a body has one to bound; a file's endpoint bounds it as it reads it.
+      const bounded = !methodsWithBody.has(request.method)
+        ? app
+        : HttpServerRequest.withMaxBodySize(app, route?.body === "file" ? Option.none() : Option.some(MAX_BODY_BYTES))
       return yield* bounded.pipe(
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause as Cause.Cause<unknown>)

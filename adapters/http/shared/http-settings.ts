@@ -14,6 +14,8 @@ export interface HttpSettingsShape {
   readonly stripeWebhookSecret?: Redacted.Redacted<string> | null | undefined
   /** The bearer token `GET /metrics` asks for (METRICS_TOKEN); without it, metrics are not served. */
   readonly metricsToken?: Redacted.Redacted<string> | null | undefined
+  /** The largest CSV file an import over HTTP takes, in bytes (IMPORT_MAX_BYTES). */
+  readonly importMaxBytes: number
 }
 
 export class HttpSettings extends Context.Tag("roster/http/HttpSettings")<HttpSettings, HttpSettingsShape>() {}

@@ -7,12 +7,20 @@ import { Context } from "effect"
  */
 export class FormBody extends Context.Tag("roster/http/FormBody")<FormBody, boolean>() {}
 
+/**
+ * Marks an endpoint whose body is a file its handler streams as it comes (a CSV import), neither
+ * bounded by the JSON limit nor read before the handler: `.annotate(FileBody, true)`.
+ */
+export class FileBody extends Context.Tag("roster/http/FileBody")<FileBody, boolean>() {}
+
+/** What a route's body is: JSON (checked and read before the endpoint), a form, or a file the handler streams. */
+export type BodyKind = "json" | "form" | "file"
+
 /** A route the service serves: its method and its path template (`:name` for a parameter). */
 export interface KnownRoute {
   readonly method: string
   readonly path: string
-  /** Its body is a form, not JSON. */
-  readonly formBody: boolean
+  readonly body: BodyKind
 }
 
 /** Every route of an HttpApi definition. */
@@ -24,7 +32,11 @@ export const routesOf = (api: HttpApi.HttpApi.Any): ReadonlyArray<KnownRoute> =>
       routes.push({
         method: endpoint.method,
         path: endpoint.path,
-        formBody: Context.getOrElse(endpoint.annotations, FormBody, () => false)
+        body: Context.getOrElse(endpoint.annotations, FileBody, () => false)
+          ? "file"
+          : Context.getOrElse(endpoint.annotations, FormBody, () => false)
+          ? "form"
+          : "json"
       })
   })
   return routes
@@ -36,8 +48,22 @@ const segmentsOf = (path: string) => {
   return segments.length > 1 && segments[segments.length - 1] === "" ? segments.slice(0, -1) : segments
 }
 
+const isParameter = (segment: string) => segment.startsWith(":")
+
 const matches = (template: ReadonlyArray<string>, path: ReadonlyArray<string>): boolean =>
-  template.every((segment, i) => segment.startsWith(":") ? path[i]!.length > 0 : segment === path[i])
+  template.every((segment, i) => isParameter(segment) ? path[i]!.length > 0 : segment === path[i])
+
+/**
+ * Templates in the order the router prefers them: a fixed segment before a parameter at the first
+ * place they differ (`/subscribers/imports` before `/subscribers/:subscriber_id`).
+ */
+const bySpecificity = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {
+  for (let i = 0; i < a.length; i++) {
+    const [fixedA, fixedB] = [!isParameter(a[i]!), !isParameter(b[i]!)]
+    if (fixedA !== fixedB) return fixedA ? -1 : 1
+  }
+  return 0
+}
 
 /** Routes looked up by method and path, their templates split once. */
 export interface RouteTable {
@@ -58,6 +84,7 @@ export const makeRouteTable = (routes: ReadonlyArray<KnownRoute>): RouteTable =>
     sameLength.push({ route, template })
     byLength.set(template.length, sameLength)
   }
+  for (const sameLength of byLength.values()) sameLength.sort((a, b) => bySpecificity(a.template, b.template))
   const candidates = (path: string) => {
     const wanted = segmentsOf(path)
     return (byLength.get(wanted.length) ?? []).filter(({ template }) => matches(template, wanted))

@@ -19,6 +19,7 @@ import sendingDomains from "./0014_sending_domains.js"
 import billing from "./0015_billing.js"
 import audienceOrder from "./0016_audience_order.js"
 import audienceSnapshot from "./0017_audience_snapshot.js"
+import importJobs from "./0018_import_jobs.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -37,7 +38,8 @@ const migrations = Migrator.fromRecord({
   "0014_sending_domains": sendingDomains,
   "0015_billing": billing,
   "0016_audience_order": audienceOrder,
-  "0017_audience_snapshot": audienceSnapshot
+  "0017_audience_snapshot": audienceSnapshot,
+  "0018_import_jobs": importJobs
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

@@ -1,0 +1,150 @@
+import { ImportJobRepository } from "@roster/application"
+import { type ImportJob, MAX_REPORTED_PROBLEMS, type RowProblem } from "@roster/domain"
+import { Effect, Layer, Option, Stream } from "effect"
+import { MemoryStore, type StoredImportJob, type Tables } from "./memory-store.js"
+import { compareBy, instant, isAfter } from "./ordering.js"
+
+/** A problem as it is kept: the row's address only when it has one. */
+const storedProblem = (p: RowProblem): RowProblem => ({
+  line: p.line,
+  field: p.field,
+  problem: p.problem,
+  ...(p.email === undefined ? {} : { email: p.email })
+})
+
+const change = (t: Tables, id: string, f: (stored: StoredImportJob) => StoredImportJob | undefined): void => {
+  const stored = t.importJobs.get(id)
+  if (stored === undefined) return
+  const changed = f(stored)
+  if (changed !== undefined) t.importJobs.set(id, changed)
+}
+
+const createdAt = (job: ImportJob): number => job.createdAt.getTime()
+
+/** Imports sent over HTTP over the memory store, their files' parts with them. */
+export const MemoryImportJobRepositoryLive = Layer.effect(
+  ImportJobRepository,
+  Effect.map(MemoryStore, (store) => {
+    const listed = (t: Tables, organizationId: string) =>
+      [...t.importJobs.values()]
+        .map(({ job }) => job)
+        .filter((job) => job.organizationId === organizationId && job.status !== "receiving")
+
+    return ImportJobRepository.of({
+      insert: (job) =>
+        store.write((t) => {
+          t.importJobs.set(job.id, { job: { ...job, problems: job.problems.map(storedProblem) }, parts: [], leaseUntil: null })
+        }),
+
+      appendPart: (id, part, bytes) =>
+        store.write((t) =>
+          change(t, id, (stored) => {
+            const parts = [...stored.parts]
+            parts[part] = bytes
+            return { ...stored, parts }
+          })
+        ),
+
+      markQueued: (id, byteSize, at) =>
+        store.write((t) =>
+          change(t, id, (stored) =>
+            stored.job.status !== "receiving"
+              ? undefined
+              : { ...stored, job: { ...stored.job, status: "queued", byteSize, updatedAt: at } })
+        ),
+
+      discard: (id) => store.write((t) => void t.importJobs.delete(id)),
+
+      discardAbandoned: (before) =>
+        store.write((t) => {
+          let discarded = 0
+          for (const { job } of t.importJobs.values()) {
+            if (job.status === "receiving" && job.updatedAt.getTime() < before.getTime()) {
+              t.importJobs.delete(job.id)
+              discarded++
+            }
+          }
+          return discarded
+        }),
+
+      find: (organizationId, id) =>
+        store.read((t) => Option.fromNullable(t.importJobs.get(id)?.job).pipe(Option.filter((job) => job.organizationId === organizationId))),
+
+      organizationOf: (id) => store.read((t) => Option.fromNullable(t.importJobs.get(id)?.job.organizationId)),
+
+      list: (query) =>
+        store.read((t) => {
+          const after = query.after && { value: instant(query.after.value), id: query.after.id }
+          const offset = query.offset ?? 0
+          return listed(t, query.organizationId)
+            .filter((job) => after === undefined || isAfter(job, createdAt, after, "desc"))
+            .sort(compareBy(createdAt, "desc"))
+            .slice(offset, offset + query.limit)
+        }),
+
+      count: (organizationId) => store.read((t) => listed(t, organizationId).length),
+
+      claim: (now, leaseUntil) =>
+        store.write((t) => {
+          const due = [...t.importJobs.values()]
+            .filter(({ job, leaseUntil: held }) =>
+              job.status === "queued" || (job.status === "running" && held !== null && held.getTime() <= now.getTime())
+            )
+            .map(({ job }) => job)
+            .sort(compareBy(createdAt, "asc"))
+          const next = due[0]
+          if (next === undefined) return Option.none()
+          const job: ImportJob = { ...next, status: "running", startedAt: next.startedAt ?? now, updatedAt: now }
+          change(t, job.id, (stored) => ({ ...stored, job, leaseUntil }))
+          return Option.some(job)
+        }),
+
+      file: (id) =>
+        Stream.unfoldEffect(0, (part) =>
+          store.read((t) =>
+            Option.fromNullable(t.importJobs.get(id)?.parts[part]).pipe(Option.map((bytes) => [bytes, part + 1] as const))
+          )),
+
+      saveProgress: (id, progress) =>
+        store.write((t) =>
+          change(t, id, (stored) => {
+            if (stored.job.status !== "running") return undefined
+            const room = Math.max(0, MAX_REPORTED_PROBLEMS - stored.job.problems.length)
+            const job: ImportJob = {
+              ...stored.job,
+              recordsDone: progress.recordsDone,
+              counts: progress.counts,
+              problems: [...stored.job.problems, ...progress.problems.slice(0, room).map(storedProblem)],
+              problemCount: stored.job.problemCount + progress.problems.length,
+              ignoredColumns: progress.ignoredColumns,
+              updatedAt: progress.at
+            }
+            return { ...stored, job, leaseUntil: progress.leaseUntil }
+          })
+        ),
+
+      finish: (id, failure, at) =>
+        store.write((t) =>
+          change(t, id, (stored) => ({
+            job: {
+              ...stored.job,
+              status: failure === null ? "completed" : "failed",
+              failure: failure === null ? null : { line: failure.line, problem: failure.problem },
+              finishedAt: at,
+              updatedAt: at
+            },
+            parts: [],
+            leaseUntil: null
+          }))
+        ),
+
+      release: (id) =>
+        store.write((t) =>
+          change(t, id, (stored) =>
+            stored.job.status !== "running"
+              ? undefined
+              : { ...stored, job: { ...stored.job, status: "queued" }, leaseUntil: null })
+        )
+    })
+  })
+)

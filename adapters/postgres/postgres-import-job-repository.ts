@@ -1,0 +1,177 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { ImportJobRepository } from "@roster/application"
+import {
+  type ImportCounts,
+  type ImportId,
+  type ImportJob,
+  type ImportJobOptions,
+  type ImportStatus,
+  MAX_REPORTED_PROBLEMS,
+  type OrganizationId,
+  type RowProblem
+} from "@roster/domain"
+import { Array, Effect, Layer, Option, Stream } from "effect"
+import { instant, keyset } from "./keyset.js"
+import { decodeCount, jsonb, type Row } from "./rows.js"
+import { transactional } from "./transactions.js"
+
+const COLUMNS = "id, organization_id, status, file_name, byte_size, options, counts, records_done, problems, " +
+  "problem_count, ignored_columns, failure, created_at, started_at, finished_at, updated_at"
+
+/** An import as the database holds it: written by this adapter alone, so read without decoding. */
+const jobOfRow = (row: Row): ImportJob => ({
+  id: row.id as ImportId,
+  organizationId: row.organization_id as OrganizationId,
+  status: row.status as ImportStatus,
+  fileName: row.file_name as string | null,
+  byteSize: row.byte_size as number,
+  options: row.options as ImportJobOptions,
+  counts: row.counts as ImportCounts,
+  recordsDone: row.records_done as number,
+  problems: row.problems as ReadonlyArray<RowProblem>,
+  problemCount: row.problem_count as number,
+  ignoredColumns: row.ignored_columns as ReadonlyArray<string>,
+  failure: row.failure as ImportJob["failure"],
+  createdAt: row.created_at as Date,
+  startedAt: row.started_at as Date | null,
+  finishedAt: row.finished_at as Date | null,
+  updatedAt: row.updated_at as Date
+})
+
+const firstJob = (rows: ReadonlyArray<Row>) => Option.map(Array.head(rows), jobOfRow)
+
+/** A problem as it is kept: the row's address only when it has one. */
+const storedProblem = (p: RowProblem) => ({ line: p.line, field: p.field, problem: p.problem, ...(p.email === undefined ? {} : { email: p.email }) })
+
+/**
+ * Imports sent over HTTP, and their files: a part of the file a row of `import_job_parts`, read
+ * back one statement a part. A worker claims with `FOR UPDATE SKIP LOCKED`, so workers never
+ * take the same import; its progress is written by the statement that runs in the batch's
+ * transaction, so a batch and its record commit together.
+ */
+export const PostgresImportJobRepositoryLive = Layer.effect(
+  ImportJobRepository,
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const columns = sql.literal(COLUMNS)
+
+    const readPart = (id: ImportId, part: number) =>
+      sql<{ readonly bytes: Uint8Array }>`SELECT bytes FROM import_job_parts WHERE job_id = ${id} AND part = ${part}`.pipe(
+        Effect.map((rows) => Option.map(Array.head(rows), (row) => row.bytes)),
+        Effect.orDie
+      )
+
+    return ImportJobRepository.of({
+      insert: (job) =>
+        sql`
+          INSERT INTO import_jobs (${columns})
+          VALUES (
+            ${job.id}, ${job.organizationId}, ${job.status}, ${job.fileName}, ${job.byteSize}, ${jsonb(job.options)}::jsonb,
+            ${jsonb(job.counts)}::jsonb, ${job.recordsDone}, ${jsonb(job.problems.map(storedProblem))}::jsonb,
+            ${job.problemCount}, ${jsonb(job.ignoredColumns)}::jsonb, ${job.failure === null ? null : jsonb(job.failure)}::jsonb,
+            ${job.createdAt}, ${job.startedAt}, ${job.finishedAt}, ${job.updatedAt}
+          )`.pipe(Effect.asVoid, Effect.orDie),
+
+      appendPart: (id, part, bytes) =>
+        sql`INSERT INTO import_job_parts (job_id, part, bytes) VALUES (${id}, ${part}, ${bytes})`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+
+      markQueued: (id, byteSize, at) =>
+        sql`
+          UPDATE import_jobs SET status = 'queued', byte_size = ${byteSize}, updated_at = ${at}
+          WHERE id = ${id} AND status = 'receiving'`.pipe(Effect.asVoid, Effect.orDie),
+
+      discard: (id) => sql`DELETE FROM import_jobs WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+
+      discardAbandoned: (before) =>
+        sql`DELETE FROM import_jobs WHERE status = 'receiving' AND updated_at < ${before} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length),
+          Effect.orDie
+        ),
+
+      find: (organizationId, id) =>
+        sql`SELECT ${columns} FROM import_jobs WHERE id = ${id} AND organization_id = ${organizationId}`.pipe(
+          Effect.map(firstJob),
+          Effect.orDie
+        ),
+
+      organizationOf: (id) =>
+        sql<{ readonly organization_id: OrganizationId }>`SELECT organization_id FROM import_jobs WHERE id = ${id}`.pipe(
+          Effect.map((rows) => Option.map(Array.head(rows), (row) => row.organization_id)),
+          Effect.orDie
+        ),
+
+      list: (query) => {
+        const page = keyset(sql, "created_at", "desc", query.after && { value: instant(query.after.value), id: query.after.id })
+        return sql`
+          SELECT ${columns} FROM import_jobs
+          WHERE ${sql.and([sql`organization_id = ${query.organizationId}`, sql`status <> 'receiving'`, ...page.after])}
+          ${page.orderBy}
+          LIMIT ${query.limit} OFFSET ${query.offset ?? 0}`.pipe(
+          Effect.map((rows) => rows.map(jobOfRow)),
+          Effect.orDie
+        )
+      },
+
+      count: (organizationId) =>
+        sql`
+          SELECT count(*)::integer AS count FROM import_jobs
+          WHERE organization_id = ${organizationId} AND status <> 'receiving'`.pipe(Effect.flatMap(decodeCount), Effect.orDie),
+
+      claim: (now, leaseUntil) =>
+        sql`
+          UPDATE import_jobs
+          SET status = 'running', lease_until = ${leaseUntil}, started_at = coalesce(started_at, ${now}), updated_at = ${now}
+          WHERE id = (
+            SELECT id FROM import_jobs
+            WHERE status = 'queued' OR (status = 'running' AND lease_until <= ${now})
+            ORDER BY created_at, id
+            LIMIT 1
+            FOR UPDATE SKIP LOCKED
+          )
+          RETURNING ${columns}`.pipe(Effect.map(firstJob), Effect.orDie),
+
+      file: (id) =>
+        Stream.unfoldEffect(0, (part) => Effect.map(readPart(id, part), Option.map((bytes) => [bytes, part + 1] as const))),
+
+      saveProgress: (id, progress) => {
+        const problems = jsonb(progress.problems.map(storedProblem))
+        return sql`
+          UPDATE import_jobs SET
+            records_done = ${progress.recordsDone},
+            counts = ${jsonb(progress.counts)}::jsonb,
+            problems = CASE
+              WHEN jsonb_array_length(problems) >= ${MAX_REPORTED_PROBLEMS} THEN problems
+              ELSE (
+                SELECT coalesce(jsonb_agg(p.value ORDER BY p.n), '[]'::jsonb)
+                FROM jsonb_array_elements(problems || ${problems}::jsonb) WITH ORDINALITY AS p(value, n)
+                WHERE p.n <= ${MAX_REPORTED_PROBLEMS}
+              )
+            END,
+            problem_count = problem_count + ${progress.problems.length},
+            ignored_columns = ${jsonb(progress.ignoredColumns)}::jsonb,
+            lease_until = ${progress.leaseUntil},
+            updated_at = ${progress.at}
+          WHERE id = ${id} AND status = 'running'`.pipe(Effect.asVoid, Effect.orDie)
+      },
+
+      finish: (id, failure, at) =>
+        transactional(sql)(Effect.zipRight(
+          sql`
+            UPDATE import_jobs SET
+              status = ${failure === null ? "completed" : "failed"},
+              failure = ${failure === null ? null : jsonb(failure)}::jsonb,
+              lease_until = NULL, finished_at = ${at}, updated_at = ${at}
+            WHERE id = ${id}`,
+          sql`DELETE FROM import_job_parts WHERE job_id = ${id}`
+        )).pipe(Effect.asVoid, Effect.orDie),
+
+      release: (id) =>
+        sql`UPDATE import_jobs SET status = 'queued', lease_until = NULL WHERE id = ${id} AND status = 'running'`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
+    })
+  })
+)

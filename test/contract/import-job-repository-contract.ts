@@ -1,0 +1,423 @@
+import { assert, expect, layer } from "@effect/vitest"
+import {
+  ImportJobRepository,
+  type ImportProgress,
+  ImportJobs,
+  type Principal,
+  SubscriberImports,
+  SubscriberRepository,
+  UnitOfWork
+} from "@roster/application"
+import {
+  ImportId,
+  type ImportJob,
+  MAX_REPORTED_PROBLEMS,
+  noImportCounts,
+  type OrganizationId,
+  type RowProblem
+} from "@roster/domain"
+import { Chunk, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import { CsvParseReaderLive } from "../../adapters/csv/index.js"
+import { NodeIdsLive } from "../../adapters/node/index.js"
+import { anEraOfItsOwn, deletingAfterwards, givenOrganization, instant, type PersistenceLayer } from "./fixtures.js"
+
+const anImportJob = (organizationId: OrganizationId, fields: Partial<ImportJob> = {}): ImportJob => ({
+  id: ImportId.make(randomUUID()),
+  organizationId,
+  status: "queued",
+  fileName: "subscribers.csv",
+  byteSize: 0,
+  options: { resubscribe: false, createTags: true, encoding: "utf-8" },
+  counts: noImportCounts,
+  recordsDone: 0,
+  problems: [],
+  problemCount: 0,
+  ignoredColumns: [],
+  failure: null,
+  createdAt: instant(0),
+  startedAt: null,
+  finishedAt: null,
+  updatedAt: instant(0),
+  ...fields
+})
+
+const givenImportJob = (organizationId: OrganizationId, fields: Partial<ImportJob> = {}) =>
+  Effect.gen(function*() {
+    const job = anImportJob(organizationId, fields)
+    yield* (yield* ImportJobRepository).insert(job)
+    return job
+  })
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+const fileText = (id: ImportId) =>
+  Effect.flatMap(ImportJobRepository, (jobs) =>
+    Stream.runCollect(jobs.file(id)).pipe(
+      Effect.map((parts) => [...parts].map((part) => new TextDecoder().decode(part)))
+    ))
+
+const problemsFrom = (line: number, count: number): ReadonlyArray<RowProblem> =>
+  Array.from({ length: count }, (_, i) => ({ line: line + i, field: "email", problem: "is empty" }))
+
+const progress = (fields: Partial<ImportProgress> & Pick<ImportProgress, "at" | "leaseUntil">): ImportProgress => ({
+  recordsDone: 0,
+  counts: noImportCounts,
+  problems: [],
+  ignoredColumns: [],
+  ...fields
+})
+
+const jobsOver = (persistence: PersistenceLayer) =>
+  ImportJobs.Default.pipe(
+    Layer.provideMerge(SubscriberImports.Default),
+    Layer.provideMerge(Layer.mergeAll(persistence, NodeIdsLive, CsvParseReaderLive))
+  )
+
+const principalOf = (organizationId: OrganizationId): Principal => ({
+  organization: { id: organizationId, tier: "enterprise", isPlatformAdmin: false, requestsPerMinute: null },
+  scopes: ["*"],
+  credential: { kind: "api_key", id: randomUUID() as never, environment: "test" }
+})
+
+/**
+ * Imports sent over HTTP, as every database keeps them: their files a part at a time, claimed by
+ * one worker at a time (another takes over once the lease runs out), their progress added batch by
+ * batch in the batch's transaction, and nothing of them seen by other organizations.
+ */
+export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
+  layer(persistence)("ImportJobRepository", (it) => {
+    it.effect("keeps an upload's file in order; only once it is all there is the import listed", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const [organization, other] = [yield* givenOrganization(), yield* givenOrganization()]
+        yield* Effect.gen(function*() {
+          const job = yield* givenImportJob(organization.id, { status: "receiving" })
+          yield* jobs.appendPart(job.id, 0, bytes("email\nada@example.com\n"))
+          yield* jobs.appendPart(job.id, 1, bytes("grace@example.com\n"))
+          yield* jobs.appendPart(job.id, 2, new Uint8Array([0, 255, 10]))
+          expect(yield* fileText(job.id)).toStrictEqual(["email\nada@example.com\n", "grace@example.com\n", "\u0000\uFFFD\n"])
+          const raw = yield* Stream.runCollect((yield* ImportJobRepository).file(job.id))
+          expect([...Chunk.unsafeGet(raw, 2)]).toStrictEqual([0, 255, 10])
+
+          expect(yield* jobs.find(organization.id, job.id)).toStrictEqual(Option.some(job))
+          expect(yield* jobs.list({ organizationId: organization.id, limit: 10 })).toStrictEqual([])
+          expect(yield* jobs.count(organization.id)).toBe(0)
+
+          yield* jobs.markQueued(job.id, 43, instant(5))
+          const queued = { ...job, status: "queued" as const, byteSize: 43, updatedAt: instant(5) }
+          expect(yield* jobs.find(organization.id, job.id)).toStrictEqual(Option.some(queued))
+          expect(yield* jobs.list({ organizationId: organization.id, limit: 10 })).toStrictEqual([queued])
+          expect(yield* jobs.count(organization.id)).toBe(1)
+
+          // Another organization sees nothing of it, but whose it is can be told.
+          assert.isTrue(Option.isNone(yield* jobs.find(other.id, job.id)))
+          expect(yield* jobs.list({ organizationId: other.id, limit: 10 })).toStrictEqual([])
+          expect(yield* jobs.count(other.id)).toBe(0)
+          expect(yield* jobs.organizationOf(job.id)).toStrictEqual(Option.some(organization.id))
+          assert.isTrue(Option.isNone(yield* jobs.organizationOf(ImportId.make(randomUUID()))))
+          expect(yield* fileText(ImportId.make(randomUUID()))).toStrictEqual([])
+        }).pipe(deletingAfterwards([organization.id, other.id]))
+      }))
+
+    it.effect("lists an organization's imports newest first, by keyset position or from an offset", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const made: Array<ImportJob> = []
+          // Two at the same instant: the id decides between them.
+          for (const at of [1, 2, 2, 3, 4]) made.push(yield* givenImportJob(organization.id, { createdAt: instant(at) }))
+          yield* givenImportJob(organization.id, { createdAt: instant(5), status: "receiving" })
+          const newestFirst = [...made].sort((a, b) =>
+            b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+          )
+          expect(yield* jobs.list({ organizationId: organization.id, limit: 10 })).toStrictEqual(newestFirst)
+          expect(yield* jobs.count(organization.id)).toBe(5)
+          const second = newestFirst[1]!
+          expect(
+            yield* jobs.list({
+              organizationId: organization.id,
+              limit: 2,
+              after: { value: second.createdAt.toISOString(), id: second.id }
+            })
+          ).toStrictEqual(newestFirst.slice(2, 4))
+          expect(yield* jobs.list({ organizationId: organization.id, limit: 2, offset: 3 })).toStrictEqual(newestFirst.slice(3, 5))
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("claims the oldest waiting import first, each once, and a running one again once its lease ran out", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const newer = yield* givenImportJob(organization.id, { createdAt: era(2) })
+          const older = yield* givenImportJob(organization.id, { createdAt: era(1) })
+          yield* givenImportJob(organization.id, { createdAt: era(0), status: "receiving" })
+          yield* givenImportJob(organization.id, { createdAt: era(0), status: "completed" })
+
+          const first = yield* jobs.claim(era(10), era(40))
+          expect(first).toStrictEqual(Option.some({ ...older, status: "running", startedAt: era(10), updatedAt: era(10) }))
+          const second = yield* jobs.claim(era(11), era(41))
+          expect(Option.map(second, (job) => job.id)).toStrictEqual(Option.some(newer.id))
+          // Both are held: nothing else is due before the leases run out.
+          expect(Option.map(yield* jobs.claim(era(39), era(69)), (job) => job.organizationId)).not.toStrictEqual(
+            Option.some(organization.id)
+          )
+
+          // The first worker's lease ran out: another takes the import over, started when it first was.
+          const takenOver = yield* jobs.claim(era(40), era(70))
+          expect(takenOver).toStrictEqual(Option.some({ ...older, status: "running", startedAt: era(10), updatedAt: era(40) }))
+          expect(Option.map(yield* jobs.claim(era(41), era(71)), (job) => job.id)).toStrictEqual(Option.some(newer.id))
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("two workers claiming at once never take the same import", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const made = [yield* givenImportJob(organization.id, { createdAt: era(1) }), yield* givenImportJob(organization.id, { createdAt: era(2) })]
+          const claimed = yield* Effect.all([jobs.claim(era(10), era(40)), jobs.claim(era(10), era(40))], { concurrency: 2 })
+          expect(claimed.map((job) => Option.getOrThrow(job).id).sort()).toStrictEqual(made.map((job) => job.id).sort())
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("adds a batch's progress: counts and records replaced, problems kept in file order up to the most reported, all counted", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const job = yield* givenImportJob(organization.id, { createdAt: era(0) })
+          yield* jobs.claim(era(1), era(31))
+          const counts = { ...noImportCounts, rows: 1500, created: 10, failed: MAX_REPORTED_PROBLEMS - 10 }
+          yield* jobs.saveProgress(job.id, progress({
+            recordsDone: 1501,
+            counts,
+            problems: problemsFrom(2, MAX_REPORTED_PROBLEMS - 10),
+            ignoredColumns: ["Member Rating"],
+            at: era(2),
+            leaseUntil: era(32)
+          }))
+          const later = { ...noImportCounts, rows: 3000, created: 2000, failed: MAX_REPORTED_PROBLEMS + 20 }
+          const withAddress: RowProblem = { line: 2000, field: "status", problem: "must be one of active", email: "ada@example.com" }
+          yield* jobs.saveProgress(job.id, progress({
+            recordsDone: 3001,
+            counts: later,
+            problems: [withAddress, ...problemsFrom(2001, 29)],
+            ignoredColumns: ["Member Rating"],
+            at: era(3),
+            leaseUntil: era(33)
+          }))
+          const saved = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
+          expect(saved).toStrictEqual({
+            ...job,
+            status: "running",
+            startedAt: era(1),
+            updatedAt: era(3),
+            recordsDone: 3001,
+            counts: later,
+            problems: [...problemsFrom(2, MAX_REPORTED_PROBLEMS - 10), withAddress, ...problemsFrom(2001, 9)],
+            problemCount: MAX_REPORTED_PROBLEMS + 20,
+            ignoredColumns: ["Member Rating"]
+          })
+          // Full: later problems are only counted.
+          yield* jobs.saveProgress(job.id, progress({ recordsDone: 3002, counts: later, problems: problemsFrom(3001, 1), at: era(4), leaseUntil: era(34) }))
+          const full = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
+          expect(full.problems).toStrictEqual(saved.problems)
+          expect(full.problemCount).toBe(MAX_REPORTED_PROBLEMS + 21)
+          // The lease moved with the progress: it is not due before era(34).
+          expect(Option.map(yield* jobs.claim(era(33), era(63)), (j) => j.id)).not.toStrictEqual(Option.some(job.id))
+          expect(Option.map(yield* jobs.claim(era(34), era(64)), (j) => j.id)).toStrictEqual(Option.some(job.id))
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("progress saved in a transaction that fails is not kept", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const job = yield* givenImportJob(organization.id, { createdAt: era(0) })
+          yield* jobs.claim(era(1), era(31))
+          const exit = yield* (yield* UnitOfWork).transaction(Effect.zipRight(
+            jobs.saveProgress(job.id, progress({ recordsDone: 10, problems: problemsFrom(2, 3), at: era(2), leaseUntil: era(32) })),
+            Effect.fail("the batch failed")
+          )).pipe(Effect.exit)
+          expect(exit).toStrictEqual(Exit.fail("the batch failed"))
+          const kept = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
+          expect([kept.recordsDone, kept.problemCount, kept.problems, kept.updatedAt]).toStrictEqual([0, 0, [], era(1)])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("a released import goes back to the queue with its progress; a finished one forgets its file", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const job = yield* givenImportJob(organization.id, { createdAt: era(0), status: "receiving" })
+          yield* jobs.appendPart(job.id, 0, bytes("email\n"))
+          yield* jobs.markQueued(job.id, 6, era(0))
+          yield* jobs.claim(era(1), era(31))
+          const counts = { ...noImportCounts, rows: 2, created: 2 }
+          yield* jobs.saveProgress(job.id, progress({ recordsDone: 3, counts, at: era(2), leaseUntil: era(32) }))
+          yield* jobs.release(job.id)
+          const released = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
+          expect([released.status, released.recordsDone, released.counts, released.startedAt]).toStrictEqual(["queued", 3, counts, era(1)])
+
+          // Another worker takes it at once, where the first stopped.
+          const again = Option.getOrThrow(yield* jobs.claim(era(3), era(33)))
+          expect([again.id, again.recordsDone, again.counts]).toStrictEqual([job.id, 3, counts])
+          expect(yield* fileText(job.id)).toStrictEqual(["email\n"])
+
+          yield* jobs.finish(job.id, null, era(4))
+          const done = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
+          expect(done).toStrictEqual({ ...again, status: "completed", finishedAt: era(4), updatedAt: era(4) })
+          expect(yield* fileText(job.id)).toStrictEqual([])
+          // Finished imports are never claimed, nor released, nor changed by a late batch.
+          yield* jobs.release(job.id)
+          yield* jobs.saveProgress(job.id, progress({ recordsDone: 99, at: era(5), leaseUntil: era(35) }))
+          expect(yield* jobs.find(organization.id, job.id)).toStrictEqual(Option.some(done))
+          expect(Option.map(yield* jobs.claim(era(100), era(130)), (j) => j.id)).not.toStrictEqual(Option.some(job.id))
+
+          const broken = yield* givenImportJob(organization.id, { createdAt: era(6) })
+          yield* jobs.claim(era(7), era(37))
+          yield* jobs.finish(broken.id, { line: 12, problem: "a quote is never closed" }, era(8))
+          const failed = Option.getOrThrow(yield* jobs.find(organization.id, broken.id))
+          expect([failed.status, failed.failure, failed.finishedAt]).toStrictEqual(["failed", { line: 12, problem: "a quote is never closed" }, era(8)])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("gives up uploads that stopped coming in, with their parts; queued imports and recent uploads stay", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const broken = yield* givenImportJob(organization.id, { status: "receiving", updatedAt: instant(10) })
+          yield* jobs.appendPart(broken.id, 0, bytes("email\n"))
+          const coming = yield* givenImportJob(organization.id, { status: "receiving", updatedAt: instant(100) })
+          const queued = yield* givenImportJob(organization.id, { status: "queued", updatedAt: instant(10) })
+          const discarded = yield* jobs.discardAbandoned(instant(50))
+          expect(discarded).toBeGreaterThanOrEqual(1)
+          assert.isTrue(Option.isNone(yield* jobs.find(organization.id, broken.id)))
+          expect(yield* fileText(broken.id)).toStrictEqual([])
+          assert.isTrue(Option.isSome(yield* jobs.find(organization.id, coming.id)))
+          assert.isTrue(Option.isSome(yield* jobs.find(organization.id, queued.id)))
+
+          yield* jobs.discard(coming.id)
+          assert.isTrue(Option.isNone(yield* jobs.find(organization.id, coming.id)))
+          assert.isTrue(Option.isNone(yield* jobs.organizationOf(coming.id)))
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("an organization's imports and their files go with it", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const [deleted, kept] = [yield* givenOrganization(), yield* givenOrganization()]
+        yield* Effect.gen(function*() {
+          const gone = yield* givenImportJob(deleted.id)
+          yield* jobs.appendPart(gone.id, 0, bytes("email\n"))
+          const stays = yield* givenImportJob(kept.id)
+          yield* jobs.appendPart(stays.id, 0, bytes("email\n"))
+          yield* deletingAfterwards([deleted.id])(Effect.void)
+          assert.isTrue(Option.isNone(yield* jobs.organizationOf(gone.id)))
+          expect(yield* fileText(gone.id)).toStrictEqual([])
+          expect(yield* jobs.count(deleted.id)).toBe(0)
+          expect(yield* jobs.find(kept.id, stays.id)).toStrictEqual(Option.some(stays))
+          expect(yield* fileText(stays.id)).toStrictEqual(["email\n"])
+        }).pipe(deletingAfterwards([kept.id]))
+      }))
+  })
+
+  layer(jobsOver(persistence))("ImportJobs over the repository", (it) => {
+    const csv = (lines: ReadonlyArray<string>) => Stream.make(bytes(lines.map((line) => `${line}\n`).join("")))
+
+    /** Runs imports until none is waiting; a leftover of another test is run too (it belongs to nobody here). */
+    const runAll = Effect.flatMap(ImportJobs, (imports) =>
+      Effect.iterate(1, { while: (ran) => ran > 0, body: () => imports.runNext(30_000) }))
+
+    it.effect("an upload is kept, queued and run to its end by a worker, its problems reported by line", () =>
+      Effect.gen(function*() {
+        const imports = yield* ImportJobs
+        const organization = yield* givenOrganization({ tier: "enterprise" })
+        yield* Effect.gen(function*() {
+          const principal = principalOf(organization.id)
+          const started = yield* imports.start(principal, {
+            fileName: "list.csv",
+            bytes: csv(["email,first_name,Member Rating", "ada@example.com,Ada,5", "not an address,Bob,3", "grace@example.com,Grace,4"]),
+            resubscribe: false,
+            maxBytes: 1024
+          })
+          expect([started.status, started.fileName, started.byteSize]).toStrictEqual(["queued", "list.csv", 100])
+          yield* runAll
+          const done = yield* imports.get(principal, started.id)
+          expect(done.status).toBe("completed")
+          expect(done.counts).toStrictEqual({ ...noImportCounts, rows: 3, created: 2, failed: 1 })
+          expect(done.problems).toStrictEqual([{ line: 3, field: "email", problem: expect.any(String) }])
+          expect([done.problemCount, done.ignoredColumns, done.recordsDone]).toStrictEqual([1, ["Member Rating"], 4])
+          const subscribers = yield* SubscriberRepository
+          expect(yield* subscribers.count(organization.id, {})).toBe(2)
+          expect(yield* fileText(started.id)).toStrictEqual([])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("a file over the limit, or one that breaks off, leaves nothing behind", () =>
+      Effect.gen(function*() {
+        const imports = yield* ImportJobs
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const principal = principalOf(organization.id)
+          const tooLarge = yield* imports.start(principal, {
+            fileName: null,
+            bytes: Stream.make(bytes("email\n"), bytes("ada@example.com\n")),
+            resubscribe: false,
+            maxBytes: 10
+          }).pipe(Effect.exit)
+          expect(tooLarge).toStrictEqual(Exit.fail(expect.objectContaining({ _tag: "UploadTooLarge", maxBytes: 10 })))
+          const broken = yield* imports.start(principal, {
+            fileName: null,
+            bytes: Stream.concat(Stream.make(bytes("email\n")), Stream.fail("the connection closed")),
+            resubscribe: false,
+            maxBytes: 1024
+          }).pipe(Effect.exit)
+          expect(broken).toStrictEqual(Exit.fail("the connection closed"))
+          expect(yield* jobs.count(organization.id)).toBe(0)
+          // Not even as an upload in progress.
+          expect(yield* jobs.discardAbandoned(new Date(Date.UTC(2100, 0, 1)))).toBe(0)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("an import stopped between batches goes back to the queue and is finished by the next run without counting twice", () =>
+      Effect.gen(function*() {
+        const imports = yield* ImportJobs
+        const organization = yield* givenOrganization({ tier: "enterprise" })
+        yield* Effect.gen(function*() {
+          const principal = principalOf(organization.id)
+          const rows = Array.from({ length: 6_000 }, (_, i) => `reader${i}@example.com`)
+          const started = yield* imports.start(principal, { fileName: null, bytes: csv(["email", ...rows]), resubscribe: false, maxBytes: 1 << 20 })
+          // The first batch is written, then the run is stopped.
+          const run = yield* Effect.fork(imports.runNext(30_000))
+          for (let polls = 0; polls < 100_000; polls++) {
+            if ((yield* imports.get(principal, started.id)).recordsDone > 0) break
+            yield* Effect.yieldNow()
+          }
+          yield* Fiber.interrupt(run)
+          const stopped = yield* imports.get(principal, started.id)
+          // Stopped after the batch in hand, which it saved: back in the queue, part done.
+          expect(stopped.status).toBe("queued")
+          expect(stopped.recordsDone).toBeGreaterThan(0)
+          expect(stopped.recordsDone).toBeLessThan(6_001)
+          expect(stopped.counts.created).toBe(stopped.recordsDone - 1)
+          yield* runAll
+          const done = yield* imports.get(principal, started.id)
+          expect([done.status, done.counts.rows, done.counts.created, done.problemCount]).toStrictEqual(["completed", 6_000, 6_000, 0])
+          expect(yield* (yield* SubscriberRepository).count(organization.id, {})).toBe(6_000)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+  })
+}
