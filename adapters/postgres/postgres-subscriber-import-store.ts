@@ -89,7 +89,7 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
               INSERT INTO subscribers
                 (id, organization_id, email, email_key, status, metadata, first_name, last_name, created_at, updated_at)
               SELECT r.id, ${organizationId}, r.email, r.email_key, r.status, r.metadata, r.first_name, r.last_name, r.at, r.at
-              FROM json_to_recordset(${createRows}::json) AS r(
+              FROM jsonb_to_recordset(${createRows}::jsonb) AS r(
                 id uuid, email text, email_key text, status text, metadata jsonb, first_name text, last_name text, at timestamptz
               )
               ON CONFLICT ON CONSTRAINT subscribers_email_unique DO NOTHING
@@ -98,7 +98,7 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
               UPDATE subscribers s
               SET status = u.status, metadata = u.metadata, first_name = u.first_name, last_name = u.last_name,
                   updated_at = u.at
-              FROM json_to_recordset(${updateRows}::json) AS u(
+              FROM jsonb_to_recordset(${updateRows}::jsonb) AS u(
                 id uuid, seen timestamptz, status text, metadata jsonb, first_name text, last_name text, at timestamptz
               )
               WHERE s.id = u.id AND s.organization_id = ${organizationId} AND s.updated_at = u.seen
@@ -109,7 +109,7 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
             ), attached AS (
               INSERT INTO subscriber_tags (subscriber_id, tag_id, subscribed_at)
               SELECT a.subscriber_id, a.tag_id, ${at}::timestamptz
-              FROM json_to_recordset(${attachmentRows}::json) AS a(subscriber_id uuid, tag_id uuid)
+              FROM jsonb_to_recordset(${attachmentRows}::jsonb) AS a(subscriber_id uuid, tag_id uuid)
               JOIN tags t ON t.id = a.tag_id AND t.organization_id = ${organizationId}
               -- Tested as an expression, not joined: the planner takes both lists for a handful of rows
               -- and would join them by comparing every pair; this looks each one up in a hash.
@@ -123,7 +123,7 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
             ), recorded AS (
               INSERT INTO outbox_events (id, organization_id, type, occurred_at, data)
               SELECT e.id, ${organizationId}, e.type, e.at, e.data
-              FROM ROWS FROM (json_to_recordset(${eventRows}::json) AS (
+              FROM ROWS FROM (jsonb_to_recordset(${eventRows}::jsonb) AS (
                 id uuid, subscriber_id uuid, tag_id uuid, type text, at timestamptz, data jsonb
               )) WITH ORDINALITY AS e(id, subscriber_id, tag_id, type, at, data, n)
               WHERE CASE WHEN e.tag_id IS NULL THEN e.subscriber_id IN (SELECT id FROM written)
