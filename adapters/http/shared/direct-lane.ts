@@ -1,6 +1,6 @@
 import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { ApiKeys, type Principal } from "@roster/application"
-import { Cause, Effect, Either, FiberRef, Option, type ParseResult, Runtime } from "effect"
+import { Cause, Context, Effect, Either, FiberRef, Option, type ParseResult, Runtime } from "effect"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { isApiError } from "./api-error.js"
 import { compressedAnswer } from "./compression.js"
@@ -125,7 +125,10 @@ export const makeDirectLane = (options: DirectLaneOptions) =>
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys
     const { render } = yield* ErrorRenderer
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    // The lane's fibers carry no services in their context (the use cases hold theirs): every
+    // scope or service a fiber adds copies its context, which would otherwise be the whole app's.
+    const { fiberRefs, runtimeFlags } = yield* Effect.runtime<never>()
+    const runFork = Runtime.runFork(Runtime.make({ context: Context.empty(), fiberRefs, runtimeFlags }))
     const { observe, routes } = options
 
     /** The answer to whatever `answer` failed with, in the form's error body. */
