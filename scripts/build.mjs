@@ -38,6 +38,15 @@ const upToDate = () => {
   return built !== undefined && Math.max(...sources.map((source) => newest(join(root, source)))) < built.mtimeMs
 }
 
+/**
+ * A program's text with every character beyond Latin-1 written as a `\uXXXX` escape, which means
+ * the same in the only places esbuild leaves them (comments and regular expressions). V8 keeps a
+ * script's source in memory, two bytes a character if a single one is beyond Latin-1 and one
+ * byte otherwise: 8 MB less for each process.
+ */
+const latin1Only = (text) =>
+  text.replace(/[^\u0000-\u00ff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 /** Builds `dist/` unless it is up to date (or `force`); whether it built. */
 export const buildRoster = async ({ force = false } = {}) => {
   if (!force && upToDate()) return false
@@ -65,7 +74,7 @@ export const buildRoster = async ({ force = false } = {}) => {
   const files = [...result.outputFiles].sort((a, b) => Number(a.path.endsWith(".mjs")) - Number(b.path.endsWith(".mjs")))
   for (const file of files) {
     const temporary = `${file.path}.${process.pid}.tmp`
-    writeFileSync(temporary, file.contents)
+    writeFileSync(temporary, file.path.endsWith(".mjs") ? latin1Only(file.text) : file.contents)
     renameSync(temporary, file.path)
   }
   // Dated from the start: a source changed while this ran makes the next run build again.

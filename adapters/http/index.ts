@@ -1,9 +1,10 @@
 import { HttpApiBuilder, HttpMiddleware, HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { OverviewApi, OverviewApiLive } from "./overview/index.js"
-import { ReferenceApi, ReferenceApiLive } from "./reference/index.js"
+import { makeSubscriberDirectRoutes, ProblemRendererLive, ReferenceApi, ReferenceApiLive } from "./reference/index.js"
+import { type DirectLane, makeDirectLane, withDirectLane } from "./shared/direct-lane.js"
 import { HttpSettings, type HttpSettingsShape } from "./shared/http-settings.js"
 import { compressAnswers } from "./shared/compression.js"
 import { docsRoutes } from "./shared/docs.js"
@@ -72,12 +73,35 @@ export interface HttpServerOptions {
   /** 0 picks a free port; read the bound one from `HttpServer.HttpServer`'s `address`. */
   readonly port: number
   readonly host: string
+  /** Whether the form's direct lane serves its busiest requests (shared/direct-lane.ts); on unless `false`. */
+  readonly directLane?: boolean
 }
+
+/**
+ * The form's direct lane (shared/direct-lane.ts), where it has one: the reference form reads and
+ * creates single subscribers there.
+ */
+const directLaneOf = (form: WireForm, settings: HttpSettingsShape) =>
+  form === "reference"
+    ? Effect.flatMap(makeSubscriberDirectRoutes, (routes) =>
+      makeDirectLane({
+        routes,
+        observe: settings.metricsToken == null ? undefined : observeRequests(form)
+      })).pipe(
+        Effect.provide(ProblemRendererLive.pipe(Layer.provide(Layer.succeed(HttpSettings, settings))))
+      )
+    : Effect.succeed<DirectLane | undefined>(undefined)
 
 /** A form listening on a Node HTTP server; the server stays open while the layer lives. */
 export const makeHttpServerLive = (options: HttpServerOptions) =>
   makeHttpApiLive(options.form, options.settings).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host })),
+    Layer.provideMerge(Layer.unwrapEffect(Effect.map(
+      options.directLane === false ? Effect.succeed(undefined) : directLaneOf(options.form, options.settings),
+      (lane) =>
+      NodeHttpServer.layer(
+        () => lane === undefined ? createServer() : withDirectLane(createServer(), lane),
+        { port: options.port, host: options.host }
+      )))),
     // No span per request (its URL parsed, its headers copied): no traces are exported.
     HttpMiddleware.withTracerDisabledWhen(() => true)
   )

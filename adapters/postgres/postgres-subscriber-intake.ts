@@ -4,13 +4,44 @@ import { EmailAlreadyExists, emailKey } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { jsonb } from "./rows.js"
 import { SHARDS } from "./subscriber-slots.js"
-import { transactional } from "./transactions.js"
+import { PgStatements } from "./pg-client.js"
+import { inTransaction, transactional } from "./transactions.js"
 
 class NoRoom {
   readonly _tag = "NoRoom"
 }
 
-const inTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
+/**
+ * Counts on a slot row with room that no one else holds, and only then inserts the subscriber and
+ * its events; a taken email inserts nothing and counts nothing.
+ */
+const admitText = `
+  WITH slot AS (
+    SELECT shard FROM organization_subscriber_slots
+    WHERE organization_id = $1 AND quota IS NOT DISTINCT FROM $2::integer
+      AND (allowance IS NULL OR used + 1 <= allowance)
+    ORDER BY (shard + $3 - $4) % $3
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED
+  ), inserted AS (
+    INSERT INTO subscribers
+      (id, organization_id, email, email_key, status, metadata, first_name, last_name, created_at, updated_at)
+    SELECT $5, $1, $6, $7, $8, $9::jsonb, $10, $11, $12::timestamptz, $13::timestamptz
+    FROM slot
+    ON CONFLICT ON CONSTRAINT subscribers_email_unique DO NOTHING
+    RETURNING id
+  ), counted AS (
+    UPDATE organization_subscriber_slots AS slots SET used = slots.used + 1
+    FROM slot, inserted
+    WHERE slots.organization_id = $1 AND slots.shard = slot.shard
+  ), recorded AS (
+    INSERT INTO outbox_events (id, organization_id, type, occurred_at, data)
+    SELECT e.id, e.organization_id, e.type, e.occurred_at, e.data
+    FROM unnest($14::uuid[], $15::uuid[], $16::text[], $17::timestamptz[], $18::jsonb[])
+      WITH ORDINALITY AS e(id, organization_id, type, occurred_at, data, n), inserted
+    ORDER BY e.n
+  )
+  SELECT EXISTS (SELECT 1 FROM slot) AS room, EXISTS (SELECT 1 FROM inserted) AS inserted`
 
 /**
  * A new subscriber in one statement: a slot row with room that no one else holds is counted on,
@@ -33,45 +64,27 @@ export const PostgresSubscriberIntakeLive = Layer.effect(
         if (!(yield* organizations.reserveSubscriberSlots(subscriber.organizationId, 1, max))) yield* Effect.fail(new NoRoom())
       })).pipe(Effect.as(true), Effect.catchTag("NoRoom", () => Effect.succeed(false)))
 
-    const inOneStatement: SubscriberIntake["Type"]["admit"] = (subscriber, events, max) =>
-      sql<{ readonly room: boolean; readonly inserted: boolean }>`
-        WITH slot AS (
-          SELECT shard FROM organization_subscriber_slots
-          WHERE organization_id = ${subscriber.organizationId} AND quota IS NOT DISTINCT FROM ${max}::integer
-            AND (allowance IS NULL OR used + 1 <= allowance)
-          ORDER BY (shard + ${SHARDS} - ${Math.floor(Math.random() * SHARDS)}) % ${SHARDS}
-          LIMIT 1
-          FOR UPDATE SKIP LOCKED
-        ), inserted AS (
-          INSERT INTO subscribers
-            (id, organization_id, email, email_key, status, metadata, first_name, last_name, created_at, updated_at)
-          SELECT ${subscriber.id}, ${subscriber.organizationId}, ${subscriber.email}, ${emailKey(subscriber.email)},
-            ${subscriber.status}, ${jsonb(subscriber.metadata)}::jsonb, ${subscriber.firstName}, ${subscriber.lastName},
-            ${subscriber.createdAt}::timestamptz, ${subscriber.updatedAt}::timestamptz
-          FROM slot
-          ON CONFLICT ON CONSTRAINT subscribers_email_unique DO NOTHING
-          RETURNING id
-        ), counted AS (
-          UPDATE organization_subscriber_slots AS slots SET used = slots.used + 1
-          FROM slot, inserted
-          WHERE slots.organization_id = ${subscriber.organizationId} AND slots.shard = slot.shard
-        ), recorded AS (
-          INSERT INTO outbox_events (id, organization_id, type, occurred_at, data)
-          SELECT e.id, e.organization_id, e.type, e.occurred_at, e.data
-          FROM unnest(
-            ${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.organizationId)}::uuid[],
-            ${events.map((e) => e.type)}::text[], ${events.map((e) => e.occurredAt)}::timestamptz[],
-            ${events.map((e) => jsonb(e.data))}::jsonb[]
-          ) WITH ORDINALITY AS e(id, organization_id, type, occurred_at, data, n), inserted
-          ORDER BY e.n
+    const statements = yield* Effect.serviceOption(PgStatements)
+
+    const inOneStatement: SubscriberIntake["Type"]["admit"] = (subscriber, events, max) => {
+      const values = [
+        subscriber.organizationId, max, SHARDS, Math.floor(Math.random() * SHARDS),
+        subscriber.id, subscriber.email, emailKey(subscriber.email), subscriber.status, jsonb(subscriber.metadata),
+        subscriber.firstName, subscriber.lastName, subscriber.createdAt, subscriber.updatedAt,
+        events.map((e) => e.id), events.map((e) => e.organizationId), events.map((e) => e.type),
+        events.map((e) => e.occurredAt), events.map((e) => jsonb(e.data))
+      ]
+      return (Option.isSome(statements)
+        ? statements.value.run("roster_subscriber_intake", admitText, values)
+        : sql.unsafe(admitText, values)).pipe(
+          Effect.orDie,
+          Effect.flatMap((rows) => {
+            const outcome = rows[0] as { readonly room: boolean; readonly inserted: boolean } | undefined
+            if (outcome?.room !== true) return stepByStep(subscriber, events, max)
+            return outcome.inserted ? Effect.succeed(true) : Effect.fail(new EmailAlreadyExists({ email: subscriber.email }))
+          })
         )
-        SELECT EXISTS (SELECT 1 FROM slot) AS room, EXISTS (SELECT 1 FROM inserted) AS inserted`.pipe(
-        Effect.orDie,
-        Effect.flatMap(([outcome]) => {
-          if (outcome?.room !== true) return stepByStep(subscriber, events, max)
-          return outcome.inserted ? Effect.succeed(true) : Effect.fail(new EmailAlreadyExists({ email: subscriber.email }))
-        })
-      )
+    }
 
     return SubscriberIntake.of({
       admit: (subscriber, events, max) =>

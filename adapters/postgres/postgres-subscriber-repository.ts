@@ -14,7 +14,8 @@ import { orderByKeys } from "./numbered-pages.js"
 import { decodeCount, decodeFirst, decodeRows, jsonb, type Row } from "./rows.js"
 import { subscriberOfRow, tagSubscriptionsJson, tagSubscriptionsOfJson } from "./trusted-rows.js"
 import { detachAllTagsOf } from "./tag-counts.js"
-import { transactional } from "./transactions.js"
+import { PgStatements } from "./pg-client.js"
+import { inTransaction, transactional } from "./transactions.js"
 
 const sortColumns: Record<SubscriberSort, string> = {
   created_at: "created_at",
@@ -42,7 +43,9 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = selectList(sql, subscriberColumns)
-    const withTags = sql.literal(`${subscriberColumns.map((c) => `s.${c}`).join(", ")}, ${tagSubscriptionsJson} AS tags`)
+    const statements = yield* Effect.serviceOption(PgStatements)
+    const findWithTagsText = `SELECT ${subscriberColumns.map((c) => `s.${c}`).join(", ")}, ${tagSubscriptionsJson} AS tags
+      FROM subscribers s WHERE s.organization_id = $1 AND s.id = $2`
 
     const matching = (organizationId: OrganizationId, filter: SubscriberFilter) => [
       sql`organization_id = ${organizationId}`,
@@ -122,16 +125,20 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
 
       findByIdForUpdate: (organizationId, id) => findById(organizationId, id, true),
 
-      // One round trip: the row and its tags as one JSON array.
+      // One round trip: the row and its tags as one JSON array; straight on a pooled connection
+      // outside a transaction.
       findWithTags: (organizationId, id) =>
-        sql`SELECT ${withTags} FROM subscribers s WHERE s.organization_id = ${organizationId} AND s.id = ${id}`.pipe(
-          Effect.map((rows) =>
-            rows.length === 0
-              ? Option.none()
-              : Option.some({ subscriber: subscriberOfRow(rows[0]!), tags: tagSubscriptionsOfJson(rows[0]!.tags) })
+        Effect.flatMap(inTransaction, (joined) =>
+          Option.isSome(statements) && !joined
+            ? statements.value.run("roster_subscriber_with_tags", findWithTagsText, [organizationId, id])
+            : sql.unsafe<Row>(findWithTagsText, [organizationId, id])).pipe(
+            Effect.map((rows) =>
+              rows.length === 0
+                ? Option.none()
+                : Option.some({ subscriber: subscriberOfRow(rows[0]!), tags: tagSubscriptionsOfJson(rows[0]!.tags) })
+            ),
+            Effect.orDie
           ),
-          Effect.orDie
-        ),
 
       findByEmail: (organizationId, email) =>
         sql`SELECT ${columns} FROM subscribers WHERE organization_id = ${organizationId} AND email_key = ${emailKey(email)}`

@@ -4,7 +4,8 @@ import { Effect, Option } from "effect"
 
 const isSqlError = (error: unknown): error is SqlError => error instanceof SqlError
 
-const inTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
+/** Whether the current fiber runs inside a transaction. */
+export const inTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
 
 /** How often a transaction that PostgreSQL chose as a deadlock's victim is run again. */
 const DEADLOCK_RETRIES = 3

@@ -20,7 +20,7 @@ import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 import { makeStripePaymentGateway } from "../../adapters/stripe/index.js"
 import { UnconfiguredPaymentGatewayLive } from "../../adapters/in-process/index.js"
 import { BillingSettings, OutgoingMailConfig } from "@roster/application"
-import { Data, Effect, Layer, Logger, Option } from "effect"
+import { Data, Effect, FiberRef, HashSet, Layer, Logger, Option } from "effect"
 import { publicBaseUrl, type RosterConfig } from "./config.js"
 import { bufferedJsonLogger, prettyLogger } from "./logging.js"
 
@@ -127,12 +127,19 @@ export const webhookTransportLayer = (config: RosterConfig) =>
 export const loggerLayer = (config: RosterConfig) => {
   const format = Option.getOrElse(config.logFormat, () =>
     config.nodeEnv === "production" || !process.stdout.isTTY ? "json" as const : "pretty" as const)
+  const logger: Logger.Logger<unknown, unknown> = format === "json" ? processJsonLogger() : prettyLogger
   return Layer.mergeAll(
-    Logger.replace(Logger.defaultLogger, format === "json" ? bufferedJsonLogger() : prettyLogger),
+    // The one logger, however often this layer is provided (npm start provides it to the server
+    // and again around the worker): adding it beside another would write every line twice.
+    Layer.scopedDiscard(Effect.locallyScopedWith(FiberRef.currentLoggers, () => HashSet.make(logger))),
     Logger.minimumLogLevel(config.logLevel),
     Layer.setTracerEnabled(false)
   )
 }
+
+/** The process's JSON logger: one output buffer for every layer that logs. */
+let jsonLogger: Logger.Logger<unknown, void> | undefined
+const processJsonLogger = () => (jsonLogger ??= bufferedJsonLogger())
 
 /**
  * Custom sending domains at Resend when RESEND_API_KEY is set (at RESEND_BASE_URL, if given); else

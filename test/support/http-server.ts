@@ -119,6 +119,8 @@ export interface StartOptions {
   readonly logger?: Logger.Logger<unknown, void>
   /** The wire form served (`API_FORM`); `reference` unless told, or unless `config` names one. */
   readonly form?: "reference" | "overview"
+  /** `false` serves every request through the HttpApi, the direct lane's requests included. */
+  readonly directLane?: boolean
 }
 
 /** A user signed in through the real flow: a magic link by email, then `GET /auth/verify`. */
@@ -225,7 +227,13 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
   )
   const defaults = adaptersLive(capture, config)
   const adapters = options.adapters === undefined ? defaults : Layer.merge(defaults, options.adapters)
-  const layer = makeHttpServerLive({ form: config.apiForm, settings: httpSettingsOf(config), port: 0, host: "127.0.0.1" }).pipe(
+  const layer = makeHttpServerLive({
+    form: config.apiForm,
+    settings: httpSettingsOf(config),
+    port: 0,
+    host: "127.0.0.1",
+    directLane: options.directLane
+  }).pipe(
     Layer.provideMerge(UseCasesLive),
     Layer.provideMerge(adapters),
     Layer.provide(Logger.replace(Logger.defaultLogger, options.logger ?? Logger.none)),

@@ -31,6 +31,8 @@ import { TagsHandlersLive } from "./tags-handlers.js"
 import { WebhooksHandlersLive } from "./webhooks-handlers.js"
 
 export { ReferenceApi }
+export { ProblemRendererLive } from "./problems.js"
+export { makeSubscriberDirectRoutes } from "./subscribers-direct-routes.js"
 
 /**
  * The reference wire form (`/api/v1`, bare JSON, cursor pages, problem details) with its

@@ -14,7 +14,7 @@ import type {
   SubscriberTag
 } from "./subscriber-schemas.js"
 
-const toSubscriber = ({ subscriber, tags }: SubscriberView): typeof Subscriber.Type => ({
+export const toSubscriber = ({ subscriber, tags }: SubscriberView): typeof Subscriber.Type => ({
   id: subscriber.id,
   email: subscriber.email,
   status: subscriber.status,
@@ -38,7 +38,7 @@ const toSubscriberTags = (tags: ReadonlyArray<TagSubscription>) => ({
   next_cursor: null
 })
 
-const newSubscriber = ({ email, metadata, tags }: typeof CreateSubscriberRequest.Type): NewSubscriber => ({
+export const newSubscriber = ({ email, metadata, tags }: typeof CreateSubscriberRequest.Type): NewSubscriber => ({
   email,
   tagIds: tags,
   metadata

@@ -75,28 +75,34 @@ const withVary = (response: HttpServerResponse.HttpServerResponse) => {
  * below that size, bodies of other kinds and answers already encoded go as they are. Every
  * answer that could have been compressed says `Vary: Accept-Encoding`.
  */
+export const compressedAnswer = (
+  acceptEncoding: string | undefined,
+  response: HttpServerResponse.HttpServerResponse
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const body = response.body
+  if (body._tag !== "Uint8Array" || body.body.byteLength < MIN_COMPRESSED_BYTES) return Effect.succeed(response)
+  if (!compressible.test(body.contentType) || response.headers["content-encoding"] !== undefined) {
+    return Effect.succeed(response)
+  }
+  const varied = withVary(response)
+  const encoding = preferredEncoding(acceptEncoding)
+  if (encoding === undefined) return Effect.succeed(varied)
+  return compressedOnce(encoding, body.body).pipe(
+    Effect.map((bytes) =>
+      HttpServerResponse.setHeader(
+        HttpServerResponse.setBody(varied, HttpBody.uint8Array(bytes, body.contentType)),
+        "content-encoding",
+        encoding
+      )
+    ),
+    // A body that cannot be compressed still goes, as it is.
+    Effect.orElseSucceed(() => varied)
+  )
+}
+
+/** {@link compressedAnswer} for every answer of `app`. */
 export const compressAnswers = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.zipRight(
-    HttpApp.appendPreResponseHandler((request, response) => {
-      const body = response.body
-      if (body._tag !== "Uint8Array" || body.body.byteLength < MIN_COMPRESSED_BYTES) return Effect.succeed(response)
-      if (!compressible.test(body.contentType) || response.headers["content-encoding"] !== undefined) {
-        return Effect.succeed(response)
-      }
-      const varied = withVary(response)
-      const encoding = preferredEncoding(request.headers["accept-encoding"])
-      if (encoding === undefined) return Effect.succeed(varied)
-      return compressedOnce(encoding, body.body).pipe(
-        Effect.map((bytes) =>
-          HttpServerResponse.setHeader(
-            HttpServerResponse.setBody(varied, HttpBody.uint8Array(bytes, body.contentType)),
-            "content-encoding",
-            encoding
-          )
-        ),
-        // A body that cannot be compressed still goes, as it is.
-        Effect.orElseSucceed(() => varied)
-      )
-    }),
+    HttpApp.appendPreResponseHandler((request, response) => compressedAnswer(request.headers["accept-encoding"], response)),
     app
   )

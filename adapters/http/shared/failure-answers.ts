@@ -1,4 +1,4 @@
-import { HttpApiError, type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
+import { HttpApiError, type HttpApp, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Predicate } from "effect"
 import { type ApiError, apiError, type FieldIssue, isApiError } from "./api-error.js"
 import { docsRoutes } from "./docs.js"
@@ -84,6 +84,52 @@ export interface FailureAnswersOptions {
   readonly routes: ReadonlyArray<KnownRoute>
 }
 
+/** A 400 `validation_error` naming each field that was wrong. */
+export const invalidAnswer = (
+  render: ErrorRenderer["Type"]["render"],
+  instance: string,
+  issues: ReadonlyArray<FieldIssue>
+): HttpServerResponse.HttpServerResponse =>
+  render(apiError("validation_error", detailOf(issues), { fields: issues.slice(0, MAX_LISTED_ISSUES) }), instance)
+
+/** The answer to a request whose path, query or body did not decode. */
+export const decodeErrorAnswer = (
+  render: ErrorRenderer["Type"]["render"],
+  instance: string,
+  error: HttpApiError.HttpApiDecodeError
+): HttpServerResponse.HttpServerResponse => invalidAnswer(render, instance, issuesOf(error))
+
+/**
+ * The answer to a defect of a request (a body that could not be read, a database that did not
+ * answer, a fault), which never shows its internals; an interruption stays one.
+ */
+export const defectAnswer = <E>(
+  render: ErrorRenderer["Type"]["render"],
+  instance: string,
+  cause: Cause.Cause<E>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E> => {
+  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+  const defect = Option.getOrUndefined(Cause.dieOption(cause))
+  if (HttpServerError.isServerError(defect) && defect._tag === "RequestError") {
+    return Effect.succeed(
+      isBodyTooLarge(defect)
+        ? render(apiError("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`), instance)
+        : invalidAnswer(render, instance, [{ field: "body", message: "is not valid JSON" }])
+    )
+  }
+  if (isSqlError(defect)) {
+    return Effect.logWarning("the database did not answer", cause).pipe(
+      Effect.as(render(
+        apiError("service_unavailable", "the database is not reachable at the moment; try again shortly"),
+        instance
+      ))
+    )
+  }
+  return Effect.logError("unexpected failure", cause).pipe(
+    Effect.as(render(apiError("internal_error", "the service failed to answer; nothing about the fault is disclosed"), instance))
+  )
+}
+
 export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen(function*() {
   const { render } = yield* ErrorRenderer
   const routes = makeRouteTable([...options.routes, ...docsRoutes])
@@ -93,8 +139,7 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
       const request = yield* HttpServerRequest.HttpServerRequest
       const instance = pathOf(request)
       const answer = (error: ApiError) => render(error, instance)
-      const invalid = (issues: ReadonlyArray<FieldIssue>) =>
-        answer(apiError("validation_error", detailOf(issues), { fields: issues.slice(0, MAX_LISTED_ISSUES) }))
+      const invalid = (issues: ReadonlyArray<FieldIssue>) => invalidAnswer(render, instance, issues)
 
       const route = methodsWithBody.has(request.method) ? routes.routeAt(request.method, instance) : undefined
       if (route?.body === "json") {
@@ -131,7 +176,7 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
           if (Option.isSome(failure)) {
             const error = failure.value
             if (isApiError(error)) return Effect.succeed(answer(error))
-            if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(invalid(issuesOf(error)))
+            if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(decodeErrorAnswer(render, instance, error))
             if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
               const methods = routes.methodsAt(instance)
               // The path has this method's route, yet the router could not read a parameter.
@@ -147,23 +192,7 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
               ))
             }
           }
-          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-          const defect = Option.getOrUndefined(Cause.dieOption(cause))
-          if (HttpServerError.isServerError(defect) && defect._tag === "RequestError") {
-            return Effect.succeed(
-              isBodyTooLarge(defect)
-                ? answer(apiError("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
-                : invalid([{ field: "body", message: "is not valid JSON" }])
-            )
-          }
-          if (isSqlError(defect)) {
-            return Effect.logWarning("the database did not answer", cause).pipe(
-              Effect.as(answer(apiError("service_unavailable", "the database is not reachable at the moment; try again shortly")))
-            )
-          }
-          return Effect.logError("unexpected failure", cause).pipe(
-            Effect.as(answer(apiError("internal_error", "the service failed to answer; nothing about the fault is disclosed")))
-          )
+          return defectAnswer(render, instance, cause)
         })
       )
     })

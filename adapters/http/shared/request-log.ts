@@ -1,4 +1,5 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { Principal } from "@roster/application"
 import { Context, Effect, Exit, FiberRef, Option } from "effect"
 import { CurrentRequestId, RequestLine } from "../../node/request-line.js"
 import { randomUUID } from "node:crypto"
@@ -18,14 +19,37 @@ export const loggablePath = (path: string): string =>
   path.includes("@") || path.includes("%40") ? path.replace(emailSegment, "***") : path
 
 /** The caller as a request line names it: the API key's id, or the session's user. */
-const credentialOf = (request: HttpServerRequest.HttpServerRequest) => {
-  const principal = establishedPrincipalOf(request)
+const credentialOf = (principal: Principal | undefined) => {
   if (principal === undefined) return { organization_id: null, credential: null }
   const credential = principal.credential.kind === "api_key"
     ? `api_key:${principal.credential.id}`
     : `user:${principal.credential.userId}`
   return { organization_id: principal.organization.id, credential }
 }
+
+/** The request's id: a sane incoming `X-Request-Id`, else a new UUID. */
+export const requestIdOf = (incoming: string | undefined): string =>
+  incoming !== undefined && saneRequestId.test(incoming) ? incoming : randomUUID()
+
+/** The line logged for a request once it is answered. */
+export const requestLineOf = (request: {
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly durationMs: number
+  readonly clientAddress: string | null
+  readonly userAgent: string | null
+  readonly principal: Principal | undefined
+}): RequestLine =>
+  new RequestLine({
+    method: request.method,
+    path: loggablePath(request.path),
+    status: request.status,
+    duration_ms: request.durationMs,
+    client_address: request.clientAddress,
+    user_agent: request.userAgent,
+    ...credentialOf(request.principal)
+  })
 
 /** Told of every request once it is answered (the metrics, when they are served). */
 export type RequestObserver = (method: string, path: string, status: number, durationMs: number) => void
@@ -43,21 +67,20 @@ export type RequestObserver = (method: string, path: string, status: number, dur
 export const requestLogging = <E, R>(app: HttpApp.Default<E, R>, observe?: RequestObserver): HttpApp.Default<E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-    const incoming = request.headers["x-request-id"]
-    const requestId = incoming !== undefined && saneRequestId.test(incoming) ? incoming : randomUUID()
+    const requestId = requestIdOf(request.headers["x-request-id"])
     const startedAt = Date.now()
     const served = Effect.flatMap(Effect.exit(app), (exit) => {
       const status = Exit.isSuccess(exit) ? exit.value.status : 500
       const durationMs = Date.now() - startedAt
       observe?.(request.method, pathOf(request), status, durationMs)
-      const line = new RequestLine({
+      const line = requestLineOf({
         method: request.method,
-        path: loggablePath(pathOf(request)),
+        path: pathOf(request),
         status,
-        duration_ms: durationMs,
-        client_address: Option.getOrNull(request.remoteAddress),
-        user_agent: request.headers["user-agent"] ?? null,
-        ...credentialOf(request)
+        durationMs,
+        clientAddress: Option.getOrNull(request.remoteAddress),
+        userAgent: request.headers["user-agent"] ?? null,
+        principal: establishedPrincipalOf(request)
       })
       return Effect.zipRight(Effect.logInfo(line), exit)
     })
