@@ -10,7 +10,6 @@ import { transactional } from "./transactions.js"
 const decodeTagIds = decodeRows(Schema.Struct({ tagId: TagId }))
 const decodeCarriers = decodeRows(Schema.Struct({ id: SubscriberId, email: Schema.String }))
 const decodeTag = decodeRow(Tag)
-const decodeSubscription = decodeRow(Schema.Struct({ subscriberId: SubscriberId, subscribedAt: Schema.DateFromSelf }))
 
 export const PostgresTagAssignmentsLive = Layer.effect(
   TagAssignments,
@@ -71,20 +70,27 @@ export const PostgresTagAssignmentsLive = Layer.effect(
             JOIN tags t ON t.id = st.tag_id
           WHERE s.organization_id = ${organizationId} AND st.subscriber_id = ANY(${subscriberIds}::uuid[])
           ORDER BY st.subscriber_id, st.subscribed_at, t.id`.pipe(
-          Effect.flatMap(Effect.forEach((row) =>
-            Effect.zipWith(decodeSubscription(row), decodeTag(row), ({ subscribedAt, subscriberId }, tag) => ({
-              subscriberId,
-              subscription: { tag, subscribedAt } satisfies TagSubscription
-            })))),
-          Effect.map((rows) => {
-            const bySubscriber = new Map<SubscriberId, Array<TagSubscription>>()
-            for (const { subscriberId, subscription } of rows) {
-              const tags = bySubscriber.get(subscriberId)
-              if (tags === undefined) bySubscriber.set(subscriberId, [subscription])
-              else tags.push(subscription)
-            }
-            return bySubscriber
-          }),
+          // Many rows name the same few tags: each tag is decoded once; the rest of a row is
+          // what the database was given (a subscriber's id and a time).
+          Effect.flatMap((rows) =>
+            Effect.gen(function*() {
+              const tags = new Map<unknown, Tag>()
+              const bySubscriber = new Map<SubscriberId, Array<TagSubscription>>()
+              for (const row of rows) {
+                let tag = tags.get(row.id)
+                if (tag === undefined) {
+                  tag = yield* decodeTag(row)
+                  tags.set(row.id, tag)
+                }
+                const subscriberId = row.subscriber_id as SubscriberId
+                const subscription: TagSubscription = { tag, subscribedAt: row.subscribed_at as Date }
+                const held = bySubscriber.get(subscriberId)
+                if (held === undefined) bySubscriber.set(subscriberId, [subscription])
+                else held.push(subscription)
+              }
+              return bySubscriber
+            })
+          ),
           Effect.orDie
         )
     })

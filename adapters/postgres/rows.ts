@@ -3,7 +3,17 @@ import { Array, Effect, Option, Schema } from "effect"
 /** A row as the database answers it: column name to value. */
 export type Row = { readonly [column: string]: unknown }
 
-const camelCase = (column: string): string => column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+/** Field names by column name: the schema's columns are few, and rows are many. */
+const fieldNames = new Map<string, string>()
+
+const camelCase = (column: string): string => {
+  let field = fieldNames.get(column)
+  if (field === undefined) {
+    field = column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+    if (fieldNames.size < 10_000) fieldNames.set(column, field)
+  }
+  return field
+}
 
 /**
  * The columns of `row` that start with `prefix`, as the fields of a domain value:

@@ -52,6 +52,10 @@ describe("metadata", () => {
     expect(sameMetadata({ a: [1, 2] }, { a: [2, 1] })).toBe(false)
     expect(sameMetadata({ a: 1 }, { a: 1, b: 2 })).toBe(false)
     expect(sameMetadata({ a: "1" }, { a: 1 })).toBe(false)
+    expect(sameMetadata({ a: null }, { b: null })).toBe(false)
+    expect(sameMetadata({ a: [] }, { a: {} })).toBe(false)
+    expect(sameMetadata({ a: { b: null } }, { a: { b: false } })).toBe(false)
+    expect(sameMetadata({ a: [{ x: 1, y: [true] }] }, { a: [{ y: [true], x: 1 }] })).toBe(true)
   })
 
   it.prop(

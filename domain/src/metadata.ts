@@ -20,10 +20,19 @@ export const metadataProblem = (value: Readonly<Record<string, unknown>>): strin
   return undefined
 }
 
-const sortedKeys = (_key: string, value: unknown): unknown =>
-  value !== null && typeof value === "object" && !Array.isArray(value)
-    ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, (value as Record<string, unknown>)[k]]))
-    : value
+/** Whether two JSON values are equal, whatever the order of their objects' keys. */
+const sameJson = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]))
+  }
+  const keys = Object.keys(a)
+  if (keys.length !== Object.keys(b).length) return false
+  return keys.every((key) =>
+    Object.hasOwn(b, key) && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])
+  )
+}
 
 /**
  * Whether two maps hold the same JSON, whatever the order of their keys (a database may hand
@@ -32,7 +41,7 @@ const sortedKeys = (_key: string, value: unknown): unknown =>
 export const sameMetadata = (
   a: Readonly<Record<string, unknown>>,
   b: Readonly<Record<string, unknown>>
-): boolean => JSON.stringify(a, sortedKeys) === JSON.stringify(b, sortedKeys)
+): boolean => sameJson(a, b)
 
 /** A free key/value map kept with a subscriber or tag: JSON values, 64 keys and 16 KiB at most. */
 export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
