@@ -45,7 +45,8 @@ describe("migrations", () => {
           [15, "billing"],
           [16, "audience_order"],
           [17, "audience_snapshot"],
-          [18, "import_jobs"]
+          [18, "import_jobs"],
+          [19, "import_lease_token"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
