@@ -20,34 +20,15 @@ import { Chunk, Clock, Effect, Exit, Fiber, Layer, Option, Stream } from "effect
 import { randomUUID } from "node:crypto"
 import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import { NodeIdsLive } from "../../adapters/node/index.js"
-import { anEraOfItsOwn, deletingAfterwards, givenOrganization, givenSubscriber, instant, type PersistenceLayer } from "./fixtures.js"
-
-const anImportJob = (organizationId: OrganizationId, fields: Partial<ImportJob> = {}): ImportJob => ({
-  id: ImportId.make(randomUUID()),
-  organizationId,
-  status: "queued",
-  fileName: "subscribers.csv",
-  byteSize: 0,
-  options: { resubscribe: false, createTags: true, encoding: "utf-8" },
-  counts: noImportCounts,
-  recordsDone: 0,
-  problems: [],
-  problemCount: 0,
-  ignoredColumns: [],
-  failure: null,
-  createdAt: instant(0),
-  startedAt: null,
-  finishedAt: null,
-  updatedAt: instant(0),
-  ...fields
-})
-
-const givenImportJob = (organizationId: OrganizationId, fields: Partial<ImportJob> = {}) =>
-  Effect.gen(function*() {
-    const job = anImportJob(organizationId, fields)
-    yield* (yield* ImportJobRepository).insert(job)
-    return job
-  })
+import {
+  anEraOfItsOwn,
+  deletingAfterwards,
+  givenImportJob,
+  givenOrganization,
+  givenSubscriber,
+  instant,
+  type PersistenceLayer
+} from "./fixtures.js"
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 
