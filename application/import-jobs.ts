@@ -1,5 +1,6 @@
 import {
   allows,
+  IMPORT_PROBLEMS_RETENTION_MS,
   type ImportId,
   ImportId as ImportIdSchema,
   type ImportJob,
@@ -193,7 +194,14 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
         return 1
       })
 
-    return { start, get, list, listPage, runNext } as const
+    /**
+     * Drops the problem rows (they name addresses) of up to `limit` imports that ended more than
+     * {@link IMPORT_PROBLEMS_RETENTION_MS} ago; their counts stay. How many lost theirs.
+     */
+    const pruneProblems = (limit: number) =>
+      Effect.flatMap(now, (at) => jobs.dropProblems(new Date(at.getTime() - IMPORT_PROBLEMS_RETENTION_MS), limit))
+
+    return { start, get, list, listPage, runNext, pruneProblems } as const
   })
 }) {}
 

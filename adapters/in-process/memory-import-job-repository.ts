@@ -1,5 +1,5 @@
 import { ImportJobRepository } from "@roster/application"
-import { type ImportJob, MAX_REPORTED_PROBLEMS, type RowProblem } from "@roster/domain"
+import { emailKey, type ImportJob, MAX_REPORTED_PROBLEMS, type RowProblem } from "@roster/domain"
 import { Effect, Layer, Option, Stream } from "effect"
 import { MemoryStore, type StoredImportJob, type Tables } from "./memory-store.js"
 import { compareBy, instant, isAfter } from "./ordering.js"
@@ -152,7 +152,34 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
             !heldBy(stored, leaseToken)
               ? undefined
               : { ...stored, job: { ...stored.job, status: "queued" }, leaseUntil: null, leaseToken: null })
-        )
+        ),
+
+      forgetAddresses: (organizationId, addresses) =>
+        store.write((t) => {
+          const forgotten = new Set(addresses.map(emailKey))
+          const named = (p: RowProblem) => p.email !== undefined && forgotten.has(emailKey(p.email))
+          let changed = 0
+          for (const stored of t.importJobs.values()) {
+            if (stored.job.organizationId !== organizationId || !stored.job.problems.some(named)) continue
+            const problems = stored.job.problems.map((p) => named(p) ? { line: p.line, field: p.field, problem: p.problem } : p)
+            t.importJobs.set(stored.job.id, { ...stored, job: { ...stored.job, problems } })
+            changed++
+          }
+          return changed
+        }),
+
+      dropProblems: (before, limit) =>
+        store.write((t) => {
+          let dropped = 0
+          for (const stored of t.importJobs.values()) {
+            if (dropped >= limit) break
+            const { finishedAt, problems } = stored.job
+            if (finishedAt === null || finishedAt.getTime() >= before.getTime() || problems.length === 0) continue
+            t.importJobs.set(stored.job.id, { ...stored, job: { ...stored.job, problems: [] } })
+            dropped++
+          }
+          return dropped
+        })
     })
   })
 )

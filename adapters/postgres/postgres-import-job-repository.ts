@@ -176,7 +176,28 @@ export const PostgresImportJobRepositoryLive = Layer.effect(
         sql`
           UPDATE import_jobs SET status = 'queued', lease_until = NULL, lease_token = NULL
           WHERE id = ${id} AND status = 'running' AND lease_token = ${leaseToken}
-          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+
+      forgetAddresses: (organizationId, addresses) =>
+        addresses.length === 0 ? Effect.succeed(0) : sql`
+          WITH forgotten AS (SELECT DISTINCT lower(address) AS key FROM unnest(${addresses}::text[]) AS address)
+          UPDATE import_jobs AS j SET problems = (
+            SELECT jsonb_agg(CASE WHEN lower(p.value->>'email') IN (SELECT key FROM forgotten) THEN p.value - 'email' ELSE p.value END ORDER BY p.n)
+            FROM jsonb_array_elements(j.problems) WITH ORDINALITY AS p(value, n)
+          )
+          WHERE j.organization_id = ${organizationId} AND j.problem_count > 0
+            AND EXISTS (SELECT 1 FROM jsonb_array_elements(j.problems) AS p WHERE lower(p->>'email') IN (SELECT key FROM forgotten))
+          RETURNING j.id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
+
+      dropProblems: (before, limit) =>
+        sql`
+          UPDATE import_jobs SET problems = '[]'::jsonb
+          WHERE id IN (
+            SELECT id FROM import_jobs
+            WHERE finished_at IS NOT NULL AND problems <> '[]'::jsonb AND finished_at < ${before}
+            LIMIT ${limit}
+          )
+          RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
     })
   })
 )

@@ -75,4 +75,15 @@ export class ImportJobRepository extends Context.Tag("roster/ImportJobRepository
    * progress. Whether it did.
    */
   readonly release: (id: ImportId, leaseToken: string) => Effect.Effect<boolean>
+  /**
+   * Takes `addresses` (compared without regard to letter case) out of the problem rows of the
+   * organization's imports: such a row keeps its line, column and problem, without an address.
+   * How many imports changed.
+   */
+  readonly forgetAddresses: (organizationId: OrganizationId, addresses: ReadonlyArray<string>) => Effect.Effect<number>
+  /**
+   * Drops the problem rows of up to `limit` imports that ended before `before`; their counts and
+   * `problemCount` stay. How many imports lost theirs.
+   */
+  readonly dropProblems: (before: Date, limit: number) => Effect.Effect<number>
 }>() {}

@@ -16,7 +16,7 @@ import {
   type OrganizationId,
   type RowProblem
 } from "@roster/domain"
-import { Chunk, Clock, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
+import { Chunk, Clock, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import { NodeIdsLive } from "../../adapters/node/index.js"
@@ -337,6 +337,55 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
+    it.effect("forgets addresses in the problem rows of the organization's imports, in any letter case; other rows and organizations keep theirs", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const [organization, other] = [yield* givenOrganization(), yield* givenOrganization()]
+        yield* Effect.gen(function*() {
+          const ada = (line: number): RowProblem => ({ line, field: "status", problem: "must be one of active", email: "Ada@Example.com" })
+          const grace: RowProblem = { line: 3, field: "tags", problem: "names more than 50 tags", email: "grace@example.com" }
+          const blank: RowProblem = { line: 4, field: "email", problem: "is empty" }
+          const named = yield* givenImportJob(organization.id, { status: "completed", problems: [ada(2), grace, blank, ada(9)], problemCount: 4 })
+          const unnamed = yield* givenImportJob(organization.id, { status: "completed", problems: [grace], problemCount: 1 })
+          const elsewhere = yield* givenImportJob(other.id, { status: "completed", problems: [ada(2)], problemCount: 1 })
+
+          expect(yield* jobs.forgetAddresses(organization.id, ["ada@example.COM", "nobody@example.com"])).toBe(1)
+          const forgotten = Option.getOrThrow(yield* jobs.find(organization.id, named.id))
+          const withoutAddress = (line: number): RowProblem => ({ line, field: "status", problem: "must be one of active" })
+          expect(forgotten).toStrictEqual({ ...named, problems: [withoutAddress(2), grace, blank, withoutAddress(9)] })
+          expect(yield* jobs.find(organization.id, unnamed.id)).toStrictEqual(Option.some(unnamed))
+          expect(yield* jobs.find(other.id, elsewhere.id)).toStrictEqual(Option.some(elsewhere))
+          // Nothing left to forget, or nothing asked.
+          expect(yield* jobs.forgetAddresses(organization.id, ["ada@example.com"])).toBe(0)
+          expect(yield* jobs.forgetAddresses(organization.id, [])).toBe(0)
+        }).pipe(deletingAfterwards([organization.id, other.id]))
+      }))
+
+    it.effect("drops the problem rows of imports that ended before a time, a batch at a time; their counts stay", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        // Ended before every other test's imports: this test's are the first dropped.
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const problems = problemsFrom(2, 3)
+          const ended = (at: number, status: "completed" | "failed") =>
+            givenImportJob(organization.id, { status, problems, problemCount: 3, finishedAt: era(at), counts: { ...noImportCounts, rows: 3, failed: 3 } })
+          const old = [yield* ended(10, "completed"), yield* ended(20, "failed")]
+          const recent = yield* ended(100, "completed")
+          const running = yield* givenImportJob(organization.id, { status: "running", problems, problemCount: 3 })
+
+          expect(yield* jobs.dropProblems(era(50), 1)).toBe(1)
+          expect(yield* jobs.dropProblems(era(50), 10)).toBeGreaterThanOrEqual(1)
+          for (const job of old) {
+            expect(yield* jobs.find(organization.id, job.id)).toStrictEqual(Option.some({ ...job, problems: [] }))
+          }
+          expect(yield* jobs.find(organization.id, recent.id)).toStrictEqual(Option.some(recent))
+          expect(yield* jobs.find(organization.id, running.id)).toStrictEqual(Option.some(running))
+          expect(yield* jobs.dropProblems(era(50), 10)).toBe(0)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
     it.effect("gives up uploads that stopped coming in, with their parts; queued imports and recent uploads stay", () =>
       Effect.gen(function*() {
         const jobs = yield* ImportJobRepository
@@ -479,6 +528,26 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
           const done = yield* imports.get(principal, started.id)
           expect([done.status, done.counts]).toStrictEqual(["completed", { ...noImportCounts, rows: 2, created: 2 }])
           expect(yield* (yield* SubscriberRepository).count(organization.id, {})).toBe(2)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("an ended import's problem rows are dropped once they are 30 days old; its counts stay", () =>
+      Effect.gen(function*() {
+        const imports = yield* ImportJobs
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        const day = 24 * 3_600
+        yield* Effect.gen(function*() {
+          const principal = principalOf(organization.id)
+          const ended = (at: number) =>
+            givenImportJob(organization.id, { status: "completed", problems: problemsFrom(2, 2), problemCount: 2, finishedAt: era(at) })
+          const old = yield* ended(0)
+          const recent = yield* ended(day + 1)
+          yield* TestClock.setTime(era(31 * day).getTime())
+          expect(yield* imports.pruneProblems(100)).toBeGreaterThanOrEqual(1)
+          const dropped = yield* imports.get(principal, old.id)
+          expect([dropped.problems, dropped.problemCount]).toStrictEqual([[], 2])
+          expect((yield* imports.get(principal, recent.id)).problems).toStrictEqual(problemsFrom(2, 2))
         }).pipe(deletingAfterwards([organization.id]))
       }))
 

@@ -21,6 +21,7 @@ import audienceOrder from "./0016_audience_order.js"
 import audienceSnapshot from "./0017_audience_snapshot.js"
 import importJobs from "./0018_import_jobs.js"
 import importLeaseToken from "./0019_import_lease_token.js"
+import importProblemRetention from "./0020_import_problem_retention.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -41,7 +42,8 @@ const migrations = Migrator.fromRecord({
   "0016_audience_order": audienceOrder,
   "0017_audience_snapshot": audienceSnapshot,
   "0018_import_jobs": importJobs,
-  "0019_import_lease_token": importLeaseToken
+  "0019_import_lease_token": importLeaseToken,
+  "0020_import_problem_retention": importProblemRetention
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
