@@ -1,5 +1,6 @@
 import {
   allows,
+  IMPORT_PROBLEMS_RETENTION_MS,
   type ImportId,
   ImportId as ImportIdSchema,
   type ImportJob,
@@ -7,7 +8,7 @@ import {
   noImportCounts,
   UploadTooLarge
 } from "@roster/domain"
-import { Effect, Exit, Option, Stream } from "effect"
+import { Data, Effect, Exit, Option, Stream } from "effect"
 import { CsvReader } from "./ports/csv-reader.js"
 import { Ids } from "./ports/ids.js"
 import { ImportJobRepository } from "./ports/import-job-repository.js"
@@ -18,6 +19,9 @@ import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page
 import { requireOwned } from "./support/ownership.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { SubscriberImports, unknownEncoding } from "./subscriber-imports.js"
+
+/** Another worker holds the import now: the run's batch is not kept, and the run stops. */
+class ImportTakenOver extends Data.TaggedError("ImportTakenOver") {}
 
 /** An uploaded file is kept in parts of this size until a worker has read it. */
 export const IMPORT_PART_BYTES = 1024 * 1024
@@ -140,46 +144,64 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
     /**
      * Runs the next import waiting for a worker (or one whose worker stopped) to its end: how
      * many it ran (0 or 1). Interrupted, it stops after the batch in hand and goes back to the
-     * queue with its progress; killed, it comes back when its lease runs out.
+     * queue with its progress; killed, it comes back when its lease runs out. A run that finds
+     * another worker took the import over (it was slower than its lease) rolls its batch back and
+     * stops there, leaving the import to that worker.
      */
     const runNext = (leaseMs: number) =>
       Effect.gen(function*() {
         const at = yield* now
         yield* jobs.discardAbandoned(new Date(at.getTime() - ABANDONED_AFTER_MS))
-        const claimed = yield* jobs.claim(at, new Date(at.getTime() + leaseMs))
+        const leaseToken = yield* ids.next
+        const claimed = yield* jobs.claim(at, new Date(at.getTime() + leaseMs), leaseToken)
         if (Option.isNone(claimed)) return 0
         const job = claimed.value
         const organization = yield* organizations.findById(job.organizationId)
         if (Option.isNone(organization)) {
-          yield* jobs.finish(job.id, { line: null, problem: "the organization no longer exists" }, yield* now)
+          yield* jobs.finish(job.id, leaseToken, { line: null, problem: "the organization no longer exists" }, yield* now)
           return 1
         }
-        const failure = yield* imports.run(jobs.file(job.id), {
+        const outcome = yield* imports.run(jobs.file(job.id), {
           organization: organization.value,
           options: job.options,
           skipRecords: job.recordsDone,
           countsSoFar: job.counts,
           checkpoint: (report) =>
             Effect.flatMap(now, (saved) =>
-              jobs.saveProgress(job.id, {
+              jobs.saveProgress(job.id, leaseToken, {
                 recordsDone: report.recordsDone,
                 counts: report.total,
                 problems: report.problems,
                 ignoredColumns: report.ignoredColumns,
                 at: saved,
                 leaseUntil: new Date(saved.getTime() + leaseMs)
-              }))
+              })).pipe(Effect.filterOrFail((held) => held, () => new ImportTakenOver()))
         }).pipe(
-          Effect.map((result) => result.failure === null ? null : { line: result.failure.line, problem: result.failure.problem }),
-          // The import cannot go on (a tag it needs could not be made): it stops there, and the rows before stay imported.
-          Effect.catchAll((error) => Effect.succeed({ line: null, problem: error.message })),
-          Effect.onInterrupt(() => jobs.release(job.id))
+          Effect.map((result): Option.Option<ImportJob["failure"]> =>
+            Option.some(result.failure === null ? null : { line: result.failure.line, problem: result.failure.problem })
+          ),
+          Effect.catchAll((error) =>
+            Effect.succeed(
+              error instanceof ImportTakenOver
+                ? Option.none()
+                // The import cannot go on (a tag it needs could not be made): it stops there, and the rows before stay imported.
+                : Option.some({ line: null, problem: error.message })
+            )
+          ),
+          Effect.onInterrupt(() => jobs.release(job.id, leaseToken))
         )
-        yield* jobs.finish(job.id, failure, yield* now)
+        if (Option.isSome(outcome)) yield* jobs.finish(job.id, leaseToken, outcome.value, yield* now)
         return 1
       })
 
-    return { start, get, list, listPage, runNext } as const
+    /**
+     * Drops the problem rows (they name addresses) of up to `limit` imports that ended more than
+     * {@link IMPORT_PROBLEMS_RETENTION_MS} ago; their counts stay. How many lost theirs.
+     */
+    const pruneProblems = (limit: number) =>
+      Effect.flatMap(now, (at) => jobs.dropProblems(new Date(at.getTime() - IMPORT_PROBLEMS_RETENTION_MS), limit))
+
+    return { start, get, list, listPage, runNext, pruneProblems } as const
   })
 }) {}
 

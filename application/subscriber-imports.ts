@@ -74,7 +74,7 @@ export interface ImportBatchReport {
   readonly ignoredColumns: ReadonlyArray<string>
 }
 
-export interface SubscriberImportRequest {
+export interface SubscriberImportRequest<CE = never> {
   readonly organization: Organization
   readonly options: SubscriberImportOptions
   /**
@@ -84,8 +84,11 @@ export interface SubscriberImportRequest {
   readonly skipRecords?: number | undefined
   /** The counts of the earlier run, which this one adds to. */
   readonly countsSoFar?: ImportCounts | undefined
-  /** Runs inside each batch's transaction, after its writes: a batch and its record commit together. */
-  readonly checkpoint?: ((report: ImportBatchReport) => Effect.Effect<void>) | undefined
+  /**
+   * Runs inside each batch's transaction, after its writes: a batch and its record commit
+   * together. Its failure rolls the batch back and stops the import with that failure.
+   */
+  readonly checkpoint?: ((report: ImportBatchReport) => Effect.Effect<void, CE>) | undefined
   /** Runs after each batch has committed (progress to show). */
   readonly progress?: ((report: ImportBatchReport) => Effect.Effect<void>) | undefined
 }
@@ -133,7 +136,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
       // Built here from checked values: not checked again.
       new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data: { ...data, source: IMPORT_EVENT_SOURCE } }, true)
 
-    const run = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>, request: SubscriberImportRequest) =>
+    const run = <E, R, CE = never>(bytes: Stream.Stream<Uint8Array, E, R>, request: SubscriberImportRequest<CE>) =>
       Effect.gen(function*() {
         const { organization, options } = request
         if (!csv.knowsEncoding(options.encoding)) {

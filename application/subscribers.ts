@@ -29,6 +29,7 @@ import { subscriberSnapshot, tagSubscriptionData } from "./support/event-payload
 import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { Ids } from "./ports/ids.js"
+import { ImportJobRepository } from "./ports/import-job-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { Outbox } from "./ports/outbox.js"
 import {
@@ -113,6 +114,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     const outbox = yield* Outbox
     const intake = yield* SubscriberIntake
     const ids = yield* Ids
+    const importJobs = yield* ImportJobRepository
     const resolveTagNames = makeTagNameResolver(tags, ids)
 
     const event = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
@@ -299,20 +301,24 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
 
     /**
      * Carries out up to `limit` erasures subscribers asked for, in one transaction: each subscriber
-     * is deleted with their tag links, the events kept about them lose everything but their id, and
-     * `subscriber.deleted` is recorded, as for a deletion through the API. A worker stopped halfway
-     * leaves nothing half-done: the transaction rolls back, and the next run takes them again. How
-     * many it erased.
+     * is deleted with their tag links, the events kept about them lose everything but their id, the
+     * problem rows of their organization's imports lose their address, and `subscriber.deleted` is
+     * recorded, as for a deletion through the API. A worker stopped halfway leaves nothing
+     * half-done: the transaction rolls back, and the next run takes them again. How many it erased.
      */
     const eraseRequested = (limit: number) =>
       unitOfWork.transaction(Effect.gen(function*() {
         const due = yield* subscribers.claimErasures(limit)
+        const addresses = new Map<OrganizationId, Array<string>>()
         for (const { id, organizationId } of due) {
           const subscriber = yield* subscribers.findByIdForUpdate(organizationId, id)
           if (Option.isNone(subscriber)) continue
           yield* outbox.forgetSubscriber(organizationId, id)
           yield* deleteWithin(subscriber.value)
+          addresses.set(organizationId, [...(addresses.get(organizationId) ?? []), subscriber.value.email])
         }
+        // Imports last, once every subscriber is held: a running import's batch holds its subscribers before its import too.
+        for (const [organizationId, emails] of addresses) yield* importJobs.forgetAddresses(organizationId, emails)
         return due.length
       }))
 

@@ -3,7 +3,7 @@ import { now } from "./support/clock.js"
 import { type Backlog, WorkBacklog, type WorkBacklogSnapshot } from "./ports/work-backlog.js"
 
 /** The kinds of work whose lag tells whether workers keep up. */
-export type WatchedWork = "events" | "webhook_deliveries" | "emails" | "scheduled_campaigns" | "trigger_firings"
+export type WatchedWork = "events" | "webhook_deliveries" | "emails" | "scheduled_campaigns" | "trigger_firings" | "imports"
 
 export interface OverdueWork {
   readonly work: WatchedWork
@@ -41,7 +41,8 @@ export class WorkerHealth extends Effect.Service<WorkerHealth>()("roster/WorkerH
         ["webhook_deliveries", snapshot.webhookDeliveries],
         ["emails", snapshot.emails],
         ["scheduled_campaigns", snapshot.scheduledCampaigns],
-        ["trigger_firings", snapshot.triggerFirings]
+        ["trigger_firings", snapshot.triggerFirings],
+        ["imports", snapshot.imports]
       ]
       const overdue = watched.flatMap(([work, waiting]): ReadonlyArray<OverdueWork> => {
         const lag = lagSeconds(waiting, at)

@@ -1,5 +1,5 @@
 import { ImportJobRepository } from "@roster/application"
-import { type ImportJob, MAX_REPORTED_PROBLEMS, type RowProblem } from "@roster/domain"
+import { emailKey, type ImportJob, MAX_REPORTED_PROBLEMS, type RowProblem } from "@roster/domain"
 import { Effect, Layer, Option, Stream } from "effect"
 import { MemoryStore, type StoredImportJob, type Tables } from "./memory-store.js"
 import { compareBy, instant, isAfter } from "./ordering.js"
@@ -12,12 +12,19 @@ const storedProblem = (p: RowProblem): RowProblem => ({
   ...(p.email === undefined ? {} : { email: p.email })
 })
 
-const change = (t: Tables, id: string, f: (stored: StoredImportJob) => StoredImportJob | undefined): void => {
+/** Changes the import by `f`, unless `f` leaves it as it is (undefined); whether it changed. */
+const change = (t: Tables, id: string, f: (stored: StoredImportJob) => StoredImportJob | undefined): boolean => {
   const stored = t.importJobs.get(id)
-  if (stored === undefined) return
+  if (stored === undefined) return false
   const changed = f(stored)
-  if (changed !== undefined) t.importJobs.set(id, changed)
+  if (changed === undefined) return false
+  t.importJobs.set(id, changed)
+  return true
 }
+
+/** Whether the running import is still the worker's that claimed it with `leaseToken`. */
+const heldBy = (stored: StoredImportJob, leaseToken: string): boolean =>
+  stored.job.status === "running" && stored.leaseToken === leaseToken
 
 const createdAt = (job: ImportJob): number => job.createdAt.getTime()
 
@@ -33,7 +40,7 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
     return ImportJobRepository.of({
       insert: (job) =>
         store.write((t) => {
-          t.importJobs.set(job.id, { job: { ...job, problems: job.problems.map(storedProblem) }, parts: [], leaseUntil: null })
+          t.importJobs.set(job.id, { job: { ...job, problems: job.problems.map(storedProblem) }, parts: [], leaseUntil: null, leaseToken: null })
         }),
 
       appendPart: (id, part, bytes) =>
@@ -84,7 +91,7 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
 
       count: (organizationId) => store.read((t) => listed(t, organizationId).length),
 
-      claim: (now, leaseUntil) =>
+      claim: (now, leaseUntil, leaseToken) =>
         store.write((t) => {
           const due = [...t.importJobs.values()]
             .filter(({ job, leaseUntil: held }) =>
@@ -95,7 +102,7 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
           const next = due[0]
           if (next === undefined) return Option.none()
           const job: ImportJob = { ...next, status: "running", startedAt: next.startedAt ?? now, updatedAt: now }
-          change(t, job.id, (stored) => ({ ...stored, job, leaseUntil }))
+          change(t, job.id, (stored) => ({ ...stored, job, leaseUntil, leaseToken }))
           return Option.some(job)
         }),
 
@@ -105,10 +112,10 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
             Option.fromNullable(t.importJobs.get(id)?.parts[part]).pipe(Option.map((bytes) => [bytes, part + 1] as const))
           )),
 
-      saveProgress: (id, progress) =>
+      saveProgress: (id, leaseToken, progress) =>
         store.write((t) =>
           change(t, id, (stored) => {
-            if (stored.job.status !== "running") return undefined
+            if (!heldBy(stored, leaseToken)) return undefined
             const room = Math.max(0, MAX_REPORTED_PROBLEMS - stored.job.problems.length)
             const job: ImportJob = {
               ...stored.job,
@@ -123,9 +130,9 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
           })
         ),
 
-      finish: (id, failure, at) =>
+      finish: (id, leaseToken, failure, at) =>
         store.write((t) =>
-          change(t, id, (stored) => ({
+          change(t, id, (stored) => !heldBy(stored, leaseToken) ? undefined : ({
             job: {
               ...stored.job,
               status: failure === null ? "completed" : "failed",
@@ -134,17 +141,45 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
               updatedAt: at
             },
             parts: [],
-            leaseUntil: null
+            leaseUntil: null,
+            leaseToken: null
           }))
         ),
 
-      release: (id) =>
+      release: (id, leaseToken) =>
         store.write((t) =>
           change(t, id, (stored) =>
-            stored.job.status !== "running"
+            !heldBy(stored, leaseToken)
               ? undefined
-              : { ...stored, job: { ...stored.job, status: "queued" }, leaseUntil: null })
-        )
+              : { ...stored, job: { ...stored.job, status: "queued" }, leaseUntil: null, leaseToken: null })
+        ),
+
+      forgetAddresses: (organizationId, addresses) =>
+        store.write((t) => {
+          const forgotten = new Set(addresses.map(emailKey))
+          const named = (p: RowProblem) => p.email !== undefined && forgotten.has(emailKey(p.email))
+          let changed = 0
+          for (const stored of t.importJobs.values()) {
+            if (stored.job.organizationId !== organizationId || !stored.job.problems.some(named)) continue
+            const problems = stored.job.problems.map((p) => named(p) ? { line: p.line, field: p.field, problem: p.problem } : p)
+            t.importJobs.set(stored.job.id, { ...stored, job: { ...stored.job, problems } })
+            changed++
+          }
+          return changed
+        }),
+
+      dropProblems: (before, limit) =>
+        store.write((t) => {
+          let dropped = 0
+          for (const stored of t.importJobs.values()) {
+            if (dropped >= limit) break
+            const { finishedAt, problems } = stored.job
+            if (finishedAt === null || finishedAt.getTime() >= before.getTime() || problems.length === 0) continue
+            t.importJobs.set(stored.job.id, { ...stored, job: { ...stored.job, problems: [] } })
+            dropped++
+          }
+          return dropped
+        })
     })
   })
 )

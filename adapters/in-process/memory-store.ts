@@ -80,6 +80,8 @@ export interface StoredImportJob {
   /** Replaced, never changed in place. */
   readonly parts: ReadonlyArray<Uint8Array>
   readonly leaseUntil: Date | null
+  /** The token of the worker holding the running import. */
+  readonly leaseToken: string | null
 }
 
 /** A trigger's firing for one subscriber. */

@@ -41,7 +41,13 @@ export const MemoryWorkBacklogLive = Layer.effect(
             ),
             scheduledCampaigns: backlogOf(campaigns.filter((c) => c.status === "scheduled"), (c) => c.scheduledAt, at),
             sendingCampaigns: campaigns.filter((c) => c.status === "sending").length,
-            triggerFirings: backlogOf([...t.triggerFirings.values()].filter((f) => f.status === "pending"), (f) => f.dueAt, at)
+            triggerFirings: backlogOf([...t.triggerFirings.values()].filter((f) => f.status === "pending"), (f) => f.dueAt, at),
+            // A running import is due again when its worker's lease runs out.
+            imports: backlogOf(
+              [...t.importJobs.values()].filter(({ job }) => job.status === "queued" || job.status === "running"),
+              ({ job, leaseUntil }) => job.status === "queued" ? job.updatedAt : leaseUntil,
+              at
+            )
           }
         })
     }))

@@ -101,7 +101,7 @@ export interface QueueDepth {
 
 const queueWaiting = new Gauge({
   name: "roster_queue_waiting",
-  help: "Background work waiting in the database (webhook deliveries, emails, campaign emails, events, ...), by kind.",
+  help: "Background work waiting in the database (webhook deliveries, emails, campaign emails, events, imports, ...), by kind.",
   labelNames: ["work"] as const,
   registers: [metricsRegistry]
 })

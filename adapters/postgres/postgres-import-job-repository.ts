@@ -46,8 +46,9 @@ const storedProblem = (p: RowProblem) => ({ line: p.line, field: p.field, proble
 /**
  * Imports sent over HTTP, and their files: a part of the file a row of `import_job_parts`, read
  * back one statement a part. A worker claims with `FOR UPDATE SKIP LOCKED`, so workers never
- * take the same import; its progress is written by the statement that runs in the batch's
- * transaction, so a batch and its record commit together.
+ * take the same import, and marks it with its lease token; its progress is written by the
+ * statement that runs in the batch's transaction, so a batch and its record commit together, and
+ * only while the token is still the import's (a worker that took it over replaced it).
  */
 export const PostgresImportJobRepositoryLive = Layer.effect(
   ImportJobRepository,
@@ -119,10 +120,10 @@ export const PostgresImportJobRepositoryLive = Layer.effect(
           SELECT count(*)::integer AS count FROM import_jobs
           WHERE organization_id = ${organizationId} AND status <> 'receiving'`.pipe(Effect.flatMap(decodeCount), Effect.orDie),
 
-      claim: (now, leaseUntil) =>
+      claim: (now, leaseUntil, leaseToken) =>
         sql`
           UPDATE import_jobs
-          SET status = 'running', lease_until = ${leaseUntil}, started_at = coalesce(started_at, ${now}), updated_at = ${now}
+          SET status = 'running', lease_until = ${leaseUntil}, lease_token = ${leaseToken}, started_at = coalesce(started_at, ${now}), updated_at = ${now}
           WHERE id = (
             SELECT id FROM import_jobs
             WHERE status = 'queued' OR (status = 'running' AND lease_until <= ${now})
@@ -135,7 +136,7 @@ export const PostgresImportJobRepositoryLive = Layer.effect(
       file: (id) =>
         Stream.unfoldEffect(0, (part) => Effect.map(readPart(id, part), Option.map((bytes) => [bytes, part + 1] as const))),
 
-      saveProgress: (id, progress) => {
+      saveProgress: (id, leaseToken, progress) => {
         const problems = jsonb(progress.problems.map(storedProblem))
         return sql`
           UPDATE import_jobs SET
@@ -153,25 +154,50 @@ export const PostgresImportJobRepositoryLive = Layer.effect(
             ignored_columns = ${jsonb(progress.ignoredColumns)}::jsonb,
             lease_until = ${progress.leaseUntil},
             updated_at = ${progress.at}
-          WHERE id = ${id} AND status = 'running'`.pipe(Effect.asVoid, Effect.orDie)
+          WHERE id = ${id} AND status = 'running' AND lease_token = ${leaseToken}
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
       },
 
-      finish: (id, failure, at) =>
-        transactional(sql)(Effect.zipRight(
-          sql`
+      finish: (id, leaseToken, failure, at) =>
+        transactional(sql)(Effect.gen(function*() {
+          const finished = yield* sql`
             UPDATE import_jobs SET
               status = ${failure === null ? "completed" : "failed"},
               failure = ${failure === null ? null : jsonb(failure)}::jsonb,
-              lease_until = NULL, finished_at = ${at}, updated_at = ${at}
-            WHERE id = ${id}`,
-          sql`DELETE FROM import_job_parts WHERE job_id = ${id}`
-        )).pipe(Effect.asVoid, Effect.orDie),
+              lease_until = NULL, lease_token = NULL, finished_at = ${at}, updated_at = ${at}
+            WHERE id = ${id} AND status = 'running' AND lease_token = ${leaseToken}
+            RETURNING id`
+          if (finished.length === 0) return false
+          yield* sql`DELETE FROM import_job_parts WHERE job_id = ${id}`
+          return true
+        })).pipe(Effect.orDie),
 
-      release: (id) =>
-        sql`UPDATE import_jobs SET status = 'queued', lease_until = NULL WHERE id = ${id} AND status = 'running'`.pipe(
-          Effect.asVoid,
-          Effect.orDie
-        )
+      release: (id, leaseToken) =>
+        sql`
+          UPDATE import_jobs SET status = 'queued', lease_until = NULL, lease_token = NULL
+          WHERE id = ${id} AND status = 'running' AND lease_token = ${leaseToken}
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+
+      forgetAddresses: (organizationId, addresses) =>
+        addresses.length === 0 ? Effect.succeed(0) : sql`
+          WITH forgotten AS (SELECT DISTINCT lower(address) AS key FROM unnest(${addresses}::text[]) AS address)
+          UPDATE import_jobs AS j SET problems = (
+            SELECT jsonb_agg(CASE WHEN lower(p.value->>'email') IN (SELECT key FROM forgotten) THEN p.value - 'email' ELSE p.value END ORDER BY p.n)
+            FROM jsonb_array_elements(j.problems) WITH ORDINALITY AS p(value, n)
+          )
+          WHERE j.organization_id = ${organizationId} AND j.problem_count > 0
+            AND EXISTS (SELECT 1 FROM jsonb_array_elements(j.problems) AS p WHERE lower(p->>'email') IN (SELECT key FROM forgotten))
+          RETURNING j.id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
+
+      dropProblems: (before, limit) =>
+        sql`
+          UPDATE import_jobs SET problems = '[]'::jsonb
+          WHERE id IN (
+            SELECT id FROM import_jobs
+            WHERE finished_at IS NOT NULL AND problems <> '[]'::jsonb AND finished_at < ${before}
+            LIMIT ${limit}
+          )
+          RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
     })
   })
 )

@@ -9,7 +9,7 @@ const Figures = Schema.Struct({
   oldestDueAt: Schema.NullOr(Schema.DateFromSelf)
 })
 
-type Kind = "events" | "webhook_deliveries" | "emails" | "campaign_emails" | "scheduled_campaigns" | "trigger_firings"
+type Kind = "events" | "webhook_deliveries" | "emails" | "campaign_emails" | "scheduled_campaigns" | "trigger_firings" | "imports"
 
 /** The figures of one kind of work, from its `<kind>_waiting`, `<kind>_due` and `<kind>_oldest_due_at` columns. */
 const backlogOf = (row: Row, kind: Kind): Effect.Effect<Backlog> => decodeRow(Figures, `${kind}_`)(row)
@@ -17,7 +17,7 @@ const backlogOf = (row: Row, kind: Kind): Effect.Effect<Backlog> => decodeRow(Fi
 /**
  * The backlog in one statement, read-only and without locks. Each count walks the partial index
  * the workers' claims use (pending deliveries, queued messages, scheduled campaigns, pending
- * firings, undispatched events), so it reads what waits and nothing of the history.
+ * firings, undispatched events, unfinished imports), so it reads what waits and nothing of the history.
  */
 export const PostgresWorkBacklogLive = Layer.effect(
   WorkBacklog,
@@ -59,6 +59,15 @@ export const PostgresWorkBacklogLive = Layer.effect(
                    (count(*) FILTER (WHERE due_at <= ${at}))::integer AS due,
                    min(due_at) FILTER (WHERE due_at <= ${at}) AS oldest_due_at
             FROM trigger_firings WHERE status = 'pending'
+          ), imports AS (
+            SELECT count(*)::integer AS waiting,
+                   (count(*) FILTER (WHERE due_at <= ${at}))::integer AS due,
+                   min(due_at) FILTER (WHERE due_at <= ${at}) AS oldest_due_at
+            FROM (
+              -- A queued import is due from its last change (queued, or its last batch), a running one when its lease runs out.
+              SELECT CASE WHEN status = 'queued' THEN updated_at ELSE lease_until END AS due_at
+              FROM import_jobs WHERE status IN ('queued', 'running')
+            ) unfinished
           )
           SELECT
             events.waiting AS events_waiting, events.due AS events_due, events.oldest_due_at AS events_oldest_due_at,
@@ -71,8 +80,9 @@ export const PostgresWorkBacklogLive = Layer.effect(
             scheduled_campaigns.oldest_due_at AS scheduled_campaigns_oldest_due_at,
             trigger_firings.waiting AS trigger_firings_waiting, trigger_firings.due AS trigger_firings_due,
             trigger_firings.oldest_due_at AS trigger_firings_oldest_due_at,
+            imports.waiting AS imports_waiting, imports.due AS imports_due, imports.oldest_due_at AS imports_oldest_due_at,
             (SELECT count(*)::integer FROM campaigns WHERE status = 'sending') AS sending_campaigns
-          FROM events, webhook_deliveries, emails, campaign_emails, scheduled_campaigns, trigger_firings
+          FROM events, webhook_deliveries, emails, campaign_emails, scheduled_campaigns, trigger_firings, imports
         `.pipe(
           Effect.orDie,
           Effect.flatMap(([row]) =>
@@ -83,6 +93,7 @@ export const PostgresWorkBacklogLive = Layer.effect(
               campaignEmails: backlogOf(row!, "campaign_emails"),
               scheduledCampaigns: backlogOf(row!, "scheduled_campaigns"),
               triggerFirings: backlogOf(row!, "trigger_firings"),
+              imports: backlogOf(row!, "imports"),
               sendingCampaigns: Effect.succeed(Number(row!.sending_campaigns))
             })
           )

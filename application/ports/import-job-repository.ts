@@ -49,19 +49,41 @@ export class ImportJobRepository extends Context.Tag("roster/ImportJobRepository
   readonly count: (organizationId: OrganizationId) => Effect.Effect<number>
   /**
    * Takes the oldest import waiting for a worker, or a running one whose worker's lease ran out,
-   * and holds it until `leaseUntil`.
+   * and holds it until `leaseUntil` under `leaseToken`: from then on only that token changes it,
+   * so a worker that was slower than its lease cannot touch an import another worker took over.
    */
-  readonly claim: (now: Date, leaseUntil: Date) => Effect.Effect<Option.Option<ImportJob>>
+  readonly claim: (now: Date, leaseUntil: Date, leaseToken: string) => Effect.Effect<Option.Option<ImportJob>>
   /** The import's file, a part at a time, in order. */
   readonly file: (id: ImportId) => Stream.Stream<Uint8Array>
-  /** Adds a batch's progress to a running import (inside the batch's transaction). */
-  readonly saveProgress: (id: ImportId, progress: ImportProgress) => Effect.Effect<void>
-  /** Ends a running import: `failure` makes it `failed`. Its file is forgotten. */
+  /**
+   * Adds a batch's progress to a running import (inside the batch's transaction), if `leaseToken`
+   * still holds it; whether it did. When it did not, the batch must not be kept either.
+   */
+  readonly saveProgress: (id: ImportId, leaseToken: string, progress: ImportProgress) => Effect.Effect<boolean>
+  /**
+   * Ends a running import held by `leaseToken`: `failure` makes it `failed`. Its file is forgotten.
+   * Whether it did.
+   */
   readonly finish: (
     id: ImportId,
+    leaseToken: string,
     failure: { readonly line: number | null; readonly problem: string } | null,
     at: Date
-  ) => Effect.Effect<void>
-  /** Gives a running import back to the queue (its worker stops), keeping its progress. */
-  readonly release: (id: ImportId) => Effect.Effect<void>
+  ) => Effect.Effect<boolean>
+  /**
+   * Gives a running import held by `leaseToken` back to the queue (its worker stops), keeping its
+   * progress. Whether it did.
+   */
+  readonly release: (id: ImportId, leaseToken: string) => Effect.Effect<boolean>
+  /**
+   * Takes `addresses` (compared without regard to letter case) out of the problem rows of the
+   * organization's imports: such a row keeps its line, column and problem, without an address.
+   * How many imports changed.
+   */
+  readonly forgetAddresses: (organizationId: OrganizationId, addresses: ReadonlyArray<string>) => Effect.Effect<number>
+  /**
+   * Drops the problem rows of up to `limit` imports that ended before `before`; their counts and
+   * `problemCount` stay. How many imports lost theirs.
+   */
+  readonly dropProblems: (before: Date, limit: number) => Effect.Effect<number>
 }>() {}

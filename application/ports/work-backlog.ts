@@ -26,6 +26,11 @@ export interface WorkBacklogSnapshot {
   readonly sendingCampaigns: number
   /** Trigger emails waiting for their delay to pass. */
   readonly triggerFirings: Backlog
+  /**
+   * Imports sent over HTTP and not yet ended: a queued one is due from when it was queued (one
+   * handed back, from its last batch), a running one when its worker's lease runs out.
+   */
+  readonly imports: Backlog
 }
 
 /** Read-only figures about the background work, for health checks: nothing is claimed or locked. */

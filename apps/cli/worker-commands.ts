@@ -27,7 +27,8 @@ export const healthJson = ({ backlog, checkedAt, healthy, maxLagSeconds, overdue
     emails: backlogJson(backlog.campaignEmails, checkedAt, "queued"),
     scheduled: backlogJson(backlog.scheduledCampaigns, checkedAt, "waiting")
   },
-  trigger_firings: backlogJson(backlog.triggerFirings, checkedAt, "pending")
+  trigger_firings: backlogJson(backlog.triggerFirings, checkedAt, "pending"),
+  imports: backlogJson(backlog.imports, checkedAt, "unfinished")
 })
 
 const health = Command.make(

@@ -22,3 +22,16 @@ export const ImportJob = jobLayer(Effect.gen(function*() {
     maxIdleMs: settings.importMaxIdleMs
   }
 }))
+
+/** Ended imports' problem rows, which name addresses, dropped once they are 30 days old: a batch of imports at a time. */
+export const ImportProblemRetentionJob = jobLayer(Effect.gen(function*() {
+  const imports = yield* ImportJobs
+  const settings = yield* WorkerSettings
+  return {
+    name: "import problem retention",
+    run: imports.pruneProblems(settings.importPruneBatch),
+    batchSize: settings.importPruneBatch,
+    lanes: 1,
+    idleMs: settings.pruneIntervalMs
+  }
+}))

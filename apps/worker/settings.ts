@@ -82,7 +82,9 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
      */
     importLanes: 2,
     importIdleMs: 500,
-    importMaxIdleMs: 2_000
+    importMaxIdleMs: 2_000,
+    /** Ended imports whose problem rows are dropped per statement (each holds up to a thousand). */
+    importPruneBatch: 100
   })
 }) {}
 

@@ -7,7 +7,7 @@ import { HeartbeatJob } from "./heartbeat.js"
 import { TriggerJob } from "./trigger-job.js"
 import { WebhookJobsLive } from "./webhook-jobs.js"
 import { BillingJob } from "./billing-job.js"
-import { ImportJob } from "./import-job.js"
+import { ImportJob, ImportProblemRetentionJob } from "./import-job.js"
 
 /** Said last, once every job has stopped. */
 const StoppedLine = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo("worker stopped")))
@@ -27,5 +27,6 @@ export const WorkerLive = Layer.mergeAll(
   DomainCheckJob,
   HeartbeatJob,
   BillingJob,
-  ImportJob
+  ImportJob,
+  ImportProblemRetentionJob
 ).pipe(Layer.provide(StoppedLine))

@@ -23,6 +23,12 @@ export const MAX_IMPORT_ROW_TAGS = 50
 /** Problems an import keeps to report in full; beyond these it only counts them. */
 export const MAX_REPORTED_PROBLEMS = 1000
 
+/**
+ * An import sent over HTTP keeps its problem rows (which name addresses) this long after it ended;
+ * then only their count stays.
+ */
+export const IMPORT_PROBLEMS_RETENTION_MS = 30 * 24 * 3_600_000
+
 /** A file an import cannot read at all, or stops reading: why, and at which line if one is to blame. */
 export class ImportRefused extends Schema.TaggedError<ImportRefused>()("ImportRefused", {
   line: Schema.NullOr(Schema.Number),

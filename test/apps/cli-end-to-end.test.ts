@@ -178,7 +178,8 @@ const expectEventsWaiting = async (env: Record<string, string>) => {
     webhook_deliveries: { pending: 0, due: 0, oldest_due_age_seconds: null },
     emails: { queued: 0, due: 0, oldest_due_age_seconds: null },
     campaigns: { sending: 0, emails: { queued: 0 }, scheduled: { waiting: 0 } },
-    trigger_firings: { pending: 0 }
+    trigger_firings: { pending: 0 },
+    imports: { unfinished: 0, due: 0, oldest_due_age_seconds: null }
   })
   const events = lenient.report.events as { readonly undispatched: number; readonly due: number }
   expect(events.undispatched).toBe(events.due)

@@ -82,6 +82,16 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
       return job.status === "running" && job.records_done > 0
     }, "a batch of the import done", 30_000)
 
+  /** `worker health --max-lag 0`: its verdict on imports. */
+  const importsHealth = async () => {
+    const checked = await run("cli", ["worker", "health", "--max-lag", "0"], env)
+    const report = JSON.parse(checked.stdout) as {
+      readonly overdue: ReadonlyArray<{ readonly work: string; readonly lag_seconds: number }>
+      readonly imports: { readonly unfinished: number; readonly due: number; readonly oldest_due_age_seconds: number | null }
+    }
+    return { code: checked.code, stderr: checked.stderr, overdue: report.overdue, imports: report.imports }
+  }
+
   const expectWhole = async (location: string, prefix: string) => {
     const done = await importAt(location)
     expect(done).toMatchObject({
@@ -104,6 +114,17 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
       const left = await importAt(location)
       expect(left.status).toBe("running")
       const killedAt = Date.now()
+      // The dead worker's import is held until its lease runs out, then `worker health` calls it overdue.
+      const held = await importsHealth()
+      expect(held.imports).toMatchObject({ unfinished: 1, due: 0, oldest_due_age_seconds: null })
+      let overdue = held
+      await waitUntil(async () => {
+        overdue = await importsHealth()
+        return overdue.imports.due === 1
+      }, "the killed worker's lease run out", 30_000)
+      expect(overdue.code).toBe(1)
+      expect(overdue.overdue).toContainEqual({ work: "imports", lag_seconds: expect.any(Number) })
+      expect(overdue.stderr).toMatch(/imports waited \d+ s/)
       second = await startWorker(env)
       await waitUntil(async () => (await importAt(location)).status === "completed", "the import completed by the second worker", 90_000)
       // Not before the lease of the killed worker ran out.

@@ -26,7 +26,7 @@ import {
   WebhookEndpointRepository,
   type WorkBacklog,
   type SubscriberImportStore,
-  type ImportJobRepository
+  ImportJobRepository
 } from "@roster/application"
 import {
   ApiKey,
@@ -35,9 +35,12 @@ import {
   EmailAddress,
   EventId,
   type EventType,
+  ImportId,
+  type ImportJob,
   type Locale,
   MagicLink,
   Membership,
+  noImportCounts,
   Organization,
   OrganizationId,
   type PlanTier,
@@ -543,4 +546,32 @@ export const givenAttempts = (
       }),
       attempts: made
     }
+  })
+
+/** An import sent over HTTP, queued unless told. */
+export const anImportJob = (organizationId: OrganizationId, fields: Partial<ImportJob> = {}): ImportJob => ({
+  id: ImportId.make(randomUUID()),
+  organizationId,
+  status: "queued",
+  fileName: "subscribers.csv",
+  byteSize: 0,
+  options: { resubscribe: false, createTags: true, encoding: "utf-8" },
+  counts: noImportCounts,
+  recordsDone: 0,
+  problems: [],
+  problemCount: 0,
+  ignoredColumns: [],
+  failure: null,
+  createdAt: instant(0),
+  startedAt: null,
+  finishedAt: null,
+  updatedAt: instant(0),
+  ...fields
+})
+
+export const givenImportJob = (organizationId: OrganizationId, fields: Partial<ImportJob> = {}) =>
+  Effect.gen(function*() {
+    const job = anImportJob(organizationId, fields)
+    yield* (yield* ImportJobRepository).insert(job)
+    return job
   })

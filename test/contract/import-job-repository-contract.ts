@@ -16,38 +16,19 @@ import {
   type OrganizationId,
   type RowProblem
 } from "@roster/domain"
-import { Chunk, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
+import { Chunk, Clock, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import { NodeIdsLive } from "../../adapters/node/index.js"
-import { anEraOfItsOwn, deletingAfterwards, givenOrganization, instant, type PersistenceLayer } from "./fixtures.js"
-
-const anImportJob = (organizationId: OrganizationId, fields: Partial<ImportJob> = {}): ImportJob => ({
-  id: ImportId.make(randomUUID()),
-  organizationId,
-  status: "queued",
-  fileName: "subscribers.csv",
-  byteSize: 0,
-  options: { resubscribe: false, createTags: true, encoding: "utf-8" },
-  counts: noImportCounts,
-  recordsDone: 0,
-  problems: [],
-  problemCount: 0,
-  ignoredColumns: [],
-  failure: null,
-  createdAt: instant(0),
-  startedAt: null,
-  finishedAt: null,
-  updatedAt: instant(0),
-  ...fields
-})
-
-const givenImportJob = (organizationId: OrganizationId, fields: Partial<ImportJob> = {}) =>
-  Effect.gen(function*() {
-    const job = anImportJob(organizationId, fields)
-    yield* (yield* ImportJobRepository).insert(job)
-    return job
-  })
+import {
+  anEraOfItsOwn,
+  deletingAfterwards,
+  givenImportJob,
+  givenOrganization,
+  givenSubscriber,
+  instant,
+  type PersistenceLayer
+} from "./fixtures.js"
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 
@@ -157,19 +138,19 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
           yield* givenImportJob(organization.id, { createdAt: era(0), status: "receiving" })
           yield* givenImportJob(organization.id, { createdAt: era(0), status: "completed" })
 
-          const first = yield* jobs.claim(era(10), era(40))
+          const first = yield* jobs.claim(era(10), era(40), randomUUID())
           expect(first).toStrictEqual(Option.some({ ...older, status: "running", startedAt: era(10), updatedAt: era(10) }))
-          const second = yield* jobs.claim(era(11), era(41))
+          const second = yield* jobs.claim(era(11), era(41), randomUUID())
           expect(Option.map(second, (job) => job.id)).toStrictEqual(Option.some(newer.id))
           // Both are held: nothing else is due before the leases run out.
-          expect(Option.map(yield* jobs.claim(era(39), era(69)), (job) => job.organizationId)).not.toStrictEqual(
+          expect(Option.map(yield* jobs.claim(era(39), era(69), randomUUID()), (job) => job.organizationId)).not.toStrictEqual(
             Option.some(organization.id)
           )
 
           // The first worker's lease ran out: another takes the import over, started when it first was.
-          const takenOver = yield* jobs.claim(era(40), era(70))
+          const takenOver = yield* jobs.claim(era(40), era(70), randomUUID())
           expect(takenOver).toStrictEqual(Option.some({ ...older, status: "running", startedAt: era(10), updatedAt: era(40) }))
-          expect(Option.map(yield* jobs.claim(era(41), era(71)), (job) => job.id)).toStrictEqual(Option.some(newer.id))
+          expect(Option.map(yield* jobs.claim(era(41), era(71), randomUUID()), (job) => job.id)).toStrictEqual(Option.some(newer.id))
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
@@ -180,7 +161,7 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         const era = anEraOfItsOwn()
         yield* Effect.gen(function*() {
           const made = [yield* givenImportJob(organization.id, { createdAt: era(1) }), yield* givenImportJob(organization.id, { createdAt: era(2) })]
-          const claimed = yield* Effect.all([jobs.claim(era(10), era(40)), jobs.claim(era(10), era(40))], { concurrency: 2 })
+          const claimed = yield* Effect.all([jobs.claim(era(10), era(40), randomUUID()), jobs.claim(era(10), era(40), randomUUID())], { concurrency: 2 })
           expect(claimed.map((job) => Option.getOrThrow(job).id).sort()).toStrictEqual(made.map((job) => job.id).sort())
         }).pipe(deletingAfterwards([organization.id]))
       }))
@@ -192,9 +173,10 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         const era = anEraOfItsOwn()
         yield* Effect.gen(function*() {
           const job = yield* givenImportJob(organization.id, { createdAt: era(0) })
-          yield* jobs.claim(era(1), era(31))
+          const worker = randomUUID()
+          yield* jobs.claim(era(1), era(31), worker)
           const counts = { ...noImportCounts, rows: 1500, created: 10, failed: MAX_REPORTED_PROBLEMS - 10 }
-          yield* jobs.saveProgress(job.id, progress({
+          yield* jobs.saveProgress(job.id, worker, progress({
             recordsDone: 1501,
             counts,
             problems: problemsFrom(2, MAX_REPORTED_PROBLEMS - 10),
@@ -204,7 +186,7 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
           }))
           const later = { ...noImportCounts, rows: 3000, created: 2000, failed: MAX_REPORTED_PROBLEMS + 20 }
           const withAddress: RowProblem = { line: 2000, field: "status", problem: "must be one of active", email: "ada@example.com" }
-          yield* jobs.saveProgress(job.id, progress({
+          yield* jobs.saveProgress(job.id, worker, progress({
             recordsDone: 3001,
             counts: later,
             problems: [withAddress, ...problemsFrom(2001, 29)],
@@ -225,13 +207,13 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
             ignoredColumns: ["Member Rating"]
           })
           // Full: later problems are only counted.
-          yield* jobs.saveProgress(job.id, progress({ recordsDone: 3002, counts: later, problems: problemsFrom(3001, 1), at: era(4), leaseUntil: era(34) }))
+          yield* jobs.saveProgress(job.id, worker, progress({ recordsDone: 3002, counts: later, problems: problemsFrom(3001, 1), at: era(4), leaseUntil: era(34) }))
           const full = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
           expect(full.problems).toStrictEqual(saved.problems)
           expect(full.problemCount).toBe(MAX_REPORTED_PROBLEMS + 21)
           // The lease moved with the progress: it is not due before era(34).
-          expect(Option.map(yield* jobs.claim(era(33), era(63)), (j) => j.id)).not.toStrictEqual(Option.some(job.id))
-          expect(Option.map(yield* jobs.claim(era(34), era(64)), (j) => j.id)).toStrictEqual(Option.some(job.id))
+          expect(Option.map(yield* jobs.claim(era(33), era(63), randomUUID()), (j) => j.id)).not.toStrictEqual(Option.some(job.id))
+          expect(Option.map(yield* jobs.claim(era(34), era(64), randomUUID()), (j) => j.id)).toStrictEqual(Option.some(job.id))
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
@@ -242,14 +224,73 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         const era = anEraOfItsOwn()
         yield* Effect.gen(function*() {
           const job = yield* givenImportJob(organization.id, { createdAt: era(0) })
-          yield* jobs.claim(era(1), era(31))
+          const worker = randomUUID()
+          yield* jobs.claim(era(1), era(31), worker)
           const exit = yield* (yield* UnitOfWork).transaction(Effect.zipRight(
-            jobs.saveProgress(job.id, progress({ recordsDone: 10, problems: problemsFrom(2, 3), at: era(2), leaseUntil: era(32) })),
+            jobs.saveProgress(job.id, worker, progress({ recordsDone: 10, problems: problemsFrom(2, 3), at: era(2), leaseUntil: era(32) })),
             Effect.fail("the batch failed")
           )).pipe(Effect.exit)
           expect(exit).toStrictEqual(Exit.fail("the batch failed"))
           const kept = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
           expect([kept.recordsDone, kept.problemCount, kept.problems, kept.updatedAt]).toStrictEqual([0, 0, [], era(1)])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("a worker whose import was taken over can no longer save its progress, finish it or release it", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const job = yield* givenImportJob(organization.id, { createdAt: era(0) })
+          const slow = randomUUID()
+          yield* jobs.claim(era(1), era(31), slow)
+          // Past its lease, but nobody took the import over: it is still the slow worker's.
+          expect(yield* jobs.saveProgress(job.id, slow, progress({ recordsDone: 3, problems: problemsFrom(2, 1), at: era(35), leaseUntil: era(65) })))
+            .toBe(true)
+
+          const next = randomUUID()
+          expect(Option.map(yield* jobs.claim(era(65), era(95), next), (j) => j.id)).toStrictEqual(Option.some(job.id))
+          const takenOver = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
+          // The slow worker's late batch, its progress and its end change nothing.
+          expect(yield* jobs.saveProgress(job.id, slow, progress({ recordsDone: 9, problems: problemsFrom(3, 2), at: era(66), leaseUntil: era(96) })))
+            .toBe(false)
+          expect(yield* jobs.finish(job.id, slow, null, era(67))).toBe(false)
+          expect(yield* jobs.release(job.id, slow)).toBe(false)
+          expect(yield* jobs.find(organization.id, job.id)).toStrictEqual(Option.some(takenOver))
+          expect([takenOver.status, takenOver.recordsDone, takenOver.problemCount]).toStrictEqual(["running", 3, 1])
+          // Nor does it make the import due again: the new lease holds.
+          expect(Option.map(yield* jobs.claim(era(94), era(124), randomUUID()), (j) => j.id)).not.toStrictEqual(Option.some(job.id))
+
+          // The worker that took it over goes on.
+          expect(yield* jobs.saveProgress(job.id, next, progress({ recordsDone: 9, problems: problemsFrom(3, 2), at: era(68), leaseUntil: era(98) })))
+            .toBe(true)
+          expect(yield* jobs.finish(job.id, next, null, era(69))).toBe(true)
+          const done = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
+          expect([done.status, done.recordsDone, done.problemCount, done.finishedAt]).toStrictEqual(["completed", 9, 3, era(69)])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("a late batch of a worker whose import was taken over is rolled back with its progress", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const job = yield* givenImportJob(organization.id, { createdAt: era(0) })
+          const slow = randomUUID()
+          yield* jobs.claim(era(1), era(31), slow)
+          yield* jobs.claim(era(31), era(61), randomUUID())
+          // The batch's write and its progress, as a run writes them: the progress refused, the batch goes too.
+          const exit = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
+            yield* givenSubscriber(organization.id, { email: "late@example.com" })
+            const saved = yield* jobs.saveProgress(job.id, slow, progress({ recordsDone: 2, at: era(32), leaseUntil: era(62) }))
+            if (!saved) return yield* Effect.fail("taken over")
+          })).pipe(Effect.exit)
+          expect(exit).toStrictEqual(Exit.fail("taken over"))
+          expect(yield* subscribers.count(organization.id, {})).toBe(0)
+          expect(Option.getOrThrow(yield* jobs.find(organization.id, job.id)).recordsDone).toBe(0)
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
@@ -262,33 +303,86 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
           const job = yield* givenImportJob(organization.id, { createdAt: era(0), status: "receiving" })
           yield* jobs.appendPart(job.id, 0, bytes("email\n"))
           yield* jobs.markQueued(job.id, 6, era(0))
-          yield* jobs.claim(era(1), era(31))
+          const worker = randomUUID()
+          yield* jobs.claim(era(1), era(31), worker)
           const counts = { ...noImportCounts, rows: 2, created: 2 }
-          yield* jobs.saveProgress(job.id, progress({ recordsDone: 3, counts, at: era(2), leaseUntil: era(32) }))
-          yield* jobs.release(job.id)
+          expect(yield* jobs.saveProgress(job.id, worker, progress({ recordsDone: 3, counts, at: era(2), leaseUntil: era(32) }))).toBe(true)
+          expect(yield* jobs.release(job.id, worker)).toBe(true)
           const released = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
           expect([released.status, released.recordsDone, released.counts, released.startedAt]).toStrictEqual(["queued", 3, counts, era(1)])
 
           // Another worker takes it at once, where the first stopped.
-          const again = Option.getOrThrow(yield* jobs.claim(era(3), era(33)))
+          const next = randomUUID()
+          const again = Option.getOrThrow(yield* jobs.claim(era(3), era(33), next))
           expect([again.id, again.recordsDone, again.counts]).toStrictEqual([job.id, 3, counts])
           expect(yield* fileText(job.id)).toStrictEqual(["email\n"])
 
-          yield* jobs.finish(job.id, null, era(4))
+          expect(yield* jobs.finish(job.id, next, null, era(4))).toBe(true)
           const done = Option.getOrThrow(yield* jobs.find(organization.id, job.id))
           expect(done).toStrictEqual({ ...again, status: "completed", finishedAt: era(4), updatedAt: era(4) })
           expect(yield* fileText(job.id)).toStrictEqual([])
           // Finished imports are never claimed, nor released, nor changed by a late batch.
-          yield* jobs.release(job.id)
-          yield* jobs.saveProgress(job.id, progress({ recordsDone: 99, at: era(5), leaseUntil: era(35) }))
+          expect(yield* jobs.release(job.id, next)).toBe(false)
+          expect(yield* jobs.saveProgress(job.id, next, progress({ recordsDone: 99, at: era(5), leaseUntil: era(35) }))).toBe(false)
+          expect(yield* jobs.finish(job.id, next, { line: null, problem: "again" }, era(5))).toBe(false)
           expect(yield* jobs.find(organization.id, job.id)).toStrictEqual(Option.some(done))
-          expect(Option.map(yield* jobs.claim(era(100), era(130)), (j) => j.id)).not.toStrictEqual(Option.some(job.id))
+          expect(Option.map(yield* jobs.claim(era(100), era(130), randomUUID()), (j) => j.id)).not.toStrictEqual(Option.some(job.id))
 
           const broken = yield* givenImportJob(organization.id, { createdAt: era(6) })
-          yield* jobs.claim(era(7), era(37))
-          yield* jobs.finish(broken.id, { line: 12, problem: "a quote is never closed" }, era(8))
+          const third = randomUUID()
+          yield* jobs.claim(era(7), era(37), third)
+          expect(yield* jobs.finish(broken.id, third, { line: 12, problem: "a quote is never closed" }, era(8))).toBe(true)
           const failed = Option.getOrThrow(yield* jobs.find(organization.id, broken.id))
           expect([failed.status, failed.failure, failed.finishedAt]).toStrictEqual(["failed", { line: 12, problem: "a quote is never closed" }, era(8)])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("forgets addresses in the problem rows of the organization's imports, in any letter case; other rows and organizations keep theirs", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const [organization, other] = [yield* givenOrganization(), yield* givenOrganization()]
+        yield* Effect.gen(function*() {
+          const ada = (line: number): RowProblem => ({ line, field: "status", problem: "must be one of active", email: "Ada@Example.com" })
+          const grace: RowProblem = { line: 3, field: "tags", problem: "names more than 50 tags", email: "grace@example.com" }
+          const blank: RowProblem = { line: 4, field: "email", problem: "is empty" }
+          const named = yield* givenImportJob(organization.id, { status: "completed", problems: [ada(2), grace, blank, ada(9)], problemCount: 4 })
+          const unnamed = yield* givenImportJob(organization.id, { status: "completed", problems: [grace], problemCount: 1 })
+          const elsewhere = yield* givenImportJob(other.id, { status: "completed", problems: [ada(2)], problemCount: 1 })
+
+          expect(yield* jobs.forgetAddresses(organization.id, ["ada@example.COM", "nobody@example.com"])).toBe(1)
+          const forgotten = Option.getOrThrow(yield* jobs.find(organization.id, named.id))
+          const withoutAddress = (line: number): RowProblem => ({ line, field: "status", problem: "must be one of active" })
+          expect(forgotten).toStrictEqual({ ...named, problems: [withoutAddress(2), grace, blank, withoutAddress(9)] })
+          expect(yield* jobs.find(organization.id, unnamed.id)).toStrictEqual(Option.some(unnamed))
+          expect(yield* jobs.find(other.id, elsewhere.id)).toStrictEqual(Option.some(elsewhere))
+          // Nothing left to forget, or nothing asked.
+          expect(yield* jobs.forgetAddresses(organization.id, ["ada@example.com"])).toBe(0)
+          expect(yield* jobs.forgetAddresses(organization.id, [])).toBe(0)
+        }).pipe(deletingAfterwards([organization.id, other.id]))
+      }))
+
+    it.effect("drops the problem rows of imports that ended before a time, a batch at a time; their counts stay", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        // Ended before every other test's imports: this test's are the first dropped.
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const problems = problemsFrom(2, 3)
+          const ended = (at: number, status: "completed" | "failed") =>
+            givenImportJob(organization.id, { status, problems, problemCount: 3, finishedAt: era(at), counts: { ...noImportCounts, rows: 3, failed: 3 } })
+          const old = [yield* ended(10, "completed"), yield* ended(20, "failed")]
+          const recent = yield* ended(100, "completed")
+          const running = yield* givenImportJob(organization.id, { status: "running", problems, problemCount: 3 })
+
+          expect(yield* jobs.dropProblems(era(50), 1)).toBe(1)
+          expect(yield* jobs.dropProblems(era(50), 10)).toBeGreaterThanOrEqual(1)
+          for (const job of old) {
+            expect(yield* jobs.find(organization.id, job.id)).toStrictEqual(Option.some({ ...job, problems: [] }))
+          }
+          expect(yield* jobs.find(organization.id, recent.id)).toStrictEqual(Option.some(recent))
+          expect(yield* jobs.find(organization.id, running.id)).toStrictEqual(Option.some(running))
+          expect(yield* jobs.dropProblems(era(50), 10)).toBe(0)
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
@@ -389,6 +483,71 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
           expect(yield* jobs.count(organization.id)).toBe(0)
           // Not even as an upload in progress.
           expect(yield* jobs.discardAbandoned(new Date(Date.UTC(2100, 0, 1)))).toBe(0)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("a run whose import another worker took over keeps nothing of its batch and leaves the import to that worker", () =>
+      Effect.gen(function*() {
+        const imports = yield* ImportJobs
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization({ tier: "enterprise" })
+        yield* Effect.gen(function*() {
+          const principal = principalOf(organization.id)
+          const started = yield* imports.start(principal, {
+            fileName: null,
+            bytes: csv(["email", "ada@example.com", "grace@example.com"]),
+            resubscribe: false,
+            maxBytes: 1024
+          })
+          // This run is slower than its lease: by the time it reads the file, another worker has the import.
+          const other = randomUUID()
+          const takenOver: Array<Option.Option<ImportId>> = []
+          const slowRepository = ImportJobRepository.of({
+            ...jobs,
+            file: (id) =>
+              Stream.unwrap(Effect.gen(function*() {
+                const at = yield* Clock.currentTimeMillis
+                takenOver.push(Option.map(yield* jobs.claim(new Date(at + 30_001), new Date(at + 60_000), other), (job) => job.id))
+                return jobs.file(id)
+              }))
+          })
+          const ran = yield* Effect.flatMap(ImportJobs, (slow) => slow.runNext(30_000)).pipe(
+            Effect.provide(ImportJobs.Default),
+            Effect.provideService(ImportJobRepository, slowRepository)
+          )
+          expect([ran, takenOver]).toStrictEqual([1, [Option.some(started.id)]])
+          // Its batch was rolled back, and the import is neither finished nor released: it is the other worker's.
+          const left = yield* imports.get(principal, started.id)
+          expect([left.status, left.recordsDone, left.counts]).toStrictEqual(["running", 0, noImportCounts])
+          expect(yield* (yield* SubscriberRepository).count(organization.id, {})).toBe(0)
+          expect(yield* fileText(started.id)).not.toStrictEqual([])
+
+          // The other worker hands it back; the next run imports every row once.
+          expect(yield* jobs.release(started.id, other)).toBe(true)
+          yield* runAll
+          const done = yield* imports.get(principal, started.id)
+          expect([done.status, done.counts]).toStrictEqual(["completed", { ...noImportCounts, rows: 2, created: 2 }])
+          expect(yield* (yield* SubscriberRepository).count(organization.id, {})).toBe(2)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("an ended import's problem rows are dropped once they are 30 days old; its counts stay", () =>
+      Effect.gen(function*() {
+        const imports = yield* ImportJobs
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        const day = 24 * 3_600
+        yield* Effect.gen(function*() {
+          const principal = principalOf(organization.id)
+          const ended = (at: number) =>
+            givenImportJob(organization.id, { status: "completed", problems: problemsFrom(2, 2), problemCount: 2, finishedAt: era(at) })
+          const old = yield* ended(0)
+          const recent = yield* ended(day + 1)
+          yield* TestClock.setTime(era(31 * day).getTime())
+          expect(yield* imports.pruneProblems(100)).toBeGreaterThanOrEqual(1)
+          const dropped = yield* imports.get(principal, old.id)
+          expect([dropped.problems, dropped.problemCount]).toStrictEqual([[], 2])
+          expect((yield* imports.get(principal, recent.id)).problems).toStrictEqual(problemsFrom(2, 2))
         }).pipe(deletingAfterwards([organization.id]))
       }))
 

@@ -1,5 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
 import {
+  ImportJobRepository,
   OrganizationRepository,
   Outbox,
   type Principal,
@@ -13,7 +14,7 @@ import { ApiKeyId, type Organization, planLimits } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { NodeIdsLive } from "../../adapters/node/index.js"
-import { email, givenOrganization, type PersistenceLayer } from "./fixtures.js"
+import { deletingAfterwards, email, givenImportJob, givenOrganization, type PersistenceLayer } from "./fixtures.js"
 
 const principalOf = (organization: Organization): Principal => ({
   organization: {
@@ -138,6 +139,35 @@ export const subscriberUseCasesContract = (persistence: PersistenceLayer) =>
         ])
         expect(Option.getOrThrow(yield* (yield* TagRepository).findById(organization.id, tag.id)).subscriberCount).toBe(1)
         expect(yield* reservedSlots(organization)).toBe(1)
+      }))
+
+    it.effect("an erased subscriber's address is taken out of the problem rows of the organization's imports", () =>
+      Effect.gen(function*() {
+        const [organization, other] = [yield* givenOrganization(), yield* givenOrganization()]
+        yield* Effect.gen(function*() {
+          const subscribers = yield* Subscribers
+          const jobs = yield* ImportJobRepository
+          const leaving = (yield* subscribers.create(principalOf(organization), { email: email("ada@example.com") })).subscriber
+          const problem = (line: number, address: string) => ({ line, field: "status", problem: "must be one of active", email: address })
+          const imported = yield* givenImportJob(organization.id, {
+            status: "completed",
+            problems: [problem(2, "ADA@example.com"), problem(3, "grace@example.com")],
+            problemCount: 2
+          })
+          const elsewhere = yield* givenImportJob(other.id, { status: "completed", problems: [problem(2, "ada@example.com")], problemCount: 1 })
+
+          expect(yield* (yield* SubscriberRepository).requestErasure(organization.id, leaving.id, new Date())).toBe(true)
+          // Other tests' erasures are carried out too.
+          yield* Effect.iterate(1, { while: (erased) => erased > 0, body: () => subscribers.eraseRequested(100) })
+
+          const after = Option.getOrThrow(yield* jobs.find(organization.id, imported.id))
+          expect([after.problems, after.problemCount]).toStrictEqual([
+            [{ line: 2, field: "status", problem: "must be one of active" }, problem(3, "grace@example.com")],
+            2
+          ])
+          expect(yield* jobs.find(other.id, elsewhere.id)).toStrictEqual(Option.some(elsewhere))
+          assert.isTrue(Option.isNone(yield* (yield* SubscriberRepository).findById(organization.id, leaving.id)))
+        }).pipe(deletingAfterwards([organization.id, other.id]))
       }))
 
     it.effect("deleting a tag unsubscribes every carrier in one go", () =>

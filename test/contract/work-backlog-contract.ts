@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
-import { CampaignRepository, MessageRepository, Outbox, type WorkBacklogSnapshot, WorkBacklog } from "@roster/application"
+import { CampaignRepository, ImportJobRepository, MessageRepository, Outbox, type WorkBacklogSnapshot, WorkBacklog } from "@roster/application"
 import { Campaign, CampaignId, DomainEvent, EventId, Message, MessageEvent, MessageId, type OrganizationId, type Subscriber } from "@roster/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import {
   anEraOfItsOwn,
@@ -9,6 +9,7 @@ import {
   deletingAfterwards,
   givenDelivery,
   givenEndpoint,
+  givenImportJob,
   givenOrganization,
   givenSubscriber,
   type PersistenceLayer
@@ -58,7 +59,7 @@ const aCampaign = (organizationId: OrganizationId, fields: Pick<Campaign, "statu
 
 /** How the figures of each kind moved between two snapshots; the oldest due times as they are after. */
 const moved = (before: WorkBacklogSnapshot, after: WorkBacklogSnapshot) => {
-  const kinds = ["events", "webhookDeliveries", "emails", "campaignEmails", "scheduledCampaigns", "triggerFirings"] as const
+  const kinds = ["events", "webhookDeliveries", "emails", "campaignEmails", "scheduledCampaigns", "triggerFirings", "imports"] as const
   return {
     ...Object.fromEntries(kinds.map((kind) => [kind, {
       waiting: after[kind].waiting - before[kind].waiting,
@@ -104,6 +105,16 @@ export const workBacklogContract = (persistence: PersistenceLayer) =>
           yield* campaigns.insert(aCampaign(organization.id, { status: "sending", scheduledAt: null, createdAt: era(0) }))
           yield* campaigns.insert(aCampaign(organization.id, { status: "draft", scheduledAt: null, createdAt: era(0) }))
 
+          // Queued imports are due from when they were queued; a running one once its worker's lease runs out.
+          const imports = yield* ImportJobRepository
+          const running = yield* givenImportJob(organization.id, { createdAt: era(0), updatedAt: era(0) })
+          const claimed = yield* imports.claim(era(1), era(9_500), randomUUID())
+          expect(Option.map(claimed, (job) => job.id)).toStrictEqual(Option.some(running.id))
+          yield* givenImportJob(organization.id, { createdAt: era(60), updatedAt: era(70) })
+          yield* givenImportJob(organization.id, { createdAt: era(80), updatedAt: era(8_500) })
+          yield* givenImportJob(organization.id, { createdAt: era(0), updatedAt: era(0), status: "receiving" })
+          yield* givenImportJob(organization.id, { createdAt: era(0), updatedAt: era(0), status: "completed" })
+
           const after = yield* backlog.snapshot(at)
           expect(moved(before, after)).toStrictEqual({
             // Three recorded here and one with each delivery, those at their times (today, so not yet due at `at`).
@@ -113,6 +124,7 @@ export const workBacklogContract = (persistence: PersistenceLayer) =>
             campaignEmails: { waiting: 0, due: 0, oldestDueAt: before.campaignEmails.oldestDueAt },
             scheduledCampaigns: { waiting: 2, due: 1, oldestDueAt: era(50) },
             triggerFirings: { waiting: 0, due: 0, oldestDueAt: before.triggerFirings.oldestDueAt },
+            imports: { waiting: 3, due: 1, oldestDueAt: era(70) },
             sendingCampaigns: 1
           })
           // Later, the rest of it is due too.
@@ -121,12 +133,14 @@ export const workBacklogContract = (persistence: PersistenceLayer) =>
             events: { waiting: 0, due: 1, oldestDueAt: era(10) },
             webhookDeliveries: { waiting: 0, due: 1, oldestDueAt: era(15) },
             emails: { waiting: 0, due: 1, oldestDueAt: era(30) },
-            scheduledCampaigns: { waiting: 0, due: 1, oldestDueAt: era(50) }
+            scheduledCampaigns: { waiting: 0, due: 1, oldestDueAt: era(50) },
+            imports: { waiting: 0, due: 2, oldestDueAt: era(70) }
           })
         }).pipe(deletingAfterwards([organization.id]))
         // Deleted with its organization, its work no longer waits.
         const gone = yield* backlog.snapshot(at)
         expect(gone.webhookDeliveries.oldestDueAt?.getTime() ?? 0).not.toBe(era(15).getTime())
         expect(gone.emails.oldestDueAt?.getTime() ?? 0).not.toBe(era(30).getTime())
+        expect(gone.imports.oldestDueAt?.getTime() ?? 0).not.toBe(era(70).getTime())
       }))
   })

@@ -31,6 +31,13 @@ describe.each(["reference", "overview"] as const)("GET /metrics in the %s form",
     await call(server, "GET", `${base}/subscribers/${id}`, { key })
     await call(server, "GET", `${base}/subscribers/${crypto.randomUUID()}`, { key })
     await call(server, "GET", "/nowhere/at/all")
+    // An import uploaded, which no worker runs beside the test server: it waits, due.
+    const uploaded = await call(server, "POST", `${base}/subscribers/imports`, {
+      key,
+      body: "email\nada@example.com\n",
+      headers: { "content-type": "text/csv" }
+    })
+    expect(uploaded.status, uploaded.text).toBe(202)
 
     const answer = await call(server, "GET", "/metrics", { headers: { authorization: `Bearer ${token}` } })
     expect(answer.status).toBe(200)
@@ -44,6 +51,9 @@ describe.each(["reference", "overview"] as const)("GET /metrics in the %s form",
     expect(text).toMatch(/roster_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route=/)
     expect(text).toMatch(/roster_queue_waiting\{work="webhook_deliveries"\} \d+/)
     expect(text).toMatch(/roster_queue_lag_seconds\{work="emails"\} [\d.]+/)
+    expect(text).toMatch(/roster_queue_waiting\{work="imports"\} [1-9]/)
+    expect(text).toMatch(/roster_queue_due\{work="imports"\} [1-9]/)
+    expect(text).toMatch(/roster_queue_lag_seconds\{work="imports"\} [\d.]+/)
     expect(text).toMatch(/roster_process_resident_memory_bytes \d+/)
   })
 })

@@ -45,7 +45,9 @@ describe("migrations", () => {
           [15, "billing"],
           [16, "audience_order"],
           [17, "audience_snapshot"],
-          [18, "import_jobs"]
+          [18, "import_jobs"],
+          [19, "import_lease_token"],
+          [20, "import_problem_retention"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -100,12 +102,15 @@ describe("migrations", () => {
         ])
       }))
 
-    it.effect("imports are indexed in the order the claimer and the newest-first list walk", () =>
+    it.effect("imports are indexed in the order the claimer, the newest-first list and the problem retention walk", () =>
       Effect.gen(function*() {
         yield* runMigrations
-        expect(yield* indexedColumns(["import_jobs_claim_idx", "import_jobs_list_idx", "import_jobs_receiving_idx"])).toStrictEqual([
+        expect(
+          yield* indexedColumns(["import_jobs_claim_idx", "import_jobs_list_idx", "import_jobs_problems_kept_idx", "import_jobs_receiving_idx"])
+        ).toStrictEqual([
           { name: "import_jobs_claim_idx", columns: "created_at,id" },
           { name: "import_jobs_list_idx", columns: "organization_id,created_at,id" },
+          { name: "import_jobs_problems_kept_idx", columns: "finished_at" },
           { name: "import_jobs_receiving_idx", columns: "updated_at" }
         ])
       }))

@@ -1,5 +1,5 @@
 import { HttpApiSchema } from "@effect/platform"
-import { IMPORT_COLUMNS, ImportId, type ImportJob, MAX_REPORTED_PROBLEMS } from "@roster/domain"
+import { IMPORT_COLUMNS, IMPORT_PROBLEMS_RETENTION_MS, ImportId, type ImportJob, MAX_REPORTED_PROBLEMS } from "@roster/domain"
 import { Schema } from "effect"
 import { Count, IdInput, oneOf, strictInput, Timestamp, Uuid } from "./wire-fields.js"
 
@@ -77,7 +77,9 @@ export const ImportProblem = Schema.Struct({
     description: "the column to blame (`email`, `status`, `tags`, `metadata.KEY`, ...), or `row` for the row as a whole"
   }),
   problem: Schema.String.annotations({ description: "what is wrong with it" }),
-  email: Schema.NullOr(Schema.String).annotations({ description: "the row's address, when it has a usable one" })
+  email: Schema.NullOr(Schema.String).annotations({
+    description: "the row's address, when it has a usable one (null too once the subscriber it names was erased)"
+  })
 }).annotations({ identifier: "ImportProblemRow" })
 
 const importFields = {
@@ -110,7 +112,8 @@ const importFields = {
 export const SubscriberImport = Schema.Struct({
   ...importFields,
   problems: Schema.Array(ImportProblem).annotations({
-    description: `the first ${MAX_REPORTED_PROBLEMS} problem rows, in file order; \`problem_count\` counts them all`
+    description: `the first ${MAX_REPORTED_PROBLEMS} problem rows, in file order; \`problem_count\` counts them all. ` +
+      `They are dropped ${IMPORT_PROBLEMS_RETENTION_MS / (24 * 3_600_000)} days after the import ended (empty then)`
   })
 }).annotations({ identifier: "SubscriberImport" })
 

@@ -32,7 +32,8 @@ export const MetricsLive = HttpApiBuilder.Router.use((router) =>
         ["emails", backlog.emails],
         ["campaign_emails", backlog.campaignEmails],
         ["scheduled_campaigns", backlog.scheduledCampaigns],
-        ["trigger_firings", backlog.triggerFirings]
+        ["trigger_firings", backlog.triggerFirings],
+        ["imports", backlog.imports]
       ] as const
       reportQueueDepths(kinds.map(([work, b]) => ({
         work,

@@ -20,6 +20,8 @@ import billing from "./0015_billing.js"
 import audienceOrder from "./0016_audience_order.js"
 import audienceSnapshot from "./0017_audience_snapshot.js"
 import importJobs from "./0018_import_jobs.js"
+import importLeaseToken from "./0019_import_lease_token.js"
+import importProblemRetention from "./0020_import_problem_retention.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -39,7 +41,9 @@ const migrations = Migrator.fromRecord({
   "0015_billing": billing,
   "0016_audience_order": audienceOrder,
   "0017_audience_snapshot": audienceSnapshot,
-  "0018_import_jobs": importJobs
+  "0018_import_jobs": importJobs,
+  "0019_import_lease_token": importLeaseToken,
+  "0020_import_problem_retention": importProblemRetention
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
