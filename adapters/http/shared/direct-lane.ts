@@ -1,5 +1,5 @@
 import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
-import { ApiKeys, type Principal } from "@roster/application"
+import { ApiKeys, type Principal, RateLimits } from "@roster/application"
 import { Cause, Context, Effect, Either, FiberRef, Option, type ParseResult, Runtime } from "effect"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { isApiError } from "./api-error.js"
@@ -7,6 +7,7 @@ import { compressedAnswer } from "./compression.js"
 import { ErrorRenderer } from "./error-renderer.js"
 import { decodeErrorAnswer, defectAnswer, invalidAnswer, MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./failure-answers.js"
 import { jsonNestingDepth } from "./json-depth.js"
+import { makeWithinOrganizationLimit } from "./rate-limit-middleware.js"
 import { CurrentRequestId, type RequestObserver, requestIdOf, requestLineOf } from "./request-log.js"
 
 /**
@@ -15,10 +16,13 @@ import { CurrentRequestId, type RequestObserver, requestIdOf, requestLineOf } fr
  * the HttpApi that serves everything else. It answers exactly what the HttpApi answers: the same
  * use cases, checks, error bodies, `X-Request-Id`, compression and request log line.
  *
+ * A request is counted against its organization's rate limit as the HttpApi's middleware counts
+ * it, through the same function (rate-limit-middleware.ts): the same key and limiter, the same
+ * `X-RateLimit-*` headers on every answer, the same 429 past the limit (its body left unread).
+ *
  * A request is taken only when its route is one of the lane's and it carries an API key; it is
- * handed on to the HttpApi, untouched (its body unread), when the key does not establish a
- * principal or the organization has a rate limit, whose counting and headers the HttpApi's
- * middleware does. Requests with an `Idempotency-Key`, a query string, an unusual body or an
+ * handed on to the HttpApi, untouched (its body unread and nothing counted), when the key does not
+ * establish a principal. Requests with an `Idempotency-Key`, a query string, an unusual body or an
  * invalid path parameter are not taken at all.
  */
 
@@ -120,11 +124,12 @@ export interface DirectLaneOptions {
   readonly observe?: RequestObserver | undefined
 }
 
-/** The lane over `routes`; needs the API keys and the form's error renderer. */
+/** The lane over `routes`; needs the API keys, the rate limits and the form's error renderer. */
 export const makeDirectLane = (options: DirectLaneOptions) =>
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys
     const { render } = yield* ErrorRenderer
+    const withinOrganizationLimit = makeWithinOrganizationLimit(yield* RateLimits, render)
     // The lane's fibers carry no services in their context (the use cases hold theirs): every
     // scope or service a fiber adds copies its context, which would otherwise be the whole app's.
     const { fiberRefs, runtimeFlags } = yield* Effect.runtime<never>()
@@ -160,13 +165,12 @@ export const makeDirectLane = (options: DirectLaneOptions) =>
       const startedAt = Date.now()
       const requestId = requestIdOf(request.headers["x-request-id"] as string | undefined)
       const served = Effect.flatMap(Effect.either(apiKeys.authenticate(presented)), (outcome) => {
-        // The HttpApi answers a refused key, and counts the requests of organizations with a rate limit.
-        if (Either.isLeft(outcome) || outcome.right.organization.requestsPerMinute !== null) return Effect.succeed(false)
+        // The HttpApi answers a refused key (and counts it against the client address).
+        if (Either.isLeft(outcome)) return Effect.succeed(false)
         const principal = outcome.right
         return Effect.zipRight(
           FiberRef.set(CurrentRequestId, requestId),
-          taken(principal).pipe(
-            Effect.catchAllCause(answerCause(path)),
+          withinOrganizationLimit(principal, Effect.catchAllCause(taken(principal), answerCause(path)), path).pipe(
             Effect.map((answered) => HttpServerResponse.setHeader(answered, "X-Request-Id", requestId)),
             Effect.flatMap((answered) => compressedAnswer(request.headers["accept-encoding"], answered)),
             Effect.flatMap((answered) => {

@@ -1,5 +1,5 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type RateDecision, RateLimits } from "@roster/application"
+import { type Principal, type RateDecision, RateLimits } from "@roster/application"
 import { Clock, Effect, Exit, Option } from "effect"
 import { apiError } from "./api-error.js"
 import { RATE_LIMIT_HEADERS } from "./api-v1.js"
@@ -17,13 +17,54 @@ const headersOf = (decision: RateDecision): Record<string, string> => ({
 const secondsUntil = (resetAt: Date, nowMs: number): number => Math.max(1, Math.ceil((resetAt.getTime() - nowMs) / 1000))
 
 /**
- * Counts every `/api/v1` request against its organization's rate (once authenticated) or, without a
- * valid credential, against the client address; requests to the preference center are counted per
- * link and per client address. Every answer tells the budget in the
- * `X-RateLimit-*` headers, errors included; a request past the limit is not carried out and answers
- * 429 `rate_limited` with `Retry-After`. The request's authentication is established here, once.
- * `isApiPath` tells the paths of the form's API (the others are not counted).
+ * `answer` with the budget of `decision` told in its `X-RateLimit-*` headers; past the limit,
+ * `answer` is not run and the request answers 429 `rate_limited` with `Retry-After` instead, its
+ * detail naming `whose` limit it is. `answer` must answer its own failures (failure-answers.ts),
+ * so that errors carry the headers too. The API's middleware and the direct lane both answer
+ * through it.
  */
+export const withinRateLimit = <E, R>(
+  render: ErrorRenderer["Type"]["render"],
+  answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  instance: string,
+  decision: RateDecision,
+  whose: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+  const headers = headersOf(decision)
+  if (decision.allowed) return Effect.map(answer, (response) => HttpServerResponse.setHeaders(response, headers))
+  return Effect.map(Clock.currentTimeMillis, (nowMs) => {
+    const retryAfter = secondsUntil(decision.resetAt, nowMs)
+    return HttpServerResponse.setHeaders(
+      render(
+        apiError("rate_limited", `${whose} limit of ${decision.limit} requests is reached; try again in ${retryAfter} seconds`, {
+          headers: { "Retry-After": String(retryAfter) }
+        }),
+        instance
+      ),
+      headers
+    )
+  })
+}
+
+/**
+ * Counts a request of `principal` against its organization's rate and answers as
+ * {@link withinRateLimit}; an organization without a limit is not counted and has no budget to
+ * tell: `answer` is answered as it is. The API's middleware and the direct lane both count through it.
+ */
+export const makeWithinOrganizationLimit = (
+  rateLimits: RateLimits,
+  render: ErrorRenderer["Type"]["render"]
+) =>
+<E, R>(
+  principal: Principal,
+  answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  instance: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+  Effect.flatMap(
+    rateLimits.forOrganization(principal),
+    (decision) => decision === undefined ? answer : withinRateLimit(render, answer, instance, decision, "the organization's")
+  )
+
 /**
  * The token of a preference-center request: in the query, or the last segment of
  * `/preferences/:token`; none is counted as the empty token.
@@ -40,29 +81,20 @@ const isPreferencePath = (path: string): boolean =>
   path === "/preference-center" || path.startsWith("/preference-center/") || path === "/unsubscribe" ||
   /^\/(api\/)?v1\/preferences\/[^/]+$/.test(path)
 
+/**
+ * Counts every `/api/v1` request against its organization's rate (once authenticated) or, without a
+ * valid credential, against the client address; requests to the preference center are counted per
+ * link and per client address. Every answer tells the budget in the
+ * `X-RateLimit-*` headers, errors included; a request past the limit is not carried out and answers
+ * 429 `rate_limited` with `Retry-After`. The request's authentication is established here, once.
+ * `isApiPath` tells the paths of the form's API (the others are not counted).
+ */
 export const makeRateLimiting = (isApiPath: (path: string) => boolean) => Effect.gen(function*() {
   const rateLimits = yield* RateLimits
   const authentication = yield* RequestAuthentication
   const { render } = yield* ErrorRenderer
 
-  /** Tells the budget on the answer, and answers 429 instead of running `app` past it. */
-  const limited = (app: HttpApp.Default, instance: string, decision: RateDecision, whose: string) => {
-    const headers = headersOf(decision)
-    // What `app` answers is always an answer: its failures are answered inside it (failure-answers.ts).
-    if (decision.allowed) return Effect.map(app, (response) => HttpServerResponse.setHeaders(response, headers))
-    return Effect.map(Clock.currentTimeMillis, (nowMs) => {
-      const retryAfter = secondsUntil(decision.resetAt, nowMs)
-      return HttpServerResponse.setHeaders(
-        render(
-          apiError("rate_limited", `${whose} limit of ${decision.limit} requests is reached; try again in ${retryAfter} seconds`, {
-            headers: { "Retry-After": String(retryAfter) }
-          }),
-          instance
-        ),
-        headers
-      )
-    })
-  }
+  const withinOrganizationLimit = makeWithinOrganizationLimit(rateLimits, render)
 
   return (app: HttpApp.Default) =>
     Effect.gen(function*() {
@@ -71,19 +103,16 @@ export const makeRateLimiting = (isApiPath: (path: string) => boolean) => Effect
       const clientAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
       if (isPreferencePath(instance)) {
         const decision = yield* rateLimits.forPreferences(preferenceTokenOf(request, instance), clientAddress)
-        return yield* limited(app, instance, decision, "this link's or this client address's")
+        return yield* withinRateLimit(render, app, instance, decision, "this link's or this client address's")
       }
       if (!isApiPath(instance)) return yield* app
       return yield* authentication.establish((outcome) =>
-        Effect.gen(function*() {
-          const decision = Exit.isSuccess(outcome)
-            ? yield* rateLimits.forOrganization(outcome.value)
-            : yield* rateLimits.forAnonymous(clientAddress)
-          // An organization without a limit is not counted and has no budget to tell.
-          if (decision === undefined) return yield* app
-          const whose = Exit.isSuccess(outcome) ? "the organization's" : "this client address's"
-          return yield* limited(app, instance, decision, whose)
-        })
+        Exit.isSuccess(outcome)
+          ? withinOrganizationLimit(outcome.value, app, instance)
+          : Effect.flatMap(
+            rateLimits.forAnonymous(clientAddress),
+            (decision) => withinRateLimit(render, app, instance, decision, "this client address's")
+          )
       )
     })
 })

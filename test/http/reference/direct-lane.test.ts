@@ -1,9 +1,14 @@
 import { SqlError } from "@effect/sql"
 import { SubscriberIntake, SubscriberRepository } from "@roster/application"
-import { Effect, Layer, Logger } from "effect"
+import { Effect, Layer, Logger, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
+import { once } from "node:events"
+import { connect } from "node:net"
+import { makeRedisClient, RedisRateLimiterLive } from "../../../adapters/redis/index.js"
 import { logRecord } from "../../../apps/shared/logging.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Answer, call, type CallOptions, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { redis } from "../../support/servers.js"
 import { expectProblem, freshEmail } from "../helpers.js"
 
 /**
@@ -174,19 +179,14 @@ describe("the direct lane answers as the HttpApi does", () => {
     expectProblem(laneAnswer!, "forbidden", collection)
   })
 
-  it("hands a key it cannot establish, or an organization with a rate limit, to the HttpApi", async () => {
+  it("hands a key it cannot establish to the HttpApi", async () => {
     const badKey = await sameOnBoth(() => ({
       method: "GET",
       path: `${collection}/0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10`,
       options: { key: "svc_test_0000000000000000000000000000000000000000" }
     }))
     expectProblem(badKey, "unauthorized", `${collection}/0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10`)
-    const limited = await sameOnBoth((side) => ({ method: "GET", path: `${collection}/${side.subscriberId}` }), { tier: "free" })
-    expect(limited.status).toBe(200)
-    expect(limited.headers.get("x-ratelimit-limit")).toBe("100")
-    const created = await sameOnBoth(create({ email: freshEmail() }), { tier: "free" })
-    expect(created.status).toBe(201)
-    expect(created.headers.get("x-ratelimit-remaining")).toBe("98")
+    expect(badKey.headers.get("x-ratelimit-limit")).toBe("100")
   })
 
   it("refuses a key at once after it is revoked", async () => {
@@ -264,5 +264,176 @@ describe("failures on the direct lane", () => {
     } finally {
       await broken.close()
     }
+  })
+})
+
+type Organization = { readonly tier: "enterprise" | "free"; readonly customRateLimit?: number }
+type Request = (side: Side) => { readonly method: string; readonly path: string; readonly options?: CallOptions }
+
+/**
+ * The same requests, in turn, by one organization on each of `servers` (the first with the lane,
+ * the second without), each answered the same on both; the answers of the first.
+ */
+const inTurnOnBoth = async (
+  requests: ReadonlyArray<Request>,
+  organization: Organization,
+  servers: readonly [TestHttpServer, TestHttpServer] = [lane, api]
+): Promise<Array<Answer>> => {
+  const email = freshEmail("side")
+  const sides = await Promise.all(servers.map((server) => sideOf(server, organization, email)))
+  const answers: Array<Answer> = []
+  for (const request of requests) {
+    const [first, second] = await Promise.all(sides.map((side) => {
+      const { method, options, path } = request(side)
+      return call(side.server, method, path, { key: side.key, ...options })
+    }))
+    expect(comparable(first!)).toEqual(comparable(second!))
+    answers.push(first!)
+  }
+  return answers
+}
+
+const nobody = `${collection}/0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10`
+const budgetOf = (answer: Answer) => ({
+  status: answer.status,
+  limit: answer.headers.get("x-ratelimit-limit"),
+  remaining: answer.headers.get("x-ratelimit-remaining"),
+  reset: answer.headers.get("x-ratelimit-reset")
+})
+
+/**
+ * A limit of 3 requests a minute, the first taken by the subscriber each side starts with: two
+ * more are carried out, then reads and creates answer 429 (a create's body not even read) until
+ * the window has passed; the subscriber refused then can be created after.
+ */
+const pastTheLimit = async (servers: readonly [TestHttpServer, TestHttpServer], advance: boolean) => {
+  const refusedEmail = freshEmail("refused")
+  const answers = await inTurnOnBoth([
+    (side) => ({ method: "GET", path: `${collection}/${side.subscriberId}` }),
+    create({ email: freshEmail() }),
+    (side) => ({ method: "GET", path: `${collection}/${side.subscriberId}` }),
+    create({ email: refusedEmail }),
+    () => ({ method: "POST", path: collection, options: { body: "{\"email\":", headers: { "content-type": "application/json" } } })
+  ], { tier: "enterprise", customRateLimit: 3 }, servers)
+  expect(answers.map((answer) => answer.status)).toEqual([200, 201, 429, 429, 429])
+  expect(answers.map((answer) => answer.headers.get("x-ratelimit-remaining"))).toEqual(["1", "0", "0", "0", "0"])
+  for (const refused of answers.slice(2)) {
+    expect(refused.headers.get("x-ratelimit-limit")).toBe("3")
+    expect(refused.headers.get("retry-after")).toMatch(/^(59|60)$/)
+    expect(refused.body.detail).toMatch(/^the organization's limit of 3 requests is reached; try again in (59|60) seconds$/)
+  }
+  expectProblem(answers[2]!, "rate_limited", answers[2]!.body.instance as string)
+  expectProblem(answers[3]!, "rate_limited", collection)
+  if (!advance) return
+  for (const server of servers) server.advanceClock(61_000)
+  // The window has passed on both servers: the subscriber refused before was never created.
+  const [again] = await Promise.all(servers.map(async (server) => {
+    const { key } = await server.seedOrganization({ tier: "enterprise", customRateLimit: 3 })
+    return call(server, "POST", collection, { key, json: { email: refusedEmail } })
+  }))
+  expect(again!.status, again!.text).toBe(201)
+}
+
+describe("organizations with a rate limit, on the direct lane as on the HttpApi", () => {
+  it("tell the budget on every answer, successes and errors alike, each request counted once", async () => {
+    const answers = await inTurnOnBoth([
+      (side) => ({ method: "GET", path: `${collection}/${side.subscriberId}` }),
+      () => ({ method: "GET", path: nobody }),
+      create({ email: freshEmail(), metadata: { plan: "gold" } }),
+      create({ email: "nope" }),
+      () => ({ method: "POST", path: collection, options: { body: "[1]", headers: { "content-type": "application/json" } } }),
+      (side) => ({ method: "GET", path: `${collection}/${side.subscriberId}`, options: { headers: { "accept-encoding": "gzip" } } })
+    ], { tier: "free" })
+    expect(answers.map(budgetOf)).toEqual([200, 404, 201, 400, 400, 200].map((status, i) => ({
+      status,
+      limit: "100",
+      remaining: String(98 - i),
+      reset: expect.stringMatching(/^\d{10}$/)
+    })))
+  })
+
+  it("answer 429 rate_limited with Retry-After past the limit, carrying nothing out, until the window has passed", async () => {
+    await pastTheLimit([lane, api], true)
+  })
+
+  it.skipIf(!redis.available)("are counted in Redis alike", async () => {
+    const redisLimiter = RedisRateLimiterLive.pipe(
+      Layer.provide(makeRedisClient(Redacted.make(redis.url ?? ""), { keyPrefix: `${redis.prefix}lane:${randomUUID()}:` }))
+    )
+    const servers = await Promise.all([
+      startHttpServer({ adapters: redisLimiter }),
+      startHttpServer({ adapters: redisLimiter, directLane: false })
+    ])
+    try {
+      await pastTheLimit(servers, false)
+    } finally {
+      await Promise.all(servers.map((server) => server.close()))
+    }
+  })
+
+  it("are let through with the whole limit remaining while Redis does not answer", async () => {
+    // Nothing listens on port 1.
+    const unreachable = RedisRateLimiterLive.pipe(Layer.provide(makeRedisClient(Redacted.make("redis://127.0.0.1:1"))))
+    const servers = await Promise.all([
+      startHttpServer({ adapters: unreachable }),
+      startHttpServer({ adapters: unreachable, directLane: false })
+    ])
+    try {
+      const answers = await inTurnOnBoth([
+        (side) => ({ method: "GET", path: `${collection}/${side.subscriberId}` }),
+        (side) => ({ method: "GET", path: `${collection}/${side.subscriberId}` }),
+        create({ email: freshEmail() }),
+        create({ email: freshEmail() })
+      ], { tier: "enterprise", customRateLimit: 1 }, servers)
+      expect(answers.map((answer) => [answer.status, answer.headers.get("x-ratelimit-remaining")])).toEqual([
+        [200, "1"],
+        [200, "1"],
+        [201, "1"],
+        [201, "1"]
+      ])
+    } finally {
+      await Promise.all(servers.map((server) => server.close()))
+    }
+  })
+})
+
+/** Opens a connection to `server`, sends `text` and closes it at once, as a client that gives up. */
+const sendAndAbort = async (server: TestHttpServer, text: string) => {
+  const socket = connect(Number(new URL(server.baseUrl).port), "127.0.0.1")
+  await once(socket, "connect")
+  await new Promise<void>((resolve, reject) => socket.write(text, (error) => error ? reject(error) : resolve()))
+  // Let the server take the request and start reading it.
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  socket.destroy()
+  await once(socket, "close")
+}
+
+describe("a client that disconnects on the direct lane", () => {
+  it.each([
+    ["without a rate limit", unlimited],
+    ["with a rate limit", { tier: "free" } as const]
+  ])("leaves nothing half-written and the server serving (%s)", async (_, organization) => {
+    const errorsBefore = laneLines.filter((line) => line.level === "error").length
+    const side = await sideOf(lane, organization)
+    const email = freshEmail("partial")
+    const complete = JSON.stringify({ email })
+    const head = (length: number) =>
+      `POST ${collection} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${side.key}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+    // Headers only; half a body; a body that is whole JSON already but shorter than it was said to be.
+    await sendAndAbort(lane, head(complete.length))
+    await sendAndAbort(lane, head(complete.length) + complete.slice(0, 10))
+    await sendAndAbort(lane, head(complete.length + 20) + complete)
+
+    const read = await call(lane, "GET", `${collection}/${side.subscriberId}`, { key: side.key })
+    expect(read.status, read.text).toBe(200)
+    const listed = await call(lane, "GET", `${collection}?limit=100`, { key: side.key })
+    expect(listed.status, listed.text).toBe(200)
+    expect(listed.body.total).toBe(1)
+    expect((listed.body.items as Array<{ readonly id: string }>).map((subscriber) => subscriber.id)).toEqual([side.subscriberId])
+    // The same subscriber, sent whole, is created: nothing of it was kept before.
+    const created = await call(lane, "POST", collection, { key: side.key, json: { email } })
+    expect(created.status, created.text).toBe(201)
+    expect(laneLines.filter((line) => line.level === "error")).toHaveLength(errorsBefore)
   })
 })
