@@ -10,7 +10,6 @@
  * temporary name and renamed, so a program started meanwhile loads the old build or the new one,
  * never half of one.
  */
-import { build } from "esbuild"
 import { mkdirSync, readdirSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -18,7 +17,10 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const dist = join(root, "dist")
 const stamp = join(dist, ".built")
-const programs = ["start", "api", "worker", "cli"]
+export const programs = ["start", "api", "worker", "cli"]
+
+/** Where a program's build is. */
+export const programPath = (program) => join(dist, `${program}.mjs`)
 const sources = ["domain", "application", "adapters", "apps", "package-lock.json", "scripts/build.mjs"]
 
 /** The newest modification time under `path`, tests aside. */
@@ -51,6 +53,8 @@ const latin1Only = (text) =>
 export const buildRoster = async ({ force = false } = {}) => {
   if (!force && upToDate()) return false
   const startedAt = Date.now()
+  // Loaded only to build: a program started on an up-to-date build does not wait for it.
+  const { build } = await import("esbuild")
   const result = await build({
     absWorkingDir: root,
     entryPoints: Object.fromEntries(programs.map((name) => [name, `apps/${name}/main.ts`])),

@@ -1,4 +1,4 @@
-import { FiberRef } from "effect"
+import { Context, Effect, FiberRef } from "effect"
 
 /**
  * The id of the request the current fiber serves, which every log line written while serving it
@@ -29,4 +29,28 @@ export class RequestLine {
     const { duration_ms, method, path, status } = this.fields
     return `${method} ${path} ${status} ${duration_ms}ms`
   }
+}
+
+/**
+ * Where request lines go. A request line is written at `info`, once per request, so the log
+ * layer may take it straight to its output (`write`), skipping the work of a log event; it says
+ * `logged: false` when its level leaves request lines out. Without either, a request line is
+ * logged as any other line is.
+ */
+export class RequestLines extends Context.Reference<RequestLines>()("roster/node/RequestLines", {
+  defaultValue: (): {
+    readonly logged: boolean
+    readonly write: ((requestId: string, line: RequestLine) => void) | undefined
+  } => ({ logged: true, write: undefined })
+}) {}
+
+/** Logs a request's line as `lines` has it logged. */
+export const logRequestLine = (
+  lines: RequestLines["Type"],
+  requestId: string,
+  line: () => RequestLine
+): Effect.Effect<void> => {
+  if (!lines.logged) return Effect.void
+  const { write } = lines
+  return write === undefined ? Effect.logInfo(line()) : Effect.sync(() => write(requestId, line()))
 }

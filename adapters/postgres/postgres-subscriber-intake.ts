@@ -13,9 +13,10 @@ class NoRoom {
 
 /**
  * Counts on a slot row with room that no one else holds, and only then inserts the subscriber and
- * its events; a taken email inserts nothing and counts nothing.
+ * its events (`events`: how they are given, from $14 on); a taken email inserts nothing and counts
+ * nothing.
  */
-const admitText = `
+const admitText = (events: string) => `
   WITH slot AS (
     SELECT shard FROM organization_subscriber_slots
     WHERE organization_id = $1 AND quota IS NOT DISTINCT FROM $2::integer
@@ -36,12 +37,18 @@ const admitText = `
     WHERE slots.organization_id = $1 AND slots.shard = slot.shard
   ), recorded AS (
     INSERT INTO outbox_events (id, organization_id, type, occurred_at, data)
-    SELECT e.id, e.organization_id, e.type, e.occurred_at, e.data
-    FROM unnest($14::uuid[], $15::uuid[], $16::text[], $17::timestamptz[], $18::jsonb[])
-      WITH ORDINALITY AS e(id, organization_id, type, occurred_at, data, n), inserted
-    ORDER BY e.n
+    ${events}
   )
   SELECT EXISTS (SELECT 1 FROM slot) AS room, EXISTS (SELECT 1 FROM inserted) AS inserted`
+
+/** One event, as plain parameters: what nearly every create records. */
+const admitOneText = admitText(`SELECT $14::uuid, $15::uuid, $16, $17::timestamptz, $18::jsonb FROM inserted`)
+
+/** Any number of events, as arrays, inserted in their order. */
+const admitManyText = admitText(`SELECT e.id, e.organization_id, e.type, e.occurred_at, e.data
+    FROM unnest($14::uuid[], $15::uuid[], $16::text[], $17::timestamptz[], $18::jsonb[])
+      WITH ORDINALITY AS e(id, organization_id, type, occurred_at, data, n), inserted
+    ORDER BY e.n`)
 
 /**
  * A new subscriber in one statement: a slot row with room that no one else holds is counted on,
@@ -67,16 +74,23 @@ export const PostgresSubscriberIntakeLive = Layer.effect(
     const statements = yield* Effect.serviceOption(PgStatements)
 
     const inOneStatement: SubscriberIntake["Type"]["admit"] = (subscriber, events, max) => {
+      const one = events.length === 1 ? events[0]! : undefined
+      // Times go as ISO 8601 text, which the driver passes on as it is.
       const values = [
         subscriber.organizationId, max, SHARDS, Math.floor(Math.random() * SHARDS),
         subscriber.id, subscriber.email, emailKey(subscriber.email), subscriber.status, jsonb(subscriber.metadata),
-        subscriber.firstName, subscriber.lastName, subscriber.createdAt, subscriber.updatedAt,
-        events.map((e) => e.id), events.map((e) => e.organizationId), events.map((e) => e.type),
-        events.map((e) => e.occurredAt), events.map((e) => jsonb(e.data))
+        subscriber.firstName, subscriber.lastName, subscriber.createdAt.toISOString(), subscriber.updatedAt.toISOString(),
+        ...(one === undefined
+          ? [
+            events.map((e) => e.id), events.map((e) => e.organizationId), events.map((e) => e.type),
+            events.map((e) => e.occurredAt), events.map((e) => jsonb(e.data))
+          ]
+          : [one.id, one.organizationId, one.type, one.occurredAt.toISOString(), jsonb(one.data)])
       ]
-      return (Option.isSome(statements)
-        ? statements.value.run("roster_subscriber_intake", admitText, values)
-        : sql.unsafe(admitText, values)).pipe(
+      const [name, text] = one === undefined
+        ? ["roster_subscriber_intake", admitManyText]
+        : ["roster_subscriber_intake_one", admitOneText]
+      return (Option.isSome(statements) ? statements.value.run(name, text, values) : sql.unsafe(text, values)).pipe(
           Effect.orDie,
           Effect.flatMap((rows) => {
             const outcome = rows[0] as { readonly room: boolean; readonly inserted: boolean } | undefined

@@ -1,4 +1,4 @@
-import { CryptoLive } from "../../adapters/node/index.js"
+import { CryptoLive, makeBufferedOutput, RequestLines } from "../../adapters/node/index.js"
 import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import {
   InProcessCacheHealthLive,
@@ -20,9 +20,9 @@ import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 import { makeStripePaymentGateway } from "../../adapters/stripe/index.js"
 import { UnconfiguredPaymentGatewayLive } from "../../adapters/in-process/index.js"
 import { BillingSettings, OutgoingMailConfig } from "@roster/application"
-import { Data, Effect, FiberRef, HashSet, Layer, Logger, Option } from "effect"
+import { Data, Effect, FiberRef, HashSet, Layer, Logger, LogLevel, Option } from "effect"
 import { publicBaseUrl, type RosterConfig } from "./config.js"
-import { bufferedJsonLogger, prettyLogger } from "./logging.js"
+import { bufferedJsonLogger, prettyLogger, requestLineJson } from "./logging.js"
 
 export { describeDatabase, MigrationsLive, persistenceLayer } from "./persistence.js"
 
@@ -128,18 +128,26 @@ export const loggerLayer = (config: RosterConfig) => {
   const format = Option.getOrElse(config.logFormat, () =>
     config.nodeEnv === "production" || !process.stdout.isTTY ? "json" as const : "pretty" as const)
   const logger: Logger.Logger<unknown, unknown> = format === "json" ? processJsonLogger() : prettyLogger
+  const output = format === "json" ? processJsonOutput() : undefined
   return Layer.mergeAll(
     // The one logger, however often this layer is provided (npm start provides it to the server
     // and again around the worker): adding it beside another would write every line twice.
     Layer.scopedDiscard(Effect.locallyScopedWith(FiberRef.currentLoggers, () => HashSet.make(logger))),
     Logger.minimumLogLevel(config.logLevel),
+    // A JSON log takes request lines straight to its output: they are most of what it writes.
+    Layer.succeed(RequestLines, {
+      logged: !LogLevel.greaterThan(config.logLevel, LogLevel.Info),
+      write: output === undefined ? undefined : (requestId, line) => output.writeLine(requestLineJson(requestId, line))
+    }),
     Layer.setTracerEnabled(false)
   )
 }
 
-/** The process's JSON logger: one output buffer for every layer that logs. */
+/** The process's JSON log: one output buffer, and one logger on it, for every layer that logs. */
+let jsonOutput: ReturnType<typeof makeBufferedOutput> | undefined
+const processJsonOutput = () => (jsonOutput ??= makeBufferedOutput(1))
 let jsonLogger: Logger.Logger<unknown, void> | undefined
-const processJsonLogger = () => (jsonLogger ??= bufferedJsonLogger())
+const processJsonLogger = () => (jsonLogger ??= bufferedJsonLogger(processJsonOutput()))
 
 /**
  * Custom sending domains at Resend when RESEND_API_KEY is set (at RESEND_BASE_URL, if given); else

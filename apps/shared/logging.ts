@@ -1,5 +1,5 @@
 import { Cause, FiberRefs, HashMap, Inspectable, List, Logger } from "effect"
-import { CurrentRequestId, makeBufferedOutput, RequestLine } from "../../adapters/node/index.js"
+import { CurrentRequestId, type makeBufferedOutput, RequestLine } from "../../adapters/node/index.js"
 
 /** A plain object logged beside a message (`Effect.logInfo("sent", { id })`) holds fields of the line. */
 const isFields = (message: unknown): message is object =>
@@ -55,12 +55,32 @@ const jsonOf = (record: Record<string, unknown>): string => {
 }
 
 /**
- * JSON lines on standard output, written together at the end of each burst of work rather than
- * one write per line (request logs cost next to nothing that way).
+ * JSON lines on `output` (standard output, written together at the end of each burst of work
+ * rather than one write per line).
  */
-export const bufferedJsonLogger = () => {
-  const output = makeBufferedOutput(1)
-  return Logger.make((options) => output.writeLine(jsonOf(logRecord(options))))
+export const bufferedJsonLogger = (output: ReturnType<typeof makeBufferedOutput>) =>
+  Logger.make((options) => output.writeLine(jsonOf(logRecord(options))))
+
+/**
+ * A request line as `logRecord` has it, made without a log event: the line written once per
+ * request, at `info`.
+ */
+export const requestLineJson = (requestId: string, line: RequestLine, date: Date = new Date()): string => {
+  const { fields } = line
+  return JSON.stringify({
+    time: date.toISOString(),
+    level: "info",
+    msg: line.toString(),
+    request_id: requestId,
+    method: fields.method,
+    path: fields.path,
+    status: fields.status,
+    duration_ms: fields.duration_ms,
+    client_address: fields.client_address,
+    user_agent: fields.user_agent,
+    organization_id: fields.organization_id,
+    credential: fields.credential
+  })
 }
 
 /**

@@ -188,6 +188,57 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     }
   }, 120_000)
 
+  it("logs one JSON line per request, the same from the direct lane and the HttpApi, and none at LOG_LEVEL=warn", async () => {
+    const env = { DATABASE_URL: await postgres.database("request_lines") }
+    const slug = `e2e-${Date.now().toString(36)}`
+    expect((await run("cli", ["org", "create", "--name", "E2E", "--slug", slug, "--tier", "enterprise"], env)).code).toBe(0)
+    const { key } = json((await run("cli", ["api-key", "create", "--org", slug, "--name", "k", "--scopes", "*"], env)).stdout)
+    const requestsAt = async (level: string) => {
+      const api = await start("api", { ...env, LOG_LEVEL: level })
+      const ids: Array<string> = []
+      try {
+        const call = async (method: string, path: string, body?: unknown) => {
+          const answer = await fetch(`${api.url}/api/v1${path}`, {
+            method,
+            headers: { "x-api-key": key!, "user-agent": "line-test", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) })
+          })
+          ids.push(answer.headers.get("x-request-id")!)
+          return answer.json() as Promise<Answer>
+        }
+        const created = await call("POST", "/subscribers", { email: "lines@example.com" }) // the direct lane
+        await call("GET", `/subscribers/${created.id}`) // the direct lane
+        await call("GET", `/subscribers/${created.id}?fields=all`) // the HttpApi: a query string
+        await call("GET", "/subscribers/by-email/lines@example.com") // the HttpApi
+      } finally {
+        expect(await api.stop()).toBe(0)
+      }
+      const lines = api.output().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line))
+      // The start's probes of /ready log lines too.
+      return { ids, lines: lines.filter((line) => "method" in line && line.path !== "/ready") as Array<Record<string, unknown>> }
+    }
+
+    const { ids, lines } = await requestsAt("info")
+    expect(lines.map((line) => line.request_id)).toEqual(ids)
+    expect(lines.map((line) => `${line.msg}`.replace(/ \d+ms$/, ""))).toEqual([
+      "POST /api/v1/subscribers 201",
+      `GET /api/v1/subscribers/${(lines[1]!.path as string).split("/").pop()} 200`,
+      `GET ${lines[2]!.path} 200`,
+      "GET /api/v1/subscribers/by-email/*** 200"
+    ])
+    for (const line of lines) {
+      expect(Object.keys(line)).toEqual([
+        "time", "level", "msg", "request_id", "method", "path", "status", "duration_ms", "client_address", "user_agent",
+        "organization_id", "credential"
+      ])
+      expect(line).toMatchObject({ level: "info", user_agent: "line-test", credential: expect.stringMatching(/^api_key:/) })
+      expect(Date.parse(line.time as string)).toBeGreaterThan(Date.now() - 120_000)
+    }
+    expect(new Set(lines.map((line) => line.organization_id)).size).toBe(1)
+
+    expect((await requestsAt("warn")).lines).toEqual([])
+  }, 120_000)
+
   it("a key deleted through one API process is refused by another within a second", async () => {
     const env = { DATABASE_URL: await postgres.database("principal_cache") }
     const slug = `e2e-${Date.now().toString(36)}`

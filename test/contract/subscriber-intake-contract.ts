@@ -1,6 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { OrganizationRepository, Outbox, SubscriberIntake, SubscriberRepository, UnitOfWork } from "@roster/application"
-import type { OrganizationId } from "@roster/domain"
+import { DomainEvent, type OrganizationId } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { aSubscriber, anEvent, givenOrganization, type PersistenceLayer } from "./fixtures.js"
 
@@ -19,6 +19,22 @@ export const subscriberIntakeContract = (persistence: PersistenceLayer) =>
         assert.isTrue(yield* intake.admit(subscriber, events, 10))
         expect(yield* (yield* SubscriberRepository).findById(organization.id, subscriber.id)).toStrictEqual(Option.some(subscriber))
         expect(yield* (yield* Outbox).recorded(organization.id)).toStrictEqual(events)
+        expect(yield* countOf(organization.id)).toBe(1)
+      }))
+
+    it.effect("admits a subscriber with one event, recorded as it was given", () =>
+      Effect.gen(function*() {
+        const intake = yield* SubscriberIntake
+        const organization = yield* givenOrganization()
+        const createdAt = new Date("2026-03-04T05:06:07.891Z")
+        const subscriber = aSubscriber(organization.id, { metadata: { plan: "gold", "quote\"d": ["a\\b", 1] }, createdAt })
+        const event = new DomainEvent({
+          ...anEvent(organization.id, "subscriber.created", { subscriber: { email: subscriber.email }, note: "é\n{}" }),
+          occurredAt: createdAt
+        })
+        assert.isTrue(yield* intake.admit(subscriber, [event], null))
+        expect(yield* (yield* SubscriberRepository).findById(organization.id, subscriber.id)).toStrictEqual(Option.some(subscriber))
+        expect(yield* (yield* Outbox).recorded(organization.id)).toStrictEqual([event])
         expect(yield* countOf(organization.id)).toBe(1)
       }))
 

@@ -8,7 +8,7 @@ import { ErrorRenderer } from "./error-renderer.js"
 import { decodeErrorAnswer, defectAnswer, invalidAnswer, MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./failure-answers.js"
 import { jsonNestingDepth } from "./json-depth.js"
 import { makeWithinOrganizationLimit } from "./rate-limit-middleware.js"
-import { CurrentRequestId, type RequestObserver, requestIdOf, requestLineOf } from "./request-log.js"
+import { CurrentRequestId, logRequestLine, RequestLines, type RequestObserver, requestIdOf, requestLineOf } from "./request-log.js"
 
 /**
  * The direct lane: the busiest requests (an API key reading or creating one subscriber) served
@@ -130,6 +130,7 @@ export const makeDirectLane = (options: DirectLaneOptions) =>
     const apiKeys = yield* ApiKeys
     const { render } = yield* ErrorRenderer
     const withinOrganizationLimit = makeWithinOrganizationLimit(yield* RateLimits, render)
+    const requestLines = yield* RequestLines
     // The lane's fibers carry no services in their context (the use cases hold theirs): every
     // scope or service a fiber adds copies its context, which would otherwise be the whole app's.
     const { fiberRefs, runtimeFlags } = yield* Effect.runtime<never>()
@@ -178,15 +179,16 @@ export const makeDirectLane = (options: DirectLaneOptions) =>
               const durationMs = Date.now() - startedAt
               observe?.(request.method!, path, answered.status, durationMs)
               return Effect.as(
-                Effect.logInfo(requestLineOf({
-                  method: request.method!,
-                  path,
-                  status: answered.status,
-                  durationMs,
-                  clientAddress: request.socket.remoteAddress ?? null,
-                  userAgent: request.headers["user-agent"] ?? null,
-                  principal
-                })),
+                logRequestLine(requestLines, requestId, () =>
+                  requestLineOf({
+                    method: request.method!,
+                    path,
+                    status: answered.status,
+                    durationMs,
+                    clientAddress: request.socket.remoteAddress ?? null,
+                    userAgent: request.headers["user-agent"] ?? null,
+                    principal
+                  })),
                 true
               )
             })

@@ -1,12 +1,12 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { Principal } from "@roster/application"
 import { Context, Effect, Exit, FiberRef, Option } from "effect"
-import { CurrentRequestId, RequestLine } from "../../node/request-line.js"
+import { CurrentRequestId, logRequestLine, RequestLine, RequestLines } from "../../node/request-line.js"
 import { randomUUID } from "node:crypto"
 import { establishedPrincipalOf } from "./authentication.js"
 import { pathOf } from "./request-path.js"
 
-export { CurrentRequestId, RequestLine }
+export { CurrentRequestId, logRequestLine, RequestLine, RequestLines }
 
 /** An incoming request id is echoed only when it is short and plain. */
 const saneRequestId = /^[A-Za-z0-9._:/+=-]{1,128}$/
@@ -67,22 +67,24 @@ export type RequestObserver = (method: string, path: string, status: number, dur
 export const requestLogging = <E, R>(app: HttpApp.Default<E, R>, observe?: RequestObserver): HttpApp.Default<E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    const lines = Context.get(fiber.currentContext, RequestLines)
     const requestId = requestIdOf(request.headers["x-request-id"])
     const startedAt = Date.now()
     const served = Effect.flatMap(Effect.exit(app), (exit) => {
       const status = Exit.isSuccess(exit) ? exit.value.status : 500
       const durationMs = Date.now() - startedAt
       observe?.(request.method, pathOf(request), status, durationMs)
-      const line = requestLineOf({
-        method: request.method,
-        path: pathOf(request),
-        status,
-        durationMs,
-        clientAddress: Option.getOrNull(request.remoteAddress),
-        userAgent: request.headers["user-agent"] ?? null,
-        principal: establishedPrincipalOf(request)
-      })
-      return Effect.zipRight(Effect.logInfo(line), exit)
+      const line = () =>
+        requestLineOf({
+          method: request.method,
+          path: pathOf(request),
+          status,
+          durationMs,
+          clientAddress: Option.getOrNull(request.remoteAddress),
+          userAgent: request.headers["user-agent"] ?? null,
+          principal: establishedPrincipalOf(request)
+        })
+      return Effect.zipRight(logRequestLine(lines, requestId, line), exit)
     })
     // The answer is sent before this middleware sees it: the header goes on as it is sent.
     const tagged = HttpApp.appendPreResponseHandler((_request, response) =>
