@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { spawnSync } from "node:child_process"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { postgresForProcesses as postgres } from "../support/servers.js"
@@ -170,6 +171,17 @@ describe("the embedded database", () => {
     const result = await run("api", [], { PORT: "eighty" })
     expect(result.code).toBe(1)
     expect(result.stderr.trim()).toBe('roster: configuration error: PORT: expected an integer value, got "eighty"')
+  }, 60_000)
+
+  it("the npm scripts run their program in one process, with its arguments, and refuse an unknown one", () => {
+    const npm = (...args: Array<string>) =>
+      spawnSync("npm", ["run", "-s", ...args], { cwd: process.cwd(), encoding: "utf8", env: { ...process.env, LOG_LEVEL: "warn" } })
+    const version = npm("cli", "--", "--version")
+    expect(version.status, version.stderr).toBe(0)
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync("package.json", "utf8")).version)
+    const refused = spawnSync(process.execPath, ["scripts/run.mjs", "server"], { encoding: "utf8" })
+    expect(refused.status).toBe(2)
+    expect(refused.stderr.trim()).toBe("run.mjs: expected one of start, api, worker, cli; got server")
   }, 60_000)
 })
 
