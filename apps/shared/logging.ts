@@ -65,23 +65,8 @@ export const bufferedJsonLogger = (output: ReturnType<typeof makeBufferedOutput>
  * A request line as `logRecord` has it, made without a log event: the line written once per
  * request, at `info`.
  */
-export const requestLineJson = (requestId: string, line: RequestLine, date: Date = new Date()): string => {
-  const { fields } = line
-  return JSON.stringify({
-    time: date.toISOString(),
-    level: "info",
-    msg: line.toString(),
-    request_id: requestId,
-    method: fields.method,
-    path: fields.path,
-    status: fields.status,
-    duration_ms: fields.duration_ms,
-    client_address: fields.client_address,
-    user_agent: fields.user_agent,
-    organization_id: fields.organization_id,
-    credential: fields.credential
-  })
-}
+export const requestLineJson = (requestId: string, line: RequestLine, date: Date = new Date()): string =>
+  JSON.stringify({ time: date.toISOString(), level: "info", msg: line.toString(), request_id: requestId, ...line.fields })
 
 /**
  * Effect's pretty logger for a terminal, told about request ids and request lines: they show as

@@ -13,7 +13,9 @@ import {
   Organizations,
   OrganizationRepository,
   RateLimiter,
-  Secrets
+  Secrets,
+  SubscriberIntake,
+  SubscriberRepository
 } from "@roster/application"
 import {
   ApiKey,
@@ -48,6 +50,7 @@ import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 // The use cases of the running service; no worker runs beside the test server, and tests move
 // webhook work with WebhookDispatch through `run`.
 import { UseCasesLive } from "../../apps/shared/application.js"
+import { logRecord } from "../../apps/shared/logging.js"
 import { httpSettingsOf, publicBaseUrl, RosterConfig } from "../../apps/shared/config.js"
 import { domainVerifierLayer, emailLayer, paymentLayer } from "../../apps/shared/layers.js"
 
@@ -444,3 +447,16 @@ export const call = async (
     body: contentType.includes("json") && text.length > 0 ? JSON.parse(text) : text
   }
 }
+
+/** What the service's JSON logger would write for each line, kept in memory. */
+export const capturingLogger = (lines: Array<Record<string, unknown>>) =>
+  Logger.make<unknown, void>((options) => {
+    lines.push(logRecord(options))
+  })
+
+/** Subscriber storage whose every call dies with `defect`: for the answers to faults. */
+export const failingSubscriberRepository = (defect: unknown) =>
+  Layer.merge(
+    Layer.succeed(SubscriberRepository, new Proxy({} as SubscriberRepository["Type"], { get: () => () => Effect.die(defect) })),
+    Layer.succeed(SubscriberIntake, new Proxy({} as SubscriberIntake["Type"], { get: () => () => Effect.die(defect) }))
+  )

@@ -1,13 +1,19 @@
 import { SqlError } from "@effect/sql"
-import { SubscriberIntake, SubscriberRepository } from "@roster/application"
-import { Effect, Layer, Logger, Redacted } from "effect"
+import { Layer, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { once } from "node:events"
 import { connect } from "node:net"
 import { makeRedisClient, RedisRateLimiterLive } from "../../../adapters/redis/index.js"
-import { logRecord } from "../../../apps/shared/logging.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Answer, call, type CallOptions, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import {
+  type Answer,
+  call,
+  type CallOptions,
+  capturingLogger,
+  failingSubscriberRepository,
+  startHttpServer,
+  type TestHttpServer
+} from "../../support/http-server.js"
 import { redis } from "../../support/servers.js"
 import { expectProblem, freshEmail } from "../helpers.js"
 
@@ -21,11 +27,6 @@ let lane: TestHttpServer
 let api: TestHttpServer
 const laneLines: Array<Record<string, unknown>> = []
 
-/** What the service's JSON logger would write for each line, kept in memory. */
-const capturingLogger = (lines: Array<Record<string, unknown>>) =>
-  Logger.make<unknown, void>((options) => {
-    lines.push(logRecord(options))
-  })
 
 beforeAll(async () => {
   ;[lane, api] = await Promise.all([
@@ -226,11 +227,6 @@ describe("the direct lane answers as the HttpApi does", () => {
   })
 })
 
-const failingSubscriberRepository = (defect: unknown) =>
-  Layer.merge(
-    Layer.succeed(SubscriberRepository, new Proxy({} as SubscriberRepository["Type"], { get: () => () => Effect.die(defect) })),
-    Layer.succeed(SubscriberIntake, new Proxy({} as SubscriberIntake["Type"], { get: () => () => Effect.die(defect) }))
-  )
 
 describe("failures on the direct lane", () => {
   it("answers 500 internal_error telling nothing of the fault, and logs it with the request id", async () => {

@@ -1,9 +1,12 @@
 import { SqlError } from "@effect/sql"
-import { SubscriberIntake, SubscriberRepository } from "@roster/application"
-import { Effect, Layer, Logger } from "effect"
-import { logRecord } from "../../../apps/shared/logging.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import {
+  call,
+  capturingLogger,
+  failingSubscriberRepository,
+  startHttpServer,
+  type TestHttpServer
+} from "../../support/http-server.js"
 import { createSubscriber, expectInvalid, expectProblem, freshEmail, sendChunked, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
@@ -271,17 +274,7 @@ describe("the errors base URL", () => {
 
 /** A subscriber repository whose every operation dies with `defect`. */
 /** Subscribers' storage whose every operation dies with `defect`: the repository and the intake. */
-const failingSubscriberRepository = (defect: unknown) =>
-  Layer.merge(
-    Layer.succeed(SubscriberRepository, new Proxy({} as SubscriberRepository["Type"], { get: () => () => Effect.die(defect) })),
-    Layer.succeed(SubscriberIntake, new Proxy({} as SubscriberIntake["Type"], { get: () => () => Effect.die(defect) }))
-  )
 
-/** What the service's JSON logger would write for each line, kept in memory. */
-const capturingLogger = (lines: Array<Record<string, unknown>>) =>
-  Logger.make<unknown, void>((options) => {
-    lines.push(logRecord(options))
-  })
 
 describe("failures of the service", () => {
   it("answers 500 internal_error telling nothing of the fault, and logs it with the request id", async () => {
