@@ -4,6 +4,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { reportPoolUsage } from "../node/metrics.js"
+import { PreparedQuery, type Row, type RowShapes } from "./prepared-query.js"
 
 /** Statements with more parameters than this (batch inserts of varying length) are not kept. */
 const MAX_PREPARED_PARAMETERS = 64
@@ -38,8 +39,9 @@ const CONNECT_TIMEOUT = Duration.seconds(5)
 
 /**
  * Statements run straight on a pooled connection of a PostgreSQL server, each prepared once per
- * connection under its name: for the statements of the busiest requests, which pay for nothing
- * of a SqlClient's statement (compiling, a scope per statement). Only outside a transaction.
+ * connection under its name and its rows described once (prepared-query.ts): for the statements
+ * of the busiest requests, which pay for nothing of a SqlClient's statement (compiling, a scope
+ * per statement). Only outside a transaction.
  */
 export class PgStatements extends Context.Tag("roster/postgres/PgStatements")<PgStatements, {
   readonly run: (
@@ -49,18 +51,25 @@ export class PgStatements extends Context.Tag("roster/postgres/PgStatements")<Pg
   ) => Effect.Effect<ReadonlyArray<{ readonly [column: string]: unknown }>, SqlError>
 }>() {}
 
-const makePgStatements = (pool: pg.Pool): PgStatements["Type"] => ({
-  run: (name, text, values) =>
-    Effect.async((resume) => {
-      pool.query({ name, text, values: values as Array<unknown> }, (cause, result) => {
-        resume(
-          cause
-            ? Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
-            : Effect.succeed(result.rows)
-        )
+/** The pool's `query`, given a query object that submits itself and the callback for its outcome. */
+type SubmitQuery = (query: PreparedQuery, callback: (cause: unknown, rows?: ReadonlyArray<Row>) => void) => void
+
+const makePgStatements = (pool: pg.Pool): PgStatements["Type"] => {
+  const shapes: RowShapes = new Map()
+  const submit = (pool.query as unknown as SubmitQuery).bind(pool)
+  return {
+    run: (name, text, values) =>
+      Effect.async((resume) => {
+        submit(new PreparedQuery(name, text, values, shapes), (cause, rows) => {
+          resume(
+            cause
+              ? Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
+              : Effect.succeed(rows!)
+          )
+        })
       })
-    })
-})
+  }
+}
 
 /**
  * A PostgreSQL server through a pool of node-postgres connections, each statement prepared once

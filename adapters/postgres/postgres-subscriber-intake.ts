@@ -3,7 +3,7 @@ import { Outbox, OrganizationRepository, SubscriberIntake, SubscriberRepository 
 import { EmailAlreadyExists, emailKey } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { jsonb } from "./rows.js"
-import { SHARDS } from "./subscriber-slots.js"
+import { SHARDS, UNLIMITED_SHARDS } from "./subscriber-slots.js"
 import { PgStatements } from "./pg-client.js"
 import { inTransaction, transactional } from "./transactions.js"
 
@@ -12,18 +12,31 @@ class NoRoom {
 }
 
 /**
- * Counts on a slot row with room that no one else holds, and only then inserts the subscriber and
- * its events (`events`: how they are given, from $14 on); a taken email inserts nothing and counts
- * nothing.
+ * The slot row a create counts on, one that no one else holds. Under a limit ($2), any of the
+ * organization's rows with room, the nearest to $4 of $3 first; without one, $3 or $4, whichever
+ * is free (there are many rows, see subscriber-slots.ts, so one of two is nearly always free).
  */
-const admitText = (events: string) => `
-  WITH slot AS (
+const limitedSlot = `
     SELECT shard FROM organization_subscriber_slots
     WHERE organization_id = $1 AND quota IS NOT DISTINCT FROM $2::integer
       AND (allowance IS NULL OR used + 1 <= allowance)
     ORDER BY (shard + $3 - $4) % $3
     LIMIT 1
-    FOR UPDATE SKIP LOCKED
+    FOR UPDATE SKIP LOCKED`
+const unlimitedSlot = `
+    SELECT shard FROM organization_subscriber_slots
+    WHERE organization_id = $1 AND shard IN ($3::smallint, $4::smallint) AND quota IS NULL AND $2::integer IS NULL
+    ORDER BY shard = $4::smallint
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED`
+
+/**
+ * Counts on a slot row with room that no one else holds (`slot`), and only then inserts the
+ * subscriber and its events (`events`: how they are given, from $14 on); a taken email inserts
+ * nothing and counts nothing.
+ */
+const admitText = (slot: string, events: string) => `
+  WITH slot AS (${slot}
   ), inserted AS (
     INSERT INTO subscribers
       (id, organization_id, email, email_key, status, metadata, first_name, last_name, created_at, updated_at)
@@ -42,13 +55,31 @@ const admitText = (events: string) => `
   SELECT EXISTS (SELECT 1 FROM slot) AS room, EXISTS (SELECT 1 FROM inserted) AS inserted`
 
 /** One event, as plain parameters: what nearly every create records. */
-const admitOneText = admitText(`SELECT $14::uuid, $15::uuid, $16, $17::timestamptz, $18::jsonb FROM inserted`)
+const oneEvent = `SELECT $14::uuid, $15::uuid, $16, $17::timestamptz, $18::jsonb FROM inserted`
 
 /** Any number of events, as arrays, inserted in their order. */
-const admitManyText = admitText(`SELECT e.id, e.organization_id, e.type, e.occurred_at, e.data
+const manyEvents = `SELECT e.id, e.organization_id, e.type, e.occurred_at, e.data
     FROM unnest($14::uuid[], $15::uuid[], $16::text[], $17::timestamptz[], $18::jsonb[])
       WITH ORDINALITY AS e(id, organization_id, type, occurred_at, data, n), inserted
-    ORDER BY e.n`)
+    ORDER BY e.n`
+
+/** The statement for a create under a limit or not, with one event or several, and its name. */
+const admitStatements = {
+  limited: {
+    one: ["roster_subscriber_intake_one", admitText(limitedSlot, oneEvent)],
+    many: ["roster_subscriber_intake", admitText(limitedSlot, manyEvents)]
+  },
+  unlimited: {
+    one: ["roster_subscriber_intake_unlimited_one", admitText(unlimitedSlot, oneEvent)],
+    many: ["roster_subscriber_intake_unlimited", admitText(unlimitedSlot, manyEvents)]
+  }
+} as const
+
+/** Two different shards of `shards`, at random. */
+const twoShards = (shards: number): readonly [number, number] => {
+  const first = Math.floor(Math.random() * shards)
+  return [first, (first + 1 + Math.floor(Math.random() * (shards - 1))) % shards]
+}
 
 /**
  * A new subscriber in one statement: a slot row with room that no one else holds is counted on,
@@ -76,8 +107,9 @@ export const PostgresSubscriberIntakeLive = Layer.effect(
     const inOneStatement: SubscriberIntake["Type"]["admit"] = (subscriber, events, max) => {
       const one = events.length === 1 ? events[0]! : undefined
       // Times go as ISO 8601 text, which the driver passes on as it is.
+      const [first, second] = max === null ? twoShards(UNLIMITED_SHARDS) : [SHARDS, Math.floor(Math.random() * SHARDS)]
       const values = [
-        subscriber.organizationId, max, SHARDS, Math.floor(Math.random() * SHARDS),
+        subscriber.organizationId, max, first, second,
         subscriber.id, subscriber.email, emailKey(subscriber.email), subscriber.status, jsonb(subscriber.metadata),
         subscriber.firstName, subscriber.lastName, subscriber.createdAt.toISOString(), subscriber.updatedAt.toISOString(),
         ...(one === undefined
@@ -87,9 +119,7 @@ export const PostgresSubscriberIntakeLive = Layer.effect(
           ]
           : [one.id, one.organizationId, one.type, one.occurredAt.toISOString(), jsonb(one.data)])
       ]
-      const [name, text] = one === undefined
-        ? ["roster_subscriber_intake", admitManyText]
-        : ["roster_subscriber_intake_one", admitOneText]
+      const [name, text] = admitStatements[max === null ? "unlimited" : "limited"][one === undefined ? "many" : "one"]
       return (Option.isSome(statements) ? statements.value.run(name, text, values) : sql.unsafe(text, values)).pipe(
           Effect.orDie,
           Effect.flatMap((rows) => {

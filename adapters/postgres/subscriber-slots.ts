@@ -11,12 +11,23 @@ import { transactional } from "./transactions.js"
  * a reservation that fits the allowance of a row no one else holds is one statement and never
  * exceeds the limit, whatever runs beside it. When no row has room (or the limit changed since
  * the allowances were made), the organization's rows are locked, counted, and the room that is
- * left shared out again. That path runs near the limit, or once in a while; two of them queue on
+ * left shared out again. A rebalance holds every row, so the creates beside it find no free row
+ * and queue for a rebalance of their own: each first tries the rows again once it has the
+ * organization's row, and rebalances only if there is still no room (otherwise such a queue would
+ * feed itself under load). That path runs near the limit, or once in a while; two of them queue on
  * the organization's row, never on the creates of the fast path. (A reservation that waits there
  * may hold a row a rebalance waits for; PostgreSQL breaks such a deadlock and the transaction
  * runs again, see `transactional`.)
+ *
+ * Without a limit there is no allowance to share, so the count is spread over many more rows
+ * (`UNLIMITED_SHARDS`): a create counts on one of two rows picked at random, which another create
+ * holds only rarely, instead of looking over every row of the organization for one that is free.
  */
 export const SHARDS = 16
+export const UNLIMITED_SHARDS = 128
+
+/** How many rows an organization's count is spread over under `max`. */
+export const shardsFor = (max: Limit): number => max === null ? UNLIMITED_SHARDS : SHARDS
 
 const anyShard = () => Math.floor(Math.random() * SHARDS)
 
@@ -35,7 +46,7 @@ export const makeSubscriberSlots = (sql: SqlClient.SqlClient) => {
         SELECT shard FROM organization_subscriber_slots
         WHERE organization_id = ${id} AND quota IS NOT DISTINCT FROM ${max}::integer
           AND (allowance IS NULL OR used + ${count} <= allowance)
-        ORDER BY (shard + ${SHARDS} - ${shard}) % ${SHARDS}
+        ORDER BY (shard + ${shardsFor(max)} - ${shard}) % ${shardsFor(max)}
         LIMIT 1
         FOR UPDATE SKIP LOCKED
       )
@@ -52,13 +63,16 @@ export const makeSubscriberSlots = (sql: SqlClient.SqlClient) => {
       // Rebalancing organizations queue here; creates on the fast path never take this lock.
       const organization = yield* sql`SELECT id FROM organizations WHERE id = ${id} FOR NO KEY UPDATE`
       if (organization.length === 0) return 0
+      // Every row may have been held by the rebalance this one waited for: try them again first.
+      if (yield* fastReserve(id, shard, wanted, max)) return wanted
       const rows = yield* sql<{ readonly shard: number; readonly used: number }>`
         SELECT shard, used FROM organization_subscriber_slots WHERE organization_id = ${id} ORDER BY shard FOR UPDATE`
-      const used = Array.from({ length: SHARDS }, () => 0)
+      const shards = shardsFor(max)
+      const used = Array.from({ length: shards }, () => 0)
       let total = 0
       for (const row of rows) {
         total += row.used
-        if (row.shard < SHARDS) used[row.shard]! += row.used
+        if (row.shard < shards) used[row.shard]! += row.used
         else used[0]! += row.used // a shard beyond the current count folds into the first
       }
       if (total < 0) { // more was released than reserved: start again from none
@@ -69,7 +83,7 @@ export const makeSubscriberSlots = (sql: SqlClient.SqlClient) => {
       if (count === 0) return 0
       used[shard]! += count
       const room = max === null ? null : shares(max - total - count)
-      yield* sql`DELETE FROM organization_subscriber_slots WHERE organization_id = ${id} AND shard >= ${SHARDS}`
+      yield* sql`DELETE FROM organization_subscriber_slots WHERE organization_id = ${id} AND shard >= ${shards}`
       yield* sql`
         INSERT INTO organization_subscriber_slots (organization_id, shard, used, allowance, quota)
         SELECT ${id}, s.shard, s.used, s.allowance, ${max}::integer

@@ -123,6 +123,33 @@ export const subscriberUseCasesContract = (persistence: PersistenceLayer) =>
         )
       }))
 
+    it.effect("creates without a limit, many at once, are each counted, and a limit set later counts them all", () =>
+      Effect.gen(function*() {
+        const organization = yield* givenOrganization({ tier: "enterprise" })
+        const subscribers = yield* Subscribers
+        yield* Effect.forEach(
+          Array.from({ length: 40 }, (_, i) => email(`many-${i}@example.com`)),
+          (address) => subscribers.create(principalOf(organization), { email: address }),
+          { concurrency: "unbounded" }
+        )
+        expect(yield* reservedSlots(organization)).toBe(40)
+
+        // On the free plan, the 40 count against its limit: room for exactly FREE_LIMIT - 40 more.
+        const organizations = yield* OrganizationRepository
+        assert.isFalse(yield* organizations.reserveSubscriberSlots(organization.id, FREE_LIMIT - 39, FREE_LIMIT))
+        assert.isTrue(yield* organizations.reserveSubscriberSlots(organization.id, FREE_LIMIT - 41, FREE_LIMIT))
+        const unlimited = principalOf(organization)
+        const onFree: Principal = { ...unlimited, organization: { ...unlimited.organization, tier: "free" } }
+        yield* subscribers.create(onFree, { email: email("last@example.com") })
+        const refused = yield* Effect.flip(subscribers.create(onFree, { email: email("over@example.com") }))
+        expect(refused._tag).toBe("PlanLimitExceeded")
+        expect(yield* reservedSlots(organization)).toBe(FREE_LIMIT)
+
+        // Back without a limit, creates are counted again from where the count stands.
+        yield* subscribers.create(principalOf(organization), { email: email("again@example.com") })
+        expect(yield* reservedSlots(organization)).toBe(FREE_LIMIT + 1)
+      }))
+
     it.effect("a duplicate email is refused and leaves nothing behind", () =>
       Effect.gen(function*() {
         const organization = yield* givenOrganization()

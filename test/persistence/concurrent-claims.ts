@@ -1,4 +1,5 @@
 import { expect, layer } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { OrganizationRepository, Outbox, UnitOfWork, WebhookDeliveryRepository } from "@roster/application"
 import { Deferred, Effect, Fiber, type Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
@@ -24,7 +25,7 @@ const BATCH = 25
  * suites cannot show on a database that runs one statement at a time. Both claims skip rows that
  * another connection holds locked rather than wait for them.
  */
-export const concurrentClaims = (persistence: Layer.Layer<Persistence, unknown>) =>
+export const concurrentClaims = (persistence: Layer.Layer<Persistence | SqlClient.SqlClient, unknown>) =>
   // Real time, so that a claim that waits for another's locks fails on its time-out.
   layer(persistence, { excludeTestServices: true })("claims made at once on separate connections", (it) => {
     it.effect("workers leasing due deliveries at once never lease the same one, and together lease them all", () =>
@@ -135,6 +136,40 @@ export const concurrentClaims = (persistence: Layer.Layer<Persistence, unknown>)
         expect([yield* Fiber.join(first), ...others]).toStrictEqual([true, true, true, true])
         const count = Option.getOrThrow(yield* organizations.findById(organization.id)).subscriberCount
         expect(count).toBe(5)
+      }))
+
+    it.effect("reservations made while a rebalance holds every row wait for it, then count on its rows without rebalancing again", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const organizations = yield* OrganizationRepository
+        const unitOfWork = yield* UnitOfWork
+        const organization = yield* givenOrganization({ tier: "pro" })
+        yield* organizations.reserveSubscriberSlots(organization.id, 1, 1_000) // shares the room out
+        const allowances = sql`
+          SELECT shard, allowance FROM organization_subscriber_slots WHERE organization_id = ${organization.id} ORDER BY shard`
+        const shared = yield* allowances
+        expect(shared).toHaveLength(16)
+
+        // What a rebalance holds: the organization's row and every slot row.
+        const held = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const rebalance = yield* Effect.fork(unitOfWork.transaction(Effect.gen(function*() {
+          yield* sql`SELECT id FROM organizations WHERE id = ${organization.id} FOR NO KEY UPDATE`
+          yield* sql`SELECT shard FROM organization_subscriber_slots WHERE organization_id = ${organization.id} FOR UPDATE`
+          yield* Deferred.succeed(held, undefined)
+          yield* Deferred.await(release)
+        })))
+        yield* Deferred.await(held)
+        const reserve = unitOfWork.transaction(organizations.reserveSubscriberSlots(organization.id, 1, 1_000))
+        const reservations = yield* Effect.fork(Effect.all(Array.from({ length: 6 }, () => reserve), { concurrency: "unbounded" }))
+        yield* Effect.sleep("300 millis")
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(rebalance)
+
+        expect(yield* Fiber.join(reservations)).toStrictEqual([true, true, true, true, true, true])
+        expect(Option.getOrThrow(yield* organizations.findById(organization.id)).subscriberCount).toBe(7)
+        // No reservation shared the room out again: every row keeps the allowance it was given.
+        expect(yield* allowances).toStrictEqual(shared)
       }))
 
     it.effect("of 200 concurrent reservations at the edge of a limit of 1,000, exactly the room left is granted", () =>

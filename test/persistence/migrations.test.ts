@@ -47,7 +47,8 @@ describe("migrations", () => {
           [17, "audience_snapshot"],
           [18, "import_jobs"],
           [19, "import_lease_token"],
-          [20, "import_problem_retention"]
+          [20, "import_problem_retention"],
+          [21, "unlimited_subscriber_slots"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -91,6 +92,32 @@ describe("migrations", () => {
         expect(yield* indexedColumns(["organizations_created_at_idx", "users_created_at_idx"])).toStrictEqual([
           { name: "organizations_created_at_idx", columns: "created_at,id" },
           { name: "users_created_at_idx", columns: "created_at,id" }
+        ])
+      }))
+
+    it.effect("an organization counted without a limit gets 128 slot rows, its count unchanged; one under a limit keeps its rows", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        const sql = yield* SqlClient.SqlClient
+        const unlimited = "00000000-0000-4000-8000-000000000001"
+        const limited = "00000000-0000-4000-8000-000000000002"
+        yield* sql`INSERT INTO organizations (id, name, slug, tier, created_at, updated_at) VALUES
+          (${unlimited}, 'Unlimited', 'unlimited', 'enterprise', now(), now()),
+          (${limited}, 'Limited', 'limited', 'free', now(), now())`
+        // As the rows stood before: sixteen rows for either, counting 7 and 5.
+        yield* sql`INSERT INTO organization_subscriber_slots (organization_id, shard, used, allowance, quota)
+          SELECT ${unlimited}::uuid, s, CASE WHEN s = 3 THEN 7 ELSE 0 END, NULL, NULL FROM generate_series(0, 15) AS s
+          UNION ALL
+          SELECT ${limited}::uuid, s, CASE WHEN s = 0 THEN 5 ELSE 0 END, 62, 1000 FROM generate_series(0, 15) AS s`
+        yield* sql`DELETE FROM effect_sql_migrations WHERE migration_id = 21`
+        expect(yield* runMigrations).toStrictEqual([[21, "unlimited_subscriber_slots"]])
+        const slots = yield* sql<{ readonly organizationId: string; readonly rows: number; readonly used: number; readonly shards: number }>`
+          SELECT organization_id AS "organizationId", count(*)::integer AS rows, sum(used)::integer AS used, max(shard)::integer + 1 AS shards
+          FROM organization_subscriber_slots WHERE organization_id IN (${unlimited}, ${limited})
+          GROUP BY organization_id ORDER BY organization_id`
+        expect(slots).toStrictEqual([
+          { organizationId: unlimited, rows: 128, used: 7, shards: 128 },
+          { organizationId: limited, rows: 16, used: 5, shards: 16 }
         ])
       }))
 

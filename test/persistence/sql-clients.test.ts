@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Redacted } from "effect"
 import { makePgClient, makePgliteClient } from "../../adapters/postgres/index.js"
+import { PgStatements } from "../../adapters/postgres/pg-client.js"
 import { postgres } from "../support/servers.js"
 
 /** What repositories rely on, the same from either client. */
@@ -65,6 +66,52 @@ describe("SQL clients", () => {
               SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%AS marker' OR statement LIKE '%AS plain'`
           }))
           expect(prepared.map((row) => row.statement)).toStrictEqual(["SELECT $1::integer AS n, $2::text AS marker"])
+        }))
+
+      it.effect("a named statement run straight on the pool answers as the client does, on every connection", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const { run } = yield* PgStatements
+          const at = new Date("2025-01-01T12:34:56.789Z")
+          const text = `SELECT $1::int8 AS big, $2::integer AS small, $3::boolean AS yes, $4::timestamptz AS at,
+            $5::jsonb AS doc, $6::uuid AS id, $7::text AS nothing, $8::text[] AS list, $9::text AS quoted`
+          const values = [
+            "9007199254740993", 7, true, at.toISOString(), JSON.stringify({ snake_key: [1, { b: null }] }),
+            "a1b2c3d4-0000-4000-8000-000000000000", null, ["a", "b,c", "d\"e"], "it's \\ \"quoted\"\nover lines"
+          ]
+          const expected = yield* sql.unsafe(text, values)
+          expect(expected[0]).toStrictEqual({
+            big: "9007199254740993", small: 7, yes: true, at, doc: { snake_key: [1, { b: null }] },
+            id: "a1b2c3d4-0000-4000-8000-000000000000", nothing: null, list: ["a", "b,c", "d\"e"],
+            quoted: "it's \\ \"quoted\"\nover lines"
+          })
+          // The first run describes the rows; the runs after it, on every connection of the pool, do not.
+          expect(yield* run("probe_statement_types", text, values)).toStrictEqual(expected)
+          const runs = yield* Effect.all(
+            Array.from({ length: 24 }, () => run("probe_statement_types", text, values)),
+            { concurrency: "unbounded" }
+          )
+          expect(runs).toStrictEqual(Array.from({ length: 24 }, () => expected))
+          expect(yield* run("probe_statement_none", "SELECT $1::integer AS n WHERE false", [1])).toStrictEqual([])
+        }))
+
+      it.effect("a named statement that fails, or whose values cannot be written, fails alone and leaves the pool usable", () =>
+        Effect.gen(function*() {
+          const { run } = yield* PgStatements
+          const text = "SELECT 10 / $1::integer AS quotient"
+          expect(yield* run("probe_statement_division", text, [2])).toStrictEqual([{ quotient: 5 }])
+          const failed = yield* Effect.flip(run("probe_statement_division", text, [0]))
+          expect(failed._tag).toBe("SqlError")
+          expect((failed.cause as { readonly code?: string }).code).toBe("22012")
+          const circular: Record<string, unknown> = {}
+          circular.self = circular
+          const unwritable = yield* Effect.flip(run("probe_statement_division", text, [circular]))
+          expect(unwritable._tag).toBe("SqlError")
+          const after = yield* Effect.all(
+            Array.from({ length: 12 }, (_, i) => run("probe_statement_division", text, [i + 1])),
+            { concurrency: "unbounded" }
+          )
+          expect(after).toStrictEqual(Array.from({ length: 12 }, (_, i) => [{ quotient: Math.floor(10 / (i + 1)) }]))
         }))
 
       it.effect("compiles no plan to machine code: every connection has jit off", () =>

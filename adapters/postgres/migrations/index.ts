@@ -22,6 +22,7 @@ import audienceSnapshot from "./0017_audience_snapshot.js"
 import importJobs from "./0018_import_jobs.js"
 import importLeaseToken from "./0019_import_lease_token.js"
 import importProblemRetention from "./0020_import_problem_retention.js"
+import unlimitedSubscriberSlots from "./0021_unlimited_subscriber_slots.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -43,7 +44,8 @@ const migrations = Migrator.fromRecord({
   "0017_audience_snapshot": audienceSnapshot,
   "0018_import_jobs": importJobs,
   "0019_import_lease_token": importLeaseToken,
-  "0020_import_problem_retention": importProblemRetention
+  "0020_import_problem_retention": importProblemRetention,
+  "0021_unlimited_subscriber_slots": unlimitedSubscriberSlots
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
