@@ -106,7 +106,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
     })
 
     const owned = (principal: Principal, id: ApiKeyId) =>
-      requireOwned("api_key", id, apiKeys.findById(principal.organization.id, id), apiKeys.organizationOf(id))
+      requireOwned("api_key", id, apiKeys.findById(principal.organization.id, id), () => apiKeys.organizationOf(id))
 
     /** Key management is an owner's area: it needs `*`, and no one hands out more than they hold. */
     const mayGrant = (principal: Principal, scopes: ReadonlyArray<Scope>) =>

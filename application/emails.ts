@@ -104,7 +104,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         }
         if (input.subscriberId !== undefined) {
           const id = input.subscriberId
-          return yield* requireOwned("subscriber", id, subscribers.findById(organizationId, id), subscribers.organizationOf(id))
+          return yield* requireOwned("subscriber", id, subscribers.findById(organizationId, id), () => subscribers.organizationOf(id))
         }
         const found = yield* subscribers.findByEmail(organizationId, input.to!)
         if (Option.isNone(found)) {
@@ -257,7 +257,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
       })
 
     const owned = (principal: Principal, id: MessageId) =>
-      requireOwned("message", id, messages.findById(principal.organization.id, id), messages.organizationOf(id))
+      requireOwned("message", id, messages.findById(principal.organization.id, id), () => messages.organizationOf(id))
 
     const get = Effect.fnUntraced(function*(principal: Principal, id: MessageId) {
       yield* authorize(principal, "emails:read")

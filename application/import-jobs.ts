@@ -112,7 +112,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
 
     const get = Effect.fnUntraced(function*(principal: Principal, id: ImportId) {
       yield* authorize(principal, "subscribers:read")
-      return yield* requireOwned("import", id, jobs.find(principal.organization.id, id), jobs.organizationOf(id))
+      return yield* requireOwned("import", id, jobs.find(principal.organization.id, id), () => jobs.organizationOf(id))
     })
 
     /** One page of the organization's imports, newest first. */

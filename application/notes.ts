@@ -43,7 +43,7 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
     const ids = yield* Ids
 
     const subscriberOf = (organizationId: OrganizationId, id: SubscriberId) =>
-      requireOwned("subscriber", id, subscribers.findById(organizationId, id), subscribers.organizationOf(id))
+      requireOwned("subscriber", id, subscribers.findById(organizationId, id), () => subscribers.organizationOf(id))
 
     const owned = (principal: Principal, subscriberId: SubscriberId, id: NoteId) =>
       Effect.gen(function*() {

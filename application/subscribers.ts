@@ -128,7 +128,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         "subscriber",
         id,
         (forUpdate ? subscribers.findByIdForUpdate : subscribers.findById)(organizationId, id),
-        subscribers.organizationOf(id)
+        () => subscribers.organizationOf(id)
       )
 
     /**
@@ -210,7 +210,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     const get = (principal: Principal, id: SubscriberId) =>
       Effect.zipRight(
         authorize(principal, "subscribers:read"),
-        requireOwned("subscriber", id, subscribers.findWithTags(principal.organization.id, id), subscribers.organizationOf(id))
+        requireOwned("subscriber", id, subscribers.findWithTags(principal.organization.id, id), () => subscribers.organizationOf(id))
       )
 
     const getByEmail = Effect.fnUntraced(function*(principal: Principal, email: EmailAddress) {
@@ -351,7 +351,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       const organizationId = principal.organization.id
       yield* unitOfWork.transaction(Effect.gen(function*() {
         const subscriber = yield* owned(organizationId, id, true)
-        const tag = yield* requireOwned("tag", tagId, tags.findById(organizationId, tagId), tags.organizationOf(tagId))
+        const tag = yield* requireOwned("tag", tagId, tags.findById(organizationId, tagId), () => tags.organizationOf(tagId))
         if (yield* assignments.detach(organizationId, id, tagId)) {
           yield* outbox.record([yield* event(organizationId, "tag.unsubscribed", yield* now, tagSubscriptionData(subscriber, tag))])
         }

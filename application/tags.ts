@@ -113,7 +113,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
     const resolveTagNames = makeTagNameResolver(tags, ids)
 
     const owned = (organizationId: OrganizationId, id: TagId) =>
-      requireOwned("tag", id, tags.findById(organizationId, id), tags.organizationOf(id))
+      requireOwned("tag", id, tags.findById(organizationId, id), () => tags.organizationOf(id))
 
     /** The slug given, or one made from the name. */
     const slugFor = (input: NewTag) => {

@@ -74,7 +74,7 @@ export class Templates extends Effect.Service<Templates>()("roster/Templates", {
     const ids = yield* Ids
 
     const owned = (principal: Principal, id: TemplateId) =>
-      requireOwned("template", id, templates.findById(principal.organization.id, id), templates.organizationOf(id))
+      requireOwned("template", id, templates.findById(principal.organization.id, id), () => templates.organizationOf(id))
 
     const create = Effect.fnUntraced(function*(principal: Principal, input: NewTemplate) {
       yield* authorize(principal, "templates:write")
@@ -167,7 +167,7 @@ export class Templates extends Effect.Service<Templates>()("roster/Templates", {
         : yield* Effect.gen(function*() {
           const sid = request.subscriberId!
           // As for a send: another organization's subscriber is refused, an unknown one not found.
-          const found = yield* requireOwned("subscriber", sid, subscribers.findById(organizationId, sid), subscribers.organizationOf(sid))
+          const found = yield* requireOwned("subscriber", sid, subscribers.findById(organizationId, sid), () => subscribers.organizationOf(sid))
           const tags = (yield* assignments.tagsOf(organizationId, [sid])).get(sid) ?? []
           return templateSubscriber(found, tags.map((t) => t.tag.name))
         })

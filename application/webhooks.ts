@@ -69,7 +69,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     const newSecret = Effect.map(secrets.randomBytes(SIGNING_SECRET_BYTES), signingSecretFromBytes)
 
     const owned = (principal: Principal, id: WebhookEndpointId) =>
-      requireOwned("webhook", id, endpoints.findById(principal.organization.id, id), endpoints.organizationOf(id))
+      requireOwned("webhook", id, endpoints.findById(principal.organization.id, id), () => endpoints.organizationOf(id))
 
     const create = Effect.fnUntraced(function*(principal: Principal, input: NewWebhookEndpoint) {
       yield* authorize(principal, "webhooks:manage")

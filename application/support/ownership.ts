@@ -10,15 +10,16 @@ export const requireOwned = <A>(
   resource: ResourceKind,
   id: string,
   lookup: Effect.Effect<Option.Option<A>>,
-  ownerOf: Effect.Effect<Option.Option<OrganizationId>>
+  ownerOf: () => Effect.Effect<Option.Option<OrganizationId>>
 ): Effect.Effect<A, ResourceNotFound | ResourceOfAnotherOrganization> =>
-  Effect.gen(function*() {
-    const found = yield* lookup
-    if (Option.isSome(found)) return found.value
-    return Option.isSome(yield* ownerOf)
-      ? yield* new ResourceOfAnotherOrganization({ resource, id })
-      : yield* new ResourceNotFound({ resource, id })
-  })
+  Effect.flatMap(lookup, (found) =>
+    Option.isSome(found)
+      ? Effect.succeed(found.value)
+      // Asked only when the lookup found nothing: the answer that tells which of the two it is.
+      : Effect.flatMap(ownerOf(), (owner) =>
+        Effect.fail(
+          Option.isSome(owner) ? new ResourceOfAnotherOrganization({ resource, id }) : new ResourceNotFound({ resource, id })
+        )))
 
 /**
  * The resource a lookup found, or `ResourceNotFound`: for lookups already confined to the caller's
