@@ -27,11 +27,15 @@ ENV NODE_ENV=production \
     DATA_DIR=/var/lib/roster
 WORKDIR /app
 # The programs are bundled; only what they load from node_modules at run time comes along:
-# PGlite (the embedded database, with its WebAssembly) and Redoc's standalone bundle.
+# PGlite (the embedded database, with its WebAssembly), Redoc's standalone bundle and Swagger UI's
+# bundle and stylesheet.
 COPY --from=build /src/dist ./dist
 COPY --from=build /src/node_modules/@electric-sql/pglite ./node_modules/@electric-sql/pglite
 COPY --from=build /src/node_modules/redoc/package.json ./node_modules/redoc/package.json
 COPY --from=build /src/node_modules/redoc/bundles ./node_modules/redoc/bundles
+COPY --from=build /src/node_modules/swagger-ui-dist/package.json ./node_modules/swagger-ui-dist/package.json
+COPY --from=build /src/node_modules/swagger-ui-dist/swagger-ui-bundle.js ./node_modules/swagger-ui-dist/swagger-ui-bundle.js
+COPY --from=build /src/node_modules/swagger-ui-dist/swagger-ui.css ./node_modules/swagger-ui-dist/swagger-ui.css
 COPY --from=build /src/docker/roster ./docker/roster
 RUN mkdir -p /var/lib/roster && chown node:node /var/lib/roster
 USER node

@@ -37,7 +37,7 @@ const deepRows = Number(process.env.BENCH_DEEP_ROWS ?? 1_000_000)
 const suite = process.env.BENCH_SUITE ?? "all"
 const root = fileURLToPath(new URL("..", import.meta.url))
 /** The API's heap settings, as `npm start` and `npm run api` give them. */
-const API_NODE_ARGS = ["--max-semi-space-size=16", "--heap-growing-percent=30"]
+const API_NODE_ARGS = ["--max-semi-space-size=16", "--heap-growing-percent=60"]
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {

@@ -3,7 +3,7 @@
  * Compiles Roster's four programs (start, api, worker, cli) to `dist/<name>.mjs`: one ES module
  * each, with the dependencies it uses bundled in and the rest of theirs left out, so a process
  * loads only the code it runs. Left outside the bundles, and loaded from node_modules: PGlite
- * (it reads its WebAssembly next to its own files) and Redoc (served as a file).
+ * (it reads its WebAssembly next to its own files), and Redoc and Swagger UI (served as files).
  *
  * `npm start`, `npm run api|worker|cli` and the test suite run it first; it does nothing when
  * `dist/` is newer than every source file and the lock file. Each file is written under a
@@ -65,7 +65,7 @@ export const buildRoster = async ({ force = false } = {}) => {
     format: "esm",
     target: "node20",
     sourcemap: "linked",
-    external: ["@electric-sql/pglite", "redoc", "pg-native"],
+    external: ["@electric-sql/pglite", "redoc", "swagger-ui-dist", "pg-native"],
     // Bundled CommonJS dependencies (pg, ioredis) call `require` for Node's own modules.
     banner: {
       js: "import { createRequire as __rosterCreateRequire } from 'node:module'; const require = __rosterCreateRequire(import.meta.url);"

@@ -91,7 +91,7 @@ describe("the container image", () => {
     }
   })
 
-  it("runs the CLI and the API on the embedded database, Redoc included, and stops on SIGTERM", async () => {
+  it("runs the CLI and the API on the embedded database, Redoc and Swagger UI included, and stops on SIGTERM", async () => {
     const migrated = await finished(entry(["cli", "migrate"], {}))
     expect(migrated.code, migrated.stderr).toBe(0)
     expect(JSON.parse(migrated.stdout)).toEqual({ migrated: true })
@@ -103,6 +103,8 @@ describe("the container image", () => {
       await until("the API", async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok)
       const redoc = await fetch(`http://127.0.0.1:${port}/redoc/redoc.standalone.js`)
       expect(redoc.status).toBe(200)
+      const swagger = await fetch(`http://127.0.0.1:${port}/docs/swagger-ui-bundle.js`)
+      expect(swagger.status).toBe(200)
     } finally {
       api.kill("SIGTERM")
     }

@@ -1,22 +1,81 @@
-import { FileSystem, HttpApi, HttpApiBuilder, HttpApiSwagger, HttpServerResponse, OpenApi } from "@effect/platform"
+import { FileSystem, HttpApi, HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { createRequire } from "node:module"
 import { HttpSettings } from "./http-settings.js"
 import type { KnownRoute } from "./route-table.js"
 
 /**
- * The machine-readable description and the two renderings of it, all from local assets: the
- * OpenAPI document at `/openapi.json`, Swagger UI at `/docs` (bundled inline) and Redoc at
- * `/redoc` (its standalone bundle served from the installed package).
+ * The machine-readable description and the two renderings of it, all from this server: the
+ * OpenAPI document at `/openapi.json`, Swagger UI at `/docs` and Redoc at `/redoc`. Each
+ * rendering is a small page of ours that loads the renderer's script (and Swagger UI's
+ * stylesheet) from the installed package's files, served under the page's path.
  */
 
 const OPENAPI_PATH = "/openapi.json"
 const SWAGGER_PATH = "/docs"
+const SWAGGER_BUNDLE_PATH = "/docs/swagger-ui-bundle.js"
+const SWAGGER_STYLESHEET_PATH = "/docs/swagger-ui.css"
 const REDOC_PATH = "/redoc"
 const REDOC_BUNDLE_PATH = "/redoc/redoc.standalone.js"
 
-export const docsRoutes: ReadonlyArray<KnownRoute> = [OPENAPI_PATH, SWAGGER_PATH, REDOC_PATH, REDOC_BUNDLE_PATH]
-  .map((path) => ({ method: "GET", path, body: "json" as const }))
+export const docsRoutes: ReadonlyArray<KnownRoute> = [
+  OPENAPI_PATH,
+  SWAGGER_PATH,
+  SWAGGER_BUNDLE_PATH,
+  SWAGGER_STYLESHEET_PATH,
+  REDOC_PATH,
+  REDOC_BUNDLE_PATH
+].map((path) => ({ method: "GET", path, body: "json" as const }))
+
+const JAVASCRIPT = "application/javascript; charset=utf-8"
+const CSS = "text/css; charset=utf-8"
+
+/**
+ * The answer for a file of an installed package (`specifier` as `require.resolve` takes it),
+ * read on first use and kept: the renderers' files run to megabytes that most processes never
+ * serve. The file is located when the routes are set up, so a missing package stops the start.
+ */
+const packageFile = (specifier: string, contentType: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = createRequire(import.meta.url).resolve(specifier)
+    return yield* Effect.cached(
+      fs.readFile(path).pipe(
+        Effect.map((bytes) =>
+          HttpServerResponse.uint8Array(bytes, { contentType, headers: { "cache-control": "public, max-age=86400" } })
+        ),
+        Effect.orDie
+      )
+    )
+  })
+
+const swaggerPage = `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8" />
+  <meta name="viewport" content="width=device-width, initial-scale=1" />
+  <title>Roster API reference</title>
+  <link rel="stylesheet" href="${SWAGGER_STYLESHEET_PATH}" />
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="${SWAGGER_BUNDLE_PATH}"></script>
+  <script>
+    window.ui = SwaggerUIBundle({ url: "${OPENAPI_PATH}", dom_id: "#swagger-ui" })
+  </script>
+</body>
+</html>
+`
+
+const SwaggerLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const bundle = yield* packageFile("swagger-ui-dist/swagger-ui-bundle.js", JAVASCRIPT)
+    const stylesheet = yield* packageFile("swagger-ui-dist/swagger-ui.css", CSS)
+    yield* router.get(SWAGGER_PATH, Effect.succeed(HttpServerResponse.html(swaggerPage)))
+    yield* router.get(SWAGGER_BUNDLE_PATH, bundle)
+    yield* router.get(SWAGGER_STYLESHEET_PATH, stylesheet)
+  })
+)
 
 const redocPage = `<!DOCTYPE html>
 <html lang="en">
@@ -35,20 +94,7 @@ const redocPage = `<!DOCTYPE html>
 
 const RedocLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const bundlePath = createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js")
-    // Read on first use and kept: about 1 MB that most processes never serve.
-    const bundle = yield* Effect.cached(
-      fs.readFile(bundlePath).pipe(
-        Effect.map((bytes) =>
-          HttpServerResponse.uint8Array(bytes, {
-            contentType: "application/javascript; charset=utf-8",
-            headers: { "cache-control": "public, max-age=86400" }
-          })
-        ),
-        Effect.orDie
-      )
-    )
+    const bundle = yield* packageFile("redoc/bundles/redoc.standalone.js", JAVASCRIPT)
     yield* router.get(REDOC_PATH, Effect.succeed(HttpServerResponse.html(redocPage)))
     yield* router.get(REDOC_BUNDLE_PATH, bundle)
   })
@@ -66,6 +112,6 @@ const ServedApi = Layer.effect(
 
 export const DocsLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }),
-  HttpApiSwagger.layer({ path: SWAGGER_PATH }),
+  SwaggerLive,
   RedocLive
 ).pipe(Layer.provide(ServedApi))

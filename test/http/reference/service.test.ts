@@ -373,13 +373,28 @@ const externalAssets = (html: string): Array<string> => [
 ].map((match) => match[0])
 
 describe("documentation pages", () => {
-  it("serves Swagger UI at /docs with every asset inline", async () => {
+  it("serves Swagger UI at /docs from the service's own bundle and stylesheet", async () => {
     const answer = await call(server, "GET", "/docs")
     expect(answer.status).toBe(200)
     expect(answer.headers.get("content-type")).toMatch(/^text\/html/)
     expect(answer.text).toContain("SwaggerUIBundle")
     expect(answer.text).toContain("Roster API")
+    expect(answer.text).toContain("url: \"/openapi.json\"")
     expect(externalAssets(answer.text)).toEqual([])
+    const scripts = [...answer.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!)
+    expect(scripts).toEqual(["/docs/swagger-ui-bundle.js"])
+    const stylesheets = [...answer.text.matchAll(/<link[^>]*\shref="([^"]+)"/g)].map((m) => m[1]!)
+    expect(stylesheets).toEqual(["/docs/swagger-ui.css"])
+    const bundle = await call(server, "GET", scripts[0]!)
+    expect(bundle.status).toBe(200)
+    expect(bundle.headers.get("content-type")).toMatch(/^application\/javascript/)
+    expect(bundle.headers.get("cache-control")).toBe("public, max-age=86400")
+    expect(bundle.text.length).toBeGreaterThan(100_000)
+    const stylesheet = await call(server, "GET", stylesheets[0]!)
+    expect(stylesheet.status).toBe(200)
+    expect(stylesheet.headers.get("content-type")).toMatch(/^text\/css/)
+    expect(stylesheet.headers.get("cache-control")).toBe("public, max-age=86400")
+    expect(stylesheet.text.length).toBeGreaterThan(10_000)
   })
 
   it("serves Redoc at /redoc from the service's own bundle", async () => {
@@ -432,8 +447,8 @@ describe("compression", () => {
     expect(refused.body.equals(plain.body)).toBe(true)
   })
 
-  it("compresses the docs pages and Redoc's bundle", async () => {
-    for (const path of ["/docs", "/redoc/redoc.standalone.js"]) {
+  it("compresses the docs' bundles and stylesheet", async () => {
+    for (const path of ["/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css", "/redoc/redoc.standalone.js"]) {
       const answer = await raw(path, { "accept-encoding": "br" })
       expect(answer.status, path).toBe(200)
       expect(answer.headers["content-encoding"], path).toBe("br")
