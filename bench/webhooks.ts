@@ -76,10 +76,10 @@ const startReceiver = async () => {
   }
 }
 
-/** Starts `apps/worker/main.ts` with `env`; resolves once it logged "worker started", with that moment. */
 /** The Node.js options `npm run worker` starts the worker with (package.json). */
-const WORKER_NODE_ARGS = ["--max-semi-space-size=2", "--max-old-space-size=128"]
+const WORKER_NODE_ARGS = ["--max-semi-space-size=4", "--max-old-space-size=128"]
 
+/** Starts `apps/worker/main.ts` with `env`; resolves once it logged "worker started", with that moment. */
 export const startWorker = async (
   context: { readonly root: string; readonly env: NodeJS.ProcessEnv; readonly nodeArgs?: ReadonlyArray<string> }
 ) => {
