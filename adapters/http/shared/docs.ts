@@ -49,53 +49,51 @@ const packageFile = (specifier: string, contentType: string) =>
     )
   })
 
-const swaggerPage = `<!DOCTYPE html>
+/** A documentation page of ours: `head` after the page's title, `body` as it is. */
+const referencePage = (head: string, body: string) =>
+  HttpServerResponse.html(`<!DOCTYPE html>
 <html lang="en">
 <head>
   <meta charset="utf-8" />
   <meta name="viewport" content="width=device-width, initial-scale=1" />
   <title>Roster API reference</title>
-  <link rel="stylesheet" href="${SWAGGER_STYLESHEET_PATH}" />
+  ${head}
 </head>
 <body>
-  <div id="swagger-ui"></div>
+  ${body}
+</body>
+</html>
+`)
+
+const swaggerPage = referencePage(
+  `<link rel="stylesheet" href="${SWAGGER_STYLESHEET_PATH}" />`,
+  `<div id="swagger-ui"></div>
   <script src="${SWAGGER_BUNDLE_PATH}"></script>
   <script>
     window.ui = SwaggerUIBundle({ url: "${OPENAPI_PATH}", dom_id: "#swagger-ui" })
-  </script>
-</body>
-</html>
-`
+  </script>`
+)
 
 const SwaggerLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const bundle = yield* packageFile("swagger-ui-dist/swagger-ui-bundle.js", JAVASCRIPT)
     const stylesheet = yield* packageFile("swagger-ui-dist/swagger-ui.css", CSS)
-    yield* router.get(SWAGGER_PATH, Effect.succeed(HttpServerResponse.html(swaggerPage)))
+    yield* router.get(SWAGGER_PATH, Effect.succeed(swaggerPage))
     yield* router.get(SWAGGER_BUNDLE_PATH, bundle)
     yield* router.get(SWAGGER_STYLESHEET_PATH, stylesheet)
   })
 )
 
-const redocPage = `<!DOCTYPE html>
-<html lang="en">
-<head>
-  <meta charset="utf-8" />
-  <meta name="viewport" content="width=device-width, initial-scale=1" />
-  <title>Roster API reference</title>
-  <style>body { margin: 0; padding: 0; }</style>
-</head>
-<body>
-  <redoc spec-url="${OPENAPI_PATH}"></redoc>
-  <script src="${REDOC_BUNDLE_PATH}"></script>
-</body>
-</html>
-`
+const redocPage = referencePage(
+  `<style>body { margin: 0; padding: 0; }</style>`,
+  `<redoc spec-url="${OPENAPI_PATH}"></redoc>
+  <script src="${REDOC_BUNDLE_PATH}"></script>`
+)
 
 const RedocLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const bundle = yield* packageFile("redoc/bundles/redoc.standalone.js", JAVASCRIPT)
-    yield* router.get(REDOC_PATH, Effect.succeed(HttpServerResponse.html(redocPage)))
+    yield* router.get(REDOC_PATH, Effect.succeed(redocPage))
     yield* router.get(REDOC_BUNDLE_PATH, bundle)
   })
 )
