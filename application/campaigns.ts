@@ -13,6 +13,7 @@ import {
   InvalidInput,
   MAX_AUDIENCE_TAGS,
   type MessageKind,
+  messageKindOr,
   PlanLimitExceeded,
   planLimits,
   ResourceNotFound,
@@ -43,7 +44,8 @@ export interface AudienceInput {
 
 export interface NewCampaign {
   readonly name: string
-  readonly kind: MessageKind
+  /** Marketing when left out. */
+  readonly kind?: MessageKind | undefined
   /** A template of the organization, or `subject` with `html` and/or `text` given here (Liquid). */
   readonly templateId?: TemplateId | null | undefined
   readonly subject?: string | null | undefined
@@ -53,6 +55,12 @@ export interface NewCampaign {
   readonly data?: Readonly<Record<string, unknown>> | undefined
   /** When to send, once `send` is asked; now when null or left out. */
   readonly scheduledAt?: Date | null | undefined
+}
+
+/** What a send may be told besides the campaign. */
+export interface CampaignSendOptions {
+  /** Schedules the campaign for this time instead of its own `scheduledAt`; it must lie ahead, within a year. */
+  readonly scheduledAt?: Date | undefined
 }
 
 /** Fields left out stay as they are. Naming a template drops the campaign's own content, and the reverse. */
@@ -164,7 +172,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
         id: CampaignId.make(yield* ids.next),
         organizationId: principal.organization.id,
         name: input.name,
-        kind: input.kind,
+        kind: messageKindOr(input.kind),
         templateId: input.templateId ?? null,
         subject: input.subject ?? null,
         html: input.html ?? null,
@@ -266,20 +274,24 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     })
 
     /**
-     * Sends a draft: at its `scheduled_at`, or now. Its content must render, its audience must hold
-     * someone, and the plan must have emails left this month; a test key's campaign is sandboxed.
+     * Sends a draft: at the time the send names, else at its `scheduled_at`, or now. Its content must
+     * render, its audience must hold someone, and the plan must have emails left this month; a test
+     * key's campaign is sandboxed.
      */
-    const send = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
+    const send = Effect.fnUntraced(function*(principal: Principal, id: CampaignId, options: CampaignSendOptions = {}) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
       if (!canCampaign("send", campaign.status)) return yield* conflict(campaign, "send")
       const at = yield* now
-      if (campaign.scheduledAt !== null && campaign.scheduledAt.getTime() <= at.getTime()) {
+      if (options.scheduledAt !== undefined) {
+        yield* checkSchedule(options.scheduledAt, at)
+      } else if (campaign.scheduledAt !== null && campaign.scheduledAt.getTime() <= at.getTime()) {
         return yield* new InvalidInput({
           field: "scheduled_at",
           problem: "has passed; set a time to come, or remove it to send now"
         })
       }
+      const scheduledAt = options.scheduledAt ?? campaign.scheduledAt
       yield* checkAudience(principal, campaign.audience)
       const sendout = yield* sendoutOf(campaign)
       const recipients = yield* campaigns.countAudience(campaign.organizationId, campaign.audience, campaign.kind)
@@ -295,8 +307,8 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
           max: planLimits[principal.organization.tier].maxEmailsPerMonth ?? 0
         })
       }
-      const moved = campaign.scheduledAt !== null
-        ? yield* campaigns.transition(id, campaignTransitions.send, "scheduled", { at, sandboxed })
+      const moved = scheduledAt !== null
+        ? yield* campaigns.transition(id, campaignTransitions.send, "scheduled", { at, sandboxed, scheduledAt })
         : yield* campaigns.start(id, campaignTransitions.send, sendout, at, sandboxed)
       if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), "send")
       if (moved.value.status === "sending") yield* signal.emailQueued

@@ -5,6 +5,7 @@ import {
   MessageEvent,
   MessageId,
   type MessageKind,
+  messageKindOr,
   type MessageStatus,
   PlanLimitExceeded,
   planLimits,
@@ -49,7 +50,8 @@ export interface EmailToSend {
   readonly text?: string | null | undefined
   /** Values the template reads as `data`. */
   readonly data?: Readonly<Record<string, unknown>> | undefined
-  readonly kind: MessageKind
+  /** Marketing when left out. */
+  readonly kind?: MessageKind | undefined
 }
 
 /** A message with its history, oldest event first. */
@@ -155,7 +157,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         source,
         templateId,
         data: input.data ?? {},
-        kind: input.kind,
+        kind: messageKindOr(input.kind),
         sandboxed: sandboxed(principal)
       })
     })

@@ -11,6 +11,15 @@ import type { SubscriberStatus } from "./subscriber.js"
 export const MessageKind = Schema.Literal("transactional", "marketing")
 export type MessageKind = typeof MessageKind.Type
 
+/**
+ * The kind of an email, campaign or trigger that does not say: marketing, the safe side, since it
+ * honours unsubscribes and carries List-Unsubscribe. Transactional mail is said explicitly.
+ */
+export const DEFAULT_MESSAGE_KIND: MessageKind = "marketing"
+
+/** The kind asked for, or the default. */
+export const messageKindOr = (kind: MessageKind | undefined): MessageKind => kind ?? DEFAULT_MESSAGE_KIND
+
 export const MessageStatus = Schema.Literal(
   "queued",
   "sent",

@@ -7,8 +7,10 @@ import {
   CampaignView,
   CreateCampaignRequest,
   RecipientCount,
+  SendCampaignRequest,
   UpdateCampaignRequest
 } from "../shared/campaign-schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
@@ -21,16 +23,19 @@ const CampaignData = Single(CampaignView, "CampaignData")
 const read = "Scope `campaigns:read`."
 const write = "Scope `campaigns:write`."
 
-const action = <const Name extends string, S extends Schema.Schema.Any>(
+const action = <const Name extends string, S extends Schema.Schema.Any, P extends Schema.Schema.Any = typeof NoFields>(
   name: Name,
   path: string,
   summary: string,
   description: string,
-  success: S
+  success: S,
+  payload: P = NoFields as unknown as P
 ) =>
   HttpApiEndpoint.post(name, `/campaigns/:id/${path}`)
     .setPath(CampaignPath)
+    .setPayload(payload)
     .addSuccess(success)
+    .annotate(OpenApi.Transform, optionalBody)
     .annotateContext(OpenApi.annotations({ summary, description }))
 
 export const CampaignsGroup = HttpApiGroup.make("campaigns")
@@ -69,8 +74,12 @@ export const CampaignsGroup = HttpApiGroup.make("campaigns")
     "send",
     "send",
     "Send a campaign",
-    `Sends a draft now, or schedules it when it has a \`scheduled_at\`; 409 when it is not a draft. ${write}`,
-    CampaignData
+    "Sends a draft now, or schedules it: for the body's `scheduled_at` when it gives one (it replaces the " +
+      "campaign's own), else for the campaign's `scheduled_at` when it has one; the worker sends a scheduled " +
+      "campaign when its time comes. No body and `{}` are alike; any other field is a 400 naming it, and nothing is " +
+      "sent. 400 for a time that has passed or is more than a year ahead; 409 when it is not a draft. " + write,
+    CampaignData,
+    SendCampaignRequest
   ))
   .add(action("cancel", "cancel", "Cancel a campaign", `Stops a scheduled or sending campaign. ${write}`, CampaignData))
   .add(action("retry", "retry", "Retry a failed campaign", `Sends its failed emails again. ${write}`, CampaignData))

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Campaigns } from "@roster/application"
 import { Effect } from "effect"
-import { toCampaignChanges, toCampaignView, toNewCampaign } from "../shared/campaign-schemas.js"
+import { toCampaignChanges, toCampaignView, toNewCampaign, toSendOptions } from "../shared/campaign-schemas.js"
 import { respond } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
 import { dataOf, listOf, pageRequestOf } from "./pages.js"
@@ -20,7 +20,8 @@ export const CampaignsHandlersLive = HttpApiBuilder.group(OverviewApi, "campaign
       .handle("get", ({ path }) => respond((caller) => campaigns.get(caller, path.id), view))
       .handle("update", ({ path, payload }) =>
         respond((caller) => campaigns.update(caller, path.id, toCampaignChanges(payload)), view))
-      .handle("send", ({ path }) => respond((caller) => campaigns.send(caller, path.id), view))
+      .handle("send", ({ path, payload }) =>
+        respond((caller) => campaigns.send(caller, path.id, toSendOptions(payload)), view))
       .handle("cancel", ({ path }) => respond((caller) => campaigns.cancel(caller, path.id), view))
       .handle("retry", ({ path }) => respond((caller) => campaigns.retry(caller, path.id), view))
       .handle("duplicate", ({ path }) => respond((caller) => campaigns.duplicate(caller, path.id), view))

@@ -7,8 +7,10 @@ import {
   CampaignView,
   CreateCampaignRequest,
   RecipientCount,
+  SendCampaignRequest,
   UpdateCampaignRequest
 } from "../shared/campaign-schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { Authentication } from "./authentication.js"
@@ -22,17 +24,20 @@ export const CampaignListParams = Schema.Struct({ limit: limitParam, cursor: cur
 const read = "Scope `campaigns:read`."
 const write = "Scope `campaigns:write`."
 
-const action = <const Name extends string, S extends Schema.Schema.Any>(
+const action = <const Name extends string, S extends Schema.Schema.Any, P extends Schema.Schema.Any = typeof NoFields>(
   name: Name,
   path: string,
   summary: string,
   description: string,
-  success: S
+  success: S,
+  payload: P = NoFields as unknown as P
 ) =>
   HttpApiEndpoint.post(name, `/campaigns/:campaign_id/${path}`)
     .setPath(CampaignPath)
+    .setPayload(payload)
     .addSuccess(success)
     .pipe(problems.endpoint("not_found", "conflict", "limit_exceeded", ...POST_ERRORS))
+    .annotate(OpenApi.Transform, optionalBody)
     .annotateContext(OpenApi.annotations({ summary, description }))
 
 export const CampaignsGroup = HttpApiGroup.make("campaigns")
@@ -79,11 +84,15 @@ export const CampaignsGroup = HttpApiGroup.make("campaigns")
     "send",
     "send",
     "Send a campaign",
-    "Sends a draft now, or schedules it when it has a `scheduled_at`. 400 when its content does not render, its " +
-      "audience holds no one, or its schedule has passed; 402 when the plan's monthly emails are spent; 409 when it " +
-      `is not a draft (a second send of one campaign is refused). ${write}`
-,
-    CampaignView
+    "Sends a draft now, or schedules it: for the body's `scheduled_at` when it gives one (it replaces the " +
+      "campaign's own), else for the campaign's `scheduled_at` when it has one. A scheduled campaign answers " +
+      "`scheduled` and the worker sends it when its time comes. No body and `{}` are alike; any other field is a 400 " +
+      "naming it, and nothing is sent. 400 when its content does not render, its audience holds no one, or the time " +
+      "has passed or is more than a year ahead (`scheduled_at`: a time in the past is refused, not sent at once); " +
+      "402 when the plan's monthly emails are spent; 409 when it is not a draft (a second send of one campaign is " +
+      `refused). ${write}`,
+    CampaignView,
+    SendCampaignRequest
   ))
   .add(action(
     "cancel",

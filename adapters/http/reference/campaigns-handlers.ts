@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Campaigns } from "@roster/application"
 import { Effect } from "effect"
-import { toCampaignChanges, toCampaignView, toNewCampaign } from "../shared/campaign-schemas.js"
+import { toCampaignChanges, toCampaignView, toNewCampaign, toSendOptions } from "../shared/campaign-schemas.js"
 import { respond } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
 import { pageOf } from "./pagination.js"
@@ -15,7 +15,8 @@ export const CampaignsHandlersLive = HttpApiBuilder.group(ReferenceApi, "campaig
       .handle("get", ({ path }) => respond((caller) => campaigns.get(caller, path.campaign_id), toCampaignView))
       .handle("update", ({ path, payload }) =>
         respond((caller) => campaigns.update(caller, path.campaign_id, toCampaignChanges(payload)), toCampaignView))
-      .handle("send", ({ path }) => respond((caller) => campaigns.send(caller, path.campaign_id), toCampaignView))
+      .handle("send", ({ path, payload }) =>
+        respond((caller) => campaigns.send(caller, path.campaign_id, toSendOptions(payload)), toCampaignView))
       .handle("cancel", ({ path }) => respond((caller) => campaigns.cancel(caller, path.campaign_id), toCampaignView))
       .handle("retry", ({ path }) => respond((caller) => campaigns.retry(caller, path.campaign_id), toCampaignView))
       .handle("duplicate", ({ path }) => respond((caller) => campaigns.duplicate(caller, path.campaign_id), toCampaignView))

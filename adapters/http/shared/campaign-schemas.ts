@@ -1,7 +1,8 @@
-import type { CampaignChanges, CampaignRecord, NewCampaign } from "@roster/application"
+import type { CampaignChanges, CampaignRecord, CampaignSendOptions, NewCampaign } from "@roster/application"
 import {
   CampaignName,
   CampaignStatus,
+  DEFAULT_MESSAGE_KIND,
   MAX_AUDIENCE_TAGS,
   MAX_CAMPAIGN_NAME_LENGTH,
   MAX_SUBJECT_LENGTH,
@@ -13,6 +14,7 @@ import {
   TemplateSubject
 } from "@roster/domain"
 import { Schema } from "effect"
+import { actionBody } from "./action-body.js"
 import { EmailData } from "./email-schemas.js"
 import { Count, IdInput, oneOf, strictInput, Timestamp, Uuid } from "./wire-fields.js"
 
@@ -33,14 +35,15 @@ export const AudienceInput = Schema.Struct({
   exclude_tag_ids: Schema.optionalWith(TagIds("less the subscribers with any of these tags"), { exact: true })
 }).annotations({ identifier: "CampaignAudienceInput", ...strictInput })
 
-const ScheduleInput = Schema.NullOr(
-  Schema.String.pipe(
-    Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(s) ||
-      "must be a date and time with its offset (RFC 3339), such as 2030-01-31T09:00:00Z"),
-    Schema.compose(Schema.DateFromString, { strict: false }),
-    Schema.filter((d) => !Number.isNaN(d.getTime()) || "must be a real date and time")
-  )
-).annotations({
+/** A date and time with its offset (RFC 3339). */
+const ScheduleTime = Schema.String.pipe(
+  Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(s) ||
+    "must be a date and time with its offset (RFC 3339), such as 2030-01-31T09:00:00Z"),
+  Schema.compose(Schema.DateFromString, { strict: false }),
+  Schema.filter((d) => !Number.isNaN(d.getTime()) || "must be a real date and time")
+)
+
+const ScheduleInput = Schema.NullOr(ScheduleTime).annotations({
   jsonSchema: {
     type: ["string", "null"],
     format: "date-time",
@@ -58,11 +61,13 @@ const BodyInput = (part: string) =>
   Schema.NullOr(TemplateBody.annotations({
     jsonSchema: { type: "string", maxLength: MAX_TEMPLATE_LENGTH, description: `the ${part} body, in Liquid` }
   }))
-const KindInput = oneOf(
-  MessageKind,
-  "`marketing` (reaches active subscribers; carries List-Unsubscribe) or `transactional` (a notice every subscriber " +
-    "must get, such as a change of terms: reaches unsubscribed subscribers too, never bounced or complained ones)"
-)
+const kindMeaning = "`marketing` (reaches active subscribers; carries List-Unsubscribe) or `transactional` (a notice " +
+  "every subscriber must get, such as a change of terms, said explicitly: reaches unsubscribed subscribers too, never " +
+  "bounced or complained ones)"
+const KindInput = oneOf(MessageKind, kindMeaning)
+const NewKindInput = oneOf(MessageKind, `${kindMeaning}; \`marketing\` when left out`).annotations({
+  default: DEFAULT_MESSAGE_KIND
+})
 const TemplateInput = Schema.NullOr(IdInput(TemplateId, "a template of the organization, instead of the campaign's own content"))
 
 const fields = {
@@ -77,7 +82,7 @@ const fields = {
 
 export const CreateCampaignRequest = Schema.Struct({
   name: NameInput,
-  kind: KindInput,
+  kind: Schema.optionalWith(NewKindInput, { exact: true }),
   ...fields
 }).annotations({ identifier: "CreateCampaignRequest", ...strictInput })
 
@@ -89,6 +94,30 @@ export const UpdateCampaignRequest = Schema.Struct({
   identifier: "UpdateCampaignRequest",
   description: "fields left out stay as they are; naming a template drops the campaign's own content, and the reverse",
   ...strictInput
+})
+
+/** What `send` may be told: when. */
+export const SendCampaignRequest = actionBody(
+  "SendCampaignRequest",
+  "No body, `{}`, or `scheduled_at`: when to send. Any other field is a 400 naming it, and nothing is sent.",
+  {
+    scheduled_at: Schema.optionalWith(
+      ScheduleTime.annotations({
+        jsonSchema: {
+          type: "string",
+          format: "date-time",
+          description: "schedules the campaign for this time (a time to come, within a year) instead of sending it " +
+            "now; it replaces the campaign's own `scheduled_at`. Left out: the campaign's own `scheduled_at`, or now"
+        }
+      }),
+      { exact: true }
+    )
+  }
+)
+
+/** A send request as the use case reads it. */
+export const toSendOptions = (payload: typeof SendCampaignRequest.Type): CampaignSendOptions => ({
+  scheduledAt: payload.scheduled_at
 })
 
 export const CampaignStatsView = Schema.Struct({
@@ -185,7 +214,8 @@ export const toNewCampaign = (payload: typeof CreateCampaignRequest.Type): NewCa
 
 /** How campaigns work, told once for both forms. */
 export const campaignRules = `A campaign is one email to an audience: subscribers with any of \`audience.tag_ids\` (every
-subscriber when none is named), less those with any of \`audience.exclude_tag_ids\`. A \`marketing\` campaign reaches
+subscriber when none is named), less those with any of \`audience.exclude_tag_ids\`. A campaign is \`marketing\` unless
+\`kind\` says \`transactional\`. A \`marketing\` campaign reaches
 \`active\` subscribers; a \`transactional\` one (a notice every subscriber must get) reaches unsubscribed ones too; bounced
 and complained subscribers, and those whose erasure is under way, never receive one. Its content is a template
 (\`template_id\`) or its own \`subject\` and \`html\` and/or \`text\`, in Liquid with the variables templates know and the

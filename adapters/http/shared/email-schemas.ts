@@ -1,5 +1,6 @@
 import type { EmailToSend, MessageRecord } from "@roster/application"
 import {
+  DEFAULT_MESSAGE_KIND,
   MAX_TEMPLATE_LENGTH,
   MessageEventType,
   MessageKind,
@@ -48,10 +49,13 @@ export const SendEmailRequest = Schema.Struct({
   html: Schema.optionalWith(Schema.NullOr(TemplatePart("HTML body")), { exact: true }),
   text: Schema.optionalWith(Schema.NullOr(TemplatePart("text body")), { exact: true }),
   data: Schema.optionalWith(EmailData, { exact: true }),
-  kind: oneOf(
-    MessageKind,
-    "`transactional` (answers something the subscriber did; reaches unsubscribed subscribers too) or `marketing` " +
-      "(carries List-Unsubscribe; only active subscribers receive it)"
+  kind: Schema.optionalWith(
+    oneOf(
+      MessageKind,
+      "`marketing` (the default: carries List-Unsubscribe; only active subscribers receive it) or `transactional` " +
+        "(answers something the subscriber did, said explicitly; reaches unsubscribed subscribers too)"
+    ).annotations({ default: DEFAULT_MESSAGE_KIND }),
+    { exact: true }
   )
 }).annotations({ identifier: "SendEmailRequest", ...strictInput })
 
@@ -135,8 +139,8 @@ variables \`subscriber\` (email, first_name, last_name, status, metadata, tags),
 \`unsubscribe_url\`, \`preferences_url\` and the request's \`data\`. It is rendered when accepted and answered 202 as
 \`queued\`; a worker hands it to the provider within about a second and the record follows what the provider reports.
 
-Rules: bounced and complained subscribers receive nothing (the email is recorded \`suppressed\`); unsubscribed subscribers
-receive \`transactional\` email only; \`marketing\` email carries \`List-Unsubscribe\` (a one-click URL and, where the
+Kinds: \`marketing\` unless \`kind\` says \`transactional\`. Bounced and complained subscribers receive nothing (the email is
+recorded \`suppressed\`); unsubscribed subscribers receive \`transactional\` email only; \`marketing\` email carries \`List-Unsubscribe\` (a one-click URL and, where the
 operator set one, a \`mailto:\`) and \`List-Unsubscribe-Post: List-Unsubscribe=One-Click\`. Emails sent with a \`svc_test_\`
 key are recorded \`sandboxed\`: they never reach the provider and never count against the plan. Each queued email counts
 against the plan's monthly email limit when accepted; past it, 402 \`limit_exceeded\`. An \`Idempotency-Key\` sends once.`

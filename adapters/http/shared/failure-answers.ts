@@ -21,7 +21,12 @@ const MAX_LISTED_ISSUES = 100
 const MAX_ISSUES_IN_DETAIL = 10
 const MAX_MESSAGE_LENGTH = 200
 
-const methodsWithBody = new Set(["POST", "PUT", "PATCH"])
+/** Methods whose endpoints read a body (an action's may be empty; a DELETE's is an action's). */
+const methodsWithBody = new Set(["POST", "PUT", "PATCH", "DELETE"])
+
+/** Whether a request carries a body at all: a length above zero, or one sent in chunks. */
+const carriesBody = (headers: Readonly<Record<string, string | undefined>>): boolean =>
+  Number(headers["content-length"] ?? 0) > 0 || headers["transfer-encoding"] !== undefined
 
 const isJsonMediaType = (contentType: string): boolean => {
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
@@ -148,7 +153,8 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
           return answer(apiError("payload_too_large", `the body is ${declaredLength} bytes; at most ${MAX_BODY_BYTES} are accepted`))
         }
         const contentType = request.headers["content-type"]
-        if (contentType !== undefined && !isJsonMediaType(contentType)) {
+        // The type of a body that is not there is no reason to refuse a request.
+        if (contentType !== undefined && !isJsonMediaType(contentType) && carriesBody(request.headers)) {
           return answer(apiError("unsupported_media_type", "the body must be JSON, sent with Content-Type: application/json"))
         }
         // Read once here (the request keeps the text for the endpoint) to refuse deep nesting early.

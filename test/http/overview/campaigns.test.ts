@@ -1,4 +1,5 @@
 /** Campaigns in the overview form: /v1/campaigns with PATCH, the `data` envelope, numbered pages and the error envelope. */
+import { CampaignSending } from "@roster/application"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
@@ -63,6 +64,68 @@ describe("/v1/campaigns", () => {
     const copy = await call(server, "POST", `/v1/campaigns/${id}/duplicate`, { key })
     expect(copy.status).toBe(201)
     expect(copy.body.data).toMatchObject({ name: "Weekly one (copy)", status: "draft" })
+  })
+
+  it("a campaign that does not say its kind is marketing: unsubscribed subscribers get nothing, the rest List-Unsubscribe", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const tag = await call(server, "POST", "/v1/tags", { key, json: { name: "Monthly" } })
+    const staying = await createSubscriber(server, key, { tags: ["Monthly"] })
+    const gone = await createSubscriber(server, key, { tags: ["Monthly"] })
+    await call(server, "PATCH", `/v1/subscribers/${gone.id}`, { key, json: { status: "unsubscribed" } })
+    const created = await call(server, "POST", "/v1/campaigns", {
+      key,
+      json: { name: "No kind", subject: "Hello", text: "News", audience: { tag_ids: [tag.body.data.id] } }
+    })
+    expect(created.status, created.text).toBe(201)
+    expect(created.body.data.kind).toBe("marketing")
+    const id = created.body.data.id
+    expect((await call(server, "POST", `/v1/campaigns/${id}/count-recipients`, { key })).body.data).toEqual({ recipients: 1 })
+    expect((await call(server, "POST", `/v1/campaigns/${id}/send`, { key })).status).toBe(200)
+    expect(await work()).toBe(1)
+    const printedTo = (address: string) => server.emails().filter((email) => email.includes(`To: ${address}\n`))
+    expect(printedTo(gone.email)).toHaveLength(0)
+    expect(printedTo(staying.email)[0]).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+  })
+
+  it("send with scheduled_at schedules the campaign and the worker sends it when its time comes", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const reader = await createSubscriber(server, key)
+    const draft = await call(server, "POST", "/v1/campaigns", { key, json: { name: "Soon", subject: "s", text: "t" } })
+    const id = draft.body.data.id
+    expectInvalid(await call(server, "POST", `/v1/campaigns/${id}/send`, { key, json: { sendAt: "2031-01-01T00:00:00Z" } }), [
+      "sendAt"
+    ])
+    expectInvalid(
+      await call(server, "POST", `/v1/campaigns/${id}/send`, { key, json: { scheduled_at: "2001-01-01T00:00:00Z" } }),
+      ["scheduled_at"]
+    )
+    expect((await call(server, "GET", `/v1/campaigns/${id}`, { key })).body.data.status).toBe("draft")
+
+    const soon = new Date(Date.now() + 1_200).toISOString()
+    const scheduled = await call(server, "POST", `/v1/campaigns/${id}/send`, { key, json: { scheduled_at: soon } })
+    expect(scheduled.status, scheduled.text).toBe(200)
+    expect(scheduled.body.data).toMatchObject({ status: "scheduled", scheduled_at: soon })
+    const startDue = () => server.run(Effect.flatMap(CampaignSending, (sending) => sending.startDue(100)))
+    await startDue()
+    expect(await work()).toBe(0)
+    await new Promise((resolve) => setTimeout(resolve, 1_300))
+    await startDue()
+    expect(await work()).toBe(1)
+    expect(server.emails().filter((email) => email.includes(`To: ${reader.email}\n`))).toHaveLength(1)
+    expect((await call(server, "GET", `/v1/campaigns/${id}`, { key })).body.data.status).toBe("sent")
+  })
+
+  it("the other actions take no fields: no body and {} work, a field is a 400 naming it", async () => {
+    const { key } = await server.seedOrganization()
+    await createSubscriber(server, key)
+    const draft = await call(server, "POST", "/v1/campaigns", { key, json: { name: "x", subject: "s", text: "t" } })
+    const at = (name: string) => `/v1/campaigns/${draft.body.data.id}/${name}`
+    for (const name of ["count-recipients", "duplicate", "cancel", "retry"]) {
+      expectInvalid(await call(server, "POST", at(name), { key, json: { now: true } }), ["now"])
+    }
+    expect((await call(server, "GET", "/v1/campaigns", { key })).body.meta.total).toBe(1)
+    expect((await call(server, "POST", at("count-recipients"), { key, json: {} })).body.data).toEqual({ recipients: 1 })
+    expect((await call(server, "POST", at("duplicate"), { key })).status).toBe(201)
   })
 
   it("answers its errors in the error envelope", async () => {

@@ -55,6 +55,25 @@ describe("POST /v1/emails/send", () => {
     expect(got.body.data.history.map((e: { type: string }) => e.type)).toEqual(["queued", "sent"])
   })
 
+  it("an email that does not say its kind is marketing: it carries List-Unsubscribe and skips unsubscribed subscribers", async () => {
+    const { key, reader } = await sender()
+    const answer = await send(key, { to: reader.email, ...inline })
+    expect(answer.status, answer.text).toBe(202)
+    expect(answer.body.data).toMatchObject({
+      kind: "marketing",
+      status: "queued",
+      headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" }
+    })
+    const gone = await createSubscriber(server, key)
+    const moved = await call(server, "PATCH", `/v1/subscribers/${gone.id}`, { key, json: { status: "unsubscribed" } })
+    expect(moved.status, moved.text).toBe(200)
+    const withheld = await send(key, { subscriber_id: gone.id, ...inline })
+    expect(withheld.status, withheld.text).toBe(202)
+    expect(withheld.body.data).toMatchObject({ kind: "marketing", status: "suppressed" })
+    const transactional = await send(key, { subscriber_id: gone.id, kind: "transactional", ...inline })
+    expect(transactional.body.data).toMatchObject({ kind: "transactional", status: "queued" })
+  })
+
   it("answers its errors in the error envelope", async () => {
     const { key, organization, reader } = await sender()
     expectInvalid(await send(key, { to: freshEmail(), kind: "transactional", ...inline }), ["to"])

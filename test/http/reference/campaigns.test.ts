@@ -192,6 +192,22 @@ describe("campaigns", () => {
     expect(printedTo(readers[0].email)[0]).not.toContain("List-Unsubscribe")
   })
 
+  it("a campaign that does not say its kind is marketing: unsubscribed subscribers get nothing, the rest List-Unsubscribe", async () => {
+    const { key, readers, tag } = await audience(2)
+    await call(server, "PUT", `/api/v1/subscribers/${readers[0].id}`, { key, json: { status: "unsubscribed" } })
+    const created = await call(server, "POST", path, {
+      key,
+      json: { name: "No kind", subject: "Hello", text: "News", audience: { tag_ids: [tag.id] } }
+    })
+    expect(created.status, created.text).toBe(201)
+    expect(created.body.kind).toBe("marketing")
+    expect((await action(key, created.body.id, "count-recipients")).body).toEqual({ recipients: 1 })
+    expect((await action(key, created.body.id, "send")).status).toBe(200)
+    expect(await work()).toBe(1)
+    expect(printedTo(readers[0].email)).toHaveLength(0)
+    expect(printedTo(readers[1].email)[0]).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+  })
+
   it("a subscriber who unsubscribes while the campaign sends gets nothing more", async () => {
     const { key, readers, tag } = await audience(3)
     const campaign = (await draft(key, { audience: { tag_ids: [tag.id] } })).body
@@ -242,6 +258,80 @@ describe("campaigns", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100))
     expect(await work()).toBe(1)
     expect((await call(server, "GET", `${path}/${campaign.id}`, { key })).body.status).toBe("sent")
+  })
+
+  it("send with scheduled_at schedules the campaign for that time instead of sending it", async () => {
+    const { key, readers, tag } = await audience(1)
+    const campaign = (await draft(key, { audience: { tag_ids: [tag.id] } })).body
+    const at = `${path}/${campaign.id}/send`
+    const inAnHour = new Date(Date.now() + 3_600_000).toISOString()
+    const scheduled = await call(server, "POST", at, { key, json: { scheduled_at: inAnHour } })
+    expect(scheduled.status, scheduled.text).toBe(200)
+    expect(scheduled.body).toMatchObject({ status: "scheduled", scheduled_at: inAnHour, started_at: null })
+    expect(await work()).toBe(0)
+    expect(printedTo(readers[0].email)).toHaveLength(0)
+    expect((await call(server, "GET", `${path}/${campaign.id}`, { key })).body).toMatchObject({
+      status: "scheduled",
+      scheduled_at: inAnHour,
+      stats: { recipients: 0 }
+    })
+    // The body's time replaces the draft's own.
+    const later = (await draft(key, { audience: { tag_ids: [tag.id] }, scheduled_at: inAnHour })).body
+    const inTwoHours = new Date(Date.now() + 7_200_000).toISOString()
+    const moved = await call(server, "POST", `${path}/${later.id}/send`, { key, json: { scheduled_at: inTwoHours } })
+    expect(moved.body).toMatchObject({ status: "scheduled", scheduled_at: inTwoHours })
+  })
+
+  it("send refuses a scheduled_at that has passed or is not a time, and an unknown field, with a 400: the campaign stays a draft", async () => {
+    const { key, readers, tag } = await audience(1)
+    const campaign = (await draft(key, { audience: { tag_ids: [tag.id] } })).body
+    const at = `${path}/${campaign.id}/send`
+    const send = (json: unknown) => call(server, "POST", at, { key, json })
+    const inAnHour = new Date(Date.now() + 3_600_000).toISOString()
+    expectInvalid(await send({ scheduled_at: new Date(Date.now() - 60_000).toISOString() }), at, ["scheduled_at"])
+    expectInvalid(await send({ scheduled_at: new Date(Date.now() + 400 * 86_400_000).toISOString() }), at, ["scheduled_at"])
+    expectInvalid(await send({ scheduled_at: "in an hour" }), at, ["scheduled_at"])
+    expectInvalid(await send({ scheduled_at: null }), at, ["scheduled_at"])
+    expectInvalid(await send({ send_at: inAnHour }), at, ["send_at"])
+    expectInvalid(await send({ scheduled_at: inAnHour, dry_run: true }), at, ["dry_run"])
+    expectInvalid(await send([]), at, ["body"])
+    expect(await work()).toBe(0)
+    expect(printedTo(readers[0].email)).toHaveLength(0)
+    expect((await call(server, "GET", `${path}/${campaign.id}`, { key })).body).toMatchObject({
+      status: "draft",
+      scheduled_at: null,
+      started_at: null
+    })
+    // `{}` is no body at all: the draft is sent now.
+    const sent = await send({})
+    expect(sent.status, sent.text).toBe(200)
+    expect(sent.body.status).toBe("sending")
+    expect(await work()).toBe(1)
+  })
+
+  it("the other actions take no fields: no body, an empty one and {} work, a field is a 400 naming it and changes nothing", async () => {
+    const { key, tag } = await audience(2)
+    const campaign = (await draft(key, { audience: { tag_ids: [tag.id] } })).body
+    const at = (name: string) => `${path}/${campaign.id}/${name}`
+    for (const name of ["count-recipients", "duplicate", "send", "cancel", "retry"]) {
+      expectInvalid(await call(server, "POST", at(name), { key, json: { force: true } }), at(name), ["force"])
+    }
+    const list = await call(server, "GET", path, { key })
+    expect(list.body.total).toBe(1)
+    expect(list.body.items[0].status).toBe("draft")
+
+    const counted = await call(server, "POST", at("count-recipients"), { key, json: {} })
+    expect(counted.body).toEqual({ recipients: 2 })
+    const empty = await call(server, "POST", at("duplicate"), {
+      key,
+      body: "",
+      headers: { "content-type": "application/json" }
+    })
+    expect(empty.status, empty.text).toBe(201)
+    const noBody = await call(server, "POST", at("send"), { key })
+    expect(noBody.status, noBody.text).toBe(200)
+    const cancelled = await call(server, "POST", at("cancel"), { key, json: {} })
+    expect(cancelled.body.status).toBe("cancelled")
   })
 
   it("the plan's monthly limit stops a campaign midway as failed, and retry after an upgrade sends the rest", async () => {

@@ -133,6 +133,23 @@ describe("POST /api/v1/emails/send", () => {
     expect(after.body.status).toBe("unsubscribed")
   })
 
+  it("an email that does not say its kind is marketing: it carries List-Unsubscribe and skips unsubscribed subscribers", async () => {
+    const { key, reader } = await sender()
+    const answer = await send(server, key, { to: reader.email, ...inline })
+    expect(answer.status, answer.text).toBe(202)
+    expect(answer.body).toMatchObject({ kind: "marketing", status: "queued" })
+    expect(answer.body.headers["List-Unsubscribe-Post"]).toBe("List-Unsubscribe=One-Click")
+    await deliver(server)
+    expect(printedTo(server, reader.email)[0]).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+
+    const unsubscribed = await unsubscribedSubscriber(key)
+    const withheld = await send(server, key, { to: unsubscribed.email, ...inline })
+    expect(withheld.status, withheld.text).toBe(202)
+    expect(withheld.body).toMatchObject({ kind: "marketing", status: "suppressed" })
+    expect(await deliver(server)).toBe(0)
+    expect(printedTo(server, unsubscribed.email)).toHaveLength(0)
+  })
+
   it("offers the operator's unsubscribe mailbox beside the one-click link, and links under PUBLIC_BASE_URL", async () => {
     const { key, reader } = await sender(mailbox)
     const answer = await send(mailbox, key, {
@@ -244,7 +261,6 @@ describe("POST /api/v1/emails/send", () => {
     const { key, reader } = await sender()
     const to = reader.email
     const at = `${path}/send`
-    expectInvalid(await send(server, key, { to, ...inline }), at, ["kind"])
     expectInvalid(await send(server, key, { to, kind: "newsletter", ...inline }), at, ["kind"])
     expectInvalid(await send(server, key, { to, kind: "marketing", text: "no subject" }), at, ["subject"])
     expectInvalid(await send(server, key, { to, kind: "marketing", subject: "no body" }), at, ["html"])
