@@ -12,6 +12,7 @@ import { IdInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, PageListParams, Single } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const OrganizationPath = Schema.Struct({ id: IdInput(OrganizationId, "the organization's id") })
 const MemberPath = Schema.Struct({
@@ -56,6 +57,8 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.del("deleteOrganization", "/admin/organizations/:id")
       .setPath(OrganizationPath)
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete an organization",
         description: `Deletes the organization with everything it owns; it cannot delete itself. ${adminsOnly}`
@@ -80,6 +83,8 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.del("removeMember", "/admin/organizations/:id/members/:user_id")
       .setPath(MemberPath)
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({ summary: "Remove a member", description: adminsOnly }))
   )
   .add(

@@ -12,6 +12,7 @@ import { IdInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, PageListParams, Single } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const ApiKeyData = Single(ApiKey, "ApiKeyData")
 const IssuedApiKeyData = Single(IssuedApiKey, "IssuedApiKeyData")
@@ -67,7 +68,9 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.post("rotate", "/api-keys/:id/rotate")
       .setPath(ApiKeyPath)
+      .setPayload(NoFields)
       .addSuccess(IssuedApiKeyData)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Rotate an API key",
         description: `A new secret, answered in full this once; the old one stops working at once. ${ownersOnly}`
@@ -76,6 +79,8 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.del("delete", "/api-keys/:id")
       .setPath(ApiKeyPath)
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({ summary: "Delete an API key", description: `It stops working at once. ${ownersOnly}` }))
   )
   .middleware(OverviewAuthentication)

@@ -9,6 +9,7 @@ import {
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { Single } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const BillingSubscriptionData = Single(BillingSubscription, "BillingSubscriptionData")
 
@@ -35,7 +36,9 @@ export const BillingGroup = HttpApiGroup.make("billing")
   )
   .add(
     HttpApiEndpoint.post("customerPortal", "/billing/customer-portal")
+      .setPayload(NoFields)
       .addSuccess(Single(PortalSession, "PortalSessionData"))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Open the customer portal",
         description: "A hosted page of the payment provider where the owner changes or cancels the plan and manages " +
@@ -44,7 +47,9 @@ export const BillingGroup = HttpApiGroup.make("billing")
   )
   .add(
     HttpApiEndpoint.post("syncSubscription", "/billing/sync-subscription")
+      .setPayload(NoFields)
       .addSuccess(BillingSubscriptionData)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Sync the subscription from the payment provider",
         description: "Reads the organization's subscription from the provider, applies it, and answers the billing " +

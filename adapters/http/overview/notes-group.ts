@@ -6,6 +6,7 @@ import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, pageParams, Single } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const subscriberId = IdInput(SubscriberId, "the subscriber's id")
 export const NotesPath = Schema.Struct({ id: subscriberId })
@@ -51,6 +52,8 @@ export const NotesGroup = HttpApiGroup.make("notes")
   .add(
     HttpApiEndpoint.del("delete", "/subscribers/:id/notes/:note_id")
       .setPath(NotePath)
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({ summary: "Delete a note", description: "Scope `subscribers:write`." }))
   )
   .middleware(OverviewAuthentication)

@@ -10,6 +10,7 @@ import {
 import { oneOf, strictInput } from "../shared/wire-fields.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { Single, TagNames } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 /** The preference center in this form: `{data}` answers and `{error}` errors. */
 
@@ -72,8 +73,10 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
   .add(
     HttpApiEndpoint.put("subscribe", "/preference-center/tags/:tag_id")
       .setPath(PreferenceTagPath)
+      .setPayload(NoFields)
       .setUrlParams(PreferenceTokenParams)
       .addSuccess(PreferenceCenterData)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Subscribe to a tag",
         description: `Makes the subscriber \`active\` again, whatever their status was. 404 for a tag the organization does not have. ${tokenErrors}`
@@ -82,8 +85,10 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
   .add(
     HttpApiEndpoint.del("unsubscribe", "/preference-center/tags/:tag_id")
       .setPath(PreferenceTagPath)
+      .setPayload(NoFields)
       .setUrlParams(PreferenceTokenParams)
       .addSuccess(PreferenceCenterData)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Unsubscribe from a tag",
         description: `404 for a tag the organization does not have. ${tokenErrors}`
@@ -101,8 +106,10 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
   )
   .add(
     HttpApiEndpoint.del("requestErasure", "/preference-center/account")
+      .setPayload(NoFields)
       .setUrlParams(PreferenceTokenParams)
       .addSuccess(Single(ErasureRequested, "ErasureRequestedData"), { status: 202 })
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete one's data",
         description: "202: the subscriber and everything stored about them are erased within a minute. The subscriber's " +

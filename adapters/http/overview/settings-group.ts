@@ -11,6 +11,7 @@ import { withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { Single } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const EmailSettingsData = Single(EmailSettings, "EmailSettingsData")
 const SendingDomainData = Single(SendingDomain, "SendingDomainData")
@@ -48,6 +49,8 @@ export const SettingsGroup = HttpApiGroup.make("settings")
   )
   .add(
     HttpApiEndpoint.del("removeDomain", "/settings/email/domain")
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({ summary: "Remove the custom sending domain", description: domainDescriptions.remove }))
   )
   .middleware(OverviewAuthentication)

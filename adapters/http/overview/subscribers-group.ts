@@ -14,6 +14,7 @@ import {
   SubscriberTags,
   UpdateSubscriberRequest
 } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const PreferenceLinkData = Single(PreferenceLink, "PreferenceLinkData")
 
@@ -58,6 +59,8 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
     HttpApiEndpoint.del("delete", "/subscribers/:id")
       .setPath(SubscriberPath)
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete a subscriber",
         description: "Deletes the subscriber permanently, with its tag associations. Scope `subscribers:delete`."
@@ -86,7 +89,9 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
     HttpApiEndpoint.post("issuePreferenceLink", "/subscribers/:id/token")
       .setPath(SubscriberPath)
+      .setPayload(NoFields)
       .addSuccess(PreferenceLinkData)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Make a preference link",
         description: "A token, good for 30 days, with which the subscriber sees and changes their own subscriptions at " +
@@ -96,6 +101,8 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
     HttpApiEndpoint.del("revokePreferenceLinks", "/subscribers/:id/token")
       .setPath(SubscriberPath)
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Revoke a subscriber's preference links",
         description: "Every preference token issued for the subscriber so far stops working at once. Scope `subscribers:write`."

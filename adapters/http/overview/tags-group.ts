@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { CreatedTagData, CreateTagRequest, TagData, TagList, TagListParams, TagPath, UpdateTagRequest } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 export const TagsGroup = HttpApiGroup.make("tags")
   .add(
@@ -42,6 +43,8 @@ export const TagsGroup = HttpApiGroup.make("tags")
   .add(
     HttpApiEndpoint.del("delete", "/tags/:id")
       .setPath(TagPath)
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete a tag",
         description: "Deletes the tag and detaches it from every subscriber. Scope `tags:write`."

@@ -13,6 +13,7 @@ import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, pageParams, Single } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 export const TemplatePath = Schema.Struct({ id: IdInput(TemplateId, "the template's id") })
 export const TemplateListParams = Schema.Struct(pageParams).annotations(strictInput)
@@ -56,6 +57,8 @@ export const TemplatesGroup = HttpApiGroup.make("templates")
   .add(
     HttpApiEndpoint.del("delete", "/templates/:id")
       .setPath(TemplatePath)
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete a template",
         description: `Deletes the template; emails sent with it keep what they were. ${write}`

@@ -6,6 +6,7 @@ import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, pageParams, Single } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 export const TriggerPath = Schema.Struct({ id: IdInput(TriggerId, "the trigger's id") })
 export const TriggerListParams = Schema.Struct(pageParams).annotations(strictInput)
@@ -43,6 +44,8 @@ export const TriggersGroup = HttpApiGroup.make("triggers")
   .add(
     HttpApiEndpoint.del("delete", "/email-triggers/:id")
       .setPath(TriggerPath)
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({ summary: "Delete an email trigger", description: write }))
   )
   .middleware(OverviewAuthentication)

@@ -3,6 +3,7 @@ import { CreateWebhookRequest } from "../shared/webhook-endpoint-schemas.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { CreatedWebhookEndpointData, WebhookEndpointList, WebhookListParams, WebhookPath } from "./schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const scope = "Scope `webhooks:manage`."
 
@@ -32,6 +33,8 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.del("delete", "/webhooks/:id")
       .setPath(WebhookPath)
+      .setPayload(NoFields)
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete a webhook endpoint",
         description: `Deletes the endpoint with its deliveries; nothing more is sent to it. ${scope}`

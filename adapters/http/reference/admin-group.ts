@@ -17,6 +17,7 @@ import { Authentication } from "./authentication.js"
 import { documentPageHeaders } from "./pagination.js"
 import { problems } from "./problems.js"
 import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const adminsOnly = "Platform admins only: an API key with scope `*` or an owner's session, of an organization with " +
   "the platform-admin flag; anyone else gets 403."
@@ -59,7 +60,9 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.del("deleteOrganization", "/admin/organizations/:organization_id")
       .setPath(AdminOrganizationPath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete an organization",
         description: "Deletes the organization with everything it owns: subscribers, tags, API keys and memberships. " +
@@ -94,7 +97,9 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.del("removeMember", "/admin/organizations/:organization_id/members/:user_id")
       .setPath(AdminMemberPath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Remove a member",
         description: "Ends the user's membership; their sessions lose the organization at once (403). 404 when the " +

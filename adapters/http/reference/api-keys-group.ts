@@ -12,6 +12,7 @@ import {
 import { Authentication } from "./authentication.js"
 import { problems } from "./problems.js"
 import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const ownersOnly = "Owners only: a session with the owner role or a key with scope `*`; anyone else gets 403."
 
@@ -69,8 +70,10 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.post("rotate", "/api-keys/:api_key_id/rotate")
       .setPath(ApiKeyPath)
+      .setPayload(NoFields)
       .addSuccess(RotatedApiKey)
       .pipe(problems.endpoint("not_found", ...POST_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Rotate an API key",
         description: "Gives the key a new secret and answers it in full, this once; the old key stops working at once. " +
@@ -80,7 +83,9 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.del("delete", "/api-keys/:api_key_id")
       .setPath(ApiKeyPath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete an API key",
         description: `Deletes the key; it stops working at once. ${ownersOnly}`

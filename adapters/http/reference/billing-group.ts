@@ -9,6 +9,7 @@ import {
 import { API_ROUTE_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 import { Authentication } from "./authentication.js"
 import { problems } from "./problems.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const PROVIDER_ERRORS = ["billing_not_configured", "payment_provider_unavailable", "payment_provider_error"] as const
 
@@ -37,8 +38,10 @@ export const BillingGroup = HttpApiGroup.make("billing")
   )
   .add(
     HttpApiEndpoint.post("customerPortal", "/billing/customer-portal")
+      .setPayload(NoFields)
       .addSuccess(PortalSession)
       .pipe(problems.endpoint(...PROVIDER_ERRORS, ...POST_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Open the customer portal",
         description: "A hosted page of the payment provider where the owner changes or cancels the plan and manages " +
@@ -47,8 +50,10 @@ export const BillingGroup = HttpApiGroup.make("billing")
   )
   .add(
     HttpApiEndpoint.post("syncSubscription", "/billing/sync-subscription")
+      .setPayload(NoFields)
       .addSuccess(BillingSubscription)
       .pipe(problems.endpoint(...PROVIDER_ERRORS, ...POST_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Sync the subscription from the payment provider",
         description: "Reads the organization's subscription from the provider (a paid one if there is one, else the " +

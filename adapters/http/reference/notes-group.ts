@@ -7,6 +7,7 @@ import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { Authentication } from "./authentication.js"
 import { cursorParam, limitParam, Page } from "./pagination.js"
 import { problems } from "./problems.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const subscriberId = IdInput(SubscriberId, "the subscriber's id")
 export const NotesPath = Schema.Struct({ subscriber_id: subscriberId })
@@ -55,7 +56,9 @@ export const NotesGroup = HttpApiGroup.make("notes")
   .add(
     HttpApiEndpoint.del("delete", "/subscribers/:subscriber_id/notes/:note_id")
       .setPath(NotePath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({ summary: "Delete a note", description: "Scope `subscribers:write`." }))
   )
   .middleware(Authentication)

@@ -6,7 +6,9 @@ import {
   PreferenceTagPath,
   PreferenceTokenParams
 } from "../shared/preference-schemas.js"
+import { BODY_ERRORS } from "../shared/wire-errors.js"
 import { problems } from "./problems.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const tokenErrors = "401 `invalid_token` when the link's token is missing, broken, expired or revoked."
 
@@ -24,9 +26,11 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
   .add(
     HttpApiEndpoint.put("subscribe", "/preference-center/tags/:tag_id")
       .setPath(PreferenceTagPath)
+      .setPayload(NoFields)
       .setUrlParams(PreferenceTokenParams)
       .addSuccess(PreferenceCenter)
-      .pipe(problems.endpoint("not_found"))
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Subscribe to a tag",
         description: "Answers the preferences afterwards. A subscriber who subscribes becomes `active` again, whatever " +
@@ -36,9 +40,11 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
   .add(
     HttpApiEndpoint.del("unsubscribe", "/preference-center/tags/:tag_id")
       .setPath(PreferenceTagPath)
+      .setPayload(NoFields)
       .setUrlParams(PreferenceTokenParams)
       .addSuccess(PreferenceCenter)
-      .pipe(problems.endpoint("not_found"))
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Unsubscribe from a tag",
         description: `Answers the preferences afterwards. 404 for a tag the organization does not have. ${tokenErrors}`
@@ -56,8 +62,11 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
   )
   .add(
     HttpApiEndpoint.del("requestErasure", "/preference-center/account")
+      .setPayload(NoFields)
       .setUrlParams(PreferenceTokenParams)
       .addSuccess(ErasureRequested, { status: 202 })
+      .pipe(problems.endpoint(...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete one's data",
         description: "202: the subscriber, their tags and everything else stored about them are erased within a minute, " +

@@ -11,6 +11,7 @@ import { withStatus } from "../shared/wire-fields.js"
 import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 import { Authentication } from "./authentication.js"
 import { problems } from "./problems.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 export const SettingsGroup = HttpApiGroup.make("settings")
   .add(
@@ -48,7 +49,9 @@ export const SettingsGroup = HttpApiGroup.make("settings")
   )
   .add(
     HttpApiEndpoint.del("removeDomain", "/settings/email/domain")
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({ summary: "Remove the custom sending domain", description: domainDescriptions.remove }))
   )
   .middleware(Authentication)

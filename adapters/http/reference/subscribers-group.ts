@@ -17,6 +17,7 @@ import {
   SubscriberTagPath,
   UpdateSubscriberRequest
 } from "./subscriber-schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
@@ -78,7 +79,9 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
     HttpApiEndpoint.del("delete", "/subscribers/:subscriber_id")
       .setPath(SubscriberPath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete a subscriber",
         description: "Deletes the subscriber permanently, with its tag associations. Scope `subscribers:delete`."
@@ -99,7 +102,9 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
     HttpApiEndpoint.del("detachTag", "/subscribers/:subscriber_id/tags/:tag_id")
       .setPath(SubscriberTagPath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Detach a tag from a subscriber",
         description: "Answers 204 whether or not the subscriber carried the tag; 404 when the subscriber or the tag does not " +
@@ -119,8 +124,10 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
     HttpApiEndpoint.post("issuePreferenceLink", "/subscribers/:subscriber_id/token")
       .setPath(SubscriberPath)
+      .setPayload(NoFields)
       .addSuccess(PreferenceLink)
       .pipe(problems.endpoint("not_found", ...POST_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Make a preference link",
         description: "A token, good for 30 days, with which the subscriber sees and changes their own subscriptions at " +
@@ -131,7 +138,9 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
     HttpApiEndpoint.del("revokePreferenceLinks", "/subscribers/:subscriber_id/token")
       .setPath(SubscriberPath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Revoke a subscriber's preference links",
         description: "Every preference token issued for the subscriber so far stops working at once (401 " +

@@ -4,6 +4,7 @@ import { documentPageHeaders } from "./pagination.js"
 import { problems } from "./problems.js"
 import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
 import { CreatedTag, CreateTagRequest, Tag, TagList, TagListParams, TagNamePath, TagPath, UpdateTagRequest } from "./tag-schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 export const TagsGroup = HttpApiGroup.make("tags")
   .add(
@@ -60,7 +61,9 @@ export const TagsGroup = HttpApiGroup.make("tags")
   .add(
     HttpApiEndpoint.del("delete", "/tags/:tag_id")
       .setPath(TagPath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete a tag",
         description: "Deletes the tag and detaches it from every subscriber that carried it. Scope `tags:write`."

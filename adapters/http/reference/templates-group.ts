@@ -14,6 +14,7 @@ import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { Authentication } from "./authentication.js"
 import { cursorParam, limitParam, Page } from "./pagination.js"
 import { problems } from "./problems.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 export const TemplatePath = Schema.Struct({ template_id: IdInput(TemplateId, "the template's id") })
 export const TemplateListParams = Schema.Struct({ limit: limitParam, cursor: cursorParam }).annotations(strictInput)
@@ -62,7 +63,9 @@ export const TemplatesGroup = HttpApiGroup.make("templates")
   .add(
     HttpApiEndpoint.del("delete", "/templates/:template_id")
       .setPath(TemplatePath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete a template",
         description: `Deletes the template; emails sent with it keep what they were. ${write}`

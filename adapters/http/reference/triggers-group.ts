@@ -7,6 +7,7 @@ import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { Authentication } from "./authentication.js"
 import { cursorParam, limitParam, Page } from "./pagination.js"
 import { problems } from "./problems.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 export const TriggerPath = Schema.Struct({ trigger_id: IdInput(TriggerId, "the trigger's id") })
 export const TriggerListParams = Schema.Struct({ limit: limitParam, cursor: cursorParam }).annotations(strictInput)
@@ -52,7 +53,9 @@ export const TriggersGroup = HttpApiGroup.make("triggers")
   .add(
     HttpApiEndpoint.del("delete", "/email-triggers/:trigger_id")
       .setPath(TriggerPath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete an email trigger",
         description: `Its waiting emails are not sent; emails it sent stay. ${write}`

@@ -19,6 +19,7 @@ import {
   WebhookStats,
   WebhookTestResult
 } from "./webhook-schemas.js"
+import { NoFields, optionalBody } from "../shared/action-body.js"
 
 const scope = "Scope `webhooks:manage`."
 
@@ -109,7 +110,9 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.del("delete", "/webhooks/:webhook_id")
       .setPath(WebhookPath)
-      .pipe(problems.endpoint("not_found"))
+      .setPayload(NoFields)
+      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Delete a webhook endpoint",
         description: `Deletes the endpoint with its deliveries and their attempts; nothing more is sent to it. ${scope}`
@@ -118,8 +121,10 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("test", "/webhooks/:webhook_id/test")
       .setPath(WebhookPath)
+      .setPayload(NoFields)
       .addSuccess(WebhookTestResult)
       .pipe(problems.endpoint("not_found", ...POST_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Send a test event",
         description: "Sends one `webhook.test` event to the endpoint at once, signed and sent like any delivery " +
@@ -132,8 +137,10 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("regenerateSecret", "/webhooks/:webhook_id/regenerate-secret")
       .setPath(WebhookPath)
+      .setPayload(NoFields)
       .addSuccess(RegeneratedWebhookEndpoint)
       .pipe(problems.endpoint("not_found", ...POST_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Regenerate a webhook endpoint's signing secret",
         description: "Gives the endpoint a new signing secret and answers it, this once. For 24 hours " +
@@ -166,8 +173,10 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("retryDelivery", "/webhooks/:webhook_id/deliveries/:delivery_id/retry")
       .setPath(WebhookDeliveryPath)
+      .setPayload(NoFields)
       .addSuccess(RetriedWebhookDelivery)
       .pipe(problems.endpoint("not_found", ...POST_ERRORS))
+      .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Retry a delivery",
         description: "Makes the delivery `pending` and due at once, whatever became of it, and answers 202: a worker " +

@@ -10,6 +10,7 @@ import {
   UserOrganizations,
   VerifyParams
 } from "./auth-schemas.js"
+import { NoFields, optionalBody } from "./action-body.js"
 import { operationTransform } from "./openapi-model.js"
 import type { Context } from "effect"
 import { BODY_ERRORS, type WireErrors } from "./wire-errors.js"
@@ -122,10 +123,14 @@ export const makeAuthGroup = <I extends HttpApiMiddleware.HttpApiMiddleware.AnyI
   )
   .add(
     HttpApiEndpoint.post("logout", "/auth/logout")
+      .setPayload(NoFields)
       .addSuccess(Message)
       .pipe(errors.endpoint("unauthorized", ...BODY_ERRORS))
       .middleware(SessionAuthentication)
-      .annotate(OpenApi.Transform, documentHeaders("200", { "Set-Cookie": "`svc_session=; Max-Age=0; ...`: drops the cookie" }))
+      .annotate(OpenApi.Transform, (operation) =>
+        optionalBody(
+          documentHeaders("200", { "Set-Cookie": "`svc_session=; Max-Age=0; ...`: drops the cookie" })(operation)
+        ))
       .annotateContext(OpenApi.annotations({
         summary: "Sign out",
         description: "Ends the session at once, on the server: every copy of its cookie stops working. Clears the cookie."

@@ -231,7 +231,7 @@ describe("GET /openapi.json", () => {
     expect(statuses("put", "/api/v1/subscribers/{subscriber_id}")).toEqual([
       "200", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503"
     ])
-    expect(statuses("delete", "/api/v1/tags/{tag_id}")).toEqual(["204", "400", "401", "403", "404", "429", "500", "503"])
+    expect(statuses("delete", "/api/v1/tags/{tag_id}")).toEqual(["204", "400", "401", "403", "404", "413", "415", "429", "500", "503"])
     expect(statuses("get", "/health")).toEqual(["200", "500"])
     expect(statuses("get", "/ready")).toEqual(["200", "500", "503"])
   })
@@ -265,7 +265,7 @@ describe("GET /openapi.json", () => {
     expect(statuses("post", "/auth/magic-link")).toEqual(["200", "400", "413", "415", "429", "500", "503"])
     expect(statuses("get", "/auth/verify")).toEqual(["200", "400", "401", "500", "503"])
     expect(statuses("post", "/auth/organizations")).toEqual(["200", "400", "401", "403", "409", "413", "415", "500", "503"])
-    expect(statuses("post", "/auth/logout")).toEqual(["200", "401", "403", "413", "415", "500", "503"])
+    expect(statuses("post", "/auth/logout")).toEqual(["200", "400", "401", "403", "413", "415", "500", "503"])
     expect(Object.keys(spec.paths["/auth/magic-link"]!.post!.responses["429"]!.headers ?? {})).toEqual(["Retry-After"])
     expect(Object.keys(spec.paths["/auth/verify"]!.get!.responses["200"]!.headers ?? {})).toEqual(["Set-Cookie"])
     expect(Object.keys(spec.paths["/auth/sign-in"]!.get!.responses["200"]!.content ?? {})).toEqual(["text/html"])
@@ -281,9 +281,7 @@ describe("GET /openapi.json", () => {
       "201", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503"
     ])
     expect(statuses("get", "/api/v1/api-keys/scopes")).toEqual(["200", "400", "401", "403", "429", "500", "503"])
-    expect(statuses("delete", "/api/v1/api-keys/{api_key_id}")).toEqual([
-      "204", "400", "401", "403", "404", "429", "500", "503"
-    ])
+    expect(statuses("delete", "/api/v1/api-keys/{api_key_id}")).toEqual(["204", "400", "401", "403", "404", "413", "415", "429", "500", "503"])
     expect(statuses("post", "/api/v1/api-keys/{api_key_id}/rotate")).toEqual([
       "200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"
     ])
@@ -297,13 +295,11 @@ describe("GET /openapi.json", () => {
     expect(statuses("patch", organization)).toEqual([
       "200", "400", "401", "403", "404", "413", "415", "429", "500", "503"
     ])
-    expect(statuses("delete", organization)).toEqual(["204", "400", "401", "403", "404", "429", "500", "503"])
+    expect(statuses("delete", organization)).toEqual(["204", "400", "401", "403", "404", "413", "415", "429", "500", "503"])
     expect(statuses("post", `${organization}/members`)).toEqual([
       "201", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"
     ])
-    expect(statuses("delete", `${organization}/members/{user_id}`)).toEqual([
-      "204", "400", "401", "403", "404", "429", "500", "503"
-    ])
+    expect(statuses("delete", `${organization}/members/{user_id}`)).toEqual(["204", "400", "401", "403", "404", "413", "415", "429", "500", "503"])
     expect(statuses("get", "/api/v1/admin/users/{user_id}")).toEqual(["200", "400", "401", "403", "404", "429", "500", "503"])
   })
 

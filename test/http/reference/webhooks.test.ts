@@ -722,7 +722,7 @@ describe("the OpenAPI document", () => {
     const statuses = (method: string, route: string) => Object.keys(paths[route]![method]!.responses).sort()
     expect(statuses("post", "/api/v1/webhooks")).toEqual(["201", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503"])
     expect(statuses("get", "/api/v1/webhooks/{webhook_id}")).toEqual(["200", "400", "401", "403", "404", "429", "500", "503"])
-    expect(statuses("delete", "/api/v1/webhooks/{webhook_id}")).toEqual(["204", "400", "401", "403", "404", "429", "500", "503"])
+    expect(statuses("delete", "/api/v1/webhooks/{webhook_id}")).toEqual(["204", "400", "401", "403", "404", "413", "415", "429", "500", "503"])
     expect(statuses("post", "/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry")).toContain("202")
     const tags = (answer.body.tags as Array<{ name: string; description?: string }>).find((tag) => tag.name === "Webhooks")
     for (const told of ["webhook-signature", "Retry-After", "410", "10 seconds", "24 hours", "five days", "5 min"]) {
