@@ -83,9 +83,16 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           assert.isTrue(yield* campaigns.save(renamed, ["draft"]))
           expect(yield* campaigns.findById(organization.id, older.id)).toStrictEqual(Option.some(renamed))
 
-          const scheduled = yield* campaigns.transition(older.id, ["draft"], "scheduled", { at: instant(4), sandboxed: true })
-          expect(Option.map(scheduled, (c) => [c.status, c.sandboxed, c.finishedAt])).toStrictEqual(
-            Option.some(["scheduled", true, null])
+          const scheduled = yield* campaigns.transition(older.id, ["draft"], "scheduled", {
+            at: instant(4),
+            sandboxed: true,
+            scheduledAt: instant(90)
+          })
+          expect(Option.map(scheduled, (c) => [c.status, c.sandboxed, c.finishedAt, c.scheduledAt])).toStrictEqual(
+            Option.some(["scheduled", true, null, instant(90)])
+          )
+          expect(Option.map(yield* campaigns.findById(organization.id, older.id), (c) => c.scheduledAt)).toStrictEqual(
+            Option.some(instant(90))
           )
           // Of two moves from one state, the second finds it moved.
           assert.isTrue(Option.isNone(yield* campaigns.transition(older.id, ["draft"], "scheduled", { at: instant(4) })))
