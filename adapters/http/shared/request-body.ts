@@ -2,6 +2,7 @@ import { HttpServerError, type HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Either } from "effect"
 import { isUtf8 } from "node:buffer"
+import type { IncomingMessage } from "node:http"
 
 /** Why a body could not be taken as text. */
 export type BodyTextRefusal = "too_large" | "unreadable" | "not_utf8"
@@ -14,8 +15,16 @@ export const readBodyText = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number
 ): Effect.Effect<Either.Either<string, BodyTextRefusal>> =>
-  Effect.async<Either.Either<string, BodyTextRefusal>>((resume) => {
+  Effect.suspend(() => {
     const source = NodeHttpServerRequest.toIncomingMessage(request)
+    // Read before (its text is kept by the request): nothing is left of the bytes to check.
+    return source.readableEnded
+      ? Effect.map(Effect.either(request.text), Either.mapLeft((): BodyTextRefusal => "unreadable"))
+      : readBytes(source, maxBytes)
+  })
+
+const readBytes = (source: IncomingMessage, maxBytes: number) =>
+  Effect.async<Either.Either<string, BodyTextRefusal>>((resume) => {
     const chunks: Array<Buffer> = []
     let bytes = 0
     const onData = (chunk: Buffer) => {
