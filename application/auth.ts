@@ -4,6 +4,7 @@ import {
   expiresAt,
   InvalidToken,
   isSessionActive,
+  isUuid,
   type Locale,
   MAGIC_LINK_LIFETIME,
   MAGIC_LINK_REQUEST_LIMITS,
@@ -167,6 +168,10 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
       const claims = yield* tokens.verify("session", sessionToken, at).pipe(
         Effect.mapError(() => new Unauthenticated({ reason: "the session is not valid; sign in again" }))
       )
+      // The service names sessions and users by UUIDs; a token naming anything else was not issued here.
+      if (!isUuid(claims.id) || !isUuid(claims.subject)) {
+        return yield* new Unauthenticated({ reason: "the session is not valid; sign in again" })
+      }
       const session = yield* sessions.findById(claims.id)
       if (Option.isNone(session) || !isSessionActive(session.value, at) || session.value.userId !== claims.subject) {
         return yield* new Unauthenticated({ reason: "the session has ended; sign in again" })

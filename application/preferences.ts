@@ -5,6 +5,7 @@ import {
   type EventType,
   InvalidInput,
   InvalidToken,
+  isUuid,
   type Message,
   type Note,
   type Organization,
@@ -134,6 +135,10 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
         const claims = yield* signer.verify("preference", token, yield* now)
         if (claims.organizationId === undefined || claims.version === undefined) {
           return yield* new InvalidToken({ reason: "the token lacks a required claim" })
+        }
+        // The service names organizations and subscribers by UUIDs; a token naming anything else was not issued here.
+        if (!isUuid(claims.organizationId) || !isUuid(claims.subject)) {
+          return yield* new InvalidToken({ reason: "the token's claims are not valid" })
         }
         const organizationId = OrganizationId.make(claims.organizationId)
         const subscriberId = SubscriberId.make(claims.subject)

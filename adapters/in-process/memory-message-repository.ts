@@ -168,6 +168,14 @@ export const MemoryMessageRepositoryLive = Layer.effect(
           return [...latest.values()]
         }),
 
+      claimReport: (organizationId, key, at) =>
+        store.write((t) => {
+          const claim = `${organizationId}/${key}`
+          if (!t.organizations.has(organizationId) || t.providerReports.has(claim)) return false
+          t.providerReports.set(claim, at)
+          return true
+        }),
+
       recordReport: (id, report, next) =>
         store.write((t) => {
           const stored = t.messages.get(id)

@@ -19,6 +19,7 @@ const deleteOwnedBy = (t: Tables, id: string) => {
     deleteSubscriberRecords(t, subscriber.id)
   }
   for (const [key] of t.emailUsage) if (key.startsWith(`${id}/`)) t.emailUsage.delete(key)
+  for (const [key] of t.providerReports) if (key.startsWith(`${id}/`)) t.providerReports.delete(key)
   t.emailSettings.delete(id)
   t.sendingDomains.delete(id)
   t.billingAccounts.delete(id)

@@ -54,6 +54,8 @@ export interface Tables {
   readonly messages: Map<string, StoredMessage>
   /** provider report key -> message id: each report is recorded once */
   readonly messageReportKeys: Map<string, string>
+  /** `organization id/report key` of provider reports applied -> when */
+  readonly providerReports: Map<string, Date>
   /** `organization id/month` -> emails counted */
   readonly emailUsage: Map<string, number>
   /** organization id -> its sender settings, once changed */
@@ -156,6 +158,7 @@ const emptyTables = (): Tables => ({
   webhookAttempts: new Map(),
   messages: new Map(),
   messageReportKeys: new Map(),
+  providerReports: new Map(),
   emailUsage: new Map(),
   emailSettings: new Map(),
   templates: new Map(),
@@ -189,6 +192,7 @@ const copyTables = (t: Tables): Tables => ({
   webhookAttempts: new Map(t.webhookAttempts),
   messages: new Map(t.messages),
   messageReportKeys: new Map(t.messageReportKeys),
+  providerReports: new Map(t.providerReports),
   emailUsage: new Map(t.emailUsage),
   emailSettings: new Map(t.emailSettings),
   templates: new Map(t.templates),

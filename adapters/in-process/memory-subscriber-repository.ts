@@ -109,6 +109,14 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
           }
           return Option.none()
         }),
+      holdersOf: (email) =>
+        store.read((t) => {
+          const key = emailKey(email)
+          return [...t.subscribers.values()]
+            .filter((s) => emailKey(s.email) === key)
+            .map((s) => ({ organizationId: s.organizationId, id: s.id }))
+            .sort((a, b) => compareText(a.organizationId, b.organizationId) || compareText(a.id, b.id))
+        }),
       organizationOf: (id) => store.read((t) => Option.fromNullable(t.subscribers.get(id)?.organizationId)),
       list: (organizationId, query) =>
         store.read((t) => {

@@ -20,7 +20,23 @@ const TYPE = "JWT"
 /** Far longer than any token we issue; anything longer is refused before it is parsed. */
 const MAX_TOKEN_LENGTH = 4096
 
+/** How far ahead of the verifier's clock a token's issue time may be: the issuer's clock may run a little ahead. */
+const CLOCK_SKEW_SECONDS = 60
+
 const invalid = (reason: string) => new InvalidToken({ reason })
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/
+
+/**
+ * Whether the token is three parts of base64url exactly as this service writes them: no padding,
+ * no whitespace, no other alphabet, and no trailing bits that decode to the same bytes (a part that
+ * would encode back differently). Each token has one spelling, so none can pass for a new one.
+ */
+const isCanonical = (token: string): boolean => {
+  const parts = token.split(".")
+  return parts.length === 3 &&
+    parts.every((part) => BASE64URL.test(part) && Buffer.from(part, "base64url").toString("base64url") === part)
+}
 
 /**
  * A short reason for a refused token, in the product's words. jose's own messages name claims,
@@ -58,14 +74,18 @@ const payloadOf = (kind: TokenKind, claims: TokenClaims): JWTPayload => ({
 
 const ENCODED_HEADER = Buffer.from(JSON.stringify({ alg: ALGORITHM, typ: TYPE })).toString("base64url")
 
-/** The claims of a verified payload; jose has checked presence, but not the types of these. */
-const claimsOf = (kind: TokenKind, payload: JWTPayload): TokenClaims | InvalidToken => {
+/**
+ * The claims of a verified payload; jose has checked presence, but not the types of these, nor
+ * that the token was issued before `now` (give or take the clock skew).
+ */
+const claimsOf = (kind: TokenKind, payload: JWTPayload, now: Date): TokenClaims | InvalidToken => {
   const { aud, exp, iat, jti, org, sub, ver } = payload
   if (aud !== TokenKind[kind]) return invalid("the token is not meant for this use")
   if (typeof sub !== "string" || sub === "" || typeof jti !== "string" || jti === "") {
     return invalid("the token lacks a required claim")
   }
   if (typeof exp !== "number" || typeof iat !== "number") return invalid("the token lacks a required claim")
+  if (iat > now.getTime() / 1000 + CLOCK_SKEW_SECONDS) return invalid("the token's issue time is in the future")
   if (org !== undefined && typeof org !== "string") return invalid("the token's claims are not valid")
   if (ver !== undefined && !(typeof ver === "number" && Number.isSafeInteger(ver) && ver >= 0)) {
     return invalid("the token's claims are not valid")
@@ -85,8 +105,9 @@ const claimsOf = (kind: TokenKind, payload: JWTPayload): TokenClaims | InvalidTo
  * `sub`, `jti`, `iat`, `exp`, for tokens of one organization `org`, and for revocable ones `ver`. Times are whole seconds
  * (JWT NumericDate): a token's `exp` is its end rounded down, so it never outlives what was asked.
  *
- * Verification pins the algorithm, issuer, type and audience, requires every claim, and judges
- * expiry at the `now` it is given. A secret shorter than 32 bytes is refused.
+ * Verification pins the algorithm, issuer, type and audience, requires every claim, takes only
+ * the one base64url spelling of a token, and judges expiry and the issue time (at most a minute
+ * ahead) at the `now` it is given. A secret shorter than 32 bytes is refused.
  */
 export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner, SigningSecretError> =>
   Layer.effect(
@@ -137,7 +158,7 @@ export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner
 
       const verify = (kind: TokenKind, token: string, now: Date) =>
         Effect.gen(function*() {
-          if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
+          if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH || !isCanonical(token)) {
             return yield* invalid("the token is malformed")
           }
           const { payload } = yield* Effect.tryPromise({
@@ -152,7 +173,7 @@ export const makeJoseTokenSigner = (secret: Uint8Array): Layer.Layer<TokenSigner
               }),
             catch: refusal
           })
-          const claims = claimsOf(kind, payload)
+          const claims = claimsOf(kind, payload, now)
           return claims instanceof InvalidToken ? yield* claims : claims
         })
 

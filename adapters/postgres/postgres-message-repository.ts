@@ -218,6 +218,13 @@ export const PostgresMessageRepositoryLive = Layer.effect(
           WHERE lower(to_address) = lower(${address}) AND provider_id IS NOT NULL
           ORDER BY organization_id, id DESC`.pipe(Effect.flatMap(decodeMessages), Effect.orDie),
 
+      claimReport: (organizationId, key, at) =>
+        sql`
+          INSERT INTO provider_reports (organization_id, report_key, applied_at)
+          SELECT id, ${key}, ${at} FROM organizations WHERE id = ${organizationId}
+          ON CONFLICT (organization_id, report_key) DO NOTHING
+          RETURNING organization_id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
+
       recordReport: (id, report, next) =>
         sql.withTransaction(Effect.gen(function*() {
           const current = yield* sql`SELECT status, true AS recorded FROM messages WHERE id = ${id} FOR UPDATE`.pipe(

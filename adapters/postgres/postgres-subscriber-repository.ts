@@ -31,6 +31,7 @@ const decodeSubscriber = (rows: ReadonlyArray<Row>) =>
 const decodeSubscribers = (rows: ReadonlyArray<Row>) => Effect.succeed(rows.map(subscriberOfRow))
 const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
 const decodeErasures = decodeRows(Schema.Struct({ organizationId: OrganizationId, id: SubscriberId }))
+const decodeHolders = decodeErasures
 const decodeAccess = decodeFirst(Schema.Struct({
   tokenVersion: Schema.Number,
   erasureRequestedAt: Schema.NullOr(Schema.DateFromSelf)
@@ -143,6 +144,11 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
       findByEmail: (organizationId, email) =>
         sql`SELECT ${columns} FROM subscribers WHERE organization_id = ${organizationId} AND email_key = ${emailKey(email)}`
           .pipe(Effect.flatMap(decodeSubscriber), Effect.orDie),
+
+      // subscribers_email_key_idx: one index probe across every organization.
+      holdersOf: (email) =>
+        sql`SELECT organization_id, id FROM subscribers WHERE email_key = ${emailKey(email)} ORDER BY organization_id, id`
+          .pipe(Effect.flatMap(decodeHolders), Effect.orDie),
 
       organizationOf: (id) =>
         sql`SELECT organization_id FROM subscribers WHERE id = ${id}`.pipe(

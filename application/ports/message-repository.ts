@@ -89,6 +89,12 @@ export class MessageRepository extends Context.Tag("roster/MessageRepository")<M
   /** The latest message the provider took for this address, in each organization that sent one. */
   readonly latestTo: (address: string) => Effect.Effect<ReadonlyArray<Message>>
   /**
+   * Notes that the provider's report with this key was applied in the organization; whether it is
+   * the first time. Inside a transaction the note commits with it, and a concurrent claim of the
+   * same key waits for it, so a report is applied once in each organization.
+   */
+  readonly claimReport: (organizationId: OrganizationId, key: string, at: Date) => Effect.Effect<boolean>
+  /**
    * Records a provider's report on a message and moves its status to `next(current)`, the message
    * held meanwhile so that reports arriving together apply one after the other; a report whose
    * key was recorded already changes nothing. Whether it was recorded now.

@@ -100,6 +100,13 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
   readonly findByEmail: (organizationId: OrganizationId, email: string) => Effect.Effect<Option.Option<Subscriber>>
   /** The organization a subscriber id belongs to, whichever it is. */
   readonly organizationOf: (id: SubscriberId) => Effect.Effect<Option.Option<OrganizationId>>
+  /**
+   * Every subscriber with this email key (case-insensitive), in whichever organization: what a
+   * report of the email provider about an address reaches.
+   */
+  readonly holdersOf: (email: string) => Effect.Effect<
+    ReadonlyArray<{ readonly organizationId: OrganizationId; readonly id: SubscriberId }>
+  >
   /** What preference tokens of the subscriber need to be checked against; None without the subscriber. */
   readonly preferenceAccess: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<Option.Option<PreferenceAccess>>
   /**

@@ -5,7 +5,6 @@ import { Data, Effect } from "effect"
 
 /** Subscribers as CSV rows, as spreadsheets open them. */
 
-
 export const subscriberColumns = (metadataKeys: ReadonlyArray<string>): ReadonlyArray<string> => [
   "email",
   "first_name",
@@ -29,11 +28,15 @@ export const subscriberRow = (subscriber: ExportedSubscriber, metadataKeys: Read
     subscriber.tagNames.join(", "),
     subscriber.createdAt.toISOString(),
     ...metadataKeys.map((key) => metadataCell(subscriber.metadata[key]))
-  ].map(neutralisedCell)
+  ]
 
-/** Rows as CSV text (RFC 4180 quoting), each line ending in `\r\n`. */
+/**
+ * Rows as CSV text (RFC 4180 quoting), each line ending in `\r\n`, every cell a spreadsheet would
+ * run as a formula neutralised: what the CLI writes for a spreadsheet (an export, a problem file)
+ * goes through here.
+ */
 export const csvLines = (rows: ReadonlyArray<ReadonlyArray<string>>): string =>
-  stringify(rows as Array<Array<string>>, { record_delimiter: "windows" })
+  stringify(rows.map((row) => row.map(neutralisedCell)), { record_delimiter: "windows" })
 
 /** stdout was closed before everything was written (a reader such as `head` stopped reading). */
 export class OutputClosed extends Data.TaggedError("OutputClosed")<{ readonly message: string }> {}

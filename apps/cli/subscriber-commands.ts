@@ -2,7 +2,6 @@ import { Args, Command, Options } from "@effect/cli"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { type ImportBatchReport, Organizations, SubscriberExports, SubscriberImports } from "@roster/application"
 import { type RowProblem, SubscriberStatus } from "@roster/domain"
-import { stringify } from "csv-stringify/sync"
 import { Console, Effect, Option, Stream } from "effect"
 import { closeSync, createReadStream, openSync, statSync, writeSync } from "node:fs"
 import { csvLines, subscriberColumns, subscriberRow, writeOut } from "./csv.js"
@@ -84,7 +83,7 @@ const problemsFile = (path: string) =>
     Effect.try({
       try: () => {
         const fd = openSync(path, "w")
-        writeSync(fd, stringify([["line", "field", "problem", "email"]], { record_delimiter: "windows" }))
+        writeSync(fd, csvLines([["line", "field", "problem", "email"]]))
         return fd
       },
       catch: (error) => new CliInputError({ message: `--problems: ${path} cannot be written (${error instanceof Error ? error.message : String(error)})` })
@@ -93,7 +92,7 @@ const problemsFile = (path: string) =>
   ).pipe(Effect.map((fd) => (problems: ReadonlyArray<RowProblem>) =>
     Effect.sync(() => {
       if (problems.length === 0) return
-      writeSync(fd, stringify(problems.map((p) => [String(p.line), p.field, p.problem, p.email ?? ""]), { record_delimiter: "windows" }))
+      writeSync(fd, csvLines(problems.map((p) => [String(p.line), p.field, p.problem, p.email ?? ""])))
     })
   ))
 

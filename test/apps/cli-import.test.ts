@@ -179,6 +179,35 @@ describe("subscribers import on the embedded database", () => {
     }
   }, 180_000)
 
+  it("writes the problem file with formula cells neutralised exactly as the export writes them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "roster-import-"))
+    try {
+      const env = { DATA_DIR: join(dir, "data") }
+      await organization(env, "formulas")
+      const file = join(dir, "formulas.csv")
+      writeFileSync(file, [
+        "email,first_name,status",
+        "=9+9@csv.example.com,Nine,",
+        "=9+9@csv.example.com,Again,",
+        "+1@csv.example.com,Plus,sleeping",
+        "-x@csv.example.com,Minus,sleeping"
+      ].join("\n") + "\n")
+      const problemsFile = join(dir, "problems.csv")
+      const result = await imports(env, [file, "--org", "formulas", "--problems", problemsFile])
+      expect(result.report).toMatchObject({ created: 1, failed: 3 })
+      const problems = parse(readFileSync(problemsFile)) as Array<Array<string>>
+      expect(problems.map((row) => [row[0], row[1], row[3]])).toEqual([
+        ["line", "field", "email"],
+        ["3", "email", "'=9+9@csv.example.com"],
+        ["4", "status", "'+1@csv.example.com"],
+        ["5", "status", "'-x@csv.example.com"]
+      ])
+      const rows = await exported(env, "formulas")
+      expect(rows[1]![0]).toBe(problems[1]![3])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 180_000)
 })
 
 describe(`subscribers import's refusals, on ${postgres.available ? postgres.label : "the embedded database"}`, () => {

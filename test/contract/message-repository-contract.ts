@@ -1,12 +1,12 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { MessageRepository, SubscriberRepository } from "@roster/application"
+import { MessageRepository, SubscriberRepository, UnitOfWork } from "@roster/application"
 import {
   Message,
   MessageEvent,
   MessageId,
   type MessageKind,
   type MessageStatus,
-  type OrganizationId,
+  OrganizationId,
   statusAfter,
   type Subscriber
 } from "@roster/domain"
@@ -248,6 +248,27 @@ export const messageRepositoryContract = (persistence: PersistenceLayer) =>
           expect(found.status).toBe("delivered")
           expect((yield* messages.history(message.id)).map((e) => e.type)).toStrictEqual(["sent", "delivered"])
         })))
+
+    it.effect("a provider report is claimed once in each organization, and not when its transaction rolls back", () =>
+      Effect.gen(function*() {
+        const messages = yield* MessageRepository
+        const unitOfWork = yield* UnitOfWork
+        const first = yield* givenOrganization()
+        const second = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const key = `svix:${randomUUID()}`
+          const failed = yield* Effect.flip(unitOfWork.transaction(
+            Effect.zipRight(messages.claimReport(first.id, key, instant(1)), Effect.fail("the rest went wrong"))
+          ))
+          expect(failed).toBe("the rest went wrong")
+          assert.isTrue(yield* messages.claimReport(first.id, key, instant(2)))
+          assert.isFalse(yield* messages.claimReport(first.id, key, instant(3)))
+          assert.isTrue(yield* unitOfWork.transaction(messages.claimReport(second.id, key, instant(4))))
+          assert.isFalse(yield* unitOfWork.transaction(messages.claimReport(second.id, key, instant(5))))
+          assert.isTrue(yield* messages.claimReport(first.id, `${key}/other`, instant(6)))
+          assert.isFalse(yield* messages.claimReport(OrganizationId.make(randomUUID()), key, instant(7)))
+        }).pipe(deletingAfterwards([first.id, second.id]))
+      }))
 
     it.effect("a subscriber's messages go with them", () =>
       withSubscriber((subscriber, organizationId) =>

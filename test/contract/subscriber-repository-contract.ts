@@ -202,6 +202,24 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         expect(yield* subscribers.organizationOf(SubscriberId.make(randomUUID()))).toStrictEqual(Option.none())
       }))
 
+    it.effect("finds every organization's subscriber with an email, in any letter case, and no other", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const address = `Shared.${randomUUID()}@Example.com`
+        const first = yield* givenOrganization()
+        const second = yield* givenOrganization()
+        const elsewhere = yield* givenOrganization()
+        const mine = yield* givenSubscriber(first.id, { email: address })
+        const theirs = yield* givenSubscriber(second.id, { email: address.toUpperCase() })
+        yield* givenSubscriber(elsewhere.id, { email: `other.${address}` })
+        const holders = yield* subscribers.holdersOf(` ${address.toLowerCase()} `)
+        expect(holders).toStrictEqual(
+          [{ organizationId: first.id, id: mine.id }, { organizationId: second.id, id: theirs.id }]
+            .sort((a, b) => (a.organizationId < b.organizationId ? -1 : 1))
+        )
+        expect(yield* subscribers.holdersOf(`nobody.${address}`)).toStrictEqual([])
+      }))
+
     it.effect("names every metadata key the matching subscribers use, once each, in code-point order", () =>
       Effect.gen(function*() {
         const subscribers = yield* SubscriberRepository

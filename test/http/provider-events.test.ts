@@ -45,6 +45,20 @@ const sentEmail = async (server: TestHttpServer) => {
   return { api, key, organization, subscriber, message }
 }
 
+/** A new organization whose subscriber holds `email`; nothing was ever sent to it. */
+const holder = async (server: TestHttpServer, email: string) => {
+  const api = apiOf(server)
+  const { key, organization } = await server.seedOrganization()
+  const created = await call(server, "POST", `${api}/subscribers`, { key, json: { email } })
+  expect(created.status, created.text).toBe(201)
+  return { api, key, organization, subscriber: bodyOf(created) }
+}
+
+/** What webhooks of the organization hear of subscriber changes. */
+const subscriberUpdates = async (server: TestHttpServer, organizationId: string) =>
+  (await server.run(Effect.flatMap(Outbox, (o) => o.recorded(OrganizationId.make(organizationId)))))
+    .filter((e) => e.type === "subscriber.updated")
+
 const emailOf = async (server: TestHttpServer, api: string, key: string, id: string) =>
   bodyOf(await call(server, "GET", `${api}/emails/${id}`, { key }))
 
@@ -166,6 +180,74 @@ for (const form of forms) {
       }
       const after = await emailOf(server(), api, key, message.id)
       expect(after.status).toBe("sent")
+    })
+
+    it("a hard bounce for an address never emailed bounces it in every organization that holds it, once", async () => {
+      const address = freshEmail("shared")
+      const first = await holder(server(), address)
+      const second = await holder(server(), address.toUpperCase())
+      const bystander = await holder(server(), freshEmail("bystander"))
+      const body = resendEvent("email.bounced", {
+        email_id: `re_${randomUUID()}`,
+        to: [`Reader <${address}>`],
+        bounce: { type: "Permanent", subType: "General", message: "mailbox does not exist" }
+      })
+      const answer = await post(server(), body, hmacSigned(body))
+      expect(answer.status, answer.text).toBe(200)
+      expect(answer.body).toEqual({ received: true, recorded: 0 })
+      for (const { api, key, organization, subscriber } of [first, second]) {
+        expect(await statusOf(server(), api, key, subscriber.id)).toBe("bounced")
+        const updated = await subscriberUpdates(server(), organization.id)
+        expect(updated).toHaveLength(1)
+        expect(updated[0]!.data).toMatchObject({ subscriber: { id: subscriber.id, status: "bounced" }, changed: ["status"] })
+      }
+      expect(await statusOf(server(), bystander.api, bystander.key, bystander.subscriber.id)).toBe("active")
+
+      // The same event again changes nothing, even where the address was made active since.
+      const reactivated = await call(server(), form === "reference" ? "PUT" : "PATCH", `${first.api}/subscribers/${first.subscriber.id}`, {
+        key: first.key,
+        json: { status: "active" }
+      })
+      expect(reactivated.status, reactivated.text).toBe(200)
+      const again = await post(server(), body, hmacSigned(body))
+      expect(again.body).toEqual({ received: true, recorded: 0 })
+      expect(await statusOf(server(), first.api, first.key, first.subscriber.id)).toBe("active")
+      expect(await subscriberUpdates(server(), second.organization.id)).toHaveLength(1)
+    })
+
+    it("a hard bounce of a known email bounces the address in the other organizations that hold it too", async () => {
+      const { api, key, message, subscriber } = await sentEmail(server())
+      const other = await holder(server(), message.to)
+      const body = resendEvent("email.bounced", {
+        email_id: message.provider_message_id,
+        bounce: { type: "Permanent", subType: "Suppressed", message: "on the suppression list" }
+      })
+      expect((await post(server(), body, svixSigned(body))).body).toEqual({ received: true, recorded: 1 })
+      expect(await statusOf(server(), api, key, subscriber.id)).toBe("bounced")
+      expect(await statusOf(server(), other.api, other.key, other.subscriber.id)).toBe("bounced")
+      expect(await subscriberUpdates(server(), other.organization.id)).toHaveLength(1)
+    })
+
+    it("a complaint about a known email marks complained only in the organization that sent it", async () => {
+      const { api, key, message, subscriber } = await sentEmail(server())
+      const other = await holder(server(), message.to)
+      const body = resendEvent("email.complained", { email_id: message.provider_message_id, to: [message.to] })
+      expect((await post(server(), body, hmacSigned(body))).body).toEqual({ received: true, recorded: 1 })
+      expect(await statusOf(server(), api, key, subscriber.id)).toBe("complained")
+      expect(await statusOf(server(), other.api, other.key, other.subscriber.id)).toBe("active")
+      expect(await subscriberUpdates(server(), other.organization.id)).toHaveLength(0)
+    })
+
+    it("a complaint about an email it does not know marks the address complained in every organization that holds it", async () => {
+      const address = freshEmail("complainer")
+      const first = await holder(server(), address)
+      const second = await holder(server(), address)
+      const body = resendEvent("email.complained", { email_id: `re_${randomUUID()}`, to: [address] })
+      expect((await post(server(), body, svixSigned(body))).body).toEqual({ received: true, recorded: 0 })
+      for (const { api, key, organization, subscriber } of [first, second]) {
+        expect(await statusOf(server(), api, key, subscriber.id)).toBe("complained")
+        expect(await subscriberUpdates(server(), organization.id)).toHaveLength(1)
+      }
     })
 
     it("a signed body that is not JSON is a 400", async () => {

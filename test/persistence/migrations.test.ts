@@ -48,7 +48,8 @@ describe("migrations", () => {
           [18, "import_jobs"],
           [19, "import_lease_token"],
           [20, "import_problem_retention"],
-          [21, "unlimited_subscriber_slots"]
+          [21, "unlimited_subscriber_slots"],
+          [22, "provider_reports_by_address"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -72,6 +73,7 @@ describe("migrations", () => {
           "organization_subscriber_slots",
           "organizations",
           "outbox_events",
+          "provider_reports",
           "sending_domains",
           "sessions",
           "subscriber_notes",
@@ -109,8 +111,9 @@ describe("migrations", () => {
           SELECT ${unlimited}::uuid, s, CASE WHEN s = 3 THEN 7 ELSE 0 END, NULL, NULL FROM generate_series(0, 15) AS s
           UNION ALL
           SELECT ${limited}::uuid, s, CASE WHEN s = 0 THEN 5 ELSE 0 END, 62, 1000 FROM generate_series(0, 15) AS s`
-        yield* sql`DELETE FROM effect_sql_migrations WHERE migration_id = 21`
-        expect(yield* runMigrations).toStrictEqual([[21, "unlimited_subscriber_slots"]])
+        // The later migrations run again too (each leaves alone what it finds made).
+        yield* sql`DELETE FROM effect_sql_migrations WHERE migration_id >= 21`
+        expect(yield* runMigrations).toStrictEqual([[21, "unlimited_subscriber_slots"], [22, "provider_reports_by_address"]])
         const slots = yield* sql<{ readonly organizationId: string; readonly rows: number; readonly used: number; readonly shards: number }>`
           SELECT organization_id AS "organizationId", count(*)::integer AS rows, sum(used)::integer AS used, max(shard)::integer + 1 AS shards
           FROM organization_subscriber_slots WHERE organization_id IN (${unlimited}, ${limited})
@@ -118,6 +121,14 @@ describe("migrations", () => {
         expect(slots).toStrictEqual([
           { organizationId: unlimited, rows: 128, used: 7, shards: 128 },
           { organizationId: limited, rows: 16, used: 5, shards: 16 }
+        ])
+      }))
+
+    it.effect("subscribers are indexed by their email key alone, for a provider's report about an address in every organization", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        expect(yield* indexedColumns(["subscribers_email_key_idx"])).toStrictEqual([
+          { name: "subscribers_email_key_idx", columns: "email_key" }
         ])
       }))
 

@@ -56,6 +56,7 @@ const REASONS = [
   "the token is not meant for this use",
   "the token was not issued by this service",
   "the token's claims are not valid",
+  "the token's issue time is in the future",
   "the token is malformed"
 ]
 
@@ -217,6 +218,37 @@ layer(makeJoseTokenSigner(secret))("signed tokens (HS256 JWT)", (it) => {
           .toBe("the token's claims are not valid")
       }
       yield* refused("session", yield* forge({ ...payloadOf(), exp: "2030-01-01" } as unknown as JWTPayload))
+    }))
+
+  it.effect("a token spelt otherwise than the service spells it is refused, though its bytes are the same", () =>
+    Effect.gen(function*() {
+      const signer = yield* TokenSigner
+      const good = yield* signer.sign("session", claims)
+      const [header, payload, signature] = good.split(".") as [string, string, string]
+      // 32 signature bytes take 43 characters; the last one carries two bits that decode to nothing.
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+      const last = alphabet.indexOf(signature.at(-1)!)
+      const otherBits = `${signature.slice(0, -1)}${alphabet[last ^ 1]}`
+      expect(Buffer.from(otherBits, "base64url")).toStrictEqual(Buffer.from(signature, "base64url"))
+      const spellings = [
+        `${header}.${payload}.${otherBits}`,
+        `${header}.${payload}.${signature}=`,
+        `${header}=.${payload}.${signature}`,
+        `${header}.${payload}.${signature.slice(0, 20)} ${signature.slice(20)}`,
+        `${header}.${payload}.${signature.slice(0, 20)}\n${signature.slice(20)}`,
+        `${header}.${payload}.${Buffer.from(signature, "base64url").toString("base64")}`
+      ]
+      for (const token of spellings) expect(yield* refused("session", token)).toBe("the token is malformed")
+      expect((yield* signer.verify("session", good, during)).subject).toBe(claims.subject)
+    }))
+
+  it.effect("a token issued more than a minute ahead of the clock is refused; within a minute it verifies", () =>
+    Effect.gen(function*() {
+      const signer = yield* TokenSigner
+      const ahead = yield* signer.sign("session", { ...claims, issuedAt: new Date(during.getTime() + 61_000) })
+      expect(yield* refused("session", ahead)).toBe("the token's issue time is in the future")
+      const skewed = yield* signer.sign("session", { ...claims, issuedAt: new Date(during.getTime() + 59_000) })
+      expect((yield* signer.verify("session", skewed, during)).id).toBe(claims.id)
     }))
 
   it.effect("garbage is refused as malformed", () =>

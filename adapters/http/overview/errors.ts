@@ -9,7 +9,8 @@ import { makeWireErrors, nameOfCode } from "../shared/wire-errors.js"
 
 export const ErrorDetail = Schema.Struct({
   field: Schema.String.annotations({
-    description: "where the problem is: a body field (`tags[1]`), a path or query parameter, or `body` for the body as a whole"
+    description: "where the problem is: a body field (`tags[1]`), a path or query parameter, `body` for the body as a whole, " +
+      "or `request` for a value the database refused without telling which"
   }),
   message: Schema.String
 }).annotations({ identifier: "ErrorDetail" })

@@ -3,7 +3,10 @@ import { errorCatalog, type ErrorCode } from "./error-catalog.js"
 
 /** One field (or parameter, or the body as a whole) that a request got wrong. */
 export interface FieldIssue {
-  /** A body field (`tags[1]`), a path or query parameter, a header, or `body` for the body as a whole. */
+  /**
+   * A body field (`tags[1]`), a path or query parameter, a header, `body` for the body as a whole,
+   * or `request` for a value the database refused without telling which it was.
+   */
   readonly field: string
   readonly message: string
 }

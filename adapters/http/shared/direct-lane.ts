@@ -1,6 +1,7 @@
 import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { ApiKeys, type Principal, RateLimits } from "@roster/application"
 import { Cause, Context, Effect, Either, FiberRef, Option, type ParseResult, Runtime } from "effect"
+import { isUtf8 } from "node:buffer"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { isApiError } from "./api-error.js"
 import { compressedAnswer } from "./compression.js"
@@ -50,14 +51,17 @@ export const hasPlainJsonBody = (request: IncomingMessage): boolean => {
   return Number.isInteger(length) && length > 0 && length <= MAX_BODY_BYTES
 }
 
-/** A request's body, as text. */
-const readText = (request: IncomingMessage): Effect.Effect<string, HttpServerError.RequestError> =>
-  Effect.async<string, HttpServerError.RequestError>((resume) => {
+/** A request's body, as text; `undefined` when its bytes are not UTF-8. */
+const readText = (request: IncomingMessage): Effect.Effect<string | undefined, HttpServerError.RequestError> =>
+  Effect.async<string | undefined, HttpServerError.RequestError>((resume) => {
     const chunks: Array<Buffer> = []
     const onData = (chunk: Buffer) => chunks.push(chunk)
     const onEnd = () => {
       cleanup()
-      resume(Effect.succeed(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      const text = body.toString("utf8")
+      // A replacement character is where bytes that are not UTF-8 would show; only then are the bytes checked.
+      resume(Effect.succeed(text.includes("\uFFFD") && !isUtf8(body) ? undefined : text))
     }
     const onError = (cause: unknown) => {
       cleanup()
@@ -92,6 +96,7 @@ export const readJsonBody = <A>(
   Effect.flatMap(
     Effect.mapError(readText(request), () => new BodyRefused("body", "could not be read")),
     (text): Effect.Effect<A, BodyRefused | HttpApiError.HttpApiDecodeError> => {
+      if (text === undefined) return Effect.fail(new BodyRefused("body", "is not valid UTF-8"))
       if (jsonNestingDepth(text) > MAX_BODY_DEPTH) {
         return Effect.fail(new BodyRefused("body", `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep`))
       }

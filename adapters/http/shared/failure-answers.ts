@@ -1,9 +1,10 @@
 import { HttpApiError, type HttpApp, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Option, Predicate } from "effect"
+import { Cause, Effect, Either, Option, Predicate } from "effect"
 import { type ApiError, apiError, type FieldIssue, isApiError } from "./api-error.js"
 import { docsRoutes } from "./docs.js"
 import { ErrorRenderer } from "./error-renderer.js"
 import { jsonNestingDepth } from "./json-depth.js"
+import { readBodyText, withBodyText } from "./request-body.js"
 import { pathOf } from "./request-path.js"
 import { type KnownRoute, makeRouteTable } from "./route-table.js"
 
@@ -75,6 +76,35 @@ const detailOf = (issues: ReadonlyArray<FieldIssue>): string => {
 
 const isSqlError = (u: unknown): boolean => Predicate.isTagged(u, "SqlError")
 
+/** The SQLSTATE of a database error, when the database gave one. */
+const sqlStateOf = (error: unknown): string | undefined => {
+  const code = (error as { readonly cause?: { readonly code?: unknown } | null }).cause?.code
+  return typeof code === "string" ? code : undefined
+}
+
+/**
+ * What a data exception of the database (SQLSTATE class 22) says of the request: it held a value
+ * the database cannot take or compare. That is the request's fault, answered 400, never "try
+ * again"; the values that reach the database are checked before, so this is the last line.
+ */
+const dataExceptions: Readonly<Record<string, string>> = {
+  "22P02": "holds a value that is not in the form its field takes (such as an id that is not a UUID)",
+  "22007": "holds a date or time that is not valid",
+  "22008": "holds a date or time out of range",
+  "22003": "holds a number out of range",
+  "22001": "holds a text longer than its field takes",
+  "22021": "holds a character that cannot be stored (a NUL character, or bytes that are not UTF-8)",
+  "22P05": "holds a character that cannot be stored (a NUL character, or half of a surrogate pair)",
+  "2202E": "holds a position out of range",
+  "22023": "holds a value that is not valid here"
+}
+
+const dataExceptionOf = (error: unknown): FieldIssue | undefined => {
+  const state = sqlStateOf(error)
+  if (state === undefined || !state.startsWith("22")) return undefined
+  return { field: "request", message: dataExceptions[state] ?? "holds a value the service cannot store or compare" }
+}
+
 /** How the Node server reports a body over the `MaxBodySize` it was given. */
 const isBodyTooLarge = (u: HttpServerError.RequestError): boolean =>
   u.cause instanceof Error && u.cause.message === "maxBytes exceeded"
@@ -123,6 +153,12 @@ export const defectAnswer = <E>(
     )
   }
   if (isSqlError(defect)) {
+    const issue = dataExceptionOf(defect)
+    if (issue !== undefined) {
+      return Effect.logWarning("the database refused a value of the request", cause).pipe(
+        Effect.as(invalidAnswer(render, instance, [issue]))
+      )
+    }
     return Effect.logWarning("the database did not answer", cause).pipe(
       Effect.as(render(
         apiError("service_unavailable", "the database is not reachable at the moment; try again shortly"),
@@ -147,6 +183,7 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
       const invalid = (issues: ReadonlyArray<FieldIssue>) => invalidAnswer(render, instance, issues)
 
       const route = methodsWithBody.has(request.method) ? routes.routeAt(request.method, instance) : undefined
+      let read: string | undefined
       if (route?.body === "json") {
         const declaredLength = Number(request.headers["content-length"] ?? 0)
         if (declaredLength > MAX_BODY_BYTES) {
@@ -157,12 +194,12 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
         if (contentType !== undefined && !isJsonMediaType(contentType) && carriesBody(request.headers)) {
           return answer(apiError("unsupported_media_type", "the body must be JSON, sent with Content-Type: application/json"))
         }
-        // Read once here (the request keeps the text for the endpoint) to refuse deep nesting early.
-        const text = yield* Effect.either(request.text.pipe(HttpServerRequest.withMaxBodySize(Option.some(MAX_READ_BYTES))))
-        if (text._tag === "Left") {
-          return isBodyTooLarge(text.left)
+        // Read once here (the endpoint is handed the text) to refuse deep nesting and bytes that are not UTF-8 early.
+        const text = yield* readBodyText(request, MAX_READ_BYTES)
+        if (Either.isLeft(text)) {
+          return text.left === "too_large"
             ? answer(apiError("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
-            : invalid([{ field: "body", message: "could not be read" }])
+            : invalid([{ field: "body", message: text.left === "not_utf8" ? "is not valid UTF-8" : "could not be read" }])
         }
         if (text.right.length > MAX_BODY_BYTES / 4 && Buffer.byteLength(text.right) > MAX_BODY_BYTES) {
           return answer(apiError("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
@@ -170,11 +207,14 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
         if (jsonNestingDepth(text.right) > MAX_BODY_DEPTH) {
           return invalid([{ field: "body", message: `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep` }])
         }
+        read = text.right
       }
 
       // Only a request that may carry a body has one to bound; a file's endpoint bounds it as it reads it.
       const bounded = !methodsWithBody.has(request.method)
         ? app
+        : read !== undefined
+        ? Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBodyText(request, read))
         : HttpServerRequest.withMaxBodySize(app, route?.body === "file" ? Option.none() : Option.some(MAX_BODY_BYTES))
       return yield* bounded.pipe(
         Effect.catchAllCause((cause) => {

@@ -34,10 +34,12 @@ export const makeProviderEventsGroup = (errors: WireErrors) =>
           summary: "Receive an email provider event",
           description: "Resend's webhook events, signed with `EMAIL_WEBHOOK_SECRET`: `X-EmailProvider-Signature` (the hex " +
             "HMAC-SHA256 of the raw body), or Resend's own `svix-id`, `svix-timestamp` and `svix-signature` headers " +
-            "(at most five minutes old). 401 `invalid_signature` otherwise, with nothing changed. A hard bounce makes " +
-            "the subscriber `bounced` and a complaint `complained` (webhooks hear `subscriber.updated`); delivery, " +
-            "delays, opens and clicks update the email's record. The event finds its email by the provider's id, " +
-            "else by its recipient. The same event twice changes nothing twice; kinds not tracked are acknowledged."
+            "(at most five minutes old). 401 `invalid_signature` otherwise, with nothing changed. The event finds its " +
+            "email by the provider's id, else by its recipient; delivery, delays, opens and clicks update the email's " +
+            "record. A hard bounce makes the address `bounced` in every organization that holds it, emailed or not " +
+            "(one sending reputation); a complaint makes the subscriber of the email complained about `complained`, " +
+            "or, when the email is unknown, the address in every organization that holds it. Webhooks hear " +
+            "`subscriber.updated`. The same event twice changes nothing twice; kinds not tracked are acknowledged."
         }))
     )
     .annotate(OpenApi.Title, "Provider events")
