@@ -7,6 +7,5 @@ export {
   MAX_RENDER_MS,
   MAX_RENDER_WORK,
   MAX_RENDERED_LENGTH,
-  MAX_TEMPLATE_LENGTH,
-  RENDER_THREAD_HEAP_MB
+  MAX_TEMPLATE_LENGTH
 } from "./liquid-template-engine.js"

@@ -25,8 +25,6 @@ export const MAX_RENDERED_LENGTH = 1_000_000
  * the string it builds, an escaped output in the HTML body its length.
  */
 export const MAX_RENDER_WORK = 1_000_000
-/** The heap a render thread may use, in MB; a render that needs more is refused. */
-export const RENDER_THREAD_HEAP_MB = 64
 
 /** How the engine is built; the defaults are what Roster runs with. */
 export interface LiquidTemplateEngineOptions {
@@ -44,7 +42,7 @@ const threadFile = new URL("./liquid-render-thread.mjs", import.meta.url)
 /** How a task ended: the thread's answer, or the step it was stopped at and why. */
 type Outcome =
   | { readonly answer: RenderAnswer }
-  | { readonly stopped: { readonly index: number; readonly part: Part; readonly reason: "time" | "memory" } }
+  | { readonly stopped: { readonly index: number; readonly part: Part } }
 
 const sourceOf = (source: EmailTemplateSource): TemplateSource => ({ subject: source.subject, html: source.html, text: source.text })
 
@@ -56,7 +54,8 @@ const resultOf = (result: RenderResult): Either.Either<RenderedTemplate, Invalid
  * process; rendering happens in a pool of worker threads (piscina), so that no template, however
  * it is written, holds the process: each part of each render has {@link MAX_RENDER_MS}, measured
  * from when it begins in its thread (not while it waits for one), and a part past it has its thread
- * ended and is refused naming the limit; so is a render that needs more than the thread's heap.
+ * ended and is refused naming the limit. Memory is bounded by the work limit and the time limit
+ * (a thread's heap limit is no bound: Node.js may end the whole process when a thread reaches it).
  * Threads start when first needed and end after a minute unused. The service's own pages and
  * emails render elsewhere, in the process, without these limits.
  */
@@ -87,8 +86,7 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
             minThreads: 1,
             maxThreads: threads,
             idleTimeout: idleMs,
-            concurrentTasksPerWorker: 1,
-            resourceLimits: { maxOldGenerationSizeMb: RENDER_THREAD_HEAP_MB, maxYoungGenerationSizeMb: 8 }
+            concurrentTasksPerWorker: 1
           }),
           busy: 0,
           idle: undefined
@@ -148,12 +146,7 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
         return entry.pool.run({ source, scopes, slot, base, limits }, { signal: AbortSignal.any([watchdog.signal, interrupted]) }).then(
           (answer: RenderAnswer): Outcome => ({ answer }),
           (error: unknown): Outcome => {
-            if (overdue !== null) return { stopped: { ...overdue, reason: "time" } }
-            const step = readStep(slot, base)
-            const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
-            if (code === "ERR_WORKER_OUT_OF_MEMORY" && step !== null) {
-              return { stopped: { index: step.index, part: step.part, reason: "memory" } }
-            }
+            if (overdue !== null) return { stopped: overdue }
             throw error
           }
         ).finally(() => {
@@ -162,11 +155,6 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
         })
       }
 
-      const stoppedProblem = (reason: "time" | "memory") =>
-        reason === "time"
-          ? `could not be rendered: takes longer than ${limits.renderMs} ms`
-          : `could not be rendered: needs more than ${RENDER_THREAD_HEAP_MB} MB of memory`
-
       const check = (source: EmailTemplateSource) =>
         Effect.suspend(() => {
           const result = liquid.check(sourceOf(source))
@@ -174,8 +162,8 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
         })
 
       /**
-       * Each scope rendered in a thread. A render stopped for its time or memory fails alone: the
-       * others are rendered again without it, in a new thread.
+       * Each scope rendered in a thread. A render stopped for its time fails alone: the others are
+       * rendered again without it, in a new thread.
        */
       const renderEach = (source: EmailTemplateSource, scopes: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
         Effect.gen(function*() {
@@ -187,8 +175,10 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
             const batch = pending
             const outcome = yield* Effect.promise((signal) => runTask(template, batch.map((i) => scopes[i]), signal))
             if ("stopped" in outcome) {
-              const { index, part, reason } = outcome.stopped
-              results[batch[index]!] = Either.left(new InvalidInput({ field: part, problem: stoppedProblem(reason) }))
+              const { index, part } = outcome.stopped
+              results[batch[index]!] = Either.left(
+                new InvalidInput({ field: part, problem: `could not be rendered: takes longer than ${limits.renderMs} ms` })
+              )
               pending = batch.filter((_, k) => k !== index)
               continue
             }
