@@ -28,7 +28,8 @@ ENV NODE_ENV=production \
 WORKDIR /app
 # The programs are bundled; only what they load from node_modules at run time comes along:
 # PGlite (the embedded database, with its WebAssembly), Redoc's standalone bundle and Swagger UI's
-# bundle and stylesheet.
+# bundle and stylesheet, and piscina (the pool of the threads templates render in, which starts
+# them from a file of its own) with @napi-rs/nice (which lowers their priority).
 COPY --from=build /src/dist ./dist
 COPY --from=build /src/node_modules/@electric-sql/pglite ./node_modules/@electric-sql/pglite
 COPY --from=build /src/node_modules/redoc/package.json ./node_modules/redoc/package.json
@@ -36,6 +37,8 @@ COPY --from=build /src/node_modules/redoc/bundles ./node_modules/redoc/bundles
 COPY --from=build /src/node_modules/swagger-ui-dist/package.json ./node_modules/swagger-ui-dist/package.json
 COPY --from=build /src/node_modules/swagger-ui-dist/swagger-ui-bundle.js ./node_modules/swagger-ui-dist/swagger-ui-bundle.js
 COPY --from=build /src/node_modules/swagger-ui-dist/swagger-ui.css ./node_modules/swagger-ui-dist/swagger-ui.css
+COPY --from=build /src/node_modules/piscina ./node_modules/piscina
+COPY --from=build /src/node_modules/@napi-rs ./node_modules/@napi-rs
 COPY --from=build /src/docker/roster ./docker/roster
 RUN mkdir -p /var/lib/roster && chown node:node /var/lib/roster
 USER node

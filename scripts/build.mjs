@@ -2,8 +2,10 @@
 /**
  * Compiles Roster's four programs (start, api, worker, cli) to `dist/<name>.mjs`: one ES module
  * each, with the dependencies it uses bundled in and the rest of theirs left out, so a process
- * loads only the code it runs. Left outside the bundles, and loaded from node_modules: PGlite
- * (it reads its WebAssembly next to its own files), and Redoc and Swagger UI (served as files).
+ * loads only the code it runs; beside them `dist/liquid-render-thread.mjs`, the task of the
+ * threads customer templates render in. Left outside the bundles, and loaded from node_modules:
+ * PGlite (it reads its WebAssembly next to its own files), Redoc and Swagger UI (served as
+ * files), and piscina (it starts its threads from a file of its own).
  *
  * `npm start`, `npm run api|worker|cli` and the test suite run it first; it does nothing when
  * `dist/` is newer than every source file and the lock file. Each file is written under a
@@ -21,6 +23,8 @@ export const programs = ["start", "api", "worker", "cli"]
 
 /** Where a program's build is. */
 export const programPath = (program) => join(dist, `${program}.mjs`)
+/** Modules built beside the programs that the programs load themselves (worker threads' tasks). */
+const threadTasks = { "liquid-render-thread": "adapters/liquid/liquid-render-thread.mjs" }
 const sources = ["domain", "application", "adapters", "apps", "package-lock.json", "scripts/build.mjs"]
 
 /** The newest modification time under `path`, tests aside. */
@@ -57,7 +61,7 @@ export const buildRoster = async ({ force = false } = {}) => {
   const { build } = await import("esbuild")
   const result = await build({
     absWorkingDir: root,
-    entryPoints: Object.fromEntries(programs.map((name) => [name, `apps/${name}/main.ts`])),
+    entryPoints: { ...Object.fromEntries(programs.map((name) => [name, `apps/${name}/main.ts`])), ...threadTasks },
     outdir: dist,
     outExtension: { ".js": ".mjs" },
     bundle: true,
@@ -65,7 +69,7 @@ export const buildRoster = async ({ force = false } = {}) => {
     format: "esm",
     target: "node20",
     sourcemap: "linked",
-    external: ["@electric-sql/pglite", "redoc", "swagger-ui-dist", "pg-native"],
+    external: ["@electric-sql/pglite", "redoc", "swagger-ui-dist", "piscina", "pg-native"],
     // Bundled CommonJS dependencies (pg, ioredis) call `require` for Node's own modules.
     banner: {
       js: "import { createRequire as __rosterCreateRequire } from 'node:module'; const require = __rosterCreateRequire(import.meta.url);"

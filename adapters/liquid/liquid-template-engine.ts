@@ -1,140 +1,203 @@
 import { type EmailTemplateSource, type RenderedTemplate, TemplateEngine } from "@roster/application"
 import { InvalidInput, MAX_TEMPLATE_LENGTH } from "@roster/domain"
 import { Effect, Either, Layer } from "effect"
-import { Liquid, type LiquidOptions, type Template } from "liquidjs"
+import { availableParallelism } from "node:os"
+import { Piscina } from "piscina"
+import {
+  type CustomerLimits,
+  makeCustomerLiquid,
+  type Part,
+  progressSlot,
+  type RenderAnswer,
+  type RenderResult,
+  readStep,
+  type TemplateSource
+} from "./customer-liquid.mjs"
 
 export { MAX_TEMPLATE_LENGTH }
-/** The longest a render may take, each part, in milliseconds. */
+/** The longest a part may render, in milliseconds, however it spends them. */
 export const MAX_RENDER_MS = 500
 /** The most a rendered part may hold, in characters. */
 export const MAX_RENDERED_LENGTH = 1_000_000
+/**
+ * The elements and characters a render's ranges and filters may make, all parts together:
+ * `(1..N)` makes N, `sort` and `reverse` as many as the list holds, `append` the characters of
+ * the string it builds, an escaped output in the HTML body its length.
+ */
+export const MAX_RENDER_WORK = 1_000_000
 
-/** Tags that would read other templates or files: refused when a template is read. */
-const fileTags = ["include", "render", "layout"] as const
-
-const options: LiquidOptions = {
-  templates: {},
-  relativeReference: false,
-  strictFilters: true,
-  strictVariables: false,
-  ownPropertyOnly: true,
-  parseLimit: MAX_TEMPLATE_LENGTH,
-  renderLimit: MAX_RENDER_MS,
-  memoryLimit: 10_000_000
+/** How the engine is built; the defaults are what Roster runs with. */
+export interface LiquidTemplateEngineOptions {
+  readonly renderMs?: number
+  readonly renderWork?: number
+  /** Render threads at most; by default half the machine's cores, at least two. */
+  readonly threads?: number
+  /** How long an unused render thread is kept, in milliseconds. */
+  readonly idleMs?: number
 }
 
-const makeEngine = (escape: boolean) => {
-  const engine = new Liquid({ ...options, ...(escape ? { outputEscape: "escape" as const } : {}) })
-  for (const tag of fileTags) {
-    engine.registerTag(tag, {
-      parse() {
-        throw new Error(`the \`${tag}\` tag is not allowed: a template reaches nothing but its own variables`)
-      },
-      render() {
-        return ""
-      }
-    })
-  }
-  return engine
-}
+/** The thread's task file: beside this module in the sources, beside the program in `dist/`. */
+const threadFile = new URL("./liquid-render-thread.mjs", import.meta.url)
 
-type Part = "subject" | "html" | "text"
+/** How a task ended: the thread's answer, or the step it was stopped at and why. */
+type Outcome =
+  | { readonly answer: RenderAnswer }
+  | { readonly stopped: { readonly index: number; readonly part: Part } }
 
-/** A liquidjs message, which already says the line and column, without its internals' wording. */
-const problemOf = (error: unknown): string => {
-  const message = error instanceof Error ? error.message : String(error)
-  return message.replace(/^undefined filter:/, "unknown filter:").slice(0, 300)
-}
+const sourceOf = (source: EmailTemplateSource): TemplateSource => ({ subject: source.subject, html: source.html, text: source.text })
 
-/** The variable at `path` in `scope`, as a template reads it. */
-const valueAt = (scope: unknown, path: string): unknown =>
-  path.split(".").reduce<unknown>(
-    (value, key) => typeof value === "object" && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined,
-    scope
-  )
-
-const isEmpty = (value: unknown) => value === undefined || value === null || value === ""
+const resultOf = (result: RenderResult): Either.Either<RenderedTemplate, InvalidInput> =>
+  result.ok ? Either.right(result.value) : Either.left(new InvalidInput({ field: result.field, problem: result.problem }))
 
 /**
- * Liquid (liquidjs) with an empty in-memory file system, `include`, `render` and `layout` refused,
- * unknown filters refused, own properties only, and limits on template size, render time and
- * memory; rendered parts longer than {@link MAX_RENDERED_LENGTH} are refused.
+ * Customer templates (Liquid, see customer-liquid.mjs). Checking a template reads it in the
+ * process; rendering happens in a pool of worker threads (piscina), so that no template, however
+ * it is written, holds the process: each part of each render has {@link MAX_RENDER_MS}, measured
+ * from when it begins in its thread (not while it waits for one), and a part past it has its thread
+ * ended and is refused naming the limit. Memory is bounded by the work limit and the time limit
+ * (a thread's heap limit is no bound: Node.js may end the whole process when a thread reaches it).
+ * Threads start when first needed and end after a minute unused. The service's own pages and
+ * emails render elsewhere, in the process, without these limits.
  */
-/** Parsed templates kept at most; the cache starts afresh past it. */
-const PARSED_CACHE_SIZE = 256
-
-export const LiquidTemplateEngineLive = Layer.sync(TemplateEngine, () => {
-  const plain = makeEngine(false)
-  const escaping = makeEngine(true)
-  const engineFor = (part: Part) => part === "html" ? escaping : plain
-
-  /**
-   * Parsed templates by part and source, with the variables they read: a campaign renders one
-   * template for every recipient, and parsing and reading it are most of a render's work.
-   */
-  const parsed = new Map<string, { readonly templates: Array<Template>; readonly variables: ReadonlyArray<string> }>()
-
-  const parse = (part: Part, source: string) =>
-    Effect.suspend(() => {
-      const key = `${part}\u0000${source}`
-      const cached = parsed.get(key)
-      if (cached !== undefined) return Effect.succeed(cached)
-      return Effect.try({
-        try: () => {
-          const templates = engineFor(part).parse(source)
-          const globals = new Set(plain.globalVariablesSync(templates))
-          const variables = plain.fullVariablesSync(templates).filter((v) => globals.has(v.split(".")[0]!))
-          if (parsed.size >= PARSED_CACHE_SIZE) parsed.clear()
-          const entry = { templates, variables }
-          parsed.set(key, entry)
-          return entry
-        },
-        catch: (error) => new InvalidInput({ field: part, problem: problemOf(error) })
-      })
-    })
-
-  const partsOf = (source: EmailTemplateSource) =>
-    ([["subject", source.subject], ["html", source.html], ["text", source.text]] as const).filter(
-      (entry): entry is readonly [Part, string] => entry[1] !== null
-    )
-
-  type Parsed = ReadonlyArray<readonly [Part, { readonly templates: Array<Template>; readonly variables: ReadonlyArray<string> }]>
-
-  const parseAll = (source: EmailTemplateSource): Effect.Effect<Parsed, InvalidInput> =>
-    Effect.forEach(partsOf(source), ([part, text]) => Effect.map(parse(part, text), (parsed) => [part, parsed] as const))
-
-  /** One render of parsed parts, without the runtime: a batch renders in a plain loop. */
-  const renderParsed = (parts: Parsed, scope: Readonly<Record<string, unknown>>): Either.Either<RenderedTemplate, InvalidInput> => {
-    const rendered: Record<Part, string | null> = { subject: "", html: null, text: null }
-    const empty = new Set<string>()
-    for (const [part, { templates, variables }] of parts) {
-      for (const variable of variables) if (isEmpty(valueAt(scope, variable))) empty.add(variable)
-      let output: string
-      try {
-        output = String(engineFor(part).renderSync(templates, scope))
-      } catch (error) {
-        return Either.left(new InvalidInput({ field: part, problem: `could not be rendered: ${problemOf(error)}` }))
+export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = {}): Layer.Layer<TemplateEngine> =>
+  Layer.scoped(
+    TemplateEngine,
+    Effect.gen(function*() {
+      const limits: CustomerLimits = {
+        templateLength: MAX_TEMPLATE_LENGTH,
+        renderMs: options.renderMs ?? MAX_RENDER_MS,
+        renderWork: options.renderWork ?? MAX_RENDER_WORK,
+        renderedLength: MAX_RENDERED_LENGTH
       }
-      if (output.length > MAX_RENDERED_LENGTH) {
-        return Either.left(new InvalidInput({ field: part, problem: `renders more than ${MAX_RENDERED_LENGTH} characters` }))
+      const liquid = makeCustomerLiquid(limits)
+      const threads = options.threads ?? Math.max(2, Math.floor(availableParallelism() / 2))
+      const idleMs = options.idleMs ?? 60_000
+
+      /**
+       * The pool while renders come, made by the first and ended once none came for `idleMs`: a
+       * process that renders nothing keeps no thread. It keeps one thread while it lasts, since a
+       * pool without any would not start one for the renders queued behind a thread it ended.
+       */
+      let current: { readonly pool: Piscina; busy: number; idle: ReturnType<typeof setTimeout> | undefined } | null = null
+      const acquire = () => {
+        current ??= {
+          pool: new Piscina({
+            filename: threadFile.href,
+            minThreads: 1,
+            maxThreads: threads,
+            idleTimeout: idleMs,
+            concurrentTasksPerWorker: 1
+          }),
+          busy: 0,
+          idle: undefined
+        }
+        const entry = current
+        clearTimeout(entry.idle)
+        entry.busy += 1
+        return entry
       }
-      rendered[part] = output
-    }
-    return Either.right({
-      subject: (rendered.subject ?? "").trim(),
-      html: rendered.html,
-      text: rendered.text,
-      emptyVariables: [...empty].sort()
+      const release = (entry: NonNullable<typeof current>) => {
+        entry.busy -= 1
+        if (entry.busy > 0) return
+        entry.idle = setTimeout(() => {
+          if (entry.busy > 0 || current !== entry) return
+          current = null
+          void entry.pool.destroy()
+        }, idleMs).unref()
+      }
+      yield* Effect.addFinalizer(() =>
+        Effect.promise(async () => {
+          const entry = current
+          current = null
+          if (entry !== null) {
+            clearTimeout(entry.idle)
+            await entry.pool.destroy()
+          }
+        })
+      )
+
+      /**
+       * Renders `scopes` in a thread. A watchdog reads the task's progress: until the thread takes
+       * the task it looks again shortly; once a step is under way it wakes when that step's time
+       * would be up, and ends the thread if the same step is still under way.
+       */
+      const runTask = (source: TemplateSource, scopes: ReadonlyArray<unknown>, interrupted: AbortSignal): Promise<Outcome> => {
+        const slot = progressSlot()
+        const base = Date.now()
+        const watchdog = new AbortController()
+        let overdue: { index: number; part: Part } | null = null
+        let timer: ReturnType<typeof setTimeout> | undefined
+        const watch = () => {
+          const step = readStep(slot, base)
+          if (step === null) {
+            timer = setTimeout(watch, 20)
+            return
+          }
+          const left = step.startedAt + limits.renderMs - Date.now()
+          if (left > 0) {
+            timer = setTimeout(watch, left + 1)
+            return
+          }
+          overdue = { index: step.index, part: step.part }
+          watchdog.abort()
+        }
+        timer = setTimeout(watch, 20)
+        const entry = acquire()
+        return entry.pool.run({ source, scopes, slot, base, limits }, { signal: AbortSignal.any([watchdog.signal, interrupted]) }).then(
+          (answer: RenderAnswer): Outcome => ({ answer }),
+          (error: unknown): Outcome => {
+            if (overdue !== null) return { stopped: overdue }
+            throw error
+          }
+        ).finally(() => {
+          clearTimeout(timer)
+          release(entry)
+        })
+      }
+
+      const check = (source: EmailTemplateSource) =>
+        Effect.suspend(() => {
+          const result = liquid.check(sourceOf(source))
+          return result.ok ? Effect.void : Effect.fail(new InvalidInput({ field: result.field, problem: result.problem }))
+        })
+
+      /**
+       * Each scope rendered in a thread. A render stopped for its time fails alone: the others are
+       * rendered again without it, in a new thread.
+       */
+      const renderEach = (source: EmailTemplateSource, scopes: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
+        Effect.gen(function*() {
+          const template = sourceOf(source)
+          if (scopes.length === 0) return yield* Effect.as(check(source), [])
+          const results: Array<Either.Either<RenderedTemplate, InvalidInput>> = new Array(scopes.length)
+          let pending = scopes.map((_, i) => i)
+          while (pending.length > 0) {
+            const batch = pending
+            const outcome = yield* Effect.promise((signal) => runTask(template, batch.map((i) => scopes[i]), signal))
+            if ("stopped" in outcome) {
+              const { index, part } = outcome.stopped
+              results[batch[index]!] = Either.left(
+                new InvalidInput({ field: part, problem: `could not be rendered: takes longer than ${limits.renderMs} ms` })
+              )
+              pending = batch.filter((_, k) => k !== index)
+              continue
+            }
+            const { answer } = outcome
+            if (answer.parseProblem !== undefined) return yield* new InvalidInput(answer.parseProblem)
+            answer.results.forEach((result, k) => {
+              results[batch[k]!] = resultOf(result)
+            })
+            pending = []
+          }
+          return results
+        })
+
+      const render = (source: EmailTemplateSource, scope: Readonly<Record<string, unknown>>) =>
+        Effect.flatMap(renderEach(source, [scope]), (results) => results[0]!)
+
+      return TemplateEngine.of({ check, render, renderEach })
     })
-  }
+  )
 
-  const check = (source: EmailTemplateSource) => Effect.asVoid(parseAll(source))
-
-  const render = (source: EmailTemplateSource, scope: Readonly<Record<string, unknown>>) =>
-    Effect.flatMap(parseAll(source), (parts) => renderParsed(parts, scope))
-
-  const renderEach = (source: EmailTemplateSource, scopes: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
-    Effect.map(parseAll(source), (parts) => scopes.map((scope) => renderParsed(parts, scope)))
-
-  return TemplateEngine.of({ check, render, renderEach })
-})
+/** The engine with Roster's limits. */
+export const LiquidTemplateEngineLive: Layer.Layer<TemplateEngine> = makeLiquidTemplateEngine()

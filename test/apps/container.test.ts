@@ -75,7 +75,9 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, ms =
 
 describe("the container image", () => {
   it("copies the programs, PGlite and Redoc's bundle, and runs as production by default", () => {
-    expect(copies.map((c) => c.from)).toEqual(expect.arrayContaining(["dist", "node_modules/@electric-sql/pglite", "docker/roster"]))
+    expect(copies.map((c) => c.from)).toEqual(
+      expect.arrayContaining(["dist", "node_modules/@electric-sql/pglite", "node_modules/piscina", "docker/roster"])
+    )
     expect(imageEnv).toMatchObject({ NODE_ENV: "production", HOST: "0.0.0.0", PORT: "3000" })
     expect(runtimeStage).toMatch(/^USER node$/m)
   })
@@ -91,10 +93,15 @@ describe("the container image", () => {
     }
   })
 
-  it("runs the CLI and the API on the embedded database, Redoc and Swagger UI included, and stops on SIGTERM", async () => {
+  it("runs the CLI and the API on the embedded database, Redoc, Swagger UI and template rendering included, and stops on SIGTERM", async () => {
     const migrated = await finished(entry(["cli", "migrate"], {}))
     expect(migrated.code, migrated.stderr).toBe(0)
     expect(JSON.parse(migrated.stdout)).toEqual({ migrated: true })
+    const organization = await finished(entry(["cli", "org", "create", "--name", "Acme", "--slug", "acme"], {}))
+    expect(organization.code, organization.stderr).toBe(0)
+    const issued = await finished(entry(["cli", "api-key", "create", "--org", "acme", "--name", "Image", "--scopes", "*"], {}))
+    expect(issued.code, issued.stderr).toBe(0)
+    const key = JSON.parse(issued.stdout).key as string
 
     const port = await freePort()
     const api = entry(["api"], { PORT: String(port), HOST: "127.0.0.1" })
@@ -105,6 +112,18 @@ describe("the container image", () => {
       expect(redoc.status).toBe(200)
       const swagger = await fetch(`http://127.0.0.1:${port}/docs/swagger-ui-bundle.js`)
       expect(swagger.status).toBe(200)
+      // Templates render in threads started from dist/ with the pool's own files from node_modules.
+      const headers = { "x-api-key": key, "content-type": "application/json" }
+      const made = await fetch(`http://127.0.0.1:${port}/api/v1/templates`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name: "Hello", subject: "Hi {{ subscriber.first_name }}", text: "Hello" })
+      })
+      expect(made.status).toBe(201)
+      const { id } = await made.json() as { id: string }
+      const preview = await fetch(`http://127.0.0.1:${port}/api/v1/templates/${id}/preview`, { method: "POST", headers, body: "{}" })
+      expect(preview.status).toBe(200)
+      expect(await preview.json()).toMatchObject({ subject: "Hi Jane", text: "Hello" })
     } finally {
       api.kill("SIGTERM")
     }

@@ -173,6 +173,28 @@ describe("the embedded database", () => {
     expect(result.stderr.trim()).toBe('roster: configuration error: PORT: expected an integer value, got "eighty"')
   }, 60_000)
 
+  it("npm start renders templates in its render threads, from dist/: a preview, and a filter that would work for seconds refused", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "roster-e2e-"))
+    try {
+      const app = await start("start", { DATA_DIR: dataDir })
+      const key = app.output().match(/svc_test_[0-9A-Za-z]{32,}/)?.[0]
+      expect(key, app.output()).toBeDefined()
+      const templates = `${app.url}/api/v1/templates`
+      const made = await send(templates, key!, "POST", { name: "Hello", subject: "Hi {{ subscriber.first_name }}", html: "<b>{{ data.x }}</b>" })
+      expect(made.status, JSON.stringify(made.body)).toBe(201)
+      const preview = await send(`${templates}/${made.body!.id}/preview`, key!, "POST", { data: { x: "<1>" } })
+      expect(preview.status, JSON.stringify(preview.body)).toBe(200)
+      expect(preview.body).toMatchObject({ subject: "Hi Jane", html: "<b>&lt;1&gt;</b>" })
+      const runaway = await send(templates, key!, "POST", { name: "Runaway", subject: "s", text: "{% assign r = (1..3000000) %}{{ r | sort | size }}" })
+      const refused = await send(`${templates}/${runaway.body!.id}/preview`, key!, "POST", {})
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400)
+      expect(JSON.stringify(refused.body)).toContain("makes more than 1000000 elements and characters")
+      expect(await app.stop()).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it("the npm scripts run their program in one process, with its arguments, and refuse an unknown one", () => {
     const npm = (...args: Array<string>) =>
       spawnSync("npm", ["run", "-s", ...args], { cwd: process.cwd(), encoding: "utf8", env: { ...process.env, LOG_LEVEL: "warn" } })

@@ -2,7 +2,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { type EmailTemplateSource, TemplateEngine } from "@roster/application"
 import { InvalidInput } from "@roster/domain"
 import { Effect, Either } from "effect"
-import { LiquidTemplateEngineLive, MAX_RENDERED_LENGTH } from "../../adapters/liquid/index.js"
+import {
+  LiquidTemplateEngineLive,
+  makeLiquidTemplateEngine,
+  MAX_RENDER_MS,
+  MAX_RENDER_WORK,
+  MAX_RENDERED_LENGTH
+} from "../../adapters/liquid/index.js"
 
 const template = (fields: Partial<EmailTemplateSource>): EmailTemplateSource => ({ subject: "Hello", html: null, text: null, ...fields })
 
@@ -12,6 +18,9 @@ const refusal = <A>(effect: Effect.Effect<A, InvalidInput, TemplateEngine>) =>
     expect(result.left).toBeInstanceOf(InvalidInput)
     return Effect.succeed(result.left)
   })
+
+/** A template whose one filter, `sort`, works a long while on a list a range made. */
+const runaway = "{% assign r = (1..3000000) %}{{ r | sort | size }}"
 
 const scope = {
   subscriber: { email: "ada@example.com", first_name: "Ada", last_name: null, tags: [{ name: "Weekly" }] },
@@ -85,4 +94,48 @@ describe("email templates (Liquid)", () => {
       ))
       expect(large.field).toBe("html")
     }).pipe(Effect.provide(LiquidTemplateEngineLive)), 20_000)
+
+  it.effect("a filter that makes more than the work limit is refused at once, naming the limit", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      const refused = yield* refusal(engine.render(template({ text: runaway }), scope))
+      expect(refused.field).toBe("text")
+      expect(refused.problem).toContain(`makes more than ${MAX_RENDER_WORK} elements and characters`)
+      const doubled = yield* refusal(engine.render(
+        template({ html: "{% assign s = 'x' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}" }),
+        scope
+      ))
+      expect(doubled.field).toBe("html")
+      expect(doubled.problem).toContain(`makes more than ${MAX_RENDER_WORK}`)
+    }).pipe(Effect.provide(LiquidTemplateEngineLive)))
+
+  it.effect("a filter that runs past the time limit has its thread ended, while this process goes on", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      let turns = 0
+      const ticking = setInterval(() => turns++, 10)
+      const refused = yield* refusal(engine.render(template({ subject: "{{ data.order }}", text: runaway }), scope)).pipe(
+        Effect.ensuring(Effect.sync(() => clearInterval(ticking)))
+      )
+      expect(refused.field).toBe("text")
+      expect(refused.problem).toBe(`could not be rendered: takes longer than ${MAX_RENDER_MS} ms`)
+      // Rendered in this thread, the sort would have held the event loop until it was done.
+      expect(turns).toBeGreaterThan(5)
+      // A new thread takes the next render.
+      expect((yield* engine.render(template({ text: "{{ data.order }}" }), scope)).text).toBe("A-17")
+    }).pipe(Effect.provide(makeLiquidTemplateEngine({ renderWork: 1_000_000_000 }))), 20_000)
+
+  it.effect("in a batch, a render stopped for its time fails alone", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      const sized = template({ subject: "n={{ data.n }}", text: "{% assign r = (1..data.n) %}{{ r | sort | size }}" })
+      const results = yield* engine.renderEach(sized, [3, 3_000_000, 4].map((n) => ({ data: { n } })))
+      expect(results.map((r) => Either.isRight(r) ? r.right.text : r.left.problem)).toEqual([
+        "3",
+        `could not be rendered: takes longer than ${MAX_RENDER_MS} ms`,
+        "4"
+      ])
+      const stopped = results[1]!
+      expect(Either.isLeft(stopped) && stopped.left.field).toBe("text")
+    }).pipe(Effect.provide(makeLiquidTemplateEngine({ renderWork: 1_000_000_000 }))), 20_000)
 })

@@ -2,7 +2,9 @@
 import { CampaignSending } from "@roster/application"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MAX_RENDER_WORK } from "../../../adapters/liquid/index.js"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { runawayTemplate } from "../../support/runaway-template.js"
 import { deliverDue, fixAudiences } from "../../support/worker-steps.js"
 import { createSubscriber, expectError, expectInvalid, uuidPattern } from "./helpers.js"
 
@@ -142,5 +144,22 @@ describe("/v1/campaigns", () => {
     expectInvalid(await call(server, "POST", `/v1/campaigns/${draft.body.data.id}/send`, { key }), ["audience"])
     const other = await server.seedOrganization()
     expectError(await call(server, "PATCH", `/v1/campaigns/${draft.body.data.id}`, { key: other.key, json: { name: "y" } }), "not_found")
+  })
+
+  it("refuses at send a campaign whose content has a filter that would work for seconds, naming the limit; it stays a draft", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    await call(server, "POST", "/v1/tags", { key, json: { name: "Weekly" } })
+    await createSubscriber(server, key, { tags: ["Weekly"] })
+    const tags = await call(server, "GET", "/v1/tags", { key })
+    const created = await call(server, "POST", "/v1/campaigns", {
+      key,
+      json: { name: "Runaway", kind: "marketing", subject: "s", text: runawayTemplate, audience: { tag_ids: [tags.body.data[0].id] } }
+    })
+    expect(created.status, created.text).toBe(201)
+    const id = created.body.data.id
+    const refused = await call(server, "POST", `/v1/campaigns/${id}/send`, { key })
+    expectInvalid(refused, ["text"])
+    expect(refused.body.error.details[0].message).toContain(`makes more than ${MAX_RENDER_WORK} elements and characters`)
+    expect((await call(server, "GET", `/v1/campaigns/${id}`, { key })).body.data.status).toBe("draft")
   })
 })

@@ -1,6 +1,8 @@
 /** Templates in the overview form: /v1/templates with PATCH, the `data` envelope and numbered pages. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MAX_RENDER_WORK } from "../../../adapters/liquid/index.js"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
+import { besideHealth, HEALTH_DEADLINE_MS, PREVIEW_DEADLINE_MS, runawayTemplate } from "../../support/runaway-template.js"
 import { createSubscriber, expectError, expectInvalid, uuidPattern } from "./helpers.js"
 
 let server: TestHttpServer
@@ -47,5 +49,30 @@ describe("/v1/templates", () => {
     const other = await server.seedOrganization()
     const theirs = await call(server, "POST", "/v1/templates", { key: other.key, json: { name: "x", subject: "s", text: "t" } })
     expectError(await call(server, "PATCH", `/v1/templates/${theirs.body.data.id}`, { key, json: { name: "y" } }), "forbidden")
+  })
+
+  it("eight previews at once of a template whose filter would work for seconds each answer 400 at once, and /health meanwhile", async () => {
+    const { key } = await server.seedOrganization()
+    const made = await call(server, "POST", "/v1/templates", { key, json: { name: "runaway", subject: "s", html: runawayTemplate } })
+    expect(made.status, made.text).toBe(201)
+    const preview = `/v1/templates/${made.body.data.id}/preview`
+    const { answers, health } = await besideHealth(server, Array.from({ length: 8 }, () => () => call(server, "POST", preview, { key, json: {} })))
+    for (const { answer, ms } of answers) {
+      expectInvalid(answer, ["html"])
+      expect(answer.body.error.details[0].message).toContain(`makes more than ${MAX_RENDER_WORK} elements and characters`)
+      expect(ms).toBeLessThan(PREVIEW_DEADLINE_MS)
+    }
+    for (const ms of health) expect(ms).toBeLessThan(HEALTH_DEADLINE_MS)
+  })
+
+  it("a single send whose content's filter would work for seconds is refused with a 400 naming the limit", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const reader = await createSubscriber(server, key)
+    const refused = await call(server, "POST", "/v1/emails/send", {
+      key,
+      json: { to: reader.email, kind: "marketing", subject: "s", text: runawayTemplate }
+    })
+    expectInvalid(refused, ["text"])
+    expect(refused.body.error.details[0].message).toContain(`makes more than ${MAX_RENDER_WORK}`)
   })
 })

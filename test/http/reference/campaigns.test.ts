@@ -6,7 +6,9 @@ import { CampaignSending, EmailUsage, OrganizationRepository, PRINCIPAL_CACHE_TT
 import { Organization, OrganizationId, usageMonth } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MAX_RENDER_WORK } from "../../../adapters/liquid/index.js"
 import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { runawayTemplate } from "../../support/runaway-template.js"
 import { deliverDue, fixAudiences } from "../../support/worker-steps.js"
 import { createSubscriber, createTag, expectInvalid, expectProblem, uuidPattern } from "../helpers.js"
 
@@ -124,6 +126,21 @@ describe("campaigns", () => {
     expectProblem(await call(server, "GET", `${path}/${mine.body.id}`, { key: other.key }), "not_found", `${path}/${mine.body.id}`)
     expectProblem(await action(other.key, mine.body.id, "send"), "not_found", `${path}/${mine.body.id}/send`)
     expectInvalid(await action(key, mine.body.id, "send"), `${path}/${mine.body.id}/send`, ["audience"])
+  })
+
+  it("whose content has a filter that would work for seconds are refused at send with a 400 naming the limit, and stay drafts", async () => {
+    const { key, tag } = await audience(1)
+    const inline = (await draft(key, { html: runawayTemplate, audience: { tag_ids: [tag.id] } })).body
+    const template = await call(server, "POST", "/api/v1/templates", { key, json: { name: "T", subject: "S", text: runawayTemplate } })
+    expect(template.status, template.text).toBe(201)
+    const byTemplate = (await draft(key, { subject: undefined, html: undefined, template_id: template.body.id, audience: { tag_ids: [tag.id] } })).body
+    for (const [campaign, field] of [[inline, "html"], [byTemplate, "text"]] as const) {
+      const refused = await action(key, campaign.id, "send")
+      expectInvalid(refused, `${path}/${campaign.id}/send`, [field])
+      expect(refused.body.detail).toContain(`makes more than ${MAX_RENDER_WORK} elements and characters`)
+      expect((await call(server, "GET", `${path}/${campaign.id}`, { key })).body).toMatchObject({ status: "draft", started_at: null })
+    }
+    expect(await work()).toBe(0)
   })
 
   it("send to the audience the count said, once, each email rendered for its subscriber with one-click unsubscribe", async () => {

@@ -2,8 +2,11 @@
  * /api/v1/templates: Liquid templates, checked when saved, previewed as a send renders them, and
  * sent by id.
  */
+import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeLiquidTemplateEngine, MAX_RENDER_MS, MAX_RENDER_WORK } from "../../../adapters/liquid/index.js"
 import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { besideHealth, HEALTH_DEADLINE_MS, PREVIEW_DEADLINE_MS, runawayTemplate } from "../../support/runaway-template.js"
 import { createSubscriber, createTag, expectInvalid, expectProblem, isoInstantPattern, uuidPattern } from "../helpers.js"
 
 let server: TestHttpServer
@@ -106,6 +109,65 @@ describe("templates", () => {
     const grown = await call(server, "POST", `${path}/${huge.id}/preview`, { key, json: { data: { blob: "x".repeat(1_000) } } })
     expectInvalid(grown, `${path}/${huge.id}/preview`, ["text"])
     expect(Date.now() - started).toBeLessThan(5_000)
+  })
+
+  it("eight previews at once of a template whose filter would work for seconds each answer 400 at once, and /health meanwhile", async () => {
+    const { key } = await server.seedOrganization()
+    const template = await createTemplate(key, { name: "runaway", subject: "s", text: runawayTemplate })
+    const preview = `${path}/${template.id}/preview`
+    const { answers, health } = await besideHealth(server, Array.from({ length: 8 }, () => () => call(server, "POST", preview, { key, json: {} })))
+    for (const { answer, ms } of answers) {
+      expectInvalid(answer, preview, ["text"])
+      expect(answer.body.detail).toContain(`makes more than ${MAX_RENDER_WORK} elements and characters`)
+      expect(ms).toBeLessThan(PREVIEW_DEADLINE_MS)
+    }
+    for (const ms of health) expect(ms).toBeLessThan(HEALTH_DEADLINE_MS)
+  })
+
+  it("a filter that works past the time limit within the work limit has its render thread ended: a 400, and /health answers meanwhile", async () => {
+    // The work limit lifted, so that only the render threads' time limit stops the template.
+    const lifted = await startHttpServer({
+      adapters: Layer.merge(UnlimitedRateLimiterLive, makeLiquidTemplateEngine({ renderWork: 1_000_000_000 }))
+    })
+    try {
+      const { key } = await lifted.seedOrganization()
+      const made = await call(lifted, "POST", path, { key, json: { name: "runaway", subject: "s", text: runawayTemplate } })
+      expect(made.status, made.text).toBe(201)
+      const preview = `${path}/${made.body.id}/preview`
+      const { answers, health } = await besideHealth(lifted, Array.from({ length: 8 }, () => () => call(lifted, "POST", preview, { key, json: {} })))
+      for (const { answer, ms } of answers) {
+        expectInvalid(answer, preview, ["text"])
+        expect(answer.body.detail).toContain(`takes longer than ${MAX_RENDER_MS} ms`)
+        expect(ms).toBeLessThan(15_000)
+      }
+      // Rendered in the event loop, each sort would have held /health for longer than it is allowed.
+      expect(health.length).toBeGreaterThan(8)
+      for (const ms of health) expect(ms).toBeLessThan(HEALTH_DEADLINE_MS)
+      const fine = await call(lifted, "POST", path, { key, json: { name: "fine", subject: "Hi {{ subscriber.first_name }}", text: "t" } })
+      const rendered = await call(lifted, "POST", `${path}/${fine.body.id}/preview`, { key, json: {} })
+      expect(rendered.status, rendered.text).toBe(200)
+      expect(rendered.body.subject).toBe("Hi Jane")
+    } finally {
+      await lifted.close()
+    }
+  })
+
+  it("a single send whose content's filter would work for seconds is refused with a 400 naming the limit", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const reader = await createSubscriber(server, key)
+    const refused = await call(server, "POST", "/api/v1/emails/send", {
+      key,
+      json: { to: reader.email, kind: "marketing", subject: "s", html: runawayTemplate }
+    })
+    expectInvalid(refused, "/api/v1/emails/send", ["html"])
+    expect(refused.body.detail).toContain(`makes more than ${MAX_RENDER_WORK}`)
+    const template = await createTemplate(key, { name: "runaway", subject: "s", text: runawayTemplate })
+    const byTemplate = await call(server, "POST", "/api/v1/emails/send", {
+      key,
+      json: { to: reader.email, kind: "marketing", template_id: template.id }
+    })
+    expectInvalid(byTemplate, "/api/v1/emails/send", ["text"])
+    expect((await call(server, "GET", `/api/v1/emails?subscriber_id=${reader.id}`, { key })).body.items).toEqual([])
   })
 
   it("a send by template renders it for the recipient; another organization's template is 404", async () => {

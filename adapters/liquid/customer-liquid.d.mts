@@ -1,0 +1,63 @@
+/** The limits customer templates are read and rendered with. */
+export interface CustomerLimits {
+  /** The longest a template part may be, in characters. */
+  readonly templateLength: number
+  /** The longest a part may render, in milliseconds (liquidjs checks it between nodes). */
+  readonly renderMs: number
+  /** The elements and characters a render's ranges and filters may make, all parts together. */
+  readonly renderWork: number
+  /** The most a rendered part may hold, in characters. */
+  readonly renderedLength: number
+}
+
+export type Part = "subject" | "html" | "text"
+
+export declare const PARTS: ReadonlyArray<Part>
+
+export interface TemplateSource {
+  readonly subject: string
+  readonly html: string | null
+  readonly text: string | null
+}
+
+export interface Rendered {
+  readonly subject: string
+  readonly html: string | null
+  readonly text: string | null
+  readonly emptyVariables: ReadonlyArray<string>
+}
+
+/** What was wrong, and in which part. */
+export interface Problem {
+  readonly field: Part
+  readonly problem: string
+}
+
+export type RenderResult = ({ readonly ok: true; readonly value: Rendered }) | ({ readonly ok: false } & Problem)
+
+/** A template that cannot be read, or one result for each scope. */
+export type RenderAnswer =
+  | { readonly parseProblem: Problem; readonly results?: undefined }
+  | { readonly parseProblem?: undefined; readonly results: ReadonlyArray<RenderResult> }
+
+export interface CustomerLiquid {
+  readonly check: (source: TemplateSource) => { readonly ok: true } | ({ readonly ok: false } & Problem)
+  readonly renderEach: (
+    source: TemplateSource,
+    scopes: ReadonlyArray<unknown>,
+    onStep?: (index: number, part: Part) => void
+  ) => RenderAnswer
+}
+
+export declare const makeCustomerLiquid: (limits: CustomerLimits) => CustomerLiquid
+
+export type ProgressSlot = BigInt64Array
+
+export declare const progressSlot: () => ProgressSlot
+
+export declare const markStep: (slot: ProgressSlot, base: number, index: number, part: Part) => void
+
+export declare const readStep: (
+  slot: ProgressSlot,
+  base: number
+) => { readonly index: number; readonly part: Part; readonly startedAt: number } | null

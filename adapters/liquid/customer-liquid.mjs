@@ -1,0 +1,183 @@
+/**
+ * Liquid for the templates customers write: read and rendered the same way in the process (to
+ * check a template) and in the render threads (to render it). Plain JavaScript, so that a thread
+ * loads it as it is, from the sources or from `dist/`; customer-liquid.d.mts gives its types.
+ */
+import { Liquid } from "liquidjs"
+
+/** Tags that would read other templates or files: refused when a template is read. */
+const fileTags = ["include", "render", "layout"]
+
+/** A template's parts, in the order they render; a render's steps are counted in this order. */
+export const PARTS = ["subject", "html", "text"]
+
+/** Parsed templates kept at most; the cache starts afresh past it. */
+const PARSED_CACHE_SIZE = 256
+
+const makeEngine = (limits, escape) => {
+  const engine = new Liquid({
+    templates: {},
+    relativeReference: false,
+    strictFilters: true,
+    strictVariables: false,
+    ownPropertyOnly: true,
+    parseLimit: limits.templateLength,
+    renderLimit: limits.renderMs,
+    memoryLimit: limits.renderWork,
+    ...(escape ? { outputEscape: "escape" } : {})
+  })
+  for (const tag of fileTags) {
+    engine.registerTag(tag, {
+      parse() {
+        throw new Error(`the \`${tag}\` tag is not allowed: a template reaches nothing but its own variables`)
+      },
+      render() {
+        return ""
+      }
+    })
+  }
+  return engine
+}
+
+/** The variable at `path` in `scope`, as a template reads it. */
+const valueAt = (scope, path) =>
+  path.split(".").reduce(
+    (value, key) => typeof value === "object" && value !== null && Object.hasOwn(value, key) ? value[key] : undefined,
+    scope
+  )
+
+const isEmpty = (value) => value === undefined || value === null || value === ""
+
+/**
+ * Liquid (liquidjs) with an empty in-memory file system, `include`, `render` and `layout`
+ * refused, unknown filters refused, own properties only, and liquidjs's limits on template size,
+ * render time (checked between a template's nodes) and the work of ranges and filters (elements
+ * and characters made); rendered parts longer than `limits.renderedLength` are refused.
+ */
+export const makeCustomerLiquid = (limits) => {
+  const plain = makeEngine(limits, false)
+  const escaping = makeEngine(limits, true)
+  const engineFor = (part) => part === "html" ? escaping : plain
+
+  /** liquidjs's message, which already says the line and column, in words that name our limits. */
+  const problemOf = (error) => {
+    const message = error instanceof Error ? error.message : String(error)
+    return message
+      .replace(/^undefined filter:/, "unknown filter:")
+      .replace(/^template render limit exceeded/, `takes longer than ${limits.renderMs} ms`)
+      .replace(
+        /^memory alloc limit exceeded/,
+        `makes more than ${limits.renderWork} elements and characters with ranges and filters`
+      )
+      .slice(0, 300)
+  }
+
+  /**
+   * Parsed templates by part and source, with the variables they read: a campaign renders one
+   * template for every recipient, and parsing and reading it are most of a render's work.
+   */
+  const parsed = new Map()
+
+  const parse = (part, source) => {
+    const key = `${part}\u0000${source}`
+    const cached = parsed.get(key)
+    if (cached !== undefined) return cached
+    const templates = engineFor(part).parse(source)
+    const globals = new Set(plain.globalVariablesSync(templates))
+    const variables = plain.fullVariablesSync(templates).filter((v) => globals.has(v.split(".")[0]))
+    if (parsed.size >= PARSED_CACHE_SIZE) parsed.clear()
+    const entry = { templates, variables }
+    parsed.set(key, entry)
+    return entry
+  }
+
+  const partsOf = (source) => PARTS.filter((part) => source[part] !== null && source[part] !== undefined)
+
+  const parseAll = (source, onPart) => {
+    const parts = []
+    for (const part of partsOf(source)) {
+      onPart?.(part)
+      try {
+        parts.push([part, parse(part, source[part])])
+      } catch (error) {
+        return { ok: false, field: part, problem: problemOf(error) }
+      }
+    }
+    return { ok: true, parts }
+  }
+
+  const renderParsed = (parts, scope, onPart) => {
+    const rendered = { subject: "", html: null, text: null }
+    const empty = new Set()
+    for (const [part, { templates, variables }] of parts) {
+      onPart?.(part)
+      for (const variable of variables) if (isEmpty(valueAt(scope, variable))) empty.add(variable)
+      let output
+      try {
+        output = String(engineFor(part).renderSync(templates, scope))
+      } catch (error) {
+        return { ok: false, field: part, problem: `could not be rendered: ${problemOf(error)}` }
+      }
+      if (output.length > limits.renderedLength) {
+        return { ok: false, field: part, problem: `renders more than ${limits.renderedLength} characters` }
+      }
+      rendered[part] = output
+    }
+    return {
+      ok: true,
+      value: {
+        subject: (rendered.subject ?? "").trim(),
+        html: rendered.html,
+        text: rendered.text,
+        emptyVariables: [...empty].sort()
+      }
+    }
+  }
+
+  /** Whether the template can be read; the first part that cannot, and why. */
+  const check = (source) => {
+    const result = parseAll(source)
+    return result.ok ? { ok: true } : result
+  }
+
+  /** The template rendered for each scope, in order; `onStep(i, part)` before each part of each. */
+  const renderEach = (source, scopes, onStep) => {
+    const read = parseAll(source, (part) => onStep?.(0, part))
+    if (!read.ok) return { parseProblem: { field: read.field, problem: read.problem } }
+    return { results: scopes.map((scope, i) => renderParsed(read.parts, scope, (part) => onStep?.(i, part))) }
+  }
+
+  return { check, renderEach }
+}
+
+/*
+ * A render's progress, shared by a render thread (which writes it) and the process (which reads it
+ * to stop a render that runs too long): one 64-bit slot holding the step under way (one more than
+ * render × 3 + part, 0 before the first) and when it began, in milliseconds after `base`. One
+ * slot, written and read atomically, so the two always belong together.
+ */
+
+const TIME_BITS = 40n
+const TIME_MASK = (1n << TIME_BITS) - 1n
+
+/** A slot for {@link markStep} and {@link readStep}. */
+export const progressSlot = () => new BigInt64Array(new SharedArrayBuffer(8))
+
+/** Says that part `part` of render `index` begins now. */
+export const markStep = (slot, base, index, part) => {
+  const step = BigInt(index * PARTS.length + PARTS.indexOf(part) + 1)
+  const at = BigInt(Math.max(0, Date.now() - base)) & TIME_MASK
+  Atomics.store(slot, 0, (step << TIME_BITS) | at)
+}
+
+/** The step under way and when it began (after `base`), or null before the first. */
+export const readStep = (slot, base) => {
+  const packed = Atomics.load(slot, 0)
+  if (packed === 0n) return null
+  const step = Number(packed >> TIME_BITS) - 1
+  return {
+    index: Math.floor(step / PARTS.length),
+    part: PARTS[step % PARTS.length],
+    startedAt: base + Number(packed & TIME_MASK)
+  }
+}
