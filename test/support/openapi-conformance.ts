@@ -32,8 +32,11 @@ export interface Mismatch {
   readonly method: string
   readonly path: string
   readonly status: number
-  /** The operation the answer was checked against (`GET /api/v1/tags/{tag_id}`), when one was found. */
-  readonly operation: string | undefined
+  /**
+   * What the answer was checked against: an operation (`GET /api/v1/tags/{tag_id}`), or the
+   * declared answer to a request that reaches none (`no path: NotFound`).
+   */
+  readonly operation: string
   readonly problems: ReadonlyArray<string>
 }
 
@@ -120,7 +123,10 @@ const bodiless = new Set([204, 304])
 /**
  * The answer's body is shown this long at most in a mismatch; enough to recognise it.
  */
-const shown = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text)
+const shown = (text: string) => {
+  const line = text.replace(/\s+/g, " ")
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line
+}
 
 export interface ConformanceChecker {
   readonly check: (exchange: Exchange) => Mismatch | undefined
@@ -233,12 +239,13 @@ export const makeConformanceChecker = (form: WireForm, document: Document): Conf
 
   const check = (exchange: Exchange): Mismatch | undefined => {
     const requestPath = exchange.url.split("?")[0]!
-    const path = declaredPathOf(form, requestPath)
+    // The router, like many, takes `;` as well as `?` for the start of what is not the path.
+    const path = declaredPathOf(form, requestPath.split(";")[0]!)
     const problems: Array<string> = []
     if (exchange.headers.get("x-content-type-options")?.toLowerCase() !== "nosniff") {
       problems.push("answered without X-Content-Type-Options: nosniff")
     }
-    let operation: string | undefined
+    let operation = "outside the API"
     if (!outsideTheApi(path)) {
       const templates = templatesAt(path)
       const method = exchange.method.toUpperCase()
@@ -271,6 +278,7 @@ export const makeConformanceChecker = (form: WireForm, document: Document): Conf
         }
       } else {
         const unrouted = templates.length === 0 ? "NotFound" : "MethodNotAllowed"
+        operation = templates.length === 0 ? "no path: NotFound" : `no ${method} at ${templates[0]!.path}: MethodNotAllowed`
         const expected = unrouted === "NotFound" ? 404 : 405
         const declared = document.components.responses?.[unrouted]
         if (exchange.status !== expected) {
@@ -310,7 +318,7 @@ const templatesOfBestFit = (templates: ReadonlyArray<Template>): ReadonlyArray<T
 
 /** What a mismatch says but for the body it quotes: answers that differ only there are one finding. */
 const findingOf = (m: Mismatch) =>
-  [m.form, m.method, m.operation ?? m.path, m.status, ...m.problems.map((p) => p.replace(/; body: [\s\S]*$/, ""))].join("\u0000")
+  [m.form, m.operation, m.status, ...m.problems.map((p) => p.replace(/; body: [\s\S]*$/, ""))].join("\u0000")
 
 /**
  * Mismatches as paragraphs a reader can act on: the first answer of each finding in full, with
@@ -325,7 +333,7 @@ export const describeMismatches = (mismatches: ReadonlyArray<Mismatch>): string 
     else finding.count++
   }
   return [...findings.values()].map(({ first: m, count }) =>
-    `${m.form}: ${m.method} ${m.path} -> ${m.status}${m.operation === undefined ? "" : ` (operation ${m.operation})`}` +
+    `${m.form}: ${m.method} ${m.path} -> ${m.status} (${m.operation})` +
     (count > 1 ? ` [and ${count - 1} more answer(s) like it]` : "") + "\n" +
     m.problems.map((p) => `    - ${p}`).join("\n")
   ).join("\n")

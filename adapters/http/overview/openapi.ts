@@ -1,4 +1,4 @@
-import { documentTransform, type OpenApiDocument } from "../shared/openapi-model.js"
+import { declareUnroutedAnswers, documentTransform, dropGeneratedIds, type OpenApiDocument } from "../shared/openapi-model.js"
 
 const frameworkSchemas = ["HttpApiDecodeError", "Issue", "PropertyKey"]
 
@@ -16,5 +16,7 @@ export const finishOverviewOpenApi = documentTransform((spec: OpenApiDocument) =
     }
   }
   for (const name of frameworkSchemas) delete spec.components.schemas[name]
+  declareUnroutedAnswers(spec, { contentType: "application/json", notFound: "NotFoundError", methodNotAllowed: "MethodNotAllowedError" })
+  dropGeneratedIds(spec)
   return spec
 })

@@ -1,6 +1,8 @@
 import { IDEMPOTENCY_RETENTION_MS, keepsResponse, MAX_IDEMPOTENCY_KEY_LENGTH } from "@roster/application"
 import {
+  declareUnroutedAnswers,
   documentTransform,
+  dropGeneratedIds,
   type OpenApiDocument,
   type OpenApiHeader,
   type OpenApiOperation,
@@ -165,5 +167,11 @@ export const finishOpenApi = documentTransform((spec: OpenApiDocument) => {
   }
   spec.components.headers = { ...spec.components.headers, ...rateLimitHeaders }
   for (const name of frameworkSchemas) delete spec.components.schemas[name]
+  declareUnroutedAnswers(spec, {
+    contentType: "application/problem+json",
+    notFound: "NotFoundProblem",
+    methodNotAllowed: "MethodNotAllowedProblem"
+  })
+  dropGeneratedIds(spec)
   return spec
 })
