@@ -1,3 +1,5 @@
+import { declareMiddlewareAnswers } from "../shared/openapi-middleware.js"
+import { envelopes } from "./errors.js"
 import { declareUnroutedAnswers, documentTransform, dropGeneratedIds, type OpenApiDocument } from "../shared/openapi-model.js"
 
 const frameworkSchemas = ["HttpApiDecodeError", "Issue", "PropertyKey"]
@@ -16,6 +18,7 @@ export const finishOverviewOpenApi = documentTransform((spec: OpenApiDocument) =
     }
   }
   for (const name of frameworkSchemas) delete spec.components.schemas[name]
+  declareMiddlewareAnswers(spec, envelopes)
   declareUnroutedAnswers(spec, { contentType: "application/json", notFound: "NotFoundError", methodNotAllowed: "MethodNotAllowedError" })
   dropGeneratedIds(spec)
   return spec

@@ -6,6 +6,7 @@ import {
   PreferenceTagPath,
   PreferenceTokenParams
 } from "../shared/preference-schemas.js"
+import { pageAnswers } from "../shared/openapi-model.js"
 import { problems } from "./problems.js"
 
 const tokenErrors = "401 `invalid_token` when the link's token is missing, broken, expired or revoked."
@@ -16,6 +17,10 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
     HttpApiEndpoint.get("view", "/preference-center")
       .setUrlParams(PreferenceTokenParams)
       .addSuccess(PreferenceCenter)
+      .annotate(OpenApi.Transform, pageAnswers({
+        200: "the preference page, to a browser (`Accept: text/html`)",
+        401: "to a browser, the page that says the link no longer works"
+      }))
       .annotateContext(OpenApi.annotations({
         summary: "See one's preferences",
         description: `The subscriber's address and status, and every tag of the organization with whether they carry it. ${tokenErrors}`

@@ -104,3 +104,31 @@ export const declareUnroutedAnswers = (document: OpenApiDocument, answers: Unrou
     }
   }
 }
+
+const page = { "text/html": { schema: { type: "string" } } }
+
+/**
+ * Declares that an operation answers HTML pages with these statuses (each with what the page
+ * says), beside whatever else it answers with them: the preference center and unsubscribe pages.
+ */
+export const pageAnswers = (pages: Readonly<Record<number, string>>) =>
+  operationTransform((operation) => {
+    for (const [status, description] of Object.entries(pages)) {
+      const response = operation.responses[status]
+      operation.responses[status] = response === undefined
+        ? { description, content: page }
+        : { ...response, description: `${response.description} | ${description}`, content: { ...response.content, ...page } }
+    }
+    return operation
+  })
+
+/** Declares the form (`application/x-www-form-urlencoded`) an operation takes, as browsers and mail clients post it. */
+export const formBody = (schema: unknown) =>
+  operationTransform((operation) => ({
+    ...operation,
+    requestBody: { required: false, content: { "application/x-www-form-urlencoded": { schema } } }
+  }))
+
+/** Applies transforms of an operation one after another. */
+export const allOf = (...transforms: ReadonlyArray<Transform>): Transform => (operation) =>
+  transforms.reduce((done, transform) => transform(done), operation)
