@@ -25,7 +25,10 @@ const originalFetch = globalThis.fetch
 
 globalThis.fetch = async (input, init) => {
   const response = await originalFetch(input, init)
-  const { url, method } = requestOf(input, init)
+  const asked = requestOf(input, init)
+  // A followed redirect is answered by the last request: a GET unless the first one was a HEAD.
+  const url = response.redirected ? response.url : asked.url
+  const method = response.redirected && asked.method !== "HEAD" ? "GET" : asked.method
   const parsed = URL.canParse(url) ? new URL(url) : undefined
   const form = parsed === undefined ? undefined : watchedServers().get(parsed.origin)
   if (form !== undefined && parsed !== undefined) {

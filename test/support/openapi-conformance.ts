@@ -148,12 +148,17 @@ export const makeConformanceChecker = (form: WireForm, document: Document): Conf
     throw new Error(`the OpenAPI document of the ${form} form is not one JSON Schema can read: ${String(error)}`)
   }
 
+  /** One validator per schema: a schema that only refers to a component is that component's. */
   const validators = new Map<string, ValidateFunction>()
-  const validatorAt = (pointer: string): ValidateFunction => {
-    let validate = validators.get(pointer)
+  const validatorOf = (schema: unknown, pointer: string): ValidateFunction => {
+    const ref = (schema as { $ref?: unknown }).$ref
+    const target = typeof ref === "string" && ref.startsWith("#/") && Object.keys(schema as object).length === 1
+      ? ref.slice(1)
+      : pointer
+    let validate = validators.get(target)
     if (validate === undefined) {
-      validate = ajv.compile({ $ref: `${base}#${pointer}` })
-      validators.set(pointer, validate)
+      validate = ajv.compile({ $ref: `${base}#${target}` })
+      validators.set(target, validate)
     }
     return validate
   }
@@ -218,7 +223,7 @@ export const makeConformanceChecker = (form: WireForm, document: Document): Conf
       problems.push(`answered ${mediaType} that is not JSON: ${shown(body)}`)
       return
     }
-    const validate = validatorAt(`${pointer}/content/${escapePointer(match)}/schema`)
+    const validate = validatorOf(content[match]!.schema, `${pointer}/content/${escapePointer(match)}/schema`)
     if (!validate(json)) {
       const errors = (validate.errors ?? []).slice(0, 8).map((error) =>
         `${error.instancePath === "" ? "(body)" : error.instancePath} ${error.message ?? "is invalid"}` +
