@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["domain/**/*.test.ts", "application/**/*.test.ts", "adapters/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],
+    // Every answer of the test servers is checked against the OpenAPI document of its form.
+    setupFiles: ["test/support/conformance-setup.ts"],
     reporters: ["default", "./test/support/closing-line-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -34,6 +34,7 @@ import {
 import { Clock, ConfigProvider, Duration, Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import { MovableClock } from "./movable-clock.js"
+import { unwatchServer, watchServer } from "./conformance-servers.js"
 import { CryptoLive } from "../../adapters/node/index.js"
 import { makeHttpServerLive } from "../../adapters/http/index.js"
 import {
@@ -316,6 +317,8 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
   }
 
   const baseUrl = `http://127.0.0.1:${address.port}`
+  // Every answer the test gets from this server is checked against the form's OpenAPI document.
+  watchServer(baseUrl, config.apiForm)
 
   const emailsTo = (email: string) => {
     const to = new RegExp(`^To: ${escapeRegExp(email)}$`, "m")
@@ -400,7 +403,10 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
     createOrganizationAs,
     addMember,
     advanceClock: (by) => clock.advance(by),
-    close: () => runtime.dispose()
+    close: () => {
+      unwatchServer(baseUrl)
+      return runtime.dispose()
+    }
   }
 }
 

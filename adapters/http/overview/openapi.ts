@@ -1,4 +1,6 @@
-import { documentTransform, type OpenApiDocument } from "../shared/openapi-model.js"
+import { declareMiddlewareAnswers } from "../shared/openapi-middleware.js"
+import { envelopes } from "./errors.js"
+import { declareUnroutedAnswers, documentTransform, dropGeneratedIds, type OpenApiDocument } from "../shared/openapi-model.js"
 
 const frameworkSchemas = ["HttpApiDecodeError", "Issue", "PropertyKey"]
 
@@ -16,5 +18,8 @@ export const finishOverviewOpenApi = documentTransform((spec: OpenApiDocument) =
     }
   }
   for (const name of frameworkSchemas) delete spec.components.schemas[name]
+  declareMiddlewareAnswers(spec, envelopes)
+  declareUnroutedAnswers(spec, { contentType: "application/json", notFound: "NotFoundError", methodNotAllowed: "MethodNotAllowedError" })
+  dropGeneratedIds(spec)
   return spec
 })

@@ -7,6 +7,7 @@ import {
   PreferenceTagPath,
   PreferenceTokenParams
 } from "../shared/preference-schemas.js"
+import { pageAnswers } from "../shared/openapi-model.js"
 import { oneOf, strictInput } from "../shared/wire-fields.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { Single, TagNames } from "./schemas.js"
@@ -68,6 +69,10 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
     HttpApiEndpoint.get("view", "/preference-center")
       .setUrlParams(PreferenceTokenParams)
       .addSuccess(PreferenceCenterData)
+      .annotate(OpenApi.Transform, pageAnswers({
+        200: "the preference page, to a browser (`Accept: text/html`)",
+        401: "to a browser, the page that says the link no longer works"
+      }))
       .annotateContext(OpenApi.annotations({ summary: "See one's preferences", description: tokenErrors }))
   )
   .add(

@@ -78,6 +78,8 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(ProbesGroup)
   .add(ErrorDocsGroup)
   .pipe(problems.api("internal_error"))
+  // The answers to requests that reach no operation, declared under `components.responses`.
+  .annotate(HttpApi.AdditionalSchemas, [problems.schemas.not_found, problems.schemas.method_not_allowed])
   .annotateContext(OpenApi.annotations({
     title: "Roster API",
     version: serviceVersion,

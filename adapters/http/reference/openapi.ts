@@ -1,12 +1,16 @@
 import { IDEMPOTENCY_RETENTION_MS, keepsResponse, MAX_IDEMPOTENCY_KEY_LENGTH } from "@roster/application"
 import {
+  declareUnroutedAnswers,
   documentTransform,
+  dropGeneratedIds,
   type OpenApiDocument,
   type OpenApiHeader,
   type OpenApiOperation,
   type OpenApiResponse
 } from "../shared/openapi-model.js"
 import { IDEMPOTENCY_KEY_HEADER, isApiPath, RATE_LIMIT_HEADERS, REPLAYED_HEADER } from "../shared/api-v1.js"
+import { declareMiddlewareAnswersOf } from "../shared/openapi-middleware.js"
+import { problems } from "./problems.js"
 
 /**
  * Finishes the generated OpenAPI document so that it describes exactly what runs: bad input
@@ -58,8 +62,11 @@ const joinSharedStatus = (spec: OpenApiDocument, response: OpenApiResponse): voi
   const descriptions = problems.map((name) =>
     (spec.components.schemas[name] as { description?: string } | undefined)?.description ?? name
   )
-  response.description = `One of: ${descriptions.join(" | ")}`
-  response.content = { "application/problem+json": json }
+  const { "application/json": _, ...others } = response.content ?? {}
+  response.description = Object.keys(others).length === 0
+    ? `One of: ${descriptions.join(" | ")}`
+    : `One of: ${descriptions.join(" | ")}; ${response.description}`
+  response.content = { ...others, "application/problem+json": json }
 }
 
 /** The headers every `/api/v1` answer carries, declared once under `components.headers`. */
@@ -135,8 +142,10 @@ const documentApiConventions = (path: string, method: string, operation: OpenApi
   }
 }
 
-const takesInput = (operation: OpenApiOperation): boolean =>
-  (operation.parameters?.length ?? 0) > 0 || operation.requestBody !== undefined
+/** Whether an operation reads parameters or a body, which can be invalid (any POST, PUT or PATCH has a body to read). */
+const takesInput = (method: string, operation: OpenApiOperation): boolean =>
+  (operation.parameters?.length ?? 0) > 0 || operation.requestBody !== undefined ||
+  method === "post" || method === "put" || method === "patch"
 
 export const finishOpenApi = documentTransform((spec: OpenApiDocument) => {
   for (const [path, pathItem] of Object.entries(spec.paths)) {
@@ -146,15 +155,21 @@ export const finishOpenApi = documentTransform((spec: OpenApiDocument) => {
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 400) joinSharedStatus(spec, response)
       }
+      declareMiddlewareAnswersOf(path, method, operation, problems)
       if (responses["400"] !== undefined) {
-        if (takesInput(operation)) {
+        if (takesInput(method, operation)) {
           const headers = takesIdempotencyKey(path, method, operation)
             ? `\`X-Organization-Id\` with a session, \`${IDEMPOTENCY_KEY_HEADER}\``
             : "`X-Organization-Id` with a session"
+          // Pages stay as they are declared (the preference page's answer to a form it cannot read).
+          const pages = Object.fromEntries(
+            Object.entries(responses["400"].content ?? {}).filter(([mediaType]) => !mediaType.includes("json"))
+          )
           responses["400"] = {
             description: `Validation Error (\`validation_error\`): a field, a path or query parameter, or a header (${headers}) ` +
-              "is missing, unknown or invalid; every one is named",
-            content: { "application/problem+json": { schema: ValidationProblemRef } }
+              "is missing, unknown or invalid; every one is named" +
+              (Object.keys(pages).length === 0 ? "" : `; ${responses["400"].description}`),
+            content: { ...pages, "application/problem+json": { schema: ValidationProblemRef } }
           }
         } else {
           delete responses["400"]
@@ -165,5 +180,11 @@ export const finishOpenApi = documentTransform((spec: OpenApiDocument) => {
   }
   spec.components.headers = { ...spec.components.headers, ...rateLimitHeaders }
   for (const name of frameworkSchemas) delete spec.components.schemas[name]
+  declareUnroutedAnswers(spec, {
+    contentType: "application/problem+json",
+    notFound: "NotFoundProblem",
+    methodNotAllowed: "MethodNotAllowedProblem"
+  })
+  dropGeneratedIds(spec)
   return spec
 })

@@ -7,6 +7,7 @@ import {
   PreferenceTokenParams
 } from "../shared/preference-schemas.js"
 import { BODY_ERRORS } from "../shared/wire-errors.js"
+import { pageAnswers } from "../shared/openapi-model.js"
 import { problems } from "./problems.js"
 import { NoFields, optionalBody } from "../shared/action-body.js"
 
@@ -18,6 +19,10 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
     HttpApiEndpoint.get("view", "/preference-center")
       .setUrlParams(PreferenceTokenParams)
       .addSuccess(PreferenceCenter)
+      .annotate(OpenApi.Transform, pageAnswers({
+        200: "the preference page, to a browser (`Accept: text/html`)",
+        401: "to a browser, the page that says the link no longer works"
+      }))
       .annotateContext(OpenApi.annotations({
         summary: "See one's preferences",
         description: `The subscriber's address and status, and every tag of the organization with whether they carry it. ${tokenErrors}`

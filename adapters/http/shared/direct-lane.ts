@@ -9,7 +9,7 @@ import { ErrorRenderer } from "./error-renderer.js"
 import { decodeErrorAnswer, defectAnswer, invalidAnswer, MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./failure-answers.js"
 import { jsonNestingDepth } from "./json-depth.js"
 import { makeWithinOrganizationLimit } from "./rate-limit-middleware.js"
-import { CurrentRequestId, logRequestLine, RequestLines, type RequestObserver, requestIdOf, requestLineOf } from "./request-log.js"
+import { CurrentRequestId, logRequestLine, RequestLines, type RequestObserver, requestIdOf, requestLineOf, tagAnswer } from "./request-log.js"
 
 /**
  * The direct lane: the busiest requests (an API key reading or creating one subscriber) served
@@ -177,7 +177,7 @@ export const makeDirectLane = (options: DirectLaneOptions) =>
         return Effect.zipRight(
           FiberRef.set(CurrentRequestId, requestId),
           withinOrganizationLimit(principal, Effect.catchAllCause(taken(principal), answerCause(path)), path).pipe(
-            Effect.map((answered) => HttpServerResponse.setHeader(answered, "X-Request-Id", requestId)),
+            Effect.map((answered) => tagAnswer(answered, requestId)),
             Effect.flatMap((answered) => compressedAnswer(request.headers["accept-encoding"], answered)),
             Effect.flatMap((answered) => {
               write(response, answered)

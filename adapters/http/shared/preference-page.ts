@@ -12,6 +12,7 @@ import { Preferences, type PreferenceView } from "@roster/application"
 import { type InvalidToken, type Locale, TagId } from "@roster/domain"
 import { Effect, Option, Schema } from "effect"
 import { HttpSettings } from "./http-settings.js"
+import { allOf, formBody, operationTransform, pageAnswers } from "./openapi-model.js"
 import { preferenceToken, PreferenceTokenParams } from "./preference-schemas.js"
 import { foreignOrigin, isCrossSiteFetch } from "./request-origin.js"
 import { FormBody } from "./route-table.js"
@@ -94,6 +95,28 @@ export const PreferencePageGroup = HttpApiGroup.make("preferencePage")
       .setUrlParams(PreferenceTokenParams)
       .annotate(FormBody, true)
       .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
+      .annotate(OpenApi.Transform, allOf(
+        formBody({
+          type: "object",
+          required: ["action"],
+          properties: {
+            action: { type: "string", enum: FormAction.fields.action.literals },
+            tag_id: { type: "string", format: "uuid", description: "the tag, with `subscribe` and `unsubscribe`" }
+          }
+        }),
+        pageAnswers({
+          400: "the page that says the form is not one of the page's",
+          401: "the page that says the link no longer works",
+          403: "the page that says a post from another site is refused"
+        }),
+        operationTransform((operation) => {
+          operation.responses["303"] = {
+            description: "the change is made: to the page again (`Location`)",
+            headers: { Location: { description: "the preference page of the link", schema: { type: "string" } } }
+          }
+          return operation
+        })
+      ))
       .annotateContext(OpenApi.annotations({
         summary: "Change one's preferences from the page",
         description: "The forms of the preference page post here (`application/x-www-form-urlencoded`): `action` is " +

@@ -77,7 +77,7 @@ const preferenceTokenOf = (request: HttpServerRequest.HttpServerRequest, path: s
 }
 
 /** The preference center's paths, in every form: its page and API, and one-click unsubscribe. */
-const isPreferencePath = (path: string): boolean =>
+export const isPreferencePath = (path: string): boolean =>
   path === "/preference-center" || path.startsWith("/preference-center/") || path === "/unsubscribe" ||
   /^\/(api\/)?v1\/preferences\/[^/]+$/.test(path)
 

@@ -31,6 +31,13 @@ const credentialOf = (principal: Principal | undefined) => {
 export const requestIdOf = (incoming: string | undefined): string =>
   incoming !== undefined && saneRequestId.test(incoming) ? incoming : randomUUID()
 
+/**
+ * The headers every answer carries: its request id, and `X-Content-Type-Options: nosniff` so that
+ * no browser reads an answer as another type than the one it declares.
+ */
+export const tagAnswer = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
+  HttpServerResponse.setHeaders(response, { "X-Request-Id": requestId, "X-Content-Type-Options": "nosniff" })
+
 /** The line logged for a request once it is answered. */
 export const requestLineOf = (request: {
   readonly method: string
@@ -55,7 +62,8 @@ export const requestLineOf = (request: {
 export type RequestObserver = (method: string, path: string, status: number, durationMs: number) => void
 
 /**
- * Gives every response an `X-Request-Id` (a sane incoming one, else a new UUID), tags every log
+ * Gives every response an `X-Request-Id` (a sane incoming one, else a new UUID) and
+ * `X-Content-Type-Options: nosniff`, tags every log
  * line of the request with it, and logs one line per request: method, path (addresses masked),
  * status, duration, client address, user agent, and the organization and credential that
  * authenticated it (never a secret).
@@ -88,7 +96,7 @@ export const requestLogging = <E, R>(app: HttpApp.Default<E, R>, observe?: Reque
     })
     // The answer is sent before this middleware sees it: the header goes on as it is sent.
     const tagged = HttpApp.appendPreResponseHandler((_request, response) =>
-      Effect.succeed(HttpServerResponse.setHeader(response, "X-Request-Id", requestId))
+      Effect.succeed(tagAnswer(response, requestId))
     )
     return Effect.zipRight(Effect.zipRight(FiberRef.set(CurrentRequestId, requestId), tagged), served)
   })

@@ -70,7 +70,8 @@ export interface RouteTable {
   /** The route that serves `method` at `path`, if one does. */
   readonly routeAt: (method: string, path: string) => KnownRoute | undefined
   /**
-   * The methods the routes serve at `path`, in a stable order; empty when no route has this path.
+   * The methods the routes serve at `path`, in a stable order, those of its most specific template;
+   * empty when no route has this path.
    * Tells a wrong method (405) from a path that does not exist (404).
    */
   readonly methodsAt: (path: string) => ReadonlyArray<string>
@@ -86,11 +87,19 @@ export const makeRouteTable = (routes: ReadonlyArray<KnownRoute>): RouteTable =>
   }
   for (const sameLength of byLength.values()) sameLength.sort((a, b) => bySpecificity(a.template, b.template))
   const candidates = (path: string) => {
-    const wanted = segmentsOf(path)
+    // The router ends the path at a `;` as at a `?` (`/subscribers;jsessionid=1`), and so does this.
+    const semicolon = path.indexOf(";")
+    const wanted = segmentsOf(semicolon === -1 ? path : path.slice(0, semicolon))
     return (byLength.get(wanted.length) ?? []).filter(({ template }) => matches(template, wanted))
   }
   return {
     routeAt: (method, path) => candidates(path).find(({ route }) => route.method === method)?.route,
-    methodsAt: (path) => [...new Set(candidates(path).map(({ route }) => route.method))].sort()
+    methodsAt: (path) => {
+      // The templates that serve the path: a fixed segment hides a parameter at its place
+      // (`/subscribers/imports` has GET and POST, not the methods of `/subscribers/:subscriber_id`).
+      const found = candidates(path)
+      const served = found.filter(({ template }) => bySpecificity(template, found[0]!.template) === 0)
+      return [...new Set(served.map(({ route }) => route.method))].sort()
+    }
   }
 }

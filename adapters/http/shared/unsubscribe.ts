@@ -11,6 +11,7 @@ import {
 import { Preferences } from "@roster/application"
 import { Effect, Schema } from "effect"
 import { preferenceToken } from "./preference-schemas.js"
+import { allOf, formBody, pageAnswers } from "./openapi-model.js"
 import { FormBody } from "./route-table.js"
 import { negotiateLocale } from "./sign-in-page.js"
 import { subscriberPage, subscriberPageHeaders } from "./subscriber-pages.js"
@@ -31,11 +32,14 @@ const Page = HttpApiSchema.Text({ contentType: "text/html" })
 
 const pageStatuses = "200 with the page; 401 with a page that says the link no longer works."
 
+const invalidLinkPage = pageAnswers({ 401: "the page that says the link no longer works" })
+
 export const UnsubscribeGroup = HttpApiGroup.make("unsubscribe")
   .add(
     HttpApiEndpoint.get("confirm", "/unsubscribe")
       .setUrlParams(UnsubscribeParams)
       .addSuccess(Page)
+      .annotate(OpenApi.Transform, invalidLinkPage)
       .annotateContext(OpenApi.annotations({
         summary: "Unsubscribe page",
         description: `A page with a button that unsubscribes from all mail; opening it changes nothing. ${pageStatuses}`
@@ -46,6 +50,14 @@ export const UnsubscribeGroup = HttpApiGroup.make("unsubscribe")
       .setUrlParams(UnsubscribeParams)
       .annotate(FormBody, true)
       .addSuccess(Page)
+      .annotate(OpenApi.Transform, allOf(
+        formBody({
+          type: "object",
+          properties: { "List-Unsubscribe": { type: "string", enum: ["One-Click"] } },
+          description: "what mail clients send (RFC 8058)"
+        }),
+        invalidLinkPage
+      ))
       .annotateContext(OpenApi.annotations({
         summary: "Unsubscribe in one click (RFC 8058)",
         description: "Unsubscribes the link's subscriber from all mail at once, with no login; again, it changes nothing. " +

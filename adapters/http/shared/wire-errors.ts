@@ -53,6 +53,10 @@ interface AddsErrors {
 
 export interface WireErrors {
   readonly schemas: WireErrorSchemas
+  /** The content type of the form's error bodies. */
+  readonly contentType: string
+  /** The name of a code's body under the description's `components.schemas`. */
+  readonly identifier: (code: ErrorCode) => string
   /** The errors of these codes, as one schema (for a middleware's `failure`). */
   readonly union: <const Codes extends ReadonlyArray<ErrorCode>>(...codes: Codes) => WireErrorSchema<Codes[number]>
   /** Declares that an endpoint may answer errors of these codes. */
@@ -94,6 +98,8 @@ export const makeWireErrors = (options: WireErrorsOptions): WireErrors => {
     codes.reduce((declared, code) => declared.addError(schemas[code]), target)
   return {
     schemas,
+    contentType: options.contentType,
+    identifier: options.identifier,
     union: (...codes) => Schema.Union(...codes.map((code) => schemas[code])) as never,
     endpoint: (...codes) => (endpoint) => adding(codes)(endpoint as unknown as AddsErrors) as never,
     group: (...codes) => (group) => adding(codes)(group as unknown as AddsErrors) as never,

@@ -48,9 +48,27 @@ export const Timestamp = Schema.String.annotations({
 export const IdInput = <S extends Schema.Schema.Any>(schema: S, description: string): S =>
   schema.annotations({ jsonSchema: { type: "string", format: "uuid", description } }) as S
 
+/**
+ * What `EmailAddress` accepts, as a JSON Schema pattern (ECMAScript with Unicode): one `@`; a local
+ * part of 1 to 64 characters without spaces, control characters, `"(),:;<>[\]` or a dot at either
+ * end or twice in a row; a domain of at least two labels of letters, digits and inner hyphens (any
+ * script), the last not all digits. `format: email` alone would allow what is refused (`a@[10.0.0.1]`,
+ * `"a b"@example.com`) and refuse what is taken (`ünïcödé@exämple.com`).
+ */
+export const EMAIL_PATTERN = "^(?![.])(?!.*[.][.])(?!.*[.]@)" +
+  "[^\\s\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\"(),:;<>\\[\\\\\\]@]{1,64}@" +
+  "(?:[\\p{L}\\p{N}](?:[\\p{L}\\p{N}\\p{M}-]{0,61}[\\p{L}\\p{N}\\p{M}])?[.])+" +
+  "(?![0-9]+$)[\\p{L}\\p{N}](?:[\\p{L}\\p{N}\\p{M}-]{0,61}[\\p{L}\\p{N}\\p{M}])?$"
+
 export const EmailInput = (description: string) =>
   EmailAddress.annotations({
-    jsonSchema: { type: "string", format: "email", maxLength: MAX_EMAIL_LENGTH, description }
+    jsonSchema: {
+      type: "string",
+      format: "idn-email",
+      pattern: EMAIL_PATTERN,
+      maxLength: MAX_EMAIL_LENGTH,
+      description: `${description}; internationalized addresses are taken, and \`pattern\` is what is accepted once spaces around it are trimmed`
+    }
   })
 
 export const TagNameInput = (description: string) =>
