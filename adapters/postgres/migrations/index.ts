@@ -23,6 +23,7 @@ import importJobs from "./0018_import_jobs.js"
 import importLeaseToken from "./0019_import_lease_token.js"
 import importProblemRetention from "./0020_import_problem_retention.js"
 import unlimitedSubscriberSlots from "./0021_unlimited_subscriber_slots.js"
+import tagVisibility from "./0023_tag_visibility.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -45,7 +46,8 @@ const migrations = Migrator.fromRecord({
   "0018_import_jobs": importJobs,
   "0019_import_lease_token": importLeaseToken,
   "0020_import_problem_retention": importProblemRetention,
-  "0021_unlimited_subscriber_slots": unlimitedSubscriberSlots
+  "0021_unlimited_subscriber_slots": unlimitedSubscriberSlots,
+  "0023_tag_visibility": tagVisibility
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
