@@ -32,7 +32,7 @@ button { font: inherit; padding: 0.6rem 1.4rem; border: 0; border-radius: 6px; b
 a { color: #0969da; }
 ul.tags { list-style: none; padding: 0; }
 ul.tags li { display: flex; gap: 1rem; align-items: center; justify-content: space-between; padding: 0.75rem 0; border-bottom: 1px solid #d0d7de; }
-ul.tags b { font-weight: 600; }
+ul.tags strong { font-weight: 600; }
 form.tags { margin: 0; }
 button.off { background: #eaeef2; color: #1f2328; }
 button.danger { background: #b42318; }
@@ -238,7 +238,7 @@ const templates = {
     {% if tags.size == 0 %}<p class="note">{{ t.noTags }}</p>{% endif %}
     {% if tags.size > 0 %}<form method="post" action="{{ action }}" class="tags"><ul class="tags">
 {% for tag in tags -%}
-<li><div><b>{{ tag.name }}</b>{% if tag.subscribed %} <span class="note">({{ t.subscribed }})</span>{% endif %}
+<li><div><strong>{{ tag.name }}</strong>{% if tag.subscribed %} <span class="note">({{ t.subscribed }})</span>{% endif %}
 {%- if tag.description %}<div class="note">{{ tag.description }}</div>{% endif %}</div>
 {%- if tag.subscribed -%}
 <button name=unsubscribe value={{ tag.id }} class=off aria-label="{{ t.unsubscribe }}: {{ tag.name }}">{{ t.unsubscribe }}</button>
