@@ -109,12 +109,17 @@ export class TagLimitReached extends Schema.TaggedError<TagLimitReached>()("TagL
   /** Where the request asked for the growth: `name`, `tags`, `add`, `tag_ids`. */
   field: Schema.String
 }) {
-  override get message() {
+  /** What is wrong, without the field. */
+  get problem() {
     return this.limit === "tags_per_organization"
-      ? `tags_per_organization: an organization may hold at most ${this.max} tags, and this one holds that many; ` +
+      ? `an organization may hold at most ${this.max} tags (tags_per_organization), and this one holds that many; ` +
         "delete tags it no longer needs to make new ones"
-      : `tags_per_subscriber: a subscriber may carry at most ${this.max} tags, and this change would take them past it; ` +
+      : `a subscriber may carry at most ${this.max} tags (tags_per_subscriber), and this change would take them past it; ` +
         "detach tags they no longer need first"
+  }
+
+  override get message() {
+    return `${this.field}: ${this.problem}`
   }
 }
 

@@ -148,7 +148,7 @@ const describe = (error: ApplicationError, credential: Principal["credential"] |
     case "InvalidInput":
       return apiError("validation_error", error.message, { fields: [{ field: error.field, message: error.problem }] })
     case "TagLimitReached":
-      return apiError("tag_limit_reached", error.message, { fields: [{ field: error.field, message: error.message }] })
+      return apiError("tag_limit_reached", error.message, { fields: [{ field: error.field, message: error.problem }] })
     case "Unauthenticated":
       return apiError("unauthorized", error.reason)
     case "OrganizationNotChosen": {
