@@ -50,6 +50,7 @@ interface Form {
   readonly server: () => TestHttpServer
   readonly api: string
   /** The answer's body without the overview form's `data` envelope. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body, read field by field
   readonly body: (answer: Answer) => any
   readonly updateTag: "PUT" | "PATCH"
   /** The answer is `code`, naming `field` (and `limit`, when given). */

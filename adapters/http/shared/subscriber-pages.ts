@@ -12,7 +12,8 @@ import { createHash } from "node:crypto"
  * These are the service's own templates, not an organization's: their work grows only with the
  * tags an organization may hold (MAX_TAGS_PER_ORGANIZATION), so they run without the render time
  * limit that guards customers' templates, which a page at that many tags must never meet. Each
- * tag's row is kept small for the same reason (one form for the whole list, no whitespace).
+ * tag's row is kept small for the same reason: one form for the whole list, no whitespace, no
+ * end tags HTML lets go.
  */
 
 const engine = new Liquid({
@@ -33,6 +34,7 @@ a { color: #0969da; }
 ul.tags { list-style: none; padding: 0; }
 ul.tags li { display: flex; gap: 1rem; align-items: center; justify-content: space-between; padding: 0.75rem 0; border-bottom: 1px solid #d0d7de; }
 ul.tags strong { font-weight: 600; }
+ul.tags strong .note { font-weight: 400; }
 form.tags { margin: 0; }
 button.off { background: #eaeef2; color: #1f2328; }
 button.danger { background: #b42318; }
@@ -238,13 +240,13 @@ const templates = {
     {% if tags.size == 0 %}<p class="note">{{ t.noTags }}</p>{% endif %}
     {% if tags.size > 0 %}<form method="post" action="{{ action }}" class="tags"><ul class="tags">
 {% for tag in tags -%}
-<li><div><strong>{{ tag.name }}</strong>{% if tag.subscribed %} <span class="note">({{ t.subscribed }})</span>{% endif %}
-{%- if tag.description %}<div class="note">{{ tag.description }}</div>{% endif %}</div>
+<li>{% if tag.description %}<div>{% endif %}<strong>{{ tag.name }}{% if tag.subscribed %} <span class="note">({{ t.subscribed }})</span>{% endif %}</strong>
+{%- if tag.description %}<div class="note">{{ tag.description }}</div></div>{% endif %}
 {%- if tag.subscribed -%}
 <button name=unsubscribe value={{ tag.id }} class=off aria-label="{{ t.unsubscribe }}: {{ tag.name }}">{{ t.unsubscribe }}</button>
 {%- else -%}
 <button name=subscribe value={{ tag.id }} aria-label="{{ t.subscribe }}: {{ tag.name }}">{{ t.subscribe }}</button>
-{%- endif %}</li>
+{%- endif %}
 {% endfor -%}
 </ul></form>{% endif %}
     <div class="actions">
