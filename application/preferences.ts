@@ -6,6 +6,7 @@ import {
   InvalidInput,
   InvalidToken,
   isUuid,
+  MAX_TAGS_PER_ORGANIZATION,
   type Message,
   type Note,
   type Organization,
@@ -25,8 +26,7 @@ import { NoteRepository } from "./ports/note-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { Outbox } from "./ports/outbox.js"
 import { SubscriberRepository } from "./ports/subscriber-repository.js"
-import { TagAssignments } from "./ports/tag-assignments.js"
-import { type KeysetPosition } from "./ports/subscriber-repository.js"
+import { type OfferedTag, TagAssignments } from "./ports/tag-assignments.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { TokenSigner } from "./ports/token-signer.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
@@ -34,20 +34,18 @@ import { now } from "./support/clock.js"
 import { subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
 import { signPreferenceToken } from "./support/preference-tokens.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { attachWithinLimit, beyondSubscriberLimit, tooManyTagsFor } from "./support/tag-limits.js"
 
 export type { PreferenceLink } from "./support/preference-tokens.js"
 
-/** One tag of the organization as its subscriber sees it: `subscribedAt` when they carry it. */
-export interface PreferenceTag {
-  readonly tag: Tag
-  readonly subscribedAt: Date | null
-}
+/** One public tag of the organization as its subscriber sees it: `subscribedAt` when they carry it. */
+export type PreferenceTag = OfferedTag
 
-/** What a subscriber sees of themselves: their organization, their address and every tag. */
+/** What a subscriber sees of themselves: their organization, their address and the public tags. */
 export interface PreferenceView {
   readonly organization: Organization
   readonly subscriber: Subscriber
-  /** Every tag of the organization, by name. */
+  /** The organization's public tags, by name. */
   readonly tags: ReadonlyArray<PreferenceTag>
 }
 
@@ -75,9 +73,6 @@ export interface PreferenceExport {
 
 /** The most notes and emails an export holds, newest first. */
 const EXPORT_LIMIT = 10_000
-
-/** Tags read a page at a time for the view. */
-const TAG_PAGE = 500
 
 const revoked = () => new InvalidToken({ reason: "this link is no longer valid; ask for a new one" })
 
@@ -156,46 +151,31 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
         return { subscriber: subscriber.value, organization: organization.value }
       })
 
-    /** Every tag of the organization, by name. */
-    const allTags = (organizationId: OrganizationId) =>
-      Effect.gen(function*() {
-        const all: Array<Tag> = []
-        let after: KeysetPosition | undefined
-        for (;;) {
-          const page = yield* tags.list(organizationId, { sort: "name", order: "asc", after, limit: TAG_PAGE })
-          all.push(...page)
-          if (page.length < TAG_PAGE) return all
-          const last = page[page.length - 1]!
-          after = { value: last.name, id: last.id }
-        }
-      })
-
+    /**
+     * What the subscriber sees: the organization's public tags by name, each saying whether they
+     * carry it, in one read. Bounded by the tags an organization may hold, so that the page of an
+     * organization that held more before the limit still answers, with the first of them.
+     */
     const viewOf = (organization: Organization, subscriber: Subscriber) =>
-      Effect.gen(function*() {
-        const [everyTag, carried] = yield* Effect.all([
-          allTags(organization.id),
-          Effect.map(assignments.tagsOf(organization.id, [subscriber.id]), (map) => map.get(subscriber.id) ?? [])
-        ], { concurrency: 2 })
-        const since = new Map(carried.map(({ subscribedAt, tag }) => [tag.id, subscribedAt] as const))
-        const view: PreferenceView = {
-          organization,
-          subscriber,
-          tags: everyTag.map((tag) => ({ tag, subscribedAt: since.get(tag.id) ?? null }))
-        }
-        return view
-      })
+      Effect.map(
+        assignments.offeredTo(organization.id, subscriber.id, MAX_TAGS_PER_ORGANIZATION),
+        (offered): PreferenceView => ({ organization, subscriber, tags: offered })
+      )
 
     const view = Effect.fnUntraced(function*(token: string) {
       const { organization, subscriber } = yield* open(token)
       return yield* viewOf(organization, subscriber)
     })
 
-    /** The organization's tag `tagId`; another organization's is as unknown as one that does not exist. */
+    /**
+     * The organization's public tag `tagId`; a private one, or another organization's, is as unknown
+     * as one that does not exist.
+     */
     const tagOf = (organizationId: OrganizationId, tagId: TagId) =>
-      Effect.flatMap(tags.findById(organizationId, tagId), Option.match({
-        onNone: () => new ResourceNotFound({ resource: "tag", id: tagId }),
-        onSome: Effect.succeed
-      }))
+      Effect.flatMap(tags.findById(organizationId, tagId), (found) =>
+        Option.isSome(found) && found.value.visibility === "public"
+          ? Effect.succeed(found.value)
+          : Effect.fail(new ResourceNotFound({ resource: "tag", id: tagId })))
 
     /**
      * Within a transaction: attaches `toAttach`, detaches `toDetach` and moves the status, recording
@@ -207,21 +187,25 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       opened: Subscriber,
       toAttach: ReadonlyArray<Tag>,
       toDetach: ReadonlyArray<Tag>,
-      requested: PreferenceChanges["status"]
+      requested: PreferenceChanges["status"],
+      field = "add"
     ) =>
       Effect.gen(function*() {
         const organizationId = organization.id
         const current = Option.getOrElse(yield* subscribers.findByIdForUpdate(organizationId, opened.id), () => opened)
         const at = yield* now
-        const attached = new Set<string>(yield* assignments.attach(organizationId, current.id, toAttach.map((tag) => tag.id), at))
         const events: Array<DomainEvent> = []
-        for (const tag of toAttach) {
-          if (attached.has(tag.id)) events.push(yield* event(organizationId, "tag.subscribed", at, tagSubscriptionData(current, tag)))
-        }
+        // Those dropped first make room for those taken.
         for (const tag of toDetach) {
           if (yield* assignments.detach(organizationId, current.id, tag.id)) {
             events.push(yield* event(organizationId, "tag.unsubscribed", at, tagSubscriptionData(current, tag)))
           }
+        }
+        const attached = new Set<string>(
+          yield* attachWithinLimit(assignments, organizationId, current.id, toAttach.map((tag) => tag.id), at, field)
+        )
+        for (const tag of toAttach) {
+          if (attached.has(tag.id)) events.push(yield* event(organizationId, "tag.subscribed", at, tagSubscriptionData(current, tag)))
         }
         const status = requested ?? (toAttach.length > 0 ? "active" : undefined)
         // The subscriber may make every move to active or unsubscribed.
@@ -242,7 +226,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     const subscribe = Effect.fnUntraced(function*(token: string, tagId: TagId) {
       const { organization, subscriber } = yield* open(token)
       return yield* unitOfWork.transaction(
-        Effect.flatMap(tagOf(organization.id, tagId), (tag) => applyChanges(organization, subscriber, [tag], [], undefined))
+        Effect.flatMap(tagOf(organization.id, tagId), (tag) => applyChanges(organization, subscriber, [tag], [], undefined, "tag_id"))
       )
     })
 
@@ -251,6 +235,9 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       const { organization, subscriber } = yield* open(token)
       return yield* unitOfWork.transaction(
         Effect.flatMap(tagOf(organization.id, tagId), (tag) => applyChanges(organization, subscriber, [], [tag], undefined))
+      ).pipe(
+        // It attaches nothing, so no tag limit can be met.
+        Effect.catchTag("TagLimitReached", Effect.die)
       )
     })
 
@@ -258,7 +245,8 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
      * Subscribes to the tags named in `add`, unsubscribes from those in `remove` (a name no tag has
      * is passed over there) and moves the status, in one transaction, recording the same events as
      * the API. Adding a tag, like subscribing, makes the subscriber active unless `status` says
-     * otherwise. A name in `add` that no tag has, or in both lists, is refused.
+     * otherwise. A name in `add` that no tag has, or in both lists, is refused. Private tags are
+     * not the subscriber's to change: their names count as names no tag has.
      */
     const change = Effect.fnUntraced(function*(token: string, changes: PreferenceChanges) {
       const { organization, subscriber: opened } = yield* open(token)
@@ -270,8 +258,9 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       if (both >= 0) {
         return yield* new InvalidInput({ field: `remove[${both}]`, problem: "is also to be added; name a tag in one list only" })
       }
+      if (beyondSubscriberLimit(adding.size)) return yield* tooManyTagsFor("add")
       return yield* unitOfWork.transaction(Effect.gen(function*() {
-        const named = yield* tags.findByNames(organizationId, [...add, ...remove])
+        const named = (yield* tags.findByNames(organizationId, [...add, ...remove])).filter((tag) => tag.visibility === "public")
         const byName = new Map(named.map((tag) => [tagNameKey(tag.name), tag] as const))
         const unknown = add.findIndex((name) => !byName.has(tagNameKey(name)))
         if (unknown >= 0) return yield* new InvalidInput({ field: `add[${unknown}]`, problem: `no tag is named "${add[unknown]}"` })
@@ -316,7 +305,10 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     /** Stops all mail (`unsubscribed`) or starts it again (`active`), as the subscriber's own action. */
     const setStatus = Effect.fnUntraced(function*(token: string, status: "active" | "unsubscribed") {
       const { organization, subscriber } = yield* open(token)
-      return yield* unitOfWork.transaction(applyChanges(organization, subscriber, [], [], status))
+      return yield* unitOfWork.transaction(applyChanges(organization, subscriber, [], [], status)).pipe(
+        // It attaches nothing, so no tag limit can be met.
+        Effect.catchTag("TagLimitReached", Effect.die)
+      )
     })
 
     return { issueLink, revokeLinks, view, subscribe, unsubscribe, change, setStatus, exportData, requestErasure } as const

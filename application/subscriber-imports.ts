@@ -11,6 +11,9 @@ import {
   type ImportRow,
   InvalidInput,
   importRow,
+  mayCarry,
+  MAX_TAGS_PER_ORGANIZATION,
+  MAX_TAGS_PER_SUBSCRIBER,
   type ImportRowOptions,
   MAX_REPORTED_PROBLEMS,
   noImportCounts,
@@ -145,8 +148,11 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
         const organizationId = organization.id
         const max = subscriberLimit(organization.tier)
         const skip = request.skipRecords ?? 0
-        /** Tags of the organization met so far, by name key; `null`: no such tag, and none may be made. */
-        const tagCache = new Map<string, Tag | null>()
+        /**
+         * Tags of the organization met so far, by name key; `null`: no such tag, and none may be made;
+         * `"full"`: no such tag, and the organization holds as many tags as it may.
+         */
+        const tagCache = new Map<string, Tag | null | "full">()
         const state: ReadState = {
           layout: undefined,
           recordsSeen: 0,
@@ -180,7 +186,12 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             }
             // In the order of their keys, so that two imports making the same tags never wait on each other in a cycle.
             for (const [key, name] of [...unknown].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-              tagCache.set(key, options.createTags ? yield* makeTag(organizationId, name) : null)
+              tagCache.set(
+                key,
+                options.createTags
+                  ? yield* makeTag(organizationId, name, "tags").pipe(Effect.catchTag("TagLimitReached", () => Effect.succeed("full" as const)))
+                  : null
+              )
             }
           })
 
@@ -238,17 +249,20 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             const events: Array<ImportEvent> = []
             for (const row of rows) {
               const wantedTags: Array<Tag> = []
-              let missingTag: string | undefined
+              let missingTag: { readonly name: string; readonly full: boolean } | undefined
               for (const name of row.tagNames) {
                 const tag = tagCache.get(tagNameKey(name))
-                if (tag === null || tag === undefined) missingTag ??= name
+                if (tag === null || tag === undefined || tag === "full") missingTag ??= { name, full: tag === "full" }
                 else wantedTags.push(tag)
               }
               if (missingTag !== undefined) {
                 problems.push({
                   line: row.line,
                   field: "tags",
-                  problem: `no tag named '${missingTag}' in this organization, and making one needs the scope tags:write`,
+                  problem: missingTag.full
+                    ? `no tag named '${missingTag.name}' in this organization, and it holds ${MAX_TAGS_PER_ORGANIZATION} tags, ` +
+                      "the most it may (tags_per_organization)"
+                    : `no tag named '${missingTag.name}' in this organization, and making one needs the scope tags:write`,
                   email: row.email
                 })
                 continue
@@ -266,7 +280,17 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
               }
               const { change } = plan.right
               const had = new Set<string>(existing?.tags.map(({ tag }) => tag.id) ?? [])
-              const added = wantedTags.filter((tag) => !had.has(tag.id))
+              const added = [...new Map(wantedTags.filter((tag) => !had.has(tag.id)).map((tag) => [tag.id, tag] as const)).values()]
+              if (!mayCarry(MAX_TAGS_PER_SUBSCRIBER, had.size, added.length)) {
+                problems.push({
+                  line: row.line,
+                  field: "tags",
+                  problem: `the subscriber would carry ${had.size + added.length} tags; a subscriber may carry at most ` +
+                    `${MAX_TAGS_PER_SUBSCRIBER} (tags_per_subscriber)`,
+                  email: row.email
+                })
+                continue
+              }
               const tagsAfter: ReadonlyArray<TagSubscription> = [
                 ...(existing?.tags ?? []),
                 ...added.map((tag) => ({ tag, subscribedAt: at }))

@@ -44,6 +44,7 @@ import { TagAssignments } from "./ports/tag-assignments.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { attachWithinLimit, beyondSubscriberLimit, tooManyTagsFor } from "./support/tag-limits.js"
 import { makeTagNameResolver } from "./support/tag-names.js"
 
 /** A subscriber with the tags it carries. */
@@ -189,12 +190,16 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         if (!(yield* intake.admit(subscriber, [created], maxSubscribers))) return yield* limitExceeded()
         return { subscriber, tags: [] } satisfies SubscriberView
       }
+      // A new subscriber carries only what it is made with: too many is refused before anything is read.
+      if (beyondSubscriberLimit(Array.dedupe(input.tagIds ?? input.tagNames?.map(tagNameKey) ?? []).length)) {
+        return yield* tooManyTagsFor("tags")
+      }
       return yield* unitOfWork.transaction(Effect.gen(function*() {
         const wanted = input.tagNames === undefined
           ? yield* requireTags(organizationId, input.tagIds ?? [], "tags")
           : yield* resolveTagNames(principal, input.tagNames, "create", "tags")
         yield* subscribers.insert(subscriber)
-        yield* assignments.attach(organizationId, subscriber.id, wanted.map((tag) => tag.id), at)
+        yield* attachWithinLimit(assignments, organizationId, subscriber.id, wanted.map((tag) => tag.id), at, "tags")
         const result: SubscriberView = { subscriber, tags: wanted.map((tag) => ({ tag, subscribedAt: at })) }
         yield* outbox.record([
           yield* event(organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, result.tags) }),
@@ -332,11 +337,12 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       function*(principal: Principal, id: SubscriberId, tagIds: ReadonlyArray<TagId>) {
         yield* authorize(principal, "subscribers:write")
         const organizationId = principal.organization.id
+        if (beyondSubscriberLimit(Array.dedupe(tagIds).length)) return yield* tooManyTagsFor("tag_ids")
         return yield* unitOfWork.transaction(Effect.gen(function*() {
           const subscriber = yield* owned(organizationId, id, true)
           const wanted = yield* requireTags(organizationId, tagIds, "tag_ids")
           const at = yield* now
-          const added = new Set<string>(yield* assignments.attach(organizationId, id, wanted.map((tag) => tag.id), at))
+          const added = new Set<string>(yield* attachWithinLimit(assignments, organizationId, id, wanted.map((tag) => tag.id), at, "tag_ids"))
           const addedTags: ReadonlyArray<Tag> = wanted.filter((tag) => added.has(tag.id))
           yield* outbox.record(
             yield* Effect.forEach(addedTags, (tag) => event(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)))
@@ -375,16 +381,18 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         if (both >= 0) {
           return yield* new InvalidInput({ field: `remove[${both}]`, problem: "is also to be added; name a tag in one list only" })
         }
+        if (beyondSubscriberLimit(adding.size)) return yield* tooManyTagsFor("add")
         return yield* unitOfWork.transaction(Effect.gen(function*() {
           const subscriber = yield* owned(organizationId, id, true)
           const toDetach = yield* resolveTagNames(principal, remove, "ignore", "remove")
           const toAttach = yield* resolveTagNames(principal, add, "create", "add")
           const at = yield* now
-          const attached = new Set<string>(yield* assignments.attach(organizationId, id, toAttach.map((tag) => tag.id), at))
+          // Those detached first make room for those attached.
           const detached: Array<Tag> = []
           for (const tag of toDetach) {
             if (yield* assignments.detach(organizationId, id, tag.id)) detached.push(tag)
           }
+          const attached = new Set<string>(yield* attachWithinLimit(assignments, organizationId, id, toAttach.map((tag) => tag.id), at, "add"))
           yield* outbox.record([
             ...yield* Effect.forEach(
               toAttach.filter((tag) => attached.has(tag.id)),

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_TAG_VISIBILITY,
   DomainEvent,
   EventId,
   InvalidInput,
@@ -15,7 +16,8 @@ import {
   tagCategoryProblem,
   TagId,
   tagNameKey,
-  tagNameProblem
+  tagNameProblem,
+  type TagVisibility
 } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { now } from "./support/clock.js"
@@ -29,6 +31,7 @@ import { TagAssignments } from "./ports/tag-assignments.js"
 import { type TagPageSort, tagPageSorts, TagRepository, type TagSort } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { insertTag } from "./support/tag-limits.js"
 import { makeTagNameResolver } from "./support/tag-names.js"
 
 export interface NewTag {
@@ -39,6 +42,8 @@ export interface NewTag {
   readonly displayName?: string | null | undefined
   /** The group the tag belongs to, 1 to 64 characters. */
   readonly category?: string | null | undefined
+  /** Who sees it; public unless said otherwise. */
+  readonly visibility?: TagVisibility | undefined
   readonly metadata?: Metadata | undefined
 }
 
@@ -49,6 +54,8 @@ export interface TagChanges {
   readonly displayName?: string | null | undefined
   /** `null` removes it; left out, it stays. */
   readonly category?: string | null | undefined
+  /** Left out, it stays. */
+  readonly visibility?: TagVisibility | undefined
   readonly metadata?: Metadata | undefined
 }
 
@@ -140,13 +147,13 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
         description: input.description ?? null,
         displayName: displayName ?? null,
         category: category ?? null,
+        visibility: input.visibility ?? DEFAULT_TAG_VISIBILITY,
         metadata: input.metadata ?? {},
         subscriberCount: 0,
         createdAt: at,
         updatedAt: at
       })
-      yield* tags.insert(tag)
-      return tag
+      return yield* insertTag(tags, tag, "name")
     })
 
     const get = Effect.fnUntraced(function*(principal: Principal, id: TagId) {
@@ -185,11 +192,12 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
           description: changes.description === undefined ? current.description : changes.description,
           displayName: displayName === undefined ? current.displayName : displayName,
           category: category === undefined ? current.category : category,
+          visibility: changes.visibility ?? current.visibility,
           metadata: changes.metadata ?? current.metadata
         }
         const unchanged = next.name === current.name && next.description === current.description &&
           next.displayName === current.displayName && next.category === current.category &&
-          sameMetadata(next.metadata, current.metadata)
+          next.visibility === current.visibility && sameMetadata(next.metadata, current.metadata)
         if (unchanged) return current
         const tag = new Tag({ ...current, ...next, updatedAt: yield* now })
         yield* tags.update(tag)

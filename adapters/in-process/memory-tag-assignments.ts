@@ -1,6 +1,6 @@
 import { TagAssignments } from "@roster/application"
-import { type SubscriberId, Tag, type TagId, type TagSubscription } from "@roster/domain"
-import { Effect, Layer } from "effect"
+import { mayCarry, type SubscriberId, Tag, type TagId, tagNameKey, type TagSubscription } from "@roster/domain"
+import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
 
 export const adjustCount = (t: Tables, tagId: string, by: number) => {
@@ -25,19 +25,20 @@ export const MemoryTagAssignmentsLive = Layer.effect(
   Effect.gen(function*() {
     const store = yield* MemoryStore
     return TagAssignments.of({
-      attach: (organizationId, subscriberId, tagIds, at) =>
+      attach: (organizationId, subscriberId, tagIds, at, max) =>
         store.write((t) => {
-          if (!ownedSubscriber(t, organizationId, subscriberId)) return []
+          if (!ownedSubscriber(t, organizationId, subscriberId)) return Option.some([])
           const current = t.assignments.get(subscriberId) ?? new Map<string, Date>()
-          const added: Array<TagId> = []
-          for (const tagId of tagIds) {
-            if (current.has(tagId) || t.tags.get(tagId)?.organizationId !== organizationId) continue
+          const fresh = [...new Set(tagIds)].filter((tagId) =>
+            !current.has(tagId) && t.tags.get(tagId)?.organizationId === organizationId
+          )
+          if (!mayCarry(max, current.size, fresh.length)) return Option.none()
+          for (const tagId of fresh) {
             current.set(tagId, at)
             adjustCount(t, tagId, 1)
-            added.push(tagId)
           }
           t.assignments.set(subscriberId, current)
-          return added
+          return Option.some(fresh)
         }),
       detach: (organizationId, subscriberId, tagId) =>
         store.write((t) => {
@@ -65,6 +66,16 @@ export const MemoryTagAssignmentsLive = Layer.effect(
           }
           adjustCount(t, tagId, -carriers.length)
           return carriers
+        }),
+      offeredTo: (organizationId, subscriberId, limit) =>
+        store.read((t) => {
+          const carried = ownedSubscriber(t, organizationId, subscriberId) ? t.assignments.get(subscriberId) : undefined
+          return [...t.tags.values()]
+            .filter((tag) => tag.organizationId === organizationId && tag.visibility === "public")
+            .map((tag) => ({ key: tagNameKey(tag.name), tag }))
+            .sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : a.tag.id < b.tag.id ? -1 : 1)
+            .slice(0, limit)
+            .map(({ tag }) => ({ tag, subscribedAt: carried?.get(tag.id) ?? null }))
         }),
       tagsOf: (organizationId, subscriberIds) =>
         store.read((t) => {

@@ -1,5 +1,5 @@
 import { type TagFilter, type TagPageSort, TagRepository, type TagSort } from "@roster/application"
-import { Tag, TagAlreadyExists, tagNameKey } from "@roster/domain"
+import { type Limit, Tag, TagAlreadyExists, tagNameKey, withinLimit } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
 import { compareBy, compareByKeys, instant, isAfter, type SortKey } from "./ordering.js"
@@ -29,9 +29,17 @@ export const MemoryTagRepositoryLive = Layer.effect(
     const owned = (t: Tables, organizationId: string, id: string) =>
       Option.fromNullable(t.tags.get(id)).pipe(Option.filter((tag) => tag.organizationId === organizationId))
 
-    /** Stores `tag` unless its name or slug is taken; the stored count is kept. */
-    const save = (tag: Tag, isNew: boolean) =>
+    /**
+     * Stores `tag` unless its name or slug is taken, or it is new and its organization holds `max`
+     * tags already; the stored count is kept. Whether it stored it.
+     */
+    const save = (tag: Tag, isNew: boolean, max: Limit = null) =>
       Effect.flatten(store.write((t) => {
+        if (isNew) {
+          let held = 0
+          for (const other of t.tags.values()) if (other.organizationId === tag.organizationId) held++
+          if (!withinLimit(max, held, 1)) return Effect.succeed(false)
+        }
         const problem = clash(t, tag)
         if (Option.isSome(problem)) return Effect.fail(problem.value)
         const current = t.tags.get(tag.id)
@@ -39,12 +47,12 @@ export const MemoryTagRepositoryLive = Layer.effect(
         else if (current !== undefined && current.organizationId === tag.organizationId) {
           t.tags.set(tag.id, new Tag({ ...tag, subscriberCount: current.subscriberCount }))
         }
-        return Effect.void
+        return Effect.succeed(true)
       }))
 
     return TagRepository.of({
-      insert: (tag) => save(tag, true),
-      update: (tag) => save(tag, false),
+      insert: (tag, max) => save(tag, true, max),
+      update: (tag) => Effect.asVoid(save(tag, false)),
       delete: (organizationId, id) =>
         store.write((t) => {
           if (Option.isNone(owned(t, organizationId, id))) return false

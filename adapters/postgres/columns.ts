@@ -26,8 +26,8 @@ export const subscriberColumns = [
 ] as const
 
 export const tagColumns = [
-  "id", "organization_id", "name", "slug", "description", "display_name", "category", "metadata", "subscriber_count",
-  "created_at", "updated_at"
+  "id", "organization_id", "name", "slug", "description", "display_name", "category", "visibility", "metadata",
+  "subscriber_count", "created_at", "updated_at"
 ] as const
 
 export const apiKeyColumns = [

@@ -1,13 +1,12 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { TagAssignments } from "@roster/application"
-import { SubscriberId, Tag, TagId, type TagSubscription } from "@roster/domain"
-import { Array, Effect, Layer, Schema } from "effect"
+import { SubscriberId, Tag, type TagSubscription } from "@roster/domain"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { selectList, tagColumns } from "./columns.js"
 import { decodeRow, decodeRows } from "./rows.js"
 import { adjustTagCounts, detachAllTagsOf } from "./tag-counts.js"
 import { transactional } from "./transactions.js"
 
-const decodeTagIds = decodeRows(Schema.Struct({ tagId: TagId }))
 const decodeCarriers = decodeRows(Schema.Struct({ id: SubscriberId, email: Schema.String }))
 const decodeTag = decodeRow(Tag)
 
@@ -19,19 +18,35 @@ export const PostgresTagAssignmentsLive = Layer.effect(
     const tagList = selectList(sql, tagColumns, { from: "t" })
 
     return TagAssignments.of({
-      attach: (organizationId, subscriberId, tagIds, at) =>
-        tagIds.length === 0 ? Effect.succeed([]) : inTransaction(Effect.gen(function*() {
-          // Only tags of the subscriber's organization, and only a subscriber of this organization.
-          const inserted = yield* sql`
-            INSERT INTO subscriber_tags (subscriber_id, tag_id, subscribed_at)
-            SELECT s.id, t.id, ${at}::timestamptz
-            FROM subscribers s JOIN tags t ON t.organization_id = s.organization_id
-            WHERE s.organization_id = ${organizationId} AND s.id = ${subscriberId} AND t.id = ANY(${tagIds}::uuid[])
-            ON CONFLICT (subscriber_id, tag_id) DO NOTHING
-            RETURNING tag_id`.pipe(Effect.flatMap(decodeTagIds))
-          const added = new Set<string>(inserted.map((row) => row.tagId))
+      attach: (organizationId, subscriberId, tagIds, at, max) =>
+        tagIds.length === 0 ? Effect.succeed(Option.some([])) : inTransaction(Effect.gen(function*() {
+          // Only tags of the subscriber's organization, and only a subscriber of this organization;
+          // under a limit, only if the new ones fit beside those carried (`mayCarry` of
+          // domain/limits.ts), counted in the same statement.
+          const rows = yield* sql<{ readonly tag_id: string | null; readonly room: boolean }>`
+            WITH fresh AS (
+              SELECT s.id AS subscriber_id, t.id AS tag_id
+              FROM subscribers s JOIN tags t ON t.organization_id = s.organization_id
+              WHERE s.organization_id = ${organizationId} AND s.id = ${subscriberId} AND t.id = ANY(${tagIds}::uuid[])
+                AND NOT EXISTS (SELECT 1 FROM subscriber_tags x WHERE x.subscriber_id = s.id AND x.tag_id = t.id)
+            ), room AS (
+              SELECT ${
+            max === null
+              ? sql`true`
+              : sql`(SELECT count(*) FROM fresh) = 0
+                OR (SELECT count(*) FROM subscriber_tags WHERE subscriber_id = ${subscriberId}) + (SELECT count(*) FROM fresh) <= ${max}`
+          } AS room
+            ), inserted AS (
+              INSERT INTO subscriber_tags (subscriber_id, tag_id, subscribed_at)
+              SELECT fresh.subscriber_id, fresh.tag_id, ${at}::timestamptz FROM fresh, room WHERE room.room
+              ON CONFLICT (subscriber_id, tag_id) DO NOTHING
+              RETURNING tag_id
+            )
+            SELECT inserted.tag_id, room.room FROM room LEFT JOIN inserted ON true`
+          if (rows[0]?.room !== true) return Option.none()
+          const added = new Set<string>(rows.flatMap((row) => row.tag_id === null ? [] : [row.tag_id]))
           yield* adjustTagCounts(sql, [...added], 1)
-          return Array.dedupe(tagIds).filter((id) => added.has(id))
+          return Option.some(Array.dedupe(tagIds).filter((id) => added.has(id)))
         })).pipe(Effect.orDie),
 
       detach: (organizationId, subscriberId, tagId) =>
@@ -61,6 +76,20 @@ export const PostgresTagAssignmentsLive = Layer.effect(
             WHERE id = ${tagId} AND organization_id = ${organizationId}
           )
           SELECT id, email FROM removed`.pipe(Effect.flatMap(decodeCarriers), Effect.orDie),
+
+      offeredTo: (organizationId, subscriberId, limit) =>
+        sql`
+          SELECT st.subscribed_at, ${tagList}
+          FROM tags t LEFT JOIN subscriber_tags st ON st.tag_id = t.id AND st.subscriber_id = ${subscriberId}
+          WHERE t.organization_id = ${organizationId} AND t.visibility = 'public'
+          ORDER BY t.name_key, t.id
+          LIMIT ${limit}`.pipe(
+          Effect.flatMap((rows) =>
+            Effect.forEach(rows, (row) =>
+              Effect.map(decodeTag(row), (tag) => ({ tag, subscribedAt: (row.subscribed_at as Date | null) ?? null })))
+          ),
+          Effect.orDie
+        ),
 
       tagsOf: (organizationId, subscriberIds) =>
         subscriberIds.length === 0 ? Effect.succeed(new Map()) : sql`

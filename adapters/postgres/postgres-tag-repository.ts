@@ -52,21 +52,38 @@ export const PostgresTagRepositoryLive = Layer.effect(
       )
 
     return TagRepository.of({
-      insert: (tag) =>
-        sql`
-          INSERT INTO tags (
-            id, organization_id, name, name_key, slug, description, display_name, category, metadata, created_at,
-            updated_at
-          )
-          VALUES (
-            ${tag.id}, ${tag.organizationId}, ${tag.name}, ${tagNameKey(tag.name)}, ${tag.slug}, ${tag.description},
-            ${tag.displayName}, ${tag.category}, ${jsonb(tag.metadata)}, ${tag.createdAt}, ${tag.updatedAt}
-          )
-          ON CONFLICT DO NOTHING
-          RETURNING id`.pipe(
-          // One round trip; only when the name or slug is taken does a second query say which.
+      // With a limit, inserts into one organization take turns (a lock held to the end of the
+      // transaction), so the count and the insert see every tag committed before; the condition
+      // mirrors `withinLimit` of domain/limits.ts.
+      insert: (tag, max) =>
+        sql.withTransaction(Effect.gen(function*() {
+          if (max !== null) yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`tags:${tag.organizationId}`}, 0))`
+          return yield* sql<{ readonly room: boolean; readonly inserted: boolean }>`
+            WITH room AS (
+              SELECT ${
+            max === null ? sql`true` : sql`(SELECT count(*) FROM tags WHERE organization_id = ${tag.organizationId}) + 1 <= ${max}`
+          } AS room
+            ), inserted AS (
+              INSERT INTO tags (
+                id, organization_id, name, name_key, slug, description, display_name, category, visibility, metadata,
+                created_at, updated_at
+              )
+              SELECT
+                ${tag.id}, ${tag.organizationId}, ${tag.name}, ${tagNameKey(tag.name)}, ${tag.slug}, ${tag.description},
+                ${tag.displayName}, ${tag.category}, ${tag.visibility}, ${jsonb(tag.metadata)}, ${tag.createdAt}, ${tag.updatedAt}
+              FROM room WHERE room.room
+              ON CONFLICT DO NOTHING
+              RETURNING id
+            )
+            SELECT (SELECT room FROM room) AS room, EXISTS (SELECT 1 FROM inserted) AS inserted`
+        })).pipe(
+          // Only when the name or slug is taken does a second query say which.
           Effect.orDie,
-          Effect.flatMap((rows) => rows.length === 1 ? Effect.void : clashOf(tag))
+          Effect.flatMap((rows) => {
+            const outcome = rows[0]
+            if (outcome?.inserted === true) return Effect.succeed(true)
+            return outcome?.room === true ? clashOf(tag) : Effect.succeed(false)
+          })
         ),
 
       update: (tag) =>
@@ -74,7 +91,7 @@ export const PostgresTagRepositoryLive = Layer.effect(
           UPDATE tags SET
             name = ${tag.name}, name_key = ${tagNameKey(tag.name)}, slug = ${tag.slug},
             description = ${tag.description}, display_name = ${tag.displayName}, category = ${tag.category},
-            metadata = ${jsonb(tag.metadata)}, updated_at = ${tag.updatedAt}
+            visibility = ${tag.visibility}, metadata = ${jsonb(tag.metadata)}, updated_at = ${tag.updatedAt}
           WHERE organization_id = ${tag.organizationId} AND id = ${tag.id}`.pipe(
           withSavepoint(sql),
           Effect.asVoid,

@@ -1,4 +1,16 @@
-import { type EmailAddress, type Metadata, type OrganizationId, type Slug, Subscriber, type SubscriberId, type SubscriberStatus, Tag, type TagId, type TagSubscription } from "@roster/domain"
+import {
+  type EmailAddress,
+  type Metadata,
+  type OrganizationId,
+  type Slug,
+  Subscriber,
+  type SubscriberId,
+  type SubscriberStatus,
+  Tag,
+  type TagId,
+  type TagSubscription,
+  type TagVisibility
+} from "@roster/domain"
 import type { Row } from "./rows.js"
 
 /**
@@ -31,6 +43,7 @@ const tagSubscriptionOf = (json: Row): TagSubscription => ({
     description: json.description as string | null,
     displayName: json.display_name as string | null,
     category: json.category as string | null,
+    visibility: json.visibility as TagVisibility,
     metadata: json.metadata as Metadata,
     subscriberCount: json.subscriber_count as number,
     createdAt: new Date(json.created_at as string),
@@ -49,7 +62,7 @@ export const tagSubscriptionsJson = `(
   SELECT coalesce(json_agg(json_build_object(
     'subscribed_at', st.subscribed_at, 'id', t.id, 'organization_id', t.organization_id, 'name', t.name,
     'slug', t.slug, 'description', t.description, 'display_name', t.display_name, 'category', t.category,
-    'metadata', t.metadata, 'subscriber_count', t.subscriber_count, 'created_at', t.created_at, 'updated_at', t.updated_at
+    'visibility', t.visibility, 'metadata', t.metadata, 'subscriber_count', t.subscriber_count, 'created_at', t.created_at, 'updated_at', t.updated_at
   ) ORDER BY st.subscribed_at, t.id), '[]'::json)
   FROM subscriber_tags st JOIN tags t ON t.id = st.tag_id
   WHERE st.subscriber_id = s.id

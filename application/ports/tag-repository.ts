@@ -1,4 +1,4 @@
-import type { OrganizationId, SortBy, SortOrder, Tag, TagAlreadyExists, TagId } from "@roster/domain"
+import type { Limit, OrganizationId, SortBy, SortOrder, Tag, TagAlreadyExists, TagId } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
 import type { KeysetPosition } from "./subscriber-repository.js"
 
@@ -38,7 +38,12 @@ export interface TagPageQuery {
  * `subscriberCount` is kept by {@link TagAssignments}; `insert` and `update` leave it alone.
  */
 export class TagRepository extends Context.Tag("roster/TagRepository")<TagRepository, {
-  readonly insert: (tag: Tag) => Effect.Effect<void, TagAlreadyExists>
+  /**
+   * Stores a new tag if its organization's tags stay `withinLimit` of `max`; whether it did (false:
+   * the organization holds `max` tags already, nothing was stored). Concurrent inserts never pass
+   * the limit together. A taken name or slug fails, whatever the count.
+   */
+  readonly insert: (tag: Tag, max: Limit) => Effect.Effect<boolean, TagAlreadyExists>
   readonly update: (tag: Tag) => Effect.Effect<void, TagAlreadyExists>
   /** Deletes the tag and every attachment of it; whether a row was deleted. */
   readonly delete: (organizationId: OrganizationId, id: TagId) => Effect.Effect<boolean>

@@ -1,5 +1,6 @@
 import {
   allows,
+  DEFAULT_TAG_VISIBILITY,
   InvalidInput,
   type OrganizationId,
   Slug,
@@ -9,6 +10,7 @@ import {
   Tag,
   type TagAlreadyExists,
   TagId,
+  type TagLimitReached,
   tagNameKey,
   tagNameProblem
 } from "@roster/domain"
@@ -17,6 +19,7 @@ import { now } from "./clock.js"
 import type { Ids } from "../ports/ids.js"
 import type { TagRepository } from "../ports/tag-repository.js"
 import type { Principal } from "./principal.js"
+import { insertTag } from "./tag-limits.js"
 
 /**
  * What becomes of a name that names no tag of the organization: a new tag is made for it
@@ -42,9 +45,13 @@ export const makeTagMaker = (
   tags: Context.Tag.Service<typeof TagRepository>,
   ids: Context.Tag.Service<typeof Ids>
 ) => {
-  const createNamed = (organizationId: OrganizationId, name: string): Effect.Effect<Tag, TagAlreadyExists> => {
+  const createNamed = (
+    organizationId: OrganizationId,
+    name: string,
+    field: string
+  ): Effect.Effect<Tag, TagAlreadyExists | TagLimitReached> => {
     const base = slugify(name)
-    const attempt = (n: number): Effect.Effect<Tag, TagAlreadyExists> =>
+    const attempt = (n: number): Effect.Effect<Tag, TagAlreadyExists | TagLimitReached> =>
       Effect.gen(function*() {
         const id = yield* ids.next
         const slug = n === 0 && slugProblem(base) === undefined
@@ -59,13 +66,13 @@ export const makeTagMaker = (
           description: null,
           displayName: null,
           category: null,
+          visibility: DEFAULT_TAG_VISIBILITY,
           metadata: {},
           subscriberCount: 0,
           createdAt: at,
           updatedAt: at
         })
-        return yield* tags.insert(tag).pipe(
-          Effect.as(tag),
+        return yield* insertTag(tags, tag, field).pipe(
           Effect.catchTag("TagAlreadyExists", (clash) => {
             if (n + 1 >= SLUG_ATTEMPTS) return Effect.fail(clash)
             if (clash.field === "slug") return attempt(n + 1)
@@ -104,7 +111,7 @@ export const makeTagNameResolver = (
     names: ReadonlyArray<string>,
     unknown: UnknownTagNames,
     field: string
-  ): Effect.Effect<ReadonlyArray<Tag>, InvalidInput | TagAlreadyExists> =>
+  ): Effect.Effect<ReadonlyArray<Tag>, InvalidInput | TagAlreadyExists | TagLimitReached> =>
     Effect.gen(function*() {
       const organizationId = principal.organization.id
       const wanted: Array<{ readonly name: string; readonly key: string; readonly index: number }> = []
@@ -140,7 +147,7 @@ export const makeTagNameResolver = (
         // In the order of their keys, so that two changes making the same new tags never wait on
         // each other in a cycle.
         const byKeyOrder = [...missing].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
-        for (const { key, name } of byKeyOrder) byKey.set(key, yield* createNamed(organizationId, name))
+        for (const { index, key, name } of byKeyOrder) byKey.set(key, yield* createNamed(organizationId, name, `${field}[${index}]`))
       }
       return wanted.flatMap(({ key }) => Option.toArray(Option.fromNullable(byKey.get(key))))
     })

@@ -99,6 +99,30 @@ export class PlanLimitExceeded extends Schema.TaggedError<PlanLimitExceeded>()("
   }
 }
 
+/**
+ * A change would take an organization past the tags it may hold, or a subscriber past the tags
+ * they may carry (see limits.ts). What is already held stays; only growth is refused.
+ */
+export class TagLimitReached extends Schema.TaggedError<TagLimitReached>()("TagLimitReached", {
+  limit: Schema.Literal("tags_per_organization", "tags_per_subscriber"),
+  max: Schema.Number,
+  /** Where the request asked for the growth: `name`, `tags`, `add`, `tag_ids`. */
+  field: Schema.String
+}) {
+  /** What is wrong, without the field. */
+  get problem() {
+    return this.limit === "tags_per_organization"
+      ? `an organization may hold at most ${this.max} tags (tags_per_organization), and this one holds that many; ` +
+        "delete tags it no longer needs to make new ones"
+      : `a subscriber may carry at most ${this.max} tags (tags_per_subscriber), and this change would take them past it; ` +
+        "detach tags they no longer need first"
+  }
+
+  override get message() {
+    return `${this.field}: ${this.problem}`
+  }
+}
+
 /** A campaign asked to do what its state does not allow: sending a campaign that is sending, say. */
 export class CampaignStateConflict extends Schema.TaggedError<CampaignStateConflict>()("CampaignStateConflict", {
   id: Schema.String,

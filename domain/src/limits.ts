@@ -14,8 +14,24 @@ export type Limit = number | null
 export const withinLimit = (max: Limit, current: number, adding: number): boolean =>
   max === null || current + adding <= max
 
+/**
+ * Whether a subscriber carrying `current` tags may take `adding` new ones under `max`. Taking none
+ * is always allowed, so that a subscriber who carries more than a limit set later keeps working.
+ */
+export const mayCarry = (max: Limit, current: number, adding: number): boolean =>
+  adding === 0 || withinLimit(max, current, adding)
+
 /** Subscribers an organization may keep, by its plan. */
 export const subscriberLimit = (tier: PlanTier): Limit => planLimits[tier].maxSubscribers
+
+/**
+ * Tags an organization may hold, on every plan: room for every list, interest and source a real
+ * newsletter keeps, while its preference page stays small and quick.
+ */
+export const MAX_TAGS_PER_ORGANIZATION = 1_000
+
+/** Tags one subscriber may carry, on every plan. */
+export const MAX_TAGS_PER_SUBSCRIBER = 200
 
 /** Webhook endpoints an organization may register, on every plan. */
 export const MAX_WEBHOOK_ENDPOINTS = 50

@@ -63,6 +63,17 @@ export const TagDescription = Schema.String.pipe(
   })
 )
 
+/**
+ * Who sees a tag: `public` tags are offered in the preference center, where subscribers take and
+ * drop them themselves; `private` tags are seen only through the API and by the organization's
+ * people, and the preference center neither shows them nor lets a subscriber change them.
+ */
+export const TagVisibility = Schema.Literal("public", "private")
+export type TagVisibility = typeof TagVisibility.Type
+
+/** A tag made without saying otherwise is public, as the preference center has always shown tags. */
+export const DEFAULT_TAG_VISIBILITY: TagVisibility = "public"
+
 /** Tag names are unique per organization regardless of letter case. */
 export const tagNameKey = (name: string): string => name.trim().toLowerCase().normalize("NFC")
 
@@ -74,6 +85,7 @@ export class Tag extends Schema.Class<Tag>("Tag")({
   description: Schema.NullOr(Schema.String),
   displayName: Schema.NullOr(Schema.String),
   category: Schema.NullOr(Schema.String),
+  visibility: TagVisibility,
   metadata: Metadata,
   subscriberCount: Schema.Number,
   createdAt: Schema.DateFromSelf,

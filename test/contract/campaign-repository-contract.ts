@@ -52,7 +52,7 @@ const lease = (limit: number, now: Date, newKey = randomUUID()) =>
 const tagged = (organizationId: OrganizationId, tagIds: ReadonlyArray<TagId>, fields: Parameters<typeof givenSubscriber>[1] = {}) =>
   Effect.gen(function*() {
     const subscriber = yield* givenSubscriber(organizationId, { createdAt: instant(1), ...fields })
-    if (tagIds.length > 0) yield* (yield* TagAssignments).attach(organizationId, subscriber.id, tagIds, instant(1))
+    if (tagIds.length > 0) yield* (yield* TagAssignments).attach(organizationId, subscriber.id, tagIds, instant(1), null)
     return subscriber
   })
 
@@ -199,8 +199,8 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           const people: Array<Subscriber> = []
           for (let i = 0; i < 10; i++) people.push(yield* tagged(organization.id, []))
           people.sort((a, b) => (a.id < b.id ? -1 : 1))
-          for (const i of [0, 2, 4, 6, 8]) yield* assignments.attach(organization.id, people[i]!.id, [news.id], instant(1))
-          yield* assignments.attach(organization.id, people[2]!.id, [muted.id], instant(1))
+          for (const i of [0, 2, 4, 6, 8]) yield* assignments.attach(organization.id, people[i]!.id, [news.id], instant(1), null)
+          yield* assignments.attach(organization.id, people[2]!.id, [muted.id], instant(1), null)
           const audience = { tagIds: [news.id], excludeTagIds: [muted.id] }
           expect(yield* campaigns.countAudience(organization.id, audience, "marketing")).toBe(4)
 
@@ -211,9 +211,9 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           expect(first).toStrictEqual({ id: campaign.id, added: 1, complete: false })
           // Midway, past the first chunk: two lose the tag, two get it, one is muted and one no longer is.
           for (const i of [4, 8]) yield* assignments.detach(organization.id, people[i]!.id, news.id)
-          for (const i of [5, 9]) yield* assignments.attach(organization.id, people[i]!.id, [news.id], instant(12))
+          for (const i of [5, 9]) yield* assignments.attach(organization.id, people[i]!.id, [news.id], instant(12), null)
           yield* assignments.detach(organization.id, people[2]!.id, muted.id)
-          yield* assignments.attach(organization.id, people[6]!.id, [muted.id], instant(12))
+          yield* assignments.attach(organization.id, people[6]!.id, [muted.id], instant(12), null)
           expect(yield* campaigns.countAudience(organization.id, audience, "marketing")).toBe(4)
 
           yield* fixAll(2, instant(13))

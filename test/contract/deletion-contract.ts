@@ -48,7 +48,7 @@ const givenFurnishedOrganization = Effect.gen(function*() {
   const organization = yield* givenOrganization()
   const subscriber = yield* givenSubscriber(organization.id)
   const tag = yield* givenTag(organization.id)
-  yield* (yield* TagAssignments).attach(organization.id, subscriber.id, [tag.id], instant(1))
+  yield* (yield* TagAssignments).attach(organization.id, subscriber.id, [tag.id], instant(1), null)
   const apiKey = yield* givenApiKey(organization.id)
   const member = yield* givenUser()
   const membership = yield* givenMembership(organization.id, member.id, { role: "owner" })

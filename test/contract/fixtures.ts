@@ -43,6 +43,7 @@ import {
   noImportCounts,
   Organization,
   OrganizationId,
+  type TagVisibility,
   type PlanTier,
   type Role,
   type Scope,
@@ -176,6 +177,7 @@ export interface TagFields {
   readonly slug?: string
   readonly displayName?: string | null
   readonly category?: string | null
+  readonly visibility?: TagVisibility
   readonly createdAt?: Date
 }
 
@@ -189,6 +191,7 @@ export const aTag = (organizationId: OrganizationId, fields: TagFields = {}) => 
     description: null,
     displayName: fields.displayName ?? null,
     category: fields.category ?? null,
+    visibility: fields.visibility ?? "public",
     metadata: {},
     subscriberCount: 0,
     createdAt: fields.createdAt ?? instant(0),
@@ -199,7 +202,7 @@ export const aTag = (organizationId: OrganizationId, fields: TagFields = {}) => 
 export const givenTag = (organizationId: OrganizationId, fields: TagFields = {}) =>
   Effect.gen(function*() {
     const tag = aTag(organizationId, fields)
-    yield* (yield* TagRepository).insert(tag).pipe(Effect.orDie)
+    yield* (yield* TagRepository).insert(tag, null).pipe(Effect.orDie)
     return tag
   })
 

@@ -226,7 +226,7 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         const organization = yield* givenOrganization()
         const tag = yield* givenTag(organization.id)
         const tagged = yield* givenSubscriber(organization.id, { metadata: { plan: "pro", "Źródło": "x", score: 3 } })
-        yield* (yield* TagAssignments).attach(organization.id, tagged.id, [tag.id], instant(1))
+        yield* (yield* TagAssignments).attach(organization.id, tagged.id, [tag.id], instant(1), null)
         yield* givenSubscriber(organization.id, { metadata: { plan: "free", Zone: null } })
         yield* givenSubscriber(organization.id, { status: "unsubscribed", metadata: { reason: "moved", plan: "free" } })
         yield* givenSubscriber(organization.id)
@@ -336,9 +336,9 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         )
         const weeklyReaders = [all[0]!, all[1]!, all[4]!, all[5]!]
         for (const subscriber of weeklyReaders) {
-          yield* assignments.attach(organization.id, subscriber.id, [weekly.id], instant(100))
+          yield* assignments.attach(organization.id, subscriber.id, [weekly.id], instant(100), null)
         }
-        yield* assignments.attach(organization.id, all[2]!.id, [daily.id], instant(100))
+        yield* assignments.attach(organization.id, all[2]!.id, [daily.id], instant(100), null)
 
         const expectIds = (filter: SubscriberFilter, expected: ReadonlyArray<Subscriber>) =>
           Effect.gen(function*() {
@@ -377,7 +377,7 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         const nine = yield* givenNine(organization.id)
         const weeklyReaders = [nine[0]!, nine[1]!, nine[2]!, nine[5]!, nine[7]!]
         for (const subscriber of weeklyReaders) {
-          yield* assignments.attach(organization.id, subscriber.id, [weekly.id], instant(100))
+          yield* assignments.attach(organization.id, subscriber.id, [weekly.id], instant(100), null)
         }
         const sort = [{ field: "email", order: "desc" }] as const
         const byEmail = [{ value: pageSortValue("email"), order: "desc" }] as const

@@ -82,7 +82,7 @@ const givenEight = (organizationId: OrganizationId) =>
     for (const spec of specs) {
       const tag = yield* givenTag(organizationId, { name: spec.name, category: spec.category, createdAt: spec.createdAt })
       for (const reader of readers.slice(0, spec.carriers)) {
-        yield* assignments.attach(organizationId, reader.id, [tag.id], instant(10))
+        yield* assignments.attach(organizationId, reader.id, [tag.id], instant(10), null)
       }
     }
     // Read back, so that each holds its subscriber count.
@@ -102,9 +102,10 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
           description: "Every Friday",
           displayName: "The weekly digest",
           category: "Newsletters",
+          visibility: "private",
           metadata: { colour_code: "#ff0", order_hint: [1, 2] }
         })
-        yield* tags.insert(tag)
+        expect(yield* tags.insert(tag, null)).toBe(true)
         expect(yield* tags.findByNames(organization.id, ["WEEKLY digest", "unknown", " weekly digest"])).toStrictEqual([tag])
         expect(yield* tags.findByNames(organization.id, [])).toStrictEqual([])
         expect(Option.getOrThrow(yield* tags.findById(organization.id, tag.id))).toStrictEqual(tag)
@@ -133,13 +134,43 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
         const organization = yield* givenOrganization()
         yield* givenTag(organization.id, { name: "News", slug: "news" })
 
-        const sameName = yield* Effect.flip(tags.insert(aTag(organization.id, { name: "NEWS", slug: "other" })))
+        const sameName = yield* Effect.flip(tags.insert(aTag(organization.id, { name: "NEWS", slug: "other" }), null))
         expect({ field: sameName.field, value: sameName.value }).toStrictEqual({ field: "name", value: "NEWS" })
-        const sameSlug = yield* Effect.flip(tags.insert(aTag(organization.id, { name: "Updates", slug: "news" })))
+        const sameSlug = yield* Effect.flip(tags.insert(aTag(organization.id, { name: "Updates", slug: "news" }), null))
         expect({ field: sameSlug.field, value: sameSlug.value }).toStrictEqual({ field: "slug", value: "news" })
-        const both = yield* Effect.flip(tags.insert(aTag(organization.id, { name: "news", slug: "news" })))
+        const both = yield* Effect.flip(tags.insert(aTag(organization.id, { name: "news", slug: "news" }), null))
         expect(both.field).toBe("name")
         expect(yield* tags.count(organization.id)).toBe(1)
+      }))
+
+    it.effect("an insert past the organization's limit stores nothing; another organization is not held back", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        const other = yield* givenOrganization()
+        yield* givenTag(organization.id)
+        yield* givenTag(organization.id)
+        expect(yield* tags.insert(aTag(organization.id), 3)).toBe(true)
+        expect(yield* tags.insert(aTag(organization.id), 3)).toBe(false)
+        expect(yield* tags.count(organization.id)).toBe(3)
+        // Held past a limit set later, it keeps every tag and makes none.
+        expect(yield* tags.insert(aTag(organization.id), 2)).toBe(false)
+        expect(yield* tags.insert(aTag(other.id), 1)).toBe(true)
+        expect(yield* tags.insert(aTag(organization.id), null)).toBe(true)
+      }))
+
+    it.effect("eight concurrent inserts at one below the limit: exactly one is stored", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        for (let i = 0; i < 4; i++) yield* givenTag(organization.id)
+        const stored = yield* Effect.forEach(
+          Array.from({ length: 8 }, () => aTag(organization.id)),
+          (tag) => tags.insert(tag, 5),
+          { concurrency: "unbounded" }
+        )
+        expect(stored.filter((ok) => ok)).toHaveLength(1)
+        expect(yield* tags.count(organization.id)).toBe(5)
       }))
 
     it.effect("lets two organizations use the same name and slug", () =>
@@ -157,7 +188,7 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
         const organization = yield* givenOrganization()
         const tag = yield* givenTag(organization.id)
         const subscriber = yield* givenSubscriber(organization.id)
-        yield* (yield* TagAssignments).attach(organization.id, subscriber.id, [tag.id], instant(1))
+        yield* (yield* TagAssignments).attach(organization.id, subscriber.id, [tag.id], instant(1), null)
 
         const changed = new Tag({
           ...tag,
@@ -166,6 +197,7 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
           description: "now described",
           displayName: "Renamed, shown",
           category: "Announcements",
+          visibility: "private",
           metadata: { a_b: true },
           subscriberCount: 99,
           updatedAt: instant(30)
@@ -200,7 +232,7 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
         const tag = yield* givenTag(organization.id)
         const kept = yield* givenTag(organization.id)
         const subscriber = yield* givenSubscriber(organization.id)
-        yield* assignments.attach(organization.id, subscriber.id, [tag.id, kept.id], instant(1))
+        yield* assignments.attach(organization.id, subscriber.id, [tag.id, kept.id], instant(1), null)
 
         assert.isFalse(yield* tags.delete((yield* givenOrganization()).id, tag.id))
         assert.isTrue(yield* tags.delete(organization.id, tag.id))
@@ -230,7 +262,7 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
             for (const spec of specs) {
               const tag = yield* givenTag(organization.id, { name: spec.name, createdAt: spec.createdAt })
               for (const reader of readers.slice(0, spec.carriers)) {
-                yield* assignments.attach(organization.id, reader.id, [tag.id], instant(10))
+                yield* assignments.attach(organization.id, reader.id, [tag.id], instant(10), null)
               }
             }
             yield* givenTag((yield* givenOrganization()).id)

@@ -35,8 +35,8 @@ const writeEverything = (organization: Organization, tag: Tag) =>
   Effect.gen(function*() {
     const subscriber = aSubscriber(organization.id)
     yield* (yield* SubscriberRepository).insert(subscriber)
-    yield* (yield* TagAssignments).attach(organization.id, subscriber.id, [tag.id], instant(1))
-    yield* (yield* TagRepository).insert(aTag(organization.id))
+    yield* (yield* TagAssignments).attach(organization.id, subscriber.id, [tag.id], instant(1), null)
+    yield* (yield* TagRepository).insert(aTag(organization.id), null)
     yield* (yield* OrganizationRepository).reserveSubscriberSlots(organization.id, 1, null)
     yield* (yield* Outbox).record([anEvent(organization.id)])
     return subscriber
@@ -127,7 +127,7 @@ export const unitOfWorkContract = (persistence: PersistenceLayer) =>
         yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
           const refused = yield* Effect.flip(subscribers.insert(aSubscriber(organization.id, { email: "TAKEN@example.com" })))
           expect(refused._tag).toBe("EmailAlreadyExists")
-          const clash = yield* Effect.flip((yield* TagRepository).insert(aTag(organization.id, { name: tag.name })))
+          const clash = yield* Effect.flip((yield* TagRepository).insert(aTag(organization.id, { name: tag.name }), null))
           expect(clash._tag).toBe("TagAlreadyExists")
           yield* writeEverything(organization, tag)
         }))

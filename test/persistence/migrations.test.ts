@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Redacted } from "effect"
 import { makePgClient, makePgliteClient, runMigrations } from "../../adapters/postgres/index.js"
+import unlimitedSubscriberSlots from "../../adapters/postgres/migrations/0021_unlimited_subscriber_slots.js"
 import { postgres } from "../support/servers.js"
 
 const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -49,7 +50,8 @@ describe("migrations", () => {
           [19, "import_lease_token"],
           [20, "import_problem_retention"],
           [21, "unlimited_subscriber_slots"],
-          [22, "provider_reports_by_address"]
+          [22, "provider_reports_by_address"],
+          [23, "tag_visibility"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -111,9 +113,8 @@ describe("migrations", () => {
           SELECT ${unlimited}::uuid, s, CASE WHEN s = 3 THEN 7 ELSE 0 END, NULL, NULL FROM generate_series(0, 15) AS s
           UNION ALL
           SELECT ${limited}::uuid, s, CASE WHEN s = 0 THEN 5 ELSE 0 END, 62, 1000 FROM generate_series(0, 15) AS s`
-        // The later migrations run again too (each leaves alone what it finds made).
-        yield* sql`DELETE FROM effect_sql_migrations WHERE migration_id >= 21`
-        expect(yield* runMigrations).toStrictEqual([[21, "unlimited_subscriber_slots"], [22, "provider_reports_by_address"]])
+        // The migration itself, run again over rows as they stood before it.
+        yield* unlimitedSubscriberSlots
         const slots = yield* sql<{ readonly organizationId: string; readonly rows: number; readonly used: number; readonly shards: number }>`
           SELECT organization_id AS "organizationId", count(*)::integer AS rows, sum(used)::integer AS used, max(shard)::integer + 1 AS shards
           FROM organization_subscriber_slots WHERE organization_id IN (${unlimited}, ${limited})
@@ -129,6 +130,25 @@ describe("migrations", () => {
         yield* runMigrations
         expect(yield* indexedColumns(["subscribers_email_key_idx"])).toStrictEqual([
           { name: "subscribers_email_key_idx", columns: "email_key" }
+        ])
+      }))
+
+    it.effect("tags made before visibility existed are public; a visibility other than public or private is refused", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        const sql = yield* SqlClient.SqlClient
+        const organization = "00000000-0000-4000-8000-000000000003"
+        yield* sql`INSERT INTO organizations (id, name, slug, tier, created_at, updated_at)
+          VALUES (${organization}, 'Tagged', 'tagged', 'free', now(), now())`
+        yield* sql`INSERT INTO tags (id, organization_id, name, name_key, slug, created_at, updated_at)
+          VALUES ('00000000-0000-4000-8000-000000000004', ${organization}, 'News', 'news', 'news', now(), now())`
+        expect(yield* sql`SELECT visibility FROM tags WHERE organization_id = ${organization}`).toStrictEqual([
+          { visibility: "public" }
+        ])
+        const refused = yield* Effect.flip(sql`UPDATE tags SET visibility = 'hidden' WHERE organization_id = ${organization}`)
+        expect(String(refused.cause)).toContain("tags_visibility_check")
+        expect(yield* indexedColumns(["tags_public_name_idx"])).toStrictEqual([
+          { name: "tags_public_name_idx", columns: "organization_id,name_key,id" }
         ])
       }))
 

@@ -44,7 +44,8 @@ export const PreferencesGroup = HttpApiGroup.make("preferences")
       .addSuccess(PreferenceCenterData)
       .annotateContext(OpenApi.annotations({
         summary: "See one's preferences",
-        description: `The subscriber's address and status, and every tag of the organization with whether they carry it. ${tokenErrors}`
+        description: "The subscriber's address and status, and every public tag of the organization with whether they " +
+          `carry it; private tags are never shown. ${tokenErrors}`
       }))
   )
   .add(
@@ -54,9 +55,11 @@ export const PreferencesGroup = HttpApiGroup.make("preferences")
       .addSuccess(PreferenceCenterData)
       .annotateContext(OpenApi.annotations({
         summary: "Change one's preferences",
-        description: "Subscribes to the tags named in `add` (each must exist), unsubscribes from those in `remove`, and " +
+        description: "Subscribes to the tags named in `add` (each must be a public tag: a private one is refused as a name " +
+          "no tag has), unsubscribes from those in `remove`, and " +
           "with `status` stops or starts all mail. Subscribing makes the subscriber `active` again, whatever their status " +
-          `was, unless \`status\` says otherwise. Answers the preferences afterwards. ${tokenErrors}`
+          "was, unless `status` says otherwise. Answers the preferences afterwards. 409 `tag_limit_reached` when the " +
+          `subscriber would carry more than 200 tags. ${tokenErrors}`
       }))
   )
   .prefix(OVERVIEW_PREFIX)

@@ -29,6 +29,7 @@ import {
   withStatus
 } from "../shared/wire-fields.js"
 import { WebhookEndpoint, WebhookEndpointWithSecret } from "../shared/webhook-endpoint-schemas.js"
+import { VisibilityInput, VisibilityOutput } from "../shared/tag-visibility.js"
 
 /**
  * Subscribers, tags and webhook endpoints as the overview form shows and accepts them: snake_case inside a `data`
@@ -170,6 +171,7 @@ export const Tag = Schema.Struct({
   display_name: Schema.NullOr(Schema.String),
   category: Schema.NullOr(Schema.String),
   description: Schema.NullOr(Schema.String),
+  visibility: VisibilityOutput,
   metadata: MetadataOutput,
   subscriber_count: Count("how many subscribers carry the tag"),
   created_at: Timestamp,
@@ -192,6 +194,7 @@ export const CreateTagRequest = Schema.Struct({
   display_name: Schema.optionalWith(DisplayNameInput, { exact: true }),
   category: Schema.optionalWith(CategoryInput, { exact: true }),
   description: Schema.optionalWith(DescriptionInput, { exact: true }),
+  visibility: Schema.optionalWith(VisibilityInput, { exact: true }),
   metadata: Schema.optionalWith(MetadataInput(), { exact: true })
 }).annotations({ identifier: "CreateTagRequest", ...strictInput })
 
@@ -200,6 +203,7 @@ export const UpdateTagRequest = Schema.Struct({
   display_name: Schema.optionalWith(DisplayNameInput, { exact: true }),
   category: Schema.optionalWith(CategoryInput, { exact: true }),
   description: Schema.optionalWith(DescriptionInput, { exact: true }),
+  visibility: Schema.optionalWith(VisibilityInput, { exact: true }),
   metadata: Schema.optionalWith(MetadataInput("replaces the whole map"), { exact: true })
 }).annotations({
   identifier: "UpdateTagRequest",

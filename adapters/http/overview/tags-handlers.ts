@@ -14,6 +14,7 @@ const toTag = (tag: DomainTag): typeof Tag.Type => ({
   display_name: tag.displayName,
   category: tag.category,
   description: tag.description,
+  visibility: tag.visibility,
   metadata: tag.metadata,
   subscriber_count: tag.subscriberCount,
   created_at: tag.createdAt.toISOString(),

@@ -25,7 +25,8 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
       }))
       .annotateContext(OpenApi.annotations({
         summary: "See one's preferences",
-        description: `The subscriber's address and status, and every tag of the organization with whether they carry it. ${tokenErrors}`
+        description: "The subscriber's address and status, and every public tag of the organization with whether they " +
+          `carry it; private tags are never shown. ${tokenErrors}`
       }))
   )
   .add(
@@ -34,12 +35,13 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
       .setPayload(NoFields)
       .setUrlParams(PreferenceTokenParams)
       .addSuccess(PreferenceCenter)
-      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
+      .pipe(problems.endpoint("not_found", "tag_limit_reached", ...BODY_ERRORS))
       .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Subscribe to a tag",
         description: "Answers the preferences afterwards. A subscriber who subscribes becomes `active` again, whatever " +
-          `their status was: it is their own action. 404 for a tag the organization does not have. ${tokenErrors}`
+          "their status was: it is their own action. 404 for a tag the organization does not have or keeps private; " +
+          `409 \`tag_limit_reached\` when the subscriber carries 200 tags already. ${tokenErrors}`
       }))
   )
   .add(
@@ -52,7 +54,7 @@ export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
       .annotate(OpenApi.Transform, optionalBody)
       .annotateContext(OpenApi.annotations({
         summary: "Unsubscribe from a tag",
-        description: `Answers the preferences afterwards. 404 for a tag the organization does not have. ${tokenErrors}`
+        description: `Answers the preferences afterwards. 404 for a tag the organization does not have or keeps private. ${tokenErrors}`
       }))
   )
   .add(

@@ -24,12 +24,12 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
     HttpApiEndpoint.post("create", "/subscribers")
       .setPayload(CreateSubscriberRequest)
       .addSuccess(CreatedSubscriber)
-      .pipe(problems.endpoint("limit_exceeded", "conflict", ...POST_ERRORS))
+      .pipe(problems.endpoint("limit_exceeded", "conflict", "tag_limit_reached", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Create a subscriber",
         description: "Creates an `active` subscriber, optionally with tags (ids of the organization's tags) and metadata. " +
           "Scope `subscribers:write`. 409 `conflict` when the email exists in the organization (regardless of letter case); " +
-          "402 `limit_exceeded` when the plan's subscriber limit is reached."
+          "402 `limit_exceeded` when the plan's subscriber limit is reached; 409 `tag_limit_reached` for more than 200 tags."
       }))
   )
   .add(
@@ -92,11 +92,12 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
       .setPath(SubscriberPath)
       .setPayload(AttachTagsRequest)
       .addSuccess(Subscriber)
-      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
+      .pipe(problems.endpoint("not_found", "tag_limit_reached", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Attach tags to a subscriber",
         description: "Attaches the tags (ids of the organization's tags) and answers the updated subscriber. Tags already " +
-          "attached stay as they are; an id of no tag of the organization is 400. Scope `subscribers:write`."
+          "attached stay as they are; an id of no tag of the organization is 400. 409 `tag_limit_reached` when the " +
+          "subscriber would carry more than 200 tags (nothing is attached). Scope `subscribers:write`."
       }))
   )
   .add(

@@ -14,6 +14,7 @@ import {
   Uuid,
   withStatus
 } from "../shared/wire-fields.js"
+import { VisibilityInput, VisibilityOutput } from "../shared/tag-visibility.js"
 
 /** Tags as the reference form shows and accepts them. */
 
@@ -22,6 +23,7 @@ export const Tag = Schema.Struct({
   name: Schema.String,
   slug: Schema.String,
   description: Schema.NullOr(Schema.String),
+  visibility: VisibilityOutput,
   metadata: MetadataOutput,
   subscriber_count: Count("how many subscribers carry the tag"),
   created_at: Timestamp,
@@ -36,12 +38,14 @@ export const CreateTagRequest = Schema.Struct({
   name: TagNameInput("unique in the organization regardless of letter case"),
   slug: Schema.optionalWith(SlugInput("unique in the organization; made from the name when left out"), { exact: true }),
   description: Schema.optionalWith(DescriptionInput, { exact: true }),
+  visibility: Schema.optionalWith(VisibilityInput, { exact: true }),
   metadata: Schema.optionalWith(MetadataInput(), { exact: true })
 }).annotations({ identifier: "CreateTagRequest", ...strictInput })
 
 export const UpdateTagRequest = Schema.Struct({
   name: Schema.optionalWith(TagNameInput("unique in the organization regardless of letter case"), { exact: true }),
   description: Schema.optionalWith(DescriptionInput, { exact: true }),
+  visibility: Schema.optionalWith(VisibilityInput, { exact: true }),
   metadata: Schema.optionalWith(MetadataInput("replaces the whole map"), { exact: true })
 }).annotations({
   identifier: "UpdateTagRequest",

@@ -11,11 +11,12 @@ export const TagsGroup = HttpApiGroup.make("tags")
     HttpApiEndpoint.post("create", "/tags")
       .setPayload(CreateTagRequest)
       .addSuccess(CreatedTag)
-      .pipe(problems.endpoint("conflict", ...POST_ERRORS))
+      .pipe(problems.endpoint("conflict", "tag_limit_reached", ...POST_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Create a tag",
-        description: "Creates a tag with no subscribers. The slug is made from the name when left out. 409 `conflict` " +
-          "when the name (regardless of letter case) or the slug is taken in the organization. Scope `tags:write`."
+        description: "Creates a tag with no subscribers, `public` unless `visibility` says `private`. The slug is made " +
+          "from the name when left out. 409 `conflict` when the name (regardless of letter case) or the slug is taken in " +
+          "the organization; 409 `tag_limit_reached` when the organization holds 1,000 tags already. Scope `tags:write`."
       }))
   )
   .add(
@@ -54,7 +55,7 @@ export const TagsGroup = HttpApiGroup.make("tags")
       .pipe(problems.endpoint("not_found", "conflict", ...BODY_ERRORS))
       .annotateContext(OpenApi.annotations({
         summary: "Update a tag",
-        description: "Changes the name, description and/or metadata; fields left out stay as they are, and the slug " +
+        description: "Changes the name, description, visibility and/or metadata; fields left out stay as they are, and the slug " +
           "never changes. 409 `conflict` when the new name is taken. Scope `tags:write`."
       }))
   )

@@ -12,6 +12,7 @@ const toTag = (tag: DomainTag): typeof Tag.Type => ({
   name: tag.name,
   slug: tag.slug,
   description: tag.description,
+  visibility: tag.visibility,
   metadata: tag.metadata,
   subscriber_count: tag.subscriberCount,
   created_at: tag.createdAt.toISOString(),

@@ -27,6 +27,7 @@ import type {
   ResourceNotFound,
   ResourceOfAnotherOrganization,
   TagAlreadyExists,
+  TagLimitReached,
   PlanFeatureUnavailable,
   SendingDomainTaken,
   SendingDomainExists,
@@ -44,6 +45,7 @@ export type ApplicationError =
   | ResourceOfAnotherOrganization
   | EmailAlreadyExists
   | TagAlreadyExists
+  | TagLimitReached
   | PlanLimitExceeded
   | InvalidInput
   | InvalidStatusTransition
@@ -78,6 +80,7 @@ export type CodeOf<E> = E extends MissingScope | NotPlatformAdmin | ResourceOfAn
   : E extends EmailAlreadyExists | TagAlreadyExists | OrganizationSlugTaken | CampaignStateConflict ? "conflict"
   : E extends InvalidStatusTransition ? "invalid_status_transition"
   : E extends PlanLimitExceeded ? "limit_exceeded"
+  : E extends TagLimitReached ? "tag_limit_reached"
   : E extends InvalidInput | OrganizationNotChosen ? "validation_error"
   : E extends Unauthenticated ? "unauthorized"
   : E extends SignInRateLimited ? "rate_limited"
@@ -144,6 +147,8 @@ const describe = (error: ApplicationError, credential: Principal["credential"] |
       )
     case "InvalidInput":
       return apiError("validation_error", error.message, { fields: [{ field: error.field, message: error.problem }] })
+    case "TagLimitReached":
+      return apiError("tag_limit_reached", error.message, { fields: [{ field: error.field, message: error.problem }] })
     case "Unauthenticated":
       return apiError("unauthorized", error.reason)
     case "OrganizationNotChosen": {

@@ -108,6 +108,14 @@ const entries = {
     meaning: "The organization's plan does not allow more of this: its subscriber limit or its monthly email limit has been reached, or the feature (a custom sending domain) needs a higher plan. What it holds is kept; only growth is refused. The detail names the limit and the plan that lifts it.",
     remedy: "Delete subscribers that are no longer needed, wait for the next month, or move the organization to the plan the detail names (POST /api/v1/billing/create-checkout-session)."
   },
+  tag_limit_reached: {
+    status: 409,
+    title: "Tag Limit Reached",
+    meaning:
+      "The change would take the organization past the tags it may hold (1,000), or a subscriber past the tags they may carry (200), on every plan. The detail names the limit (tags_per_organization or tags_per_subscriber) and the errors list the field that asked for too much. Nothing of the request was carried out; what is already held is kept.",
+    remedy:
+      "Delete tags the organization no longer needs, or detach tags the subscriber no longer needs (a PATCH may remove some while it adds others), then send the request again."
+  },
   payload_too_large: {
     status: 413,
     title: "Payload Too Large",

@@ -83,11 +83,29 @@ export const preferencePage = (
     )
 }
 
-const FormAction = Schema.Struct({
-  action: Schema.Literal("subscribe", "unsubscribe", "unsubscribe_all", "resubscribe", "erase"),
+/**
+ * What the page's forms post: a tag's button sends `subscribe` or `unsubscribe` with the tag's id
+ * (one form holds the whole list, so each button carries its own tag); the other buttons send
+ * `action`. `action=subscribe&tag_id=…` is the same as `subscribe=…`, as pages served before posted.
+ */
+const FormFields = Schema.Struct({
+  subscribe: Schema.optional(TagId),
+  unsubscribe: Schema.optional(TagId),
+  action: Schema.optional(Schema.Literal("subscribe", "unsubscribe", "unsubscribe_all", "resubscribe", "erase")),
   tag_id: Schema.optional(TagId)
 })
-const decodeAction = Schema.decodeUnknownOption(FormAction)
+
+/** The one thing a form asks for, if it asks for one. */
+const formAction = (fields: typeof FormFields.Type) =>
+  fields.subscribe !== undefined
+    ? Option.some({ action: "subscribe" as const, tag_id: fields.subscribe })
+    : fields.unsubscribe !== undefined
+    ? Option.some({ action: "unsubscribe" as const, tag_id: fields.unsubscribe })
+    : fields.action !== undefined
+    ? Option.some({ action: fields.action, tag_id: fields.tag_id })
+    : Option.none()
+
+const decodeAction = (body: unknown) => Option.flatMap(Schema.decodeUnknownOption(FormFields)(body), formAction)
 
 export const PreferencePageGroup = HttpApiGroup.make("preferencePage")
   .add(
@@ -119,10 +137,12 @@ export const PreferencePageGroup = HttpApiGroup.make("preferencePage")
       ))
       .annotateContext(OpenApi.annotations({
         summary: "Change one's preferences from the page",
-        description: "The forms of the preference page post here (`application/x-www-form-urlencoded`): `action` is " +
-          "`subscribe` or `unsubscribe` (with `tag_id`), `unsubscribe_all`, `resubscribe` or `erase`. Answers 303 to the " +
-          "page again, or the page that says the erasure is under way; a broken link gets a page that says so (401), a " +
-          "post from another site is refused (403), and a form that is not one of these 400."
+        description: "The forms of the preference page post here (`application/x-www-form-urlencoded`): a tag's button " +
+          "sends `subscribe` or `unsubscribe` with the tag's id (as does `action=subscribe&tag_id=…`), the others send " +
+          "`action`: `unsubscribe_all`, `resubscribe` or `erase`. Answers 303 to the page again, or the page that says " +
+          "the erasure is under way; a broken link gets a page that says so (401), a post from another site is refused " +
+          "(403), a subscription past the 200 tags a subscriber may carry gets a page that says so (409), and a form " +
+          "that is not one of these 400."
       }))
   )
   .annotate(OpenApi.Title, "Preference page")
@@ -154,9 +174,16 @@ export const makePreferencePageHandlersLive = <ApiId extends string>(api: HttpAp
             case "subscribe":
             case "unsubscribe": {
               if (tag_id === undefined) return html(subscriberPage("refused", locale), 400)
-              const change = action === "subscribe" ? preferences.subscribe : preferences.unsubscribe
-              return yield* Effect.as(change(token, tag_id), again).pipe(
-                Effect.catchTag("ResourceNotFound", () => Effect.succeed(again))
+              if (action === "unsubscribe") {
+                return yield* Effect.as(preferences.unsubscribe(token, tag_id), again).pipe(
+                  Effect.catchTag("ResourceNotFound", () => Effect.succeed(again))
+                )
+              }
+              return yield* Effect.as(preferences.subscribe(token, tag_id), again).pipe(
+                Effect.catchTags({
+                  ResourceNotFound: () => Effect.succeed(again),
+                  TagLimitReached: (reached) => Effect.succeed(html(subscriberPage("tooManyTags", locale, { token, max: reached.max }), 409))
+                })
               )
             }
             case "unsubscribe_all":

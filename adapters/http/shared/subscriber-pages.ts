@@ -8,6 +8,12 @@ import { createHash } from "node:crypto"
  * Liquid templates that escape every value they are given, so that whatever an organization
  * names itself stays text. Self-contained: no script, no external asset, one inline style, and a
  * Content-Security-Policy that allows only that style and forms posted back to this origin.
+ *
+ * These are the service's own templates, not an organization's: their work grows only with the
+ * tags an organization may hold (MAX_TAGS_PER_ORGANIZATION), so they run without the render time
+ * limit that guards customers' templates, which a page at that many tags must never meet. Each
+ * tag's row is kept small for the same reason: one form for the whole list, no whitespace, no
+ * end tags HTML lets go.
  */
 
 const engine = new Liquid({
@@ -16,8 +22,7 @@ const engine = new Liquid({
   strictVariables: true,
   strictFilters: true,
   ownPropertyOnly: true,
-  outputEscape: "escape",
-  renderLimit: 1_000
+  outputEscape: "escape"
 })
 
 const style = `
@@ -28,11 +33,12 @@ button { font: inherit; padding: 0.6rem 1.4rem; border: 0; border-radius: 6px; b
 a { color: #0969da; }
 ul.tags { list-style: none; padding: 0; }
 ul.tags li { display: flex; gap: 1rem; align-items: center; justify-content: space-between; padding: 0.75rem 0; border-bottom: 1px solid #d0d7de; }
-ul.tags form { margin: 0; }
+ul.tags strong { font-weight: 600; }
+ul.tags strong .note { font-weight: 400; }
+form.tags { margin: 0; }
 button.off { background: #eaeef2; color: #1f2328; }
 button.danger { background: #b42318; }
 .saved { background: #dafbe1; padding: 0.5rem 0.75rem; border-radius: 6px; }
-.tag-name { font-weight: 600; }
 .actions { display: flex; flex-wrap: wrap; gap: 0.75rem; margin-top: 2rem; }
 .actions form { margin: 0; }
 `
@@ -93,6 +99,7 @@ interface Texts {
   readonly confirmErasure: { readonly title: string; readonly question: string; readonly button: string; readonly back: string }
   readonly erasureRequested: { readonly title: string; readonly message: string }
   readonly refused: { readonly title: string; readonly message: string }
+  readonly tooManyTags: { readonly title: string; readonly message: string; readonly back: string }
 }
 
 const texts: Readonly<Record<Locale, Texts>> = {
@@ -139,6 +146,11 @@ const texts: Readonly<Record<Locale, Texts>> = {
     refused: {
       title: "This request was refused",
       message: "Changes can only be made from this page itself. Open the link from your email again."
+    },
+    tooManyTags: {
+      title: "You follow as many topics as you can",
+      message: "You can subscribe to at most {max} topics. Unsubscribe from one to choose another.",
+      back: "Back to your preferences"
     }
   },
   de: {
@@ -184,6 +196,11 @@ const texts: Readonly<Record<Locale, Texts>> = {
     refused: {
       title: "Diese Anfrage wurde abgelehnt",
       message: "Änderungen sind nur auf dieser Seite selbst möglich. Öffnen Sie den Link aus Ihrer E-Mail erneut."
+    },
+    tooManyTags: {
+      title: "Sie folgen so vielen Themen wie möglich",
+      message: "Sie können höchstens {max} Themen abonnieren. Bestellen Sie eines ab, um ein anderes zu wählen.",
+      back: "Zurück zu Ihren Einstellungen"
     }
   }
 }
@@ -211,30 +228,27 @@ const templates = {
   refused: () =>
     layout(`    <h1>{{ t.title }}</h1>
     <p class="note">{{ t.message }}</p>`),
+  tooManyTags: (locale: Locale) =>
+    layout(`    <h1>{{ t.title }}</h1>
+    <p>${texts[locale].tooManyTags.message.replace("{max}", "{{ max }}")}</p>
+    <p class="note"><a href="/preference-center?token={{ token | url_encode }}&amp;locale={{ locale }}">{{ t.back }}</a></p>`),
   preferences: (locale: Locale) =>
     layout(`    <h1>{{ t.title }}</h1>
     <p>${filled(texts[locale].preferences.intro)}</p>
     {% if saved %}<p class="saved" role="status">{{ t.saved }}</p>{% endif %}
     {% if status != "active" %}<p class="note">${filled(texts[locale].preferences.unsubscribedNote)}</p>{% endif %}
     {% if tags.size == 0 %}<p class="note">{{ t.noTags }}</p>{% endif %}
-    <ul class="tags">
-    {% for tag in tags %}
-      <li>
-        <div>
-          <div class="tag-name">{{ tag.name }}{% if tag.subscribed %} <span class="note">({{ t.subscribed }})</span>{% endif %}</div>
-          {% if tag.description %}<div class="note">{{ tag.description }}</div>{% endif %}
-        </div>
-        <form method="post" action="{{ action }}">
-          <input type="hidden" name="tag_id" value="{{ tag.id }}" />
-          {% if tag.subscribed %}
-          <button type="submit" name="action" value="unsubscribe" class="off" aria-label="{{ t.unsubscribe }}: {{ tag.name }}">{{ t.unsubscribe }}</button>
-          {% else %}
-          <button type="submit" name="action" value="subscribe" aria-label="{{ t.subscribe }}: {{ tag.name }}">{{ t.subscribe }}</button>
-          {% endif %}
-        </form>
-      </li>
-    {% endfor %}
-    </ul>
+    {% if tags.size > 0 %}<form method="post" action="{{ action }}" class="tags"><ul class="tags">
+{% for tag in tags -%}
+<li>{% if tag.description %}<div>{% endif %}<strong>{{ tag.name }}{% if tag.subscribed %} <span class="note">({{ t.subscribed }})</span>{% endif %}</strong>
+{%- if tag.description %}<div class="note">{{ tag.description }}</div></div>{% endif %}
+{%- if tag.subscribed -%}
+<button name=unsubscribe value={{ tag.id }} class=off aria-label="{{ t.unsubscribe }}: {{ tag.name }}">{{ t.unsubscribe }}</button>
+{%- else -%}
+<button name=subscribe value={{ tag.id }} aria-label="{{ t.subscribe }}: {{ tag.name }}">{{ t.subscribe }}</button>
+{%- endif %}
+{% endfor -%}
+</ul></form>{% endif %}
     <div class="actions">
       <form method="post" action="{{ action }}">
         {% if status == "active" %}
@@ -279,6 +293,8 @@ export interface SubscriberPageScope {
   readonly token?: string
   readonly status?: string
   readonly saved?: boolean
+  /** The most tags a subscriber may carry, for the page that says they carry that many. */
+  readonly max?: number
   readonly tags?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly description: string | null; readonly subscribed: boolean }>
 }
 
@@ -292,6 +308,7 @@ export const subscriberPage = (kind: PageKind, locale: Locale, scope: Subscriber
     token: scope.token ?? "",
     status: scope.status ?? "active",
     saved: scope.saved ?? false,
+    max: scope.max ?? 0,
     tags: scope.tags ?? [],
     // Forms post back to the page's own address, with the token that proves who asks.
     action: `/preference-center?token=${encodeURIComponent(scope.token ?? "")}&locale=${locale}`

@@ -24,6 +24,7 @@ import importLeaseToken from "./0019_import_lease_token.js"
 import importProblemRetention from "./0020_import_problem_retention.js"
 import unlimitedSubscriberSlots from "./0021_unlimited_subscriber_slots.js"
 import providerReportsByAddress from "./0022_provider_reports_by_address.js"
+import tagVisibility from "./0023_tag_visibility.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -47,7 +48,8 @@ const migrations = Migrator.fromRecord({
   "0019_import_lease_token": importLeaseToken,
   "0020_import_problem_retention": importProblemRetention,
   "0021_unlimited_subscriber_slots": unlimitedSubscriberSlots,
-  "0022_provider_reports_by_address": providerReportsByAddress
+  "0022_provider_reports_by_address": providerReportsByAddress,
+  "0023_tag_visibility": tagVisibility
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

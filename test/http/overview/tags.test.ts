@@ -33,9 +33,11 @@ describe("POST /v1/tags", () => {
       "name",
       "slug",
       "subscriber_count",
-      "updated_at"
+      "updated_at",
+      "visibility"
     ])
     expect(tag).toMatchObject({
+      visibility: "public",
       name,
       display_name: "The weekly digest",
       category: "interests",

@@ -29,6 +29,7 @@ describe("POST /api/v1/tags", () => {
       name: "Café News!",
       slug: "cafe-news",
       description: "Morning edition",
+      visibility: "public",
       metadata: { color: "red" },
       subscriber_count: 0,
       created_at: expect.stringMatching(isoInstantPattern),
