@@ -83,6 +83,9 @@ export const preferencePage = (
     )
 }
 
+/** What a form may ask for by name. */
+const PageAction = Schema.Literal("subscribe", "unsubscribe", "unsubscribe_all", "resubscribe", "erase")
+
 /**
  * What the page's forms post: a tag's button sends `subscribe` or `unsubscribe` with the tag's id
  * (one form holds the whole list, so each button carries its own tag); the other buttons send
@@ -91,7 +94,7 @@ export const preferencePage = (
 const FormFields = Schema.Struct({
   subscribe: Schema.optional(TagId),
   unsubscribe: Schema.optional(TagId),
-  action: Schema.optional(Schema.Literal("subscribe", "unsubscribe", "unsubscribe_all", "resubscribe", "erase")),
+  action: Schema.optional(PageAction),
   tag_id: Schema.optional(TagId)
 })
 
@@ -116,16 +119,18 @@ export const PreferencePageGroup = HttpApiGroup.make("preferencePage")
       .annotate(OpenApi.Transform, allOf(
         formBody({
           type: "object",
-          required: ["action"],
           properties: {
-            action: { type: "string", enum: FormAction.fields.action.literals },
-            tag_id: { type: "string", format: "uuid", description: "the tag, with `subscribe` and `unsubscribe`" }
+            subscribe: { type: "string", format: "uuid", description: "a tag to subscribe to, by id" },
+            unsubscribe: { type: "string", format: "uuid", description: "a tag to unsubscribe from, by id" },
+            action: { type: "string", enum: PageAction.literals },
+            tag_id: { type: "string", format: "uuid", description: "the tag, with `action` `subscribe` or `unsubscribe`" }
           }
         }),
         pageAnswers({
           400: "the page that says the form is not one of the page's",
           401: "the page that says the link no longer works",
-          403: "the page that says a post from another site is refused"
+          403: "the page that says a post from another site is refused",
+          409: "the page that says the subscriber already carries as many tags as a subscriber may"
         }),
         operationTransform((operation) => {
           operation.responses["303"] = {
