@@ -1,7 +1,9 @@
 import { TemplateEngine } from "@roster/application"
 import { Effect, Layer } from "effect"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import {
   LiquidTemplateEngineLive,
+  makeLiquidTemplateEngine,
   MAX_RENDER_MS,
   MAX_RENDER_WORK,
   MAX_RENDERED_LENGTH,
@@ -15,7 +17,10 @@ import { makeCustomerLiquid } from "../adapters/liquid/customer-liquid.mjs"
  * BENCH_TEMPLATE_BATCH (100), as the worker does, and alone BENCH_TEMPLATE_SINGLES (2000) times one
  * after another, as previews and single sends do; each beside the same renders in this process
  * without a thread (the engine as it was before threads), taking turns BENCH_TEMPLATE_ROUNDS (3)
- * times; the best round of each counts. Prints figures; sets no target.
+ * times; the best round of each counts. Then eight renders at once of a template whose one filter
+ * works for seconds, as eight previews would ask: with the limits as served, and with the work limit
+ * lifted so that only the threads' time limit stops them; printed beside their goals (each refused
+ * within 1 s, the event loop never held more than 50 ms).
  */
 
 const recipients = Number(process.env.BENCH_TEMPLATE_RECIPIENTS ?? 20_000)
@@ -106,3 +111,35 @@ console.log(`  in a thread      ${after.batched.toFixed(0)} ms, ${perRender(afte
 console.log(`${singles} renders one at a time:`)
 console.log(`  in this process  ${before.alone.toFixed(0)} ms, ${perRender(before.alone, singles)}`)
 console.log(`  in a thread      ${after.alone.toFixed(0)} ms, ${perRender(after.alone, singles)}`)
+
+/** Eight renders at once of `runaway`: when the last was refused, and the longest the event loop was held. */
+const eightRunaways = (engine: Layer.Layer<TemplateEngine>) =>
+  Effect.scoped(Effect.provide(
+    Effect.gen(function*() {
+      const templates = yield* TemplateEngine
+      const runaway = { subject: "s", html: null, text: "{% assign r = (1..3000000) %}{{ r | sort | size }}" }
+      yield* templates.render({ subject: "warm", html: null, text: "t" }, {})
+      const delay = monitorEventLoopDelay({ resolution: 5 })
+      delay.enable()
+      const started = performance.now()
+      const refused = yield* Effect.forEach(
+        Array.from({ length: 8 }, () => Effect.either(templates.render(runaway, {}))),
+        (render) => render,
+        { concurrency: "unbounded" }
+      )
+      const ms = performance.now() - started
+      delay.disable()
+      return { ms, refused: refused.filter((r) => r._tag === "Left").length, heldMs: delay.max / 1e6 }
+    }),
+    Layer.fresh(engine)
+  ))
+
+for (const [name, engine] of [
+  ["with the limits as served", LiquidTemplateEngineLive],
+  [`with the work limit lifted (only the ${MAX_RENDER_MS} ms time limit)`, makeLiquidTemplateEngine({ renderWork: 1_000_000_000 })]
+] as const) {
+  const { ms, refused, heldMs } = await Effect.runPromise(eightRunaways(engine))
+  console.log(`eight runaway renders at once, ${name}:`)
+  console.log(`  ${refused} of 8 refused, the last after ${ms.toFixed(0)} ms (goal: each within 1000 ms)`)
+  console.log(`  event loop held at most ${heldMs.toFixed(1)} ms (goal: 50 ms)`)
+}
