@@ -1,7 +1,6 @@
 import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { ApiKeys, type Principal, RateLimits } from "@roster/application"
 import { Cause, Context, Effect, Either, FiberRef, Option, type ParseResult, Runtime } from "effect"
-import { isUtf8 } from "node:buffer"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { isApiError } from "./api-error.js"
 import { compressedAnswer } from "./compression.js"
@@ -9,6 +8,7 @@ import { ErrorRenderer } from "./error-renderer.js"
 import { decodeErrorAnswer, defectAnswer, invalidAnswer, MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./failure-answers.js"
 import { jsonNestingDepth } from "./json-depth.js"
 import { makeWithinOrganizationLimit } from "./rate-limit-middleware.js"
+import { bodyTextProblem, readIncomingText } from "./request-body.js"
 import { CurrentRequestId, logRequestLine, RequestLines, type RequestObserver, requestIdOf, requestLineOf, tagAnswer } from "./request-log.js"
 
 /**
@@ -51,34 +51,6 @@ export const hasPlainJsonBody = (request: IncomingMessage): boolean => {
   return Number.isInteger(length) && length > 0 && length <= MAX_BODY_BYTES
 }
 
-/** A request's body, as text; `undefined` when its bytes are not UTF-8. */
-const readText = (request: IncomingMessage): Effect.Effect<string | undefined, HttpServerError.RequestError> =>
-  Effect.async<string | undefined, HttpServerError.RequestError>((resume) => {
-    const chunks: Array<Buffer> = []
-    const onData = (chunk: Buffer) => chunks.push(chunk)
-    const onEnd = () => {
-      cleanup()
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-      const text = body.toString("utf8")
-      // A replacement character is where bytes that are not UTF-8 would show; only then are the bytes checked.
-      resume(Effect.succeed(text.includes("\uFFFD") && !isUtf8(body) ? undefined : text))
-    }
-    const onError = (cause: unknown) => {
-      cleanup()
-      resume(Effect.fail(new HttpServerError.RequestError({ request: undefined as never, reason: "Decode", cause })))
-    }
-    const cleanup = () => {
-      request.off("data", onData)
-      request.off("end", onEnd)
-      request.off("error", onError)
-      request.off("aborted", onError)
-    }
-    request.on("data", onData)
-    request.on("end", onEnd)
-    request.on("error", onError)
-    request.on("aborted", onError)
-  })
-
 /** A failure of the body itself: answered as the HttpApi's middleware answers it. */
 class BodyRefused {
   readonly _tag = "BodyRefused"
@@ -94,9 +66,13 @@ export const readJsonBody = <A>(
   decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>
 ): Effect.Effect<A, BodyRefused | HttpApiError.HttpApiDecodeError> =>
   Effect.flatMap(
-    Effect.mapError(readText(request), () => new BodyRefused("body", "could not be read")),
-    (text): Effect.Effect<A, BodyRefused | HttpApiError.HttpApiDecodeError> => {
-      if (text === undefined) return Effect.fail(new BodyRefused("body", "is not valid UTF-8"))
+    readIncomingText(request, MAX_BODY_BYTES),
+    (read): Effect.Effect<A, BodyRefused | HttpApiError.HttpApiDecodeError> => {
+      // The lane takes only bodies whose declared length is within the limit (`hasPlainJsonBody`).
+      if (Either.isLeft(read)) {
+        return Effect.fail(new BodyRefused("body", bodyTextProblem(read.left === "too_large" ? "unreadable" : read.left)))
+      }
+      const text = read.right
       if (jsonNestingDepth(text) > MAX_BODY_DEPTH) {
         return Effect.fail(new BodyRefused("body", `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep`))
       }

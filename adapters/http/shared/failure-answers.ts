@@ -4,7 +4,7 @@ import { type ApiError, apiError, type FieldIssue, isApiError } from "./api-erro
 import { docsRoutes } from "./docs.js"
 import { ErrorRenderer } from "./error-renderer.js"
 import { jsonNestingDepth } from "./json-depth.js"
-import { readBodyText, withBodyText } from "./request-body.js"
+import { bodyTextProblem, readBodyText, withBodyText } from "./request-body.js"
 import { pathOf } from "./request-path.js"
 import { type KnownRoute, makeRouteTable } from "./route-table.js"
 
@@ -199,7 +199,7 @@ export const makeFailureAnswers = (options: FailureAnswersOptions) => Effect.gen
         if (Either.isLeft(text)) {
           return text.left === "too_large"
             ? answer(apiError("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))
-            : invalid([{ field: "body", message: text.left === "not_utf8" ? "is not valid UTF-8" : "could not be read" }])
+            : invalid([{ field: "body", message: bodyTextProblem(text.left) }])
         }
         if (text.right.length > MAX_BODY_BYTES / 4 && Buffer.byteLength(text.right) > MAX_BODY_BYTES) {
           return answer(apiError("payload_too_large", `the body is larger than ${MAX_BODY_BYTES} bytes`))

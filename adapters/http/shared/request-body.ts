@@ -15,15 +15,13 @@ export const readBodyText = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number
 ): Effect.Effect<Either.Either<string, BodyTextRefusal>> =>
-  Effect.suspend(() => {
-    const source = NodeHttpServerRequest.toIncomingMessage(request)
-    // Read before (its text is kept by the request): nothing is left of the bytes to check.
-    return source.readableEnded
-      ? Effect.map(Effect.either(request.text), Either.mapLeft((): BodyTextRefusal => "unreadable"))
-      : readBytes(source, maxBytes)
-  })
+  readIncomingText(NodeHttpServerRequest.toIncomingMessage(request), maxBytes)
 
-const readBytes = (source: IncomingMessage, maxBytes: number) =>
+/** `readBodyText` of the Node request itself, for the lane that answers before the HttpApi. */
+export const readIncomingText = (
+  source: IncomingMessage,
+  maxBytes: number
+): Effect.Effect<Either.Either<string, BodyTextRefusal>> =>
   Effect.async<Either.Either<string, BodyTextRefusal>>((resume) => {
     const chunks: Array<Buffer> = []
     let bytes = 0
@@ -39,7 +37,9 @@ const readBytes = (source: IncomingMessage, maxBytes: number) =>
     const onEnd = () => {
       cleanup()
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-      resume(Effect.succeed(isUtf8(body) ? Either.right(body.toString("utf8")) : Either.left("not_utf8")))
+      const text = body.toString("utf8")
+      // A replacement character is where bytes that are not UTF-8 would show; only then are the bytes checked.
+      resume(Effect.succeed(text.includes("\uFFFD") && !isUtf8(body) ? Either.left("not_utf8") : Either.right(text)))
     }
     const onError = () => {
       cleanup()
@@ -57,6 +57,10 @@ const readBytes = (source: IncomingMessage, maxBytes: number) =>
     source.on("aborted", onError)
     return Effect.sync(cleanup)
   })
+
+/** What a body that could not be taken as text is told, field `body`, where it is not too large. */
+export const bodyTextProblem = (refusal: Exclude<BodyTextRefusal, "too_large">): string =>
+  refusal === "not_utf8" ? "is not valid UTF-8" : "could not be read"
 
 /**
  * The request with its body already read as `text`: the endpoint reads that text (as text, JSON
