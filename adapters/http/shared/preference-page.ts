@@ -9,7 +9,7 @@ import {
   OpenApi
 } from "@effect/platform"
 import { Preferences, type PreferenceView } from "@roster/application"
-import { type InvalidToken, type Locale, TagId } from "@roster/domain"
+import { type InvalidToken, type Locale, MAX_TAGS_PER_SUBSCRIBER, TagId } from "@roster/domain"
 import { Effect, Option, Schema } from "effect"
 import { HttpSettings } from "./http-settings.js"
 import { allOf, formBody, operationTransform, pageAnswers } from "./openapi-model.js"
@@ -146,7 +146,7 @@ export const PreferencePageGroup = HttpApiGroup.make("preferencePage")
           "sends `subscribe` or `unsubscribe` with the tag's id (as does `action=subscribe&tag_id=…`), the others send " +
           "`action`: `unsubscribe_all`, `resubscribe` or `erase`. Answers 303 to the page again, or the page that says " +
           "the erasure is under way; a broken link gets a page that says so (401), a post from another site is refused " +
-          "(403), a subscription past the 200 tags a subscriber may carry gets a page that says so (409), and a form " +
+          `(403), a subscription past the ${MAX_TAGS_PER_SUBSCRIBER} tags a subscriber may carry gets a page that says so (409), and a form ` +
           "that is not one of these 400."
       }))
   )
