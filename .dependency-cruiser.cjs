@@ -88,11 +88,13 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
+    // The published build of @roster/domain; its sources are what the rules read.
+    exclude: { path: "^domain/dist/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: {
       exportsFields: ["exports"],
-      conditionNames: ["import", "require", "node", "default", "types"],
+      conditionNames: ["@roster/source", "import", "require", "node", "default", "types"],
       mainFields: ["module", "main", "types", "typings"]
     },
     reporterOptions: {

@@ -1,6 +1,14 @@
 import { defineConfig } from "vitest/config"
 
+/**
+ * Workspace packages resolve to their TypeScript sources (the `@roster/source` export condition),
+ * not to a build. Setting conditions replaces Vite's defaults, so those are listed after it.
+ */
+const sourceFirst = (defaults: ReadonlyArray<string>) => ["@roster/source", ...defaults]
+
 export default defineConfig({
+  resolve: { conditions: sourceFirst(["module", "browser", "development|production"]) },
+  ssr: { resolve: { conditions: sourceFirst(["module", "node", "development|production"]) } },
   test: {
     include: ["domain/**/*.test.ts", "application/**/*.test.ts", "adapters/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],

@@ -12,7 +12,7 @@ import {
 import { makeCustomerLiquid } from "../adapters/liquid/customer-liquid.mjs"
 
 /**
- * `npx tsx bench/templates.ts`: what rendering customer templates in threads costs. A campaign-like
+ * `npm run bench:templates`: what rendering customer templates in threads costs. A campaign-like
  * template is rendered for BENCH_TEMPLATE_RECIPIENTS (20000) recipients in batches of
  * BENCH_TEMPLATE_BATCH (100), as the worker does, and alone BENCH_TEMPLATE_SINGLES (2000) times one
  * after another, as previews and single sends do; each beside the same renders in this process

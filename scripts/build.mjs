@@ -68,6 +68,8 @@ export const buildRoster = async ({ force = false } = {}) => {
     platform: "node",
     format: "esm",
     target: "node20",
+    // Workspace packages are bundled from their sources (see domain/package.json's exports).
+    conditions: ["@roster/source"],
     sourcemap: "linked",
     external: ["@electric-sql/pglite", "redoc", "swagger-ui-dist", "piscina", "pg-native"],
     // Bundled CommonJS dependencies (pg, ioredis) call `require` for Node's own modules.
