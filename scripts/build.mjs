@@ -27,14 +27,14 @@ export const programPath = (program) => join(dist, `${program}.mjs`)
 const threadTasks = { "liquid-render-thread": "adapters/liquid/liquid-render-thread.mjs" }
 const sources = ["domain", "application", "adapters", "apps", "package-lock.json", "scripts/build.mjs"]
 
-/** The newest modification time under `path`, tests aside. */
+/** The newest modification time under `path`, tests and builds (domain/dist/, which `npm pack` writes) aside. */
 const newest = (path) => {
   const stats = statSync(path, { throwIfNoEntry: false })
   if (stats === undefined) return 0
   if (!stats.isDirectory()) return /\.test\.ts$/.test(path) ? 0 : stats.mtimeMs
   let latest = stats.mtimeMs
   for (const entry of readdirSync(path)) {
-    if (entry !== "node_modules") latest = Math.max(latest, newest(join(path, entry)))
+    if (entry !== "node_modules" && entry !== "dist") latest = Math.max(latest, newest(join(path, entry)))
   }
   return latest
 }
