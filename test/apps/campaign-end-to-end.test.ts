@@ -1,6 +1,6 @@
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { postgresForProcesses as postgres, redis } from "../support/servers.js"
+import { postgresForProcesses as postgres, redis, whenRunning } from "../support/servers.js"
 import { callApi, run, type Running, type RunningWorker, start, startWorker } from "../support/processes.js"
 import { type ResendApi, startResendApi } from "../support/resend-api.js"
 import { waitUntil } from "../support/webhook-receiver.js"
@@ -152,7 +152,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     }
   }, 60_000)
 
-  it.skipIf(!redis.available)("429s halve the pace every worker keeps to, and calls taken bring it back; each email once", async () => {
+  it.skipIf(!redis.available)(whenRunning(redis, "429s halve the pace every worker keeps to, and calls taken bring it back; each email once"), async () => {
     // The pace lives beside the workers' shared hold, in Redis: a database of this test's own.
     const shared = new URL(redis.url!)
     shared.pathname = "/13"
