@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { postgresForProcesses as postgres } from "../support/servers.js"
 import { callApi, freePort, run, type Running, type RunningWorker, start, startWorker } from "../support/processes.js"
@@ -23,7 +24,7 @@ interface Email {
   readonly status: string
   readonly provider_message_id: string | null
   readonly attempts: number
-  readonly history: ReadonlyArray<{ readonly type: string }>
+  readonly history: ReadonlyArray<{ readonly type: string; readonly at: string }>
 }
 
 type Answer = { readonly [field: string]: unknown } & { readonly id?: string; readonly key?: string; readonly email?: string }
@@ -151,6 +152,21 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     return counts
   }
 
+  /** Of these emails, those a worker holds, with when its lease on each runs out (ms). */
+  const leasesOf = async (ids: ReadonlyArray<string>): Promise<ReadonlyMap<string, number>> => {
+    const client = new pg.Client({ connectionString: env.DATABASE_URL })
+    await client.connect()
+    try {
+      const { rows } = await client.query<{ id: string; next_attempt_at: Date }>(
+        "SELECT id, next_attempt_at FROM messages WHERE id = ANY($1::uuid[]) AND lease_token IS NOT NULL",
+        [ids]
+      )
+      return new Map(rows.map((row) => [row.id, row.next_attempt_at.getTime()]))
+    } finally {
+      await client.end()
+    }
+  }
+
   beforeAll(async () => {
     resend = await startResendApi()
     env = { DATABASE_URL: await postgres.database("email"), RESEND_API_KEY: resend.apiKey, RESEND_BASE_URL: resend.url, EMAIL_PROVIDER_RATE: "50" }
@@ -199,13 +215,20 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
       expect(first.size).toBeGreaterThan(0)
       resend.dropHeld()
       const killedAt = Date.now()
+      // What A holds, with the end of its lease on each.
+      const heldByA = await leasesOf([...ids.values()])
+      expect(heldByA.size).toBeGreaterThan(0)
 
       workerB = await startWorker(leaseEnv)
       await waitUntil(async () => {
         const emails = await Promise.all([...ids.values()].map((id) => emailOf(api.url, key, id)))
         return emails.every((email) => email.status === "sent")
       }, "every email recorded as sent", 30_000)
-      expect(Date.now() - killedAt).toBeGreaterThanOrEqual(8_000)
+      // What A held was sent again only once A's lease on it had run out.
+      for (const [id, leasedUntil] of heldByA) {
+        const sent = (await emailOf(api.url, key, id)).history.find((event) => event.type === "sent")
+        expect(Date.parse(sent!.at), id).toBeGreaterThanOrEqual(leasedUntil)
+      }
 
       // Each address once: the batch went again under its own key, and Resend answered it from memory.
       const counts = acceptedTo("kill")
