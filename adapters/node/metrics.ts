@@ -54,6 +54,13 @@ export const workerBatches = new Counter({
   registers: [metricsRegistry]
 })
 
+export const workerWakeUps = new Counter({
+  name: "roster_worker_wake_ups_total",
+  help: "Pauses of a worker's jobs ended early because new work was signalled (rather than by the pause running out), by job.",
+  labelNames: ["job"] as const,
+  registers: [metricsRegistry]
+})
+
 export const workerClaims = new Counter({
   name: "roster_worker_claimed_items_total",
   help: "Items a worker's jobs claimed and handled (deliveries, emails, events, ...), by job.",

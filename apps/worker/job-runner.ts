@@ -1,6 +1,6 @@
 import { Cause, Duration, Effect, Layer, Schedule, type Scope } from "effect"
 
-import { workerBatches, workerClaims } from "../../adapters/node/index.js"
+import { workerBatches, workerClaims, workerWakeUps } from "../../adapters/node/index.js"
 
 export { makeWakeUp, type WakeUp } from "../../adapters/in-process/index.js"
 
@@ -35,10 +35,15 @@ const afterFailure = Schedule.exponential(Duration.seconds(1)).pipe(
   Schedule.union(Schedule.spaced(Duration.minutes(1)))
 )
 
-/** The pause after the `emptyRuns`-th batch in a row that found nothing (0 when the last found some). */
+/**
+ * The pause after the `emptyRuns`-th batch in a row that found nothing (0 when the last found some).
+ * A pause ended by `wake` is counted (`roster_worker_wake_ups_total`).
+ */
 const pause = (job: Job, emptyRuns: number): Effect.Effect<void> => {
   const ms = Math.min(job.idleMs * 2 ** Math.max(0, emptyRuns - 1), Math.max(job.maxIdleMs ?? job.idleMs, job.idleMs))
-  return job.wake === undefined ? Effect.sleep(ms) : Effect.raceFirst(Effect.sleep(ms), job.wake)
+  if (job.wake === undefined) return Effect.sleep(ms)
+  const woken = Effect.zipRight(job.wake, Effect.sync(() => void workerWakeUps.inc({ job: job.name })))
+  return Effect.raceFirst(Effect.sleep(ms), woken)
 }
 
 /** One lane of a job: batch after batch, pausing when there was little to do. */

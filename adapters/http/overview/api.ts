@@ -3,6 +3,7 @@ import { makeAuthGroup } from "../shared/auth-group.js"
 import { errorCodes } from "../shared/error-catalog.js"
 import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
 import { ProbesGroup } from "../shared/probes.js"
+import { ServiceIndexGroup } from "../shared/service-index.js"
 import { makeProviderEventsGroup } from "../shared/provider-events.js"
 import { makePaymentEventsGroup } from "../shared/payment-events.js"
 import { PreferencePageGroup } from "../shared/preference-page.js"
@@ -71,6 +72,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(makeProviderEventsGroup(envelopes))
   .add(makePaymentEventsGroup(envelopes))
   .add(ProbesGroup)
+  .add(ServiceIndexGroup)
   .add(makeErrorDocsGroup(envelopes, { codeIn: "as `error.code` carries it", errorBodies: "error envelopes" }))
   // Any route may answer any error: this form documents them all on every operation.
   .pipe(envelopes.api(...errorCodes))

@@ -7,6 +7,7 @@ import { DocsLive } from "../shared/docs.js"
 import { MetricsLive } from "../shared/metrics-endpoint.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
+import { makeServiceIndexHandlersLive } from "../shared/service-index.js"
 import { makeProviderEventsHandlersLive } from "../shared/provider-events.js"
 import { makePaymentEventsHandlersLive } from "../shared/payment-events.js"
 import { makePreferencePageHandlersLive } from "../shared/preference-page.js"
@@ -66,6 +67,7 @@ export const OverviewApiLive = Layer.mergeAll(
     makeProviderEventsHandlersLive(OverviewApi),
     makePaymentEventsHandlersLive(OverviewApi),
     makeProbesHandlersLive(OverviewApi),
+    makeServiceIndexHandlersLive(OverviewApi, "/v1"),
     makeErrorDocsHandlersLive(OverviewApi)
   ]),
   Layer.provide([OverviewAuthenticationLive, OverviewSessionAuthenticationLive, EnvelopeRendererLive]),

@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { makeAuthGroup } from "../shared/auth-group.js"
 import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
 import { ProbesGroup } from "../shared/probes.js"
+import { ServiceIndexGroup } from "../shared/service-index.js"
 import { makeProviderEventsGroup } from "../shared/provider-events.js"
 import { makePaymentEventsGroup } from "../shared/payment-events.js"
 import { PreferencePageGroup } from "../shared/preference-page.js"
@@ -76,6 +77,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(makeProviderEventsGroup(problems))
   .add(makePaymentEventsGroup(problems))
   .add(ProbesGroup)
+  .add(ServiceIndexGroup)
   .add(ErrorDocsGroup)
   .pipe(problems.api("internal_error"))
   // The answers to requests that reach no operation, declared under `components.responses`.

@@ -8,6 +8,7 @@ import { DocsLive } from "../shared/docs.js"
 import { MetricsLive } from "../shared/metrics-endpoint.js"
 import { makeErrorDocsHandlersLive } from "../shared/error-docs-handlers.js"
 import { makeProbesHandlersLive } from "../shared/probes-handlers.js"
+import { makeServiceIndexHandlersLive } from "../shared/service-index.js"
 import { makeProviderEventsHandlersLive } from "../shared/provider-events.js"
 import { makePaymentEventsHandlersLive } from "../shared/payment-events.js"
 import { makePreferencePageHandlersLive } from "../shared/preference-page.js"
@@ -62,6 +63,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     makeProviderEventsHandlersLive(ReferenceApi),
     makePaymentEventsHandlersLive(ReferenceApi),
     makeProbesHandlersLive(ReferenceApi),
+    makeServiceIndexHandlersLive(ReferenceApi, "/api/v1"),
     makeErrorDocsHandlersLive(ReferenceApi)
   ]),
   Layer.provide([AuthenticationLive, SessionAuthenticationLive, ProblemRendererLive]),

@@ -8,7 +8,9 @@ import type { KnownRoute } from "./route-table.js"
  * The machine-readable description and the two renderings of it, all from this server: the
  * OpenAPI document at `/openapi.json`, Swagger UI at `/docs` and Redoc at `/redoc`. Each
  * rendering is a small page of ours that loads the renderer's script (and Swagger UI's
- * stylesheet) from the installed package's files, served under the page's path.
+ * stylesheet) from the installed package's files, served under the page's path. Nothing is
+ * fetched from elsewhere: Swagger UI's online validator is off, and Redoc's bundle is served
+ * without the Redocly logo it would load from Redocly's CDN.
  */
 
 const OPENAPI_PATH = "/openapi.json"
@@ -35,12 +37,13 @@ const CSS = "text/css; charset=utf-8"
  * read on first use and kept: the renderers' files run to megabytes that most processes never
  * serve. The file is located when the routes are set up, so a missing package stops the start.
  */
-const packageFile = (specifier: string, contentType: string) =>
+const packageFile = (specifier: string, contentType: string, edit?: (text: string) => string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = createRequire(import.meta.url).resolve(specifier)
     return yield* Effect.cached(
       fs.readFile(path).pipe(
+        Effect.map((bytes) => edit === undefined ? bytes : new TextEncoder().encode(edit(new TextDecoder().decode(bytes)))),
         Effect.map((bytes) =>
           HttpServerResponse.uint8Array(bytes, { contentType, headers: { "cache-control": "public, max-age=86400" } })
         ),
@@ -49,7 +52,10 @@ const packageFile = (specifier: string, contentType: string) =>
     )
   })
 
-/** A documentation page of ours: `head` after the page's title, `body` as it is. */
+/**
+ * A documentation page of ours: `head` after the page's title, `body` as it is. The empty icon
+ * keeps the browser from asking for `/favicon.ico`, which the service does not serve.
+ */
 const referencePage = (head: string, body: string) =>
   HttpServerResponse.html(`<!DOCTYPE html>
 <html lang="en">
@@ -57,6 +63,7 @@ const referencePage = (head: string, body: string) =>
   <meta charset="utf-8" />
   <meta name="viewport" content="width=device-width, initial-scale=1" />
   <title>Roster API reference</title>
+  <link rel="icon" href="data:," />
   ${head}
 </head>
 <body>
@@ -70,7 +77,7 @@ const swaggerPage = referencePage(
   `<div id="swagger-ui"></div>
   <script src="${SWAGGER_BUNDLE_PATH}"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: "${OPENAPI_PATH}", dom_id: "#swagger-ui" })
+    window.ui = SwaggerUIBundle({ url: "${OPENAPI_PATH}", dom_id: "#swagger-ui", validatorUrl: null })
   </script>`
 )
 
@@ -90,9 +97,20 @@ const redocPage = referencePage(
   <script src="${REDOC_BUNDLE_PATH}"></script>`
 )
 
+/**
+ * Redoc's side menu ends with a link to Redocly whose logo is an image on Redocly's CDN; the
+ * bundle is served with that image taken out (the link stays, as text). test/browser/api-docs.test.ts
+ * checks that the page asks nothing of another origin, so a Redoc that loads it otherwise is noticed.
+ */
+const withoutRemoteLogo = (bundle: string) =>
+  bundle.replace(
+    /[\w$]+\.createElement\("img",\{alt:"redocly logo",onError:\(\)=>[\w$]+\(!1\),src:"https:\/\/cdn\.redoc\.ly\/[^"]*"\}\)/g,
+    "null"
+  )
+
 const RedocLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const bundle = yield* packageFile("redoc/bundles/redoc.standalone.js", JAVASCRIPT)
+    const bundle = yield* packageFile("redoc/bundles/redoc.standalone.js", JAVASCRIPT, withoutRemoteLogo)
     yield* router.get(REDOC_PATH, Effect.succeed(redocPage))
     yield* router.get(REDOC_BUNDLE_PATH, bundle)
   })

@@ -14,7 +14,7 @@ import {
   startHttpServer,
   type TestHttpServer
 } from "../../support/http-server.js"
-import { redis } from "../../support/servers.js"
+import { redis, whenRunning } from "../../support/servers.js"
 import { expectProblem, freshEmail } from "../helpers.js"
 
 /**
@@ -352,7 +352,7 @@ describe("organizations with a rate limit, on the direct lane as on the HttpApi"
     await pastTheLimit([lane, api], true)
   })
 
-  it.skipIf(!redis.available)("are counted in Redis alike", async () => {
+  it.skipIf(!redis.available)(whenRunning(redis, "are counted in Redis alike"), async () => {
     const redisLimiter = RedisRateLimiterLive.pipe(
       Layer.provide(makeRedisClient(Redacted.make(redis.url ?? ""), { keyPrefix: `${redis.prefix}lane:${randomUUID()}:` }))
     )

@@ -128,7 +128,7 @@ describe("400 validation_error", () => {
 })
 
 describe("unknown routes and methods", () => {
-  for (const path of ["/", "/api/v1/nothing", "/api/v2/subscribers", "/api/v1/subscribers/a/b/c/d"]) {
+  for (const path of ["/nothing", "/api/v1/nothing", "/api/v2/subscribers", "/api/v1/subscribers/a/b/c/d"]) {
     it(`GET ${path} answers 404 not_found`, async () => {
       const answer = await call(server, "GET", path, { key })
       expectProblem(answer, "not_found", path)

@@ -1,0 +1,112 @@
+/**
+ * The API's documentation pages, `/docs` (Swagger UI) and `/redoc`, opened in Chromium through the
+ * real server of each deployment (the reference and the overview wire form): every request the
+ * pages make goes to the server's own origin (no CDN, no font or logo from elsewhere, no online
+ * validator), they render the running form's operations, and the console shows no error.
+ */
+import { type Browser, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { chromiumArgs, chromiumAvailable, chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { startHttpServer, type TestHttpServer } from "../support/http-server.js"
+
+type FormName = "reference" | "overview"
+const deployments: ReadonlyArray<{ readonly form: FormName; readonly api: string }> = [
+  { form: "reference", api: "/api/v1" },
+  { form: "overview", api: "/v1" }
+]
+
+let servers: Partial<Record<FormName, TestHttpServer>> = {}
+let browser: Browser
+
+beforeAll(async () => {
+  if (!chromiumAvailable) return
+  const [reference, overview] = await Promise.all([startHttpServer(), startHttpServer({ form: "overview" })])
+  servers = { reference: reference!, overview: overview! }
+  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs })
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await Promise.all(Object.values(servers).map((server) => server.close()))
+})
+
+interface Visit {
+  /** Every URL the page asked for, the page itself included. */
+  readonly requests: ReadonlyArray<string>
+  /** Console errors and uncaught exceptions. */
+  readonly errors: ReadonlyArray<string>
+  /** Requests that failed or were answered 400 or above. */
+  readonly failures: ReadonlyArray<string>
+}
+
+/** Opens `url`, lets `rendered` wait for the page's content, and says what the page asked for and what went wrong. */
+const visit = async (url: string, rendered: (page: Page) => Promise<void>): Promise<Visit> => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  const requests: Array<string> = []
+  const errors: Array<string> = []
+  const failures: Array<string> = []
+  try {
+    const page = await context.newPage()
+    page.on("request", (request) => void requests.push(request.url()))
+    page.on("requestfailed", (request) => void failures.push(`${request.url()}: ${request.failure()?.errorText}`))
+    page.on("response", (response) => {
+      if (response.status() >= 400) failures.push(`${response.url()}: ${response.status()}`)
+    })
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text())
+    })
+    page.on("pageerror", (error) => void errors.push(String(error)))
+    await page.goto(url, { waitUntil: "load" })
+    await rendered(page)
+    // Whatever the renderer fetches once it has drawn (images, fonts) has been asked for by now.
+    await page.waitForLoadState("networkidle")
+    return { requests, errors, failures }
+  } finally {
+    await context.close()
+  }
+}
+
+const elsewhere = (visit: Visit, origin: string) => visit.requests.filter((url) => !url.startsWith("data:") && new URL(url).origin !== origin)
+
+describe(chromiumSuite(`the API's documentation pages in Chromium (${chromiumPath})`), () => {
+  for (const { form, api } of deployments) {
+    describe(`the ${form} form`, () => {
+      it("/docs renders the form's operations from this server alone, without console errors", async () => {
+        const server = servers[form]!
+        const seen = await visit(`${server.baseUrl}/docs`, async (page) => {
+          await page.locator(".opblock").first().waitFor({ state: "visible", timeout: 30_000 })
+        })
+        expect(elsewhere(seen, server.baseUrl)).toEqual([])
+        expect(seen.requests).toContain(`${server.baseUrl}/openapi.json`)
+        expect(seen.errors).toEqual([])
+        expect(seen.failures).toEqual([])
+      }, 60_000)
+
+      it("/docs lists the form's own paths", async () => {
+        const server = servers[form]!
+        const context = await browser.newContext()
+        try {
+          const page = await context.newPage()
+          await page.goto(`${server.baseUrl}/docs`)
+          await page.locator(".opblock").first().waitFor({ state: "visible", timeout: 30_000 })
+          const paths = await page.locator(".opblock-summary-path").allInnerTexts()
+          expect(paths.some((path) => path.replace(/\u200b/g, "").startsWith(`${api}/subscribers`))).toBe(true)
+        } finally {
+          await context.close()
+        }
+      }, 60_000)
+
+      it("/redoc renders the document from this server alone, without console errors", async () => {
+        const server = servers[form]!
+        const seen = await visit(`${server.baseUrl}/redoc`, async (page) => {
+          await page.locator("h1", { hasText: "Roster API" }).first().waitFor({ state: "visible", timeout: 30_000 })
+          await page.getByText(`${api}/subscribers`, { exact: false }).first().waitFor({ state: "attached", timeout: 30_000 })
+        })
+        expect(elsewhere(seen, server.baseUrl)).toEqual([])
+        expect(seen.requests).toContain(`${server.baseUrl}/openapi.json`)
+        expect(seen.errors).toEqual([])
+        expect(seen.failures).toEqual([])
+      }, 60_000)
+    })
+  }
+})
