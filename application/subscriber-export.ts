@@ -44,7 +44,7 @@ export class SubscriberExports extends Effect.Service<SubscriberExports>()("rost
           const last = rows[rows.length - 1]
           const next = rows.length < pageSize || last === undefined
             ? Option.none<KeysetPosition | undefined>()
-            : Option.some({ value: last.createdAt.toISOString(), id: last.id })
+            : Option.some({ value: last.createdAt, id: last.id })
           return [rows, next] as const
         })
       return {

@@ -4,7 +4,7 @@ import { type ImportBatchReport, Organizations, SubscriberExports, SubscriberImp
 import { type RowProblem, SubscriberStatus } from "@roster/domain"
 import { Console, Effect, Option, Stream } from "effect"
 import { closeSync, createReadStream, openSync, statSync, writeSync } from "node:fs"
-import { csvLines, subscriberColumns, subscriberRow, writeOut } from "./csv.js"
+import { csvLines, makeSubscriberLines, subscriberColumns, writeOut } from "./csv.js"
 import { makeImportProgress } from "./import-progress.js"
 import { CliInputError, optional, optionErrors, parseChoice } from "./input.js"
 import { printJson } from "./print.js"
@@ -32,8 +32,8 @@ const exportCommand = Command.make(
           tagName: Option.getOrUndefined(args.tag)
         })
         yield* writeOut(csvLines([subscriberColumns(exported.metadataKeys)]))
-        return yield* Stream.runFoldEffect(exported.pages, 0, (written, page) =>
-          Effect.as(writeOut(csvLines(page.map((subscriber) => subscriberRow(subscriber, exported.metadataKeys)))), written + page.length))
+        const lines = makeSubscriberLines(exported.metadataKeys)
+        return yield* Stream.runFoldEffect(exported.pages, 0, (written, page) => Effect.as(writeOut(lines(page)), written + page.length))
       })).pipe(Effect.mapError(optionErrors({ tag: "--tag" })))
       yield* Console.error(`exported ${count} subscribers`)
     })
