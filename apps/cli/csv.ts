@@ -19,8 +19,11 @@ export const subscriberColumns = (metadataKeys: ReadonlyArray<string>): Readonly
   ...metadataKeys.map((key) => `metadata.${key}`)
 ]
 
-/** What makes a cell need quotes: a quote, the delimiter, or a line break. */
-const needsQuotes = /[",\r\n]/
+/**
+ * What makes a cell need quotes: a quote, the delimiter, or the record delimiter `\r\n`. As with
+ * csv-stringify given a record delimiter, a lone `\n` or `\r` is written as it is, unquoted.
+ */
+const needsQuotes = /[",]|\r\n/
 const quoteMark = /"/g
 
 /** One cell as written: neutralised, then quoted (its quotes doubled) when it must be. */
