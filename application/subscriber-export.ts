@@ -9,9 +9,11 @@ export interface SubscriberExportRequest {
   readonly tagName?: string | undefined
 }
 
-/** What an export holds: the metadata keys its rows use, and the rows, a page at a time. */
+/** What an export holds: the metadata keys its rows use, how many rows, and the rows, a page at a time. */
 export interface SubscriberExport {
   readonly metadataKeys: ReadonlyArray<string>
+  /** The subscribers that match, counted as the export opens (those added meanwhile come on top). */
+  readonly subscriberCount: number
   /** Pages of subscribers with their tags, oldest first; each is read when the one before was taken. */
   readonly pages: Stream.Stream<ReadonlyArray<ExportedSubscriber>>
 }
@@ -44,11 +46,16 @@ export class SubscriberExports extends Effect.Service<SubscriberExports>()("rost
           const last = rows[rows.length - 1]
           const next = rows.length < pageSize || last === undefined
             ? Option.none<KeysetPosition | undefined>()
-            : Option.some({ value: last.createdAt.toISOString(), id: last.id })
+            : Option.some({ value: last.createdAt, id: last.id })
           return [rows, next] as const
         })
+      const [metadataKeys, subscriberCount] = yield* Effect.all([
+        subscribers.metadataKeys(organizationId, filter),
+        subscribers.count(organizationId, filter)
+      ], { concurrency: 2 })
       return {
-        metadataKeys: yield* subscribers.metadataKeys(organizationId, filter),
+        metadataKeys,
+        subscriberCount,
         pages: Stream.paginateEffect<KeysetPosition | undefined, ReadonlyArray<ExportedSubscriber>, never, never>(undefined, page).pipe(
           Stream.filter((items) => items.length > 0),
           // The next page is read while this one is written out.

@@ -157,7 +157,7 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
               status: s.status,
               tagNames: tagSubscriptionsOf(t, s.id).map(({ tag }) => tag.name),
               metadata: s.metadata,
-              createdAt: s.createdAt
+              createdAt: s.createdAt.toISOString()
             }))
         }),
       metadataKeys: (organizationId, filter) =>

@@ -209,15 +209,25 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
           // Read as the database hands them over: these rows go straight out to a file.
           Effect.map(([rows, tags]) => {
             const names = new Map(tags.map((tag) => [tag.id, tag.name] as const))
+            // One list of names for each set of tags on the page, shared by the subscribers who have it.
+            const lists = new Map<string, ReadonlyArray<string>>([["", []]])
+            const tagNamesOf = (ids: string) => {
+              let list = lists.get(ids)
+              if (list === undefined) {
+                list = ids.split(" ").flatMap((id) => names.get(id) ?? [])
+                lists.set(ids, list)
+              }
+              return list
+            }
             return rows.map((row): ExportedSubscriber => ({
               id: row.id as SubscriberId,
               email: row.email as string,
               firstName: row.first_name as string | null,
               lastName: row.last_name as string | null,
               status: row.status as ExportedSubscriber["status"],
-              tagNames: row.tag_ids === "" ? [] : (row.tag_ids as string).split(" ").flatMap((id) => names.get(id) ?? []),
+              tagNames: tagNamesOf(row.tag_ids as string),
               metadata: row.metadata as Record<string, unknown>,
-              createdAt: new Date(row.created_at as string)
+              createdAt: row.created_at as string
             }))
           }),
           Effect.orDie

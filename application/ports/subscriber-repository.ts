@@ -74,10 +74,11 @@ export interface ExportedSubscriber {
   readonly firstName: string | null
   readonly lastName: string | null
   readonly status: SubscriberStatus
-  /** Their tags' names, oldest attachment first. */
+  /** Their tags' names, oldest attachment first; subscribers of a page with the same tags may share one list. */
   readonly tagNames: ReadonlyArray<string>
   readonly metadata: Readonly<Record<string, unknown>>
-  readonly createdAt: Date
+  /** When they were created, as ISO 8601 text to the millisecond in UTC (`2026-01-31T09:15:00.000Z`). */
+  readonly createdAt: string
 }
 
 export class SubscriberRepository extends Context.Tag("roster/SubscriberRepository")<SubscriberRepository, {

@@ -1,9 +1,13 @@
 import type { ExportedSubscriber } from "@roster/application"
 import { neutralisedCell } from "@roster/domain"
-import { stringify } from "csv-stringify/sync"
 import { Data, Effect } from "effect"
 
-/** Subscribers as CSV rows, as spreadsheets open them. */
+/**
+ * Subscribers as CSV rows, as spreadsheets open them: RFC 4180 quoting, each line ending in
+ * `\r\n`, every cell a spreadsheet would run as a formula neutralised. The text is what
+ * csv-stringify writes with `record_delimiter: "windows"` (test/apps/cli-csv.test.ts holds the two
+ * side by side), built here without its per-cell machinery: an export writes millions of cells.
+ */
 
 export const subscriberColumns = (metadataKeys: ReadonlyArray<string>): ReadonlyArray<string> => [
   "email",
@@ -15,10 +19,34 @@ export const subscriberColumns = (metadataKeys: ReadonlyArray<string>): Readonly
   ...metadataKeys.map((key) => `metadata.${key}`)
 ]
 
+/**
+ * What makes a cell need quotes: a quote, the delimiter, or the record delimiter `\r\n`. As with
+ * csv-stringify given a record delimiter, a lone `\n` or `\r` is written as it is, unquoted.
+ */
+const needsQuotes = /[",]|\r\n/
+const quoteMark = /"/g
+
+/** One cell as written: neutralised, then quoted (its quotes doubled) when it must be. */
+export const csvCell = (cell: string): string => {
+  const text = neutralisedCell(cell)
+  return needsQuotes.test(text) ? `"${text.replace(quoteMark, '""')}"` : text
+}
+
+/** Rows as CSV text, each line ending in `\r\n`: what the CLI writes for a spreadsheet (an export, a problem file). */
+export const csvLines = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  let text = ""
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) text += i === 0 ? csvCell(row[i]!) : `,${csvCell(row[i]!)}`
+    text += "\r\n"
+  }
+  return text
+}
+
 /** A metadata value as text: strings as they are, anything else as JSON; empty when absent. */
 const metadataCell = (value: unknown): string =>
   value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value)
 
+/** A subscriber's cells, in the order of `subscriberColumns`, before they are written. */
 export const subscriberRow = (subscriber: ExportedSubscriber, metadataKeys: ReadonlyArray<string>): ReadonlyArray<string> =>
   [
     subscriber.email,
@@ -26,17 +54,56 @@ export const subscriberRow = (subscriber: ExportedSubscriber, metadataKeys: Read
     subscriber.lastName ?? "",
     subscriber.status,
     subscriber.tagNames.join(", "),
-    subscriber.createdAt.toISOString(),
+    subscriber.createdAt,
     ...metadataKeys.map((key) => metadataCell(subscriber.metadata[key]))
   ]
 
 /**
- * Rows as CSV text (RFC 4180 quoting), each line ending in `\r\n`, every cell a spreadsheet would
- * run as a formula neutralised: what the CLI writes for a spreadsheet (an export, a problem file)
- * goes through here.
+ * Writes subscribers as CSV lines, the same text as `csvLines` of their `subscriberRow`s, a page at
+ * a time. Cells that repeat from row to row (a status, a creation time shared by an import's rows,
+ * a list of tags that subscribers share) are written once and then reused.
  */
-export const csvLines = (rows: ReadonlyArray<ReadonlyArray<string>>): string =>
-  stringify(rows.map((row) => row.map(neutralisedCell)), { record_delimiter: "windows" })
+export const makeSubscriberLines = (metadataKeys: ReadonlyArray<string>) => {
+  const statuses = new Map<string, string>()
+  // Keyed by the list itself: a store hands the same list to subscribers with the same tags.
+  const tagCells = new WeakMap<ReadonlyArray<string>, string>()
+  let lastCreatedAt = ""
+  let lastCreatedAtCell = ""
+  const tagsCell = (names: ReadonlyArray<string>) => {
+    if (names.length === 0) return ""
+    let cell = tagCells.get(names)
+    if (cell === undefined) {
+      cell = csvCell(names.join(", "))
+      tagCells.set(names, cell)
+    }
+    return cell
+  }
+  return (page: ReadonlyArray<ExportedSubscriber>): string => {
+    let text = ""
+    for (const subscriber of page) {
+      let status = statuses.get(subscriber.status)
+      if (status === undefined) {
+        status = csvCell(subscriber.status)
+        statuses.set(subscriber.status, status)
+      }
+      if (subscriber.createdAt !== lastCreatedAt) {
+        lastCreatedAt = subscriber.createdAt
+        lastCreatedAtCell = csvCell(lastCreatedAt)
+      }
+      text += csvCell(subscriber.email) + "," +
+        (subscriber.firstName === null ? "" : csvCell(subscriber.firstName)) + "," +
+        (subscriber.lastName === null ? "" : csvCell(subscriber.lastName)) + "," +
+        status + "," + tagsCell(subscriber.tagNames) + "," + lastCreatedAtCell
+      const metadata = subscriber.metadata
+      for (const key of metadataKeys) {
+        const value = metadata[key]
+        text += value === undefined || value === null ? "," : "," + csvCell(typeof value === "string" ? value : JSON.stringify(value))
+      }
+      text += "\r\n"
+    }
+    return text
+  }
+}
 
 /** stdout was closed before everything was written (a reader such as `head` stopped reading). */
 export class OutputClosed extends Data.TaggedError("OutputClosed")<{ readonly message: string }> {}

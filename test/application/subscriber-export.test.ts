@@ -21,17 +21,21 @@ describe("exporting subscribers", () => {
       const exports = yield* SubscriberExports
       const all = yield* exports.open(organization.id, {}, 2)
       expect(all.metadataKeys).toStrictEqual(["city", "plan"])
+      expect(all.subscriberCount).toBe(5)
       const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(all.pages))
       expect(pages.map((page) => page.length)).toStrictEqual([2, 2, 1])
       expect(pages.flat().map((v) => v.email)).toStrictEqual(["r1", "r2", "r3", "r4", "r5"].map((r) => `${r}@example.com`))
       expect(pages.flat()[1]!.tagNames).toStrictEqual(["Even"])
+      expect(pages.flat()[0]!.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
 
       const even = yield* exports.open(organization.id, { tagName: "EVEN" }, 2)
       expect(even.metadataKeys).toStrictEqual(["city"])
+      expect(even.subscriberCount).toBe(2)
       const evenRows = Chunk.toReadonlyArray(yield* Stream.runCollect(even.pages)).flat()
       expect(evenRows.map((v) => v.email)).toStrictEqual(["r2@example.com", "r4@example.com"])
 
       const none = yield* exports.open(organization.id, { status: "bounced" }, 2)
+      expect(none.subscriberCount).toBe(0)
       expect(Chunk.size(yield* Stream.runCollect(none.pages))).toBe(0)
       expect(yield* Effect.flip(exports.open(organization.id, { tagName: "Odd" })))
         .toMatchObject({ _tag: "InvalidInput", field: "tag", problem: "no tag named 'Odd' in this organization" })
