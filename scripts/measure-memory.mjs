@@ -4,7 +4,9 @@
  * `node scripts/measure-memory.mjs [embedded|postgres|all]`: the resident memory of the programs as
  * `npm start`, `npm run api` and `npm run worker` run them (the node flags of their package.json
  * scripts), read from /proc/PID/status (Linux only): the peak (VmHWM) from start until ready and
- * ten seconds beyond, and the steady size (VmRSS) at the end.
+ * ten seconds beyond, the steady size (VmRSS) at the end, and the most the process and the
+ * processes it started held together (sampled every 100 to 250 ms, so a short peak of a child may
+ * be missed).
  *
  * - embedded: `npm start` twice on a fresh DATA_DIR: the first start (which creates the embedded
  *   database) and a later one.
@@ -16,7 +18,7 @@
  */
 import { spawn, spawnSync } from "node:child_process"
 import { createServer } from "node:net"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -44,6 +46,22 @@ const status = (pid) => {
     return undefined
   }
 }
+
+/** The process and every process under it. */
+const tree = (pid) => {
+  const children = []
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      children.push(...readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter((s) => s !== "").map(Number))
+    }
+  } catch {
+    // Gone meanwhile.
+  }
+  return [pid, ...children.flatMap(tree)]
+}
+
+/** The resident memory of a process and of every process under it, together, in kB. */
+const treeRss = (pid) => tree(pid).reduce((sum, p) => sum + (status(p)?.rss ?? 0), 0)
 
 /** A port no one listens on now. */
 const freePort = () =>
@@ -74,12 +92,17 @@ const measure = async (label, script, env, ready) => {
   let exited = false
   child.on("exit", () => exited = true)
   let last
+  let treePeak = 0
+  const sample = () => {
+    last = status(child.pid) ?? last
+    treePeak = Math.max(treePeak, treeRss(child.pid))
+  }
   let readyMs
   try {
     while (readyMs === undefined) {
       if (exited) throw new Error(`${label} exited before it was ready:\n${output}`)
       if (Date.now() - startedAt > READY_TIMEOUT_MS) throw new Error(`${label} was not ready in ${READY_TIMEOUT_MS} ms:\n${output}`)
-      last = status(child.pid) ?? last
+      sample()
       if (/^built dist\//m.test(output)) throw new Error(`${label} built dist/ itself: a source changed while measuring`)
       if (await ready()) readyMs = Date.now() - startedAt
       else await sleep(100)
@@ -87,7 +110,7 @@ const measure = async (label, script, env, ready) => {
     const settleUntil = Date.now() + SETTLE_MS
     while (Date.now() < settleUntil) {
       if (exited) throw new Error(`${label} exited while it settled:\n${output}`)
-      last = status(child.pid) ?? last
+      sample()
       await sleep(250)
     }
   } finally {
@@ -95,8 +118,12 @@ const measure = async (label, script, env, ready) => {
     await new Promise((resolve) => exited ? resolve() : child.on("exit", resolve))
   }
   const mb = (kb) => Math.round(kb / 1024)
-  const figures = { label, peakMb: mb(last.hwm), steadyMb: mb(last.rss), readyMs }
-  console.log(`${label.padEnd(34)} peak (VmHWM) ${String(figures.peakMb).padStart(5)} MB   steady (VmRSS) ${String(figures.steadyMb).padStart(5)} MB   ready in ${(readyMs / 1000).toFixed(1)} s`)
+  const figures = { label, peakMb: mb(last.hwm), steadyMb: mb(last.rss), treePeakMb: mb(treePeak), readyMs }
+  console.log(
+    `${label.padEnd(34)} peak (VmHWM) ${String(figures.peakMb).padStart(5)} MB   steady (VmRSS) ` +
+      `${String(figures.steadyMb).padStart(5)} MB   with its child processes at most ${String(figures.treePeakMb).padStart(5)} MB   ` +
+      `ready in ${(readyMs / 1000).toFixed(1)} s`
+  )
   return figures
 }
 
