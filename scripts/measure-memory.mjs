@@ -61,7 +61,12 @@ const tree = (pid) => {
 }
 
 /** The resident memory of a process and of every process under it, together, in kB. */
-const treeRss = (pid) => tree(pid).reduce((sum, p) => sum + (status(p)?.rss ?? 0), 0)
+const treeRss = (pid) =>
+  tree(pid).reduce((sum, p) => {
+    // A process that has exited but not been waited for has no VmRSS.
+    const rss = status(p)?.rss
+    return sum + (Number.isFinite(rss) ? rss : 0)
+  }, 0)
 
 /** A port no one listens on now. */
 const freePort = () =>
