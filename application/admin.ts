@@ -21,7 +21,8 @@ import type { Principal } from "./support/principal.js"
 import { requireFound } from "./support/ownership.js"
 import { PrincipalCache } from "./support/principal-cache.js"
 import { changeOrganization, type OrganizationChanges } from "./support/organization-changes.js"
-import type { OrganizationOverview } from "./organizations.js"
+import { overviewOf } from "./organizations.js"
+import { Limits } from "./support/limits.js"
 
 export type { OrganizationChanges } from "./support/organization-changes.js"
 
@@ -54,6 +55,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     const users = yield* UserRepository
     const memberships = yield* MembershipRepository
     const unitOfWork = yield* UnitOfWork
+    const limits = yield* Limits
     const principals = yield* PrincipalCache
 
     const authorize = (principal: Principal) =>
@@ -86,7 +88,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       const page = cutPage(rows, request.limit, SORT, ORDER, createdAt)
       const counts = yield* memberships.countMembers(page.items.map((o) => o.id))
       return {
-        items: page.items.map((organization): OrganizationOverview => ({ organization, memberCount: counts.get(organization.id) ?? 0 })),
+        items: page.items.map((organization) => overviewOf(limits, organization, counts.get(organization.id) ?? 0)),
         total,
         nextCursor: page.nextCursor
       }
@@ -100,7 +102,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
         concurrency: 2
       })
       const counts = yield* memberships.countMembers(rows.map((o) => o.id))
-      const items = rows.map((organization): OrganizationOverview => ({ organization, memberCount: counts.get(organization.id) ?? 0 }))
+      const items = rows.map((organization) => overviewOf(limits, organization, counts.get(organization.id) ?? 0))
       return numberedPage(items, total, request)
     })
 
@@ -108,7 +110,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       yield* authorize(principal)
       const organization = yield* organizationById(id)
       const counts = yield* memberships.countMembers([id])
-      return { organization, memberCount: counts.get(id) ?? 0 } satisfies OrganizationOverview
+      return overviewOf(limits, organization, counts.get(id) ?? 0)
     })
 
     /** Renames, moves between tiers, grants or takes the platform-admin flag, suspends or lifts a suspension. */
@@ -122,7 +124,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
           const organization = yield* changeOrganization(current, changes, yield* now)
           yield* organizations.update(organization)
           const counts = yield* memberships.countMembers([id])
-          return { organization, memberCount: counts.get(id) ?? 0 } satisfies OrganizationOverview
+          return overviewOf(limits, organization, counts.get(id) ?? 0)
         })), () => principals.invalidate)
       }
     )

@@ -19,6 +19,7 @@ import { Secrets } from "./ports/secrets.js"
 import { requireFound, requireOwned } from "./support/ownership.js"
 import { PrincipalCache } from "./support/principal-cache.js"
 import { authorize, type Principal, Unauthenticated } from "./support/principal.js"
+import { Limits } from "./support/limits.js"
 
 export interface NewApiKey {
   readonly organizationId: OrganizationId
@@ -42,6 +43,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
     const secrets = yield* Secrets
     const ids = yield* Ids
     const principals = yield* PrincipalCache
+    const limits = yield* Limits
 
     /** A fresh key; random bytes are drawn until they give enough base62 characters. */
     const generate = (environment: ApiKeyEnvironment): Effect.Effect<string> =>
@@ -98,7 +100,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
           id: organization.id,
           tier: organization.tier,
           isPlatformAdmin: organization.isPlatformAdmin,
-          requestsPerMinute: organization.requestsPerMinute
+          requestsPerMinute: limits.requestsPerMinute(organization.tier, organization.customRateLimit)
         },
         scopes: apiKey.scopes,
         credential: { kind: "api_key", id: apiKey.id, environment: apiKey.environment }

@@ -34,6 +34,7 @@ import { SessionRepository } from "./ports/session-repository.js"
 import { TokenSigner } from "./ports/token-signer.js"
 import { UserRepository } from "./ports/user-repository.js"
 import { type Principal, Unauthenticated } from "./support/principal.js"
+import { Limits } from "./support/limits.js"
 
 /** Too many sign-in links asked for; try again after `retryAfterSeconds`. */
 export class SignInRateLimited extends Schema.TaggedError<SignInRateLimited>()("SignInRateLimited", {
@@ -87,6 +88,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
     const mail = yield* AuthMail
     const secrets = yield* Secrets
     const ids = yield* Ids
+    const limits = yield* Limits
 
     const limited = (key: string, limit: { readonly requests: number; readonly windowMs: number }) =>
       Effect.flatMap(limiter.consume(key, limit.requests, limit.windowMs), (decision) =>
@@ -199,7 +201,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
             id: found.organization.id,
             tier: found.organization.tier,
             isPlatformAdmin: found.organization.isPlatformAdmin,
-            requestsPerMinute: found.organization.requestsPerMinute
+            requestsPerMinute: limits.requestsPerMinute(found.organization.tier, found.organization.customRateLimit)
           },
           scopes: roleScopes[found.membership.role],
           credential: { kind: "session", userId: user.id, role: found.membership.role, sessionId }

@@ -10,7 +10,6 @@ import {
   Organization,
   OrganizationId,
   PAID_STATUSES,
-  planLimits,
   type PlanTier,
   type SubscriptionSnapshot,
   tierOfAccount,
@@ -26,6 +25,15 @@ import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { PrincipalCache } from "./support/principal-cache.js"
+import { Limits } from "./support/limits.js"
+
+/** Billing asked for on a deployment without plans (PLAN_LIMITS=off): there is nothing to pay for. */
+export class BillingDisabled extends Schema.TaggedError<BillingDisabled>()("BillingDisabled", {}) {
+  override get message() {
+    return "billing is off on this service: it runs without plans (PLAN_LIMITS=off), so no organization has a " +
+      "subscriber, email or rate limit of a plan to pay for"
+  }
+}
 
 /** A checkout asked for while the organization already pays for a plan: plans change in the customer portal. */
 export class SubscriptionAlreadyActive extends Schema.TaggedError<SubscriptionAlreadyActive>()("SubscriptionAlreadyActive", {
@@ -101,6 +109,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
     const settings = yield* BillingSettings
     const unitOfWork = yield* UnitOfWork
     const principals = yield* PrincipalCache
+    const limits = yield* Limits
 
     const tierOfPrice = (priceId: string | null): PlanTier | null =>
       priceId === null
@@ -111,7 +120,10 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
         ? "pro"
         : null
 
-    const requireConfigured = gateway.configured ? Effect.void : Effect.fail(new BillingNotConfigured())
+    /** Every billing action of an owner needs plans; the provider's actions need a provider too. */
+    const requirePlans = limits.plans ? Effect.void : Effect.fail(new BillingDisabled())
+    const requireProvider = gateway.configured ? Effect.void : Effect.fail(new BillingNotConfigured())
+    const requireConfigured = Effect.zipRight(requirePlans, requireProvider)
 
     const organizationOf = (id: OrganizationId) =>
       Effect.flatMap(organizations.findById(id), Option.match({
@@ -200,7 +212,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
             // A checkout names its subscription only: the provider is asked for it (a failure
             // answers the event as not taken, and the provider sends it again).
             if (report.subscriptionId === null) return "ignored" as PaymentEventOutcome
-            yield* requireConfigured
+            yield* requireProvider
             const subscription = yield* gateway.retrieveSubscription(report.subscriptionId)
             return yield* receiveSubscription(report.id, report.createdAt, subscription, report.organizationId)
           }
@@ -239,15 +251,15 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
           organizationOf(organizationId),
           usage.sentIn(organizationId, usageMonth(at))
         ], { concurrency: 2 })
-        const limits = planLimits[organization.tier]
+        const tier = organization.tier
         const stored = Option.getOrUndefined(account)
         return {
           tier: organization.tier,
           status: stored === undefined || stored.status === "none" ? "active" : stored.status,
           currentPeriodEnd: stored?.currentPeriodEnd ?? null,
           cancelAtPeriodEnd: stored?.cancelAtPeriodEnd ?? false,
-          maxSubscribers: limits.maxSubscribers,
-          maxEmailsPerMonth: limits.maxEmailsPerMonth,
+          maxSubscribers: limits.subscribers(tier),
+          maxEmailsPerMonth: limits.emailsPerMonth(tier),
           emailsSentThisMonth: sent,
           subscriberCount: organization.subscriberCount
         } satisfies BillingView
@@ -255,6 +267,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
 
     const subscription = Effect.fnUntraced(function*(principal: Principal) {
       yield* authorize(principal, "*")
+      yield* requirePlans
       return yield* viewOf(principal.organization.id)
     })
 

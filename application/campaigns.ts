@@ -9,13 +9,11 @@ import {
   campaignTransitions,
   canCampaign,
   duplicateName,
-  emailLimit,
   InvalidInput,
   MAX_AUDIENCE_TAGS,
   type MessageKind,
   messageKindOr,
   PlanLimitExceeded,
-  planLimits,
   ResourceNotFound,
   scheduleProblem,
   type TagId,
@@ -36,6 +34,7 @@ import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { requireFound } from "./support/ownership.js"
+import { Limits } from "./support/limits.js"
 
 export interface AudienceInput {
   readonly tagIds?: ReadonlyArray<TagId> | undefined
@@ -85,6 +84,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     const campaigns = yield* CampaignRepository
     const tags = yield* TagRepository
     const usage = yield* EmailUsage
+    const limits = yield* Limits
     const engine = yield* TemplateEngine
     const signal = yield* WorkSignal
     const ids = yield* Ids
@@ -299,12 +299,12 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
         return yield* new InvalidInput({ field: "audience", problem: "holds no subscriber who would receive this campaign" })
       }
       const sandboxed = principal.credential.kind === "api_key" && principal.credential.environment === "test"
-      const max = emailLimit(principal.organization.tier)
+      const max = limits.emailsPerMonth(principal.organization.tier)
       if (!sandboxed && max !== null && (yield* usage.sentIn(campaign.organizationId, usageMonth(at))) >= max) {
         return yield* new PlanLimitExceeded({
           limit: "emails_per_month",
           tier: principal.organization.tier,
-          max: planLimits[principal.organization.tier].maxEmailsPerMonth ?? 0
+          max
         })
       }
       const moved = scheduledAt !== null
@@ -330,13 +330,13 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
       if (!canCampaign("retry", campaign.status)) return yield* conflict(campaign, "retry")
-      const max = emailLimit(principal.organization.tier)
+      const max = limits.emailsPerMonth(principal.organization.tier)
       const at = yield* now
       if (!campaign.sandboxed && max !== null && (yield* usage.sentIn(campaign.organizationId, usageMonth(at))) >= max) {
         return yield* new PlanLimitExceeded({
           limit: "emails_per_month",
           tier: principal.organization.tier,
-          max: planLimits[principal.organization.tier].maxEmailsPerMonth ?? 0
+          max
         })
       }
       const moved = yield* campaigns.retry(id, at)

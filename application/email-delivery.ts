@@ -1,11 +1,9 @@
 import {
   type CampaignId,
-  emailLimit,
   emailLimitReason,
   MAX_BATCH_SIZE,
   type Message,
   nextAttemptAt,
-  planLimits,
   usageMonth
 } from "@roster/domain"
 import { Clock, Effect, Option, Ref } from "effect"
@@ -17,6 +15,7 @@ import { Mailer, type MailerError, type OutgoingEmail } from "./ports/mailer.js"
 import { MessageRepository } from "./ports/message-repository.js"
 import { type AdaptiveRate, RateLimiter } from "./ports/rate-limiter.js"
 import { now } from "./support/clock.js"
+import { Limits } from "./support/limits.js"
 
 export interface DeliverySettings {
   /** Emails per provider call at most (the provider's batch limit, 100 for Resend). */
@@ -85,6 +84,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
     const campaigns = yield* CampaignRepository
     const sending = yield* CampaignSending
     const usage = yield* EmailUsage
+    const limits = yield* Limits
     const mailer = yield* Mailer
     const limiter = yield* RateLimiter
     const ids = yield* Ids
@@ -193,8 +193,9 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
           return last ? yield* sending.finish(campaign.id) : undefined
         }
         const month = usageMonth(at)
-        if (!(yield* usage.reserve(campaign.organizationId, month, emails.length, emailLimit(tier)))) {
-          const reason = emailLimitReason(planLimits[tier].maxEmailsPerMonth ?? 0)
+        const max = limits.emailsPerMonth(tier)
+        if (!(yield* usage.reserve(campaign.organizationId, month, emails.length, max))) {
+          const reason = emailLimitReason(max ?? 0)
           const unsent = emails.map(({ id }): RecipientOutcome => ({ id, status: "failed", detail: reason, subject: "" }))
           yield* campaigns.settle(key, [...settled, ...unsent], at)
           return yield* campaigns.stop(campaign.id, reason, at)

@@ -1,5 +1,4 @@
 import {
-  emailLimit,
   InvalidInput,
   Message,
   MessageEvent,
@@ -8,7 +7,6 @@ import {
   messageKindOr,
   type MessageStatus,
   PlanLimitExceeded,
-  planLimits,
   ResourceNotFound,
   type Subscriber,
   type SubscriberId,
@@ -37,6 +35,7 @@ import { signPreferenceToken } from "./support/preference-tokens.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { makeSenderOf } from "./support/sender.js"
 import { preferencesUrl, templateScope, templateSubscriber, unsubscribeUrl } from "./support/template-scope.js"
+import { Limits } from "./support/limits.js"
 
 /** One email to send: to whom, what (a template or the content itself) and of which kind. */
 export interface EmailToSend {
@@ -90,6 +89,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
     const organizations = yield* OrganizationRepository
     const settings = yield* EmailSettingsRepository
     const usage = yield* EmailUsage
+    const limits = yield* Limits
     const engine = yield* TemplateEngine
     const signer = yield* TokenSigner
     const signal = yield* WorkSignal
@@ -241,12 +241,12 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
           return { message, history: [first] } satisfies MessageRecord
         }
         const month = usageMonth(at)
-        const max = emailLimit(organization.tier)
+        const max = limits.emailsPerMonth(organization.tier)
         if (!(yield* usage.reserve(organizationId, month, 1, max))) {
           return yield* new PlanLimitExceeded({
             limit: "emails_per_month",
             tier: organization.tier,
-            max: planLimits[organization.tier].maxEmailsPerMonth ?? 0
+            max: max ?? 0
           })
         }
         const inserted = yield* messages.insert(message, first).pipe(

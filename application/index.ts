@@ -69,6 +69,7 @@ export * from "./support/page-numbers.js"
 export * from "./support/principal.js"
 export * from "./support/template-scope.js"
 export * from "./support/principal-cache.js"
+export * from "./support/limits.js"
 
 // Custom sending domains.
 export * from "./sending-domains.js"

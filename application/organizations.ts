@@ -1,6 +1,7 @@
 import {
   customRateLimitProblem,
   InvalidInput,
+  type LimitPolicy,
   Membership,
   Organization,
   OrganizationId,
@@ -18,6 +19,7 @@ import { Ids } from "./ports/ids.js"
 import { MembershipRepository } from "./ports/membership-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
+import { Limits } from "./support/limits.js"
 
 export interface NewOrganization {
   readonly name: string
@@ -32,7 +34,16 @@ export interface NewOrganization {
 export interface OrganizationOverview {
   readonly organization: Organization
   readonly memberCount: number
+  /** Requests a minute it may make, as the deployment's limit policy says; `null` for no limit. */
+  readonly requestsPerMinute: number | null
 }
+
+/** An organization's overview under `limits`. */
+export const overviewOf = (limits: LimitPolicy, organization: Organization, memberCount: number): OrganizationOverview => ({
+  organization,
+  memberCount,
+  requestsPerMinute: limits.requestsPerMinute(organization.tier, organization.customRateLimit)
+})
 
 export interface OrganizationPageRequest {
   readonly cursor?: string | undefined
@@ -54,6 +65,7 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
     const unitOfWork = yield* UnitOfWork
     const ids = yield* Ids
     const principals = yield* PrincipalCache
+    const limits = yield* Limits
 
     const create = Effect.fnUntraced(function*(input: NewOrganization) {
       const tier = input.tier ?? "free"
@@ -103,7 +115,7 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
 
     const overview = Effect.fnUntraced(function*(organization: Organization) {
       const counts = yield* memberships.countMembers([organization.id])
-      return { organization, memberCount: counts.get(organization.id) ?? 0 } satisfies OrganizationOverview
+      return overviewOf(limits, organization, counts.get(organization.id) ?? 0)
     })
 
     /** One page of every organization, oldest first, with the total. */
@@ -115,7 +127,7 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
       const page = cutPage(rows, request.limit, SORT, ORDER, (o) => o.createdAt.toISOString())
       const counts = yield* memberships.countMembers(page.items.map((o) => o.id))
       return {
-        items: page.items.map((organization): OrganizationOverview => ({ organization, memberCount: counts.get(organization.id) ?? 0 })),
+        items: page.items.map((organization) => overviewOf(limits, organization, counts.get(organization.id) ?? 0)),
         total,
         nextCursor: page.nextCursor
       }
@@ -140,7 +152,7 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
       return yield* overview(changed)
     })
 
-    return { create, getBySlug, createForUser, listForUser, list, show, update } as const
+    return { create, getBySlug, createForUser, listForUser, list, show, overview, update } as const
   }),
   dependencies: [PrincipalCache.Default]
 }) {}

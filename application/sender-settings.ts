@@ -3,7 +3,6 @@ import {
   EmailSettings,
   emailAddressProblem,
   InvalidInput,
-  planLimits,
   type SendingDomain,
   senderAddressInUse,
   TOP_TIER
@@ -13,6 +12,7 @@ import { EmailSettingsRepository } from "./ports/email-settings-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { SendingDomainRepository } from "./ports/sending-domain-repository.js"
 import { now } from "./support/clock.js"
+import { Limits } from "./support/limits.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { currentSettings, makeSenderOf } from "./support/sender.js"
 
@@ -48,6 +48,7 @@ export class SenderSettings extends Effect.Service<SenderSettings>()("roster/Sen
     const organizations = yield* OrganizationRepository
     const domains = yield* SendingDomainRepository
     const sender = yield* makeSenderOf
+    const limits = yield* Limits
 
     const viewOf = (principal: Principal, stored: Option.Option<EmailSettings>, domain: Option.Option<SendingDomain>) =>
       Effect.map(organizations.findById(principal.organization.id), (organization): SenderSettingsView => {
@@ -60,14 +61,18 @@ export class SenderSettings extends Effect.Service<SenderSettings>()("roster/Sen
           Option.match(organization, { onNone: () => "", onSome: (o) => o.name }),
           customDomain
         )
-        const inUse = senderAddressInUse(current.fromAddress, { tier, domain: customDomain, defaultAddress: sender.defaultAddress })
+        const inUse = senderAddressInUse(current.fromAddress, {
+          customSendingDomain: limits.customSendingDomain(tier),
+          domain: customDomain,
+          defaultAddress: sender.defaultAddress
+        })
         return {
           fromName: current.fromName,
           fromAddress: current.fromAddress,
           effectiveFrom,
           isCustomDomain: inUse !== null && customDomain !== null && domainOfAddress(inUse) === customDomain.name,
           customDomain,
-          canAddCustomDomain: planLimits[tier].customSendingDomain
+          canAddCustomDomain: limits.customSendingDomain(tier)
         }
       })
 
@@ -85,7 +90,7 @@ export class SenderSettings extends Effect.Service<SenderSettings>()("roster/Sen
       const problem = emailAddressProblem(address)
       if (problem !== undefined) return `${problem}; give the address alone, without a name`
       if (address.toLowerCase() === sender.defaultAddress.toLowerCase()) return undefined
-      if (!planLimits[principal.organization.tier].customSendingDomain) {
+      if (!limits.customSendingDomain(principal.organization.tier)) {
         return `a sending address of your own needs a verified custom domain, which the ${TOP_TIER} plan offers; ` +
           `until then email comes from ${sender.defaultAddress}, with your from_name`
       }

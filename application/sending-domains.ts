@@ -8,7 +8,6 @@ import {
   NoSendingDomain,
   normalizeDomain,
   PlanFeatureUnavailable,
-  planLimits,
   SendingDomain,
   type SendingDomainStatus,
   SendingDomainExists,
@@ -23,6 +22,7 @@ import { OutgoingMailConfig } from "./ports/outgoing-mail-config.js"
 import { SendingDomainRepository } from "./ports/sending-domain-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
+import { Limits } from "./support/limits.js"
 import { authorize, type Principal } from "./support/principal.js"
 
 export interface AddSendingDomain {
@@ -57,6 +57,7 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
     const settings = yield* EmailSettingsRepository
     const unitOfWork = yield* UnitOfWork
     const mail = yield* OutgoingMailConfig
+    const limits = yield* Limits
     const ownDomains = ownDomainsOf(mail.publicBaseUrl, mail.defaultFrom)
 
     /** The name asked for, checked: a host name, and none of the service's own. */
@@ -82,7 +83,7 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
     const add = Effect.fnUntraced(function*(principal: Principal, input: AddSendingDomain) {
       yield* authorize(principal, "*")
       const { id: organizationId, tier } = principal.organization
-      if (!planLimits[tier].customSendingDomain) {
+      if (!limits.customSendingDomain(tier)) {
         return yield* new PlanFeatureUnavailable({ feature: "a custom sending domain", tier, requiredTier: TOP_TIER })
       }
       const name = yield* nameOf(input)

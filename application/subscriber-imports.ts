@@ -23,7 +23,6 @@ import {
   type RowProblem,
   type Subscriber,
   SubscriberId,
-  subscriberLimit,
   type Tag,
   type TagId,
   tagNameKey,
@@ -44,6 +43,7 @@ import { now } from "./support/clock.js"
 import { IMPORT_EVENT_SOURCE, subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
 import { FirstLines } from "./support/first-lines.js"
 import { makeTagMaker } from "./support/tag-names.js"
+import { Limits } from "./support/limits.js"
 
 /** Why an encoding's name is refused. */
 export const unknownEncoding = (name: string) =>
@@ -133,6 +133,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
     const tags = yield* TagRepository
     const unitOfWork = yield* UnitOfWork
     const ids = yield* Ids
+    const limits = yield* Limits
     const makeTag = makeTagMaker(tags, ids)
 
     const eventOf = (id: string, organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
@@ -146,7 +147,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
           return yield* new InvalidInput({ field: "encoding", problem: unknownEncoding(options.encoding) })
         }
         const organizationId = organization.id
-        const max = subscriberLimit(organization.tier)
+        const max = limits.subscribers(organization.tier)
         const skip = request.skipRecords ?? 0
         /**
          * Tags of the organization met so far, by name key; `null`: no such tag, and none may be made;

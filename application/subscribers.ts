@@ -7,7 +7,6 @@ import {
   type NumberedPage,
   type OrganizationId,
   PlanLimitExceeded,
-  subscriberLimit,
   ResourceNotFound,
   type SortOrder,
   Subscriber,
@@ -46,6 +45,7 @@ import { UnitOfWork } from "./ports/unit-of-work.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { attachWithinLimit, beyondSubscriberLimit, tooManyTagsFor } from "./support/tag-limits.js"
 import { makeTagNameResolver } from "./support/tag-names.js"
+import { Limits } from "./support/limits.js"
 
 /** A subscriber with the tags it carries. */
 export interface SubscriberView {
@@ -116,6 +116,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     const intake = yield* SubscriberIntake
     const ids = yield* Ids
     const importJobs = yield* ImportJobRepository
+    const limits = yield* Limits
     const resolveTagNames = makeTagNameResolver(tags, ids)
 
     const event = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
@@ -174,7 +175,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         createdAt: at,
         updatedAt: at
       }, true)
-      const maxSubscribers = subscriberLimit(principal.organization.tier)
+      const maxSubscribers = limits.subscribers(principal.organization.tier)
       if (input.tagIds !== undefined && input.tagNames !== undefined) {
         return yield* new InvalidInput({ field: "tags", problem: "name tags by id or by name, not both" })
       }

@@ -3,7 +3,8 @@
  * Compiles Roster's four programs (start, api, worker, cli) to `dist/<name>.mjs`: one ES module
  * each, with the dependencies it uses bundled in and the rest of theirs left out, so a process
  * loads only the code it runs; beside them `dist/liquid-render-thread.mjs`, the task of the
- * threads customer templates render in. Left outside the bundles, and loaded from node_modules:
+ * threads customer templates render in, and `dist/pglite-initdb.mjs`, the process that makes a
+ * new embedded database. Left outside the bundles, and loaded from node_modules:
  * PGlite (it reads its WebAssembly next to its own files), Redoc and Swagger UI (served as
  * files), and piscina (it starts its threads from a file of its own).
  *
@@ -23,8 +24,11 @@ export const programs = ["start", "api", "worker", "cli"]
 
 /** Where a program's build is. */
 export const programPath = (program) => join(dist, `${program}.mjs`)
-/** Modules built beside the programs that the programs load themselves (worker threads' tasks). */
-const threadTasks = { "liquid-render-thread": "adapters/liquid/liquid-render-thread.mjs" }
+/** Modules built beside the programs that the programs load themselves (worker threads' tasks, child processes). */
+const threadTasks = {
+  "liquid-render-thread": "adapters/liquid/liquid-render-thread.mjs",
+  "pglite-initdb": "adapters/postgres/pglite-initdb.mjs"
+}
 const sources = ["domain", "application", "adapters", "apps", "package-lock.json", "scripts/build.mjs"]
 
 /** The newest modification time under `path`, tests and builds (domain/dist/, which `npm pack` writes) aside. */

@@ -5,6 +5,10 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite, types } from "@electric-sql/pglite"
 import { Effect, Layer, Queue, Stream } from "effect"
+import { execFile } from "node:child_process"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { type EmbeddedDatabaseInUse, lockDataDir } from "./embedded-database-lock.js"
 
 const IN_MEMORY = "memory://"
@@ -62,6 +66,32 @@ const makeClient = (db: PGlite) =>
     })
   })
 
+/** The program that makes a new embedded database in a process of its own (pglite-initdb.mjs). */
+const initdbProgram = fileURLToPath(new URL("./pglite-initdb.mjs", import.meta.url))
+
+/**
+ * Makes the database of a data directory that holds none yet, in a child process: PGlite makes a
+ * new database with two more WebAssembly heaps beside the one it opens (a second PostgreSQL and
+ * initdb), about 450 MB that a process keeps once it has had them. Started in a process of its
+ * own, the service never holds them; the directory is then opened as on any later start.
+ */
+const initialize = (dataDir: string) =>
+  existsSync(join(dataDir, "PG_VERSION"))
+    ? Effect.void
+    : Effect.async<void, SqlError>((resume) => {
+      const child = execFile(process.execPath, [initdbProgram, dataDir], { maxBuffer: 1024 * 1024 }, (error, _stdout, stderr) => {
+        resume(
+          error === null ? Effect.void : Effect.fail(
+            new SqlError({
+              cause: error,
+              message: `Cannot make the embedded database in ${dataDir}: ${stderr.trim() || error.message}`
+            })
+          )
+        )
+      })
+      return Effect.sync(() => child.kill())
+    })
+
 const open = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
@@ -83,7 +113,10 @@ export const makePgliteClient = (
   Layer.scoped(
     SqlClient.SqlClient,
     Effect.gen(function*() {
-      if (dataDir !== IN_MEMORY) yield* lockDataDir(dataDir)
+      if (dataDir !== IN_MEMORY) {
+        yield* lockDataDir(dataDir)
+        yield* initialize(dataDir)
+      }
       return yield* makeClient(yield* open(dataDir))
     })
   ).pipe(Layer.provide(Reactivity.layer))

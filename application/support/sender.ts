@@ -3,7 +3,6 @@ import {
   effectiveFrom,
   mailboxAddress,
   type OrganizationId,
-  planLimits,
   type PlanTier,
   type SendingDomain,
   senderAddressInUse
@@ -11,6 +10,7 @@ import {
 import { Effect, Option } from "effect"
 import { OutgoingMailConfig } from "../ports/outgoing-mail-config.js"
 import { SendingDomainRepository } from "../ports/sending-domain-repository.js"
+import { Limits } from "./limits.js"
 
 /** What an organization set about its sender, or nothing yet. */
 export const currentSettings = (stored: Option.Option<EmailSettings>) =>
@@ -25,6 +25,7 @@ export const currentSettings = (stored: Option.Option<EmailSettings>) =>
 export const makeSenderOf = Effect.gen(function*() {
   const domains = yield* SendingDomainRepository
   const mail = yield* OutgoingMailConfig
+  const limits = yield* Limits
   const defaultAddress = mailboxAddress(mail.defaultFrom)
 
   /** The From header, given the organization's domain (as far as it matters). */
@@ -35,7 +36,11 @@ export const makeSenderOf = Effect.gen(function*() {
     domain: SendingDomain | null
   ): string => {
     const settings = currentSettings(stored)
-    const fromAddress = senderAddressInUse(settings.fromAddress, { tier, domain, defaultAddress })
+    const fromAddress = senderAddressInUse(settings.fromAddress, {
+      customSendingDomain: limits.customSendingDomain(tier),
+      domain,
+      defaultAddress
+    })
     return effectiveFrom({ fromName: settings.fromName, fromAddress }, organizationName, mail.defaultFrom)
   }
 
@@ -46,7 +51,7 @@ export const makeSenderOf = Effect.gen(function*() {
   ): Effect.Effect<string> => {
     const address = currentSettings(stored).fromAddress
     const domainMatters = address !== null && address.toLowerCase() !== defaultAddress.toLowerCase() &&
-      planLimits[organization.tier].customSendingDomain
+      limits.customSendingDomain(organization.tier)
     return domainMatters
       ? Effect.map(
         domains.find(organization.id),

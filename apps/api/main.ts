@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { loadConfig } from "../shared/config.js"
+import { describeLimits, loadConfig } from "../shared/config.js"
 import { runProgram } from "../shared/launch.js"
 import { describeDatabase } from "../shared/layers.js"
 import { serverLayer } from "../shared/server.js"
@@ -8,7 +8,10 @@ import { serverLayer } from "../shared/server.js"
 const main = Effect.map(loadConfig, (config) => ({
   config,
   layer: serverLayer(config, (url) =>
-    Effect.logInfo(`Roster API listening on ${url} (${config.apiForm} form, ${describeDatabase(config)})`))
+    Effect.zipRight(
+      Effect.logInfo(`Roster API listening on ${url} (${config.apiForm} form, ${describeDatabase(config)})`),
+      Effect.logInfo(describeLimits(config))
+    ))
 }))
 
 runProgram(main)

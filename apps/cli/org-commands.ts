@@ -3,7 +3,7 @@ import { Organizations } from "@roster/application"
 import { customRateLimitProblem, MAX_CUSTOM_RATE_LIMIT, OrganizationName, PlanTier, Slug } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { CliInputError, decodeOption, optional, optionErrors, parseBoolean, parseChoice, parseInteger } from "./input.js"
-import { organizationJson, organizationOverviewJson } from "./output.js"
+import { organizationOverviewJson } from "./output.js"
 import { printJson } from "./print.js"
 import { withServices } from "./services.js"
 
@@ -42,10 +42,11 @@ const create = Command.make(
       const customRateLimit = Option.getOrNull(yield* optional(args.rateLimit, parseRateLimit))
       const problem = customRateLimitProblem(tier, customRateLimit)
       if (problem !== undefined) return yield* new CliInputError({ message: `--rate-limit: ${problem}` })
-      const organization = yield* withServices(
-        Effect.flatMap(Organizations, (o) => o.create({ name, slug, tier, isPlatformAdmin: args.platformAdmin, customRateLimit }))
+      const created = yield* withServices(
+        Effect.flatMap(Organizations, (o) =>
+          Effect.flatMap(o.create({ name, slug, tier, isPlatformAdmin: args.platformAdmin, customRateLimit }), o.overview))
       )
-      yield* printJson({ ...organizationJson(organization), member_count: 0 })
+      yield* printJson(organizationOverviewJson(created))
     })
 ).pipe(Command.withDescription("Create an organization."))
 

@@ -5,7 +5,7 @@ import type { ApiKey, Organization } from "@roster/domain"
 
 const instant = (at: Date | null) => (at === null ? null : at.toISOString())
 
-export const organizationJson = (organization: Organization) => ({
+export const organizationJson = (organization: Organization, requestsPerMinute: number | null) => ({
   id: organization.id,
   name: organization.name,
   slug: organization.slug,
@@ -13,15 +13,15 @@ export const organizationJson = (organization: Organization) => ({
   is_platform_admin: organization.isPlatformAdmin,
   suspended: organization.isSuspended,
   suspended_at: instant(organization.suspendedAt),
-  rate_limit_per_minute: organization.requestsPerMinute,
+  rate_limit_per_minute: requestsPerMinute,
   custom_rate_limit: organization.customRateLimit,
   subscriber_count: organization.subscriberCount,
   created_at: organization.createdAt.toISOString(),
   updated_at: organization.updatedAt.toISOString()
 })
 
-export const organizationOverviewJson = ({ memberCount, organization }: OrganizationOverview) => ({
-  ...organizationJson(organization),
+export const organizationOverviewJson = ({ memberCount, organization, requestsPerMinute }: OrganizationOverview) => ({
+  ...organizationJson(organization, requestsPerMinute),
   member_count: memberCount
 })
 

@@ -3,13 +3,14 @@ import { Effect, Layer } from "effect"
 import { loadConfig } from "../shared/config.js"
 import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import { CryptoLive } from "../../adapters/node/index.js"
+import { limitsLayer } from "../shared/layers.js"
 import { persistenceLayer } from "../shared/persistence.js"
 
 /** The use cases the CLI drives, over the database the configuration names, migrated first. */
 const services = Effect.map(loadConfig, (config) =>
   Layer.mergeAll(Organizations.Default, ApiKeys.Default, WorkerHealth.Default, SubscriberExports.Default, SubscriberImports.Default).pipe(
     Layer.provideMerge(persistenceLayer(config, { migrate: true })),
-    Layer.provide(Layer.merge(CryptoLive, CsvParseReaderLive))
+    Layer.provide(Layer.mergeAll(CryptoLive, CsvParseReaderLive, limitsLayer(config)))
   ))
 
 /** Runs `effect` with the database open, closing it afterwards. */

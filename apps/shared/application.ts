@@ -36,6 +36,7 @@ import {
   csvLayer,
   domainVerifierLayer,
   emailLayer,
+  limitsLayer,
   mailerLayer,
   paymentLayer,
   persistenceLayer,
@@ -90,7 +91,8 @@ export const applicationLayer = (config: RosterConfig) => {
     emailLayer(config),
     webhookTransportLayer(config),
     domainVerifierLayer(config),
-    paymentLayer(config)
+    paymentLayer(config),
+    limitsLayer(config)
   )
   return Onboarding.Default.pipe(Layer.provideMerge(UseCasesLive.pipe(Layer.provideMerge(adapters))))
 }
@@ -120,6 +122,7 @@ export const workerApplicationLayer = (config: RosterConfig) =>
       tokenSignerLayer(config),
       webhookTransportLayer(config),
       domainVerifierLayer(config),
-      paymentLayer(config, { provider: false })
+      paymentLayer(config, { provider: false }),
+      limitsLayer(config)
     ))
   )

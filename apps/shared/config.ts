@@ -1,4 +1,4 @@
-import { MIN_SIGNING_SECRET_BYTES } from "@roster/domain"
+import { type LimitPolicy, MIN_SIGNING_SECRET_BYTES, planLimitPolicy, unlimitedPolicy } from "@roster/domain"
 import { Config, ConfigError, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import * as path from "node:path"
 import { DEFAULT_EMAIL_FROM } from "../../adapters/in-process/index.js"
@@ -104,6 +104,7 @@ export const RosterConfig = Config.all({
   ),
   emailWebhookSecret: Config.redacted("EMAIL_WEBHOOK_SECRET").pipe(Config.option),
   allowConsoleMailer: flag("ALLOW_CONSOLE_MAILER", false),
+  planLimits: Config.literal("on", "off")("PLAN_LIMITS").pipe(Config.withDefault("on")),
   stripeSecretKey: Config.redacted("STRIPE_SECRET_KEY").pipe(Config.option),
   stripeWebhookSecret: Config.redacted("STRIPE_WEBHOOK_SECRET").pipe(Config.option),
   stripeApiBase: url("STRIPE_API_BASE").pipe(Config.option),
@@ -140,8 +141,44 @@ export const RosterConfig = Config.all({
   Config.validate({
     message: "SESSION_SECRET: required when NODE_ENV=production",
     validation: (c) => c.nodeEnv !== "production" || Option.isSome(c.sessionSecret)
+  }),
+  Config.mapOrFail((c) => {
+    const billing = stripeSettingsOf(c)
+    return c.planLimits === "off" && billing.length > 0
+      ? Either.left(ConfigError.InvalidData(
+        [],
+        `PLAN_LIMITS: off runs without plans and so without billing, but ${billing.join(", ")} ` +
+          `${billing.length === 1 ? "is" : "are"} set; unset ${billing.length === 1 ? "it" : "them"} or PLAN_LIMITS`
+      ))
+      : Either.right(c)
   })
 )
+
+/** The payment provider's variables that are set. */
+const stripeSettingsOf = (c: {
+  readonly stripeSecretKey: Option.Option<unknown>
+  readonly stripeWebhookSecret: Option.Option<unknown>
+  readonly stripePricePro: Option.Option<unknown>
+  readonly stripePriceEnterprise: Option.Option<unknown>
+}): ReadonlyArray<string> =>
+  ([
+    ["STRIPE_SECRET_KEY", c.stripeSecretKey],
+    ["STRIPE_WEBHOOK_SECRET", c.stripeWebhookSecret],
+    ["STRIPE_PRICE_PRO", c.stripePricePro],
+    ["STRIPE_PRICE_ENTERPRISE", c.stripePriceEnterprise]
+  ] as const).filter(([, value]) => Option.isSome(value)).map(([name]) => name)
+
+/** The limit policy PLAN_LIMITS asks for: each organization's plan (`on`), or none (`off`). */
+export const limitPolicyOf = (config: RosterConfig): LimitPolicy =>
+  config.planLimits === "off" ? unlimitedPolicy : planLimitPolicy
+
+/** The line each process logs at start: which limits it keeps organizations to. */
+export const describeLimits = (config: RosterConfig): string =>
+  config.planLimits === "off"
+    ? "plan limits off (PLAN_LIMITS=off): no subscriber, email or rate limit of a plan, billing disabled"
+    : `plan limits on: each organization is held to its plan (free, pro, enterprise), billing ${
+      Option.isSome(config.stripeSecretKey) ? "through Stripe" : "not configured"
+    }`
 
 export type RosterConfig = Config.Config.Success<typeof RosterConfig>
 

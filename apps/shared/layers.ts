@@ -19,9 +19,9 @@ import { makeTokenSignerLive } from "../../adapters/jose/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 import { makeStripePaymentGateway } from "../../adapters/stripe/index.js"
 import { UnconfiguredPaymentGatewayLive } from "../../adapters/in-process/index.js"
-import { BillingSettings, OutgoingMailConfig } from "@roster/application"
+import { BillingSettings, Limits, OutgoingMailConfig } from "@roster/application"
 import { Data, Effect, FiberRef, HashSet, Layer, Logger, LogLevel, Option } from "effect"
-import { publicBaseUrl, type RosterConfig } from "./config.js"
+import { limitPolicyOf, publicBaseUrl, type RosterConfig } from "./config.js"
 import { bufferedJsonLogger, prettyLogger, requestLineJson } from "./logging.js"
 
 export { describeDatabase, MigrationsLive, persistenceLayer } from "./persistence.js"
@@ -158,6 +158,9 @@ export const domainVerifierLayer = (config: RosterConfig) =>
     onSome: (apiKey) => makeResendDomainVerifier({ apiKey, baseUrl: Option.getOrUndefined(config.resendBaseUrl) }),
     onNone: () => InProcessDomainVerifierLive
   })
+
+/** The limits the use cases keep organizations to: their plans', or none with PLAN_LIMITS=off. */
+export const limitsLayer = (config: RosterConfig) => Layer.succeed(Limits, limitPolicyOf(config))
 
 /**
  * The payment provider: Stripe when STRIPE_SECRET_KEY is set (at STRIPE_API_BASE, if given), else

@@ -2,7 +2,7 @@ import { Onboarding } from "@roster/application"
 import { Console, Effect, Layer, Option } from "effect"
 import { workerSettingsLayer } from "../worker/settings.js"
 import { WorkerLive } from "../worker/worker.js"
-import { loadConfig, type RosterConfig } from "../shared/config.js"
+import { describeLimits, loadConfig, type RosterConfig } from "../shared/config.js"
 import { runProgram } from "../shared/launch.js"
 import { describeDatabase, loggerLayer } from "../shared/layers.js"
 import { serverLayer } from "../shared/server.js"
@@ -22,6 +22,7 @@ const welcome = (config: RosterConfig, url: string) =>
       "",
       `  Roster is listening on ${url}`,
       `  ${config.apiForm} API form, ${describeDatabase(config)}`,
+      `  ${describeLimits(config)}`,
       "",
       `  API docs        ${url}/docs  (also ${url}/redoc, ${url}/openapi.json)`,
       `  Health          ${url}/health  ${url}/ready`,

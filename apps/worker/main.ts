@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { workerApplicationLayer } from "../shared/application.js"
-import { loadConfig } from "../shared/config.js"
+import { describeLimits, loadConfig } from "../shared/config.js"
 import { runProgram } from "../shared/launch.js"
 import { describeDatabase, loggerLayer } from "../shared/layers.js"
 import { workerMetricsLayer } from "./metrics-server.js"
@@ -11,7 +11,10 @@ import { WorkerLive } from "./worker.js"
 const main = Effect.gen(function*() {
   const config = yield* loadConfig
   // Said once the database is reached, migrated, and the jobs run.
-  const started = Layer.effectDiscard(Effect.logInfo(`worker started (${describeDatabase(config)})`))
+  const started = Layer.effectDiscard(Effect.zipRight(
+    Effect.logInfo(`worker started (${describeDatabase(config)})`),
+    Effect.logInfo(describeLimits(config))
+  ))
   const layer = started.pipe(
     Layer.provide(WorkerLive),
     Layer.provide(workerMetricsLayer(config)),

@@ -1,4 +1,4 @@
-import { planLimits, type PlanTier } from "./plan.js"
+import { planLimits, type PlanTier, requestsPerMinute, TOP_TIER } from "./plan.js"
 
 /**
  * How many of a thing an organization may hold, each limit named once here. Adapters that keep the
@@ -45,3 +45,43 @@ export const PREFERENCE_REQUESTS_PER_ADDRESS = 120
 
 /** Emails an organization may hand to the provider in a calendar month, by its plan. */
 export const emailLimit = (tier: PlanTier): Limit => planLimits[tier].maxEmailsPerMonth
+
+/**
+ * Which limits apply to an organization: the one rule every use case that could exceed a limit
+ * asks, so that a deployment either keeps its organizations to their plans or runs without plans
+ * (PLAN_LIMITS=off) everywhere at once.
+ */
+export interface LimitPolicy {
+  /** Whether organizations are kept to plans, which billing changes; `false` on a deployment without plans. */
+  readonly plans: boolean
+  /** Subscribers an organization on `tier` may keep. */
+  readonly subscribers: (tier: PlanTier) => Limit
+  /** Emails an organization on `tier` may hand to the provider in a calendar month. */
+  readonly emailsPerMonth: (tier: PlanTier) => Limit
+  /** Requests a minute an organization on `tier` with `customRateLimit` may make; `null` for no limit. */
+  readonly requestsPerMinute: (tier: PlanTier, customRateLimit: number | null) => number | null
+  /** Whether an organization on `tier` may send from a domain of its own. */
+  readonly customSendingDomain: (tier: PlanTier) => boolean
+}
+
+/** Each organization is kept to its plan: the default. */
+export const planLimitPolicy: LimitPolicy = {
+  plans: true,
+  subscribers: subscriberLimit,
+  emailsPerMonth: emailLimit,
+  requestsPerMinute,
+  customSendingDomain: (tier) => planLimits[tier].customSendingDomain
+}
+
+/**
+ * No plans: no subscriber or email limit, every feature, and no rate limit but a custom one the
+ * operator set on an organization (which a custom rate limit needs the top tier for, as ever).
+ */
+export const unlimitedPolicy: LimitPolicy = {
+  plans: false,
+  subscribers: () => null,
+  emailsPerMonth: () => null,
+  requestsPerMinute: (tier, customRateLimit) =>
+    tier === TOP_TIER && customRateLimit !== null && customRateLimit > 0 ? customRateLimit : null,
+  customSendingDomain: () => true
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { subscriberLimit, withinLimit } from "./limits.js"
+import { planLimitPolicy, subscriberLimit, unlimitedPolicy, withinLimit } from "./limits.js"
 import { planLimits, PlanTier, TOP_TIER } from "./plan.js"
 
 describe("plans", () => {
@@ -43,4 +43,23 @@ describe("plans", () => {
       if (tier === "enterprise") expect(withinLimit(subscriberLimit(tier), current, adding)).toBe(true)
     }
   )
+
+  it("the plan policy keeps each tier to its plan; without plans nothing is limited but a custom rate set on the top tier", () => {
+    for (const tier of PlanTier.literals) {
+      expect(planLimitPolicy.plans).toBe(true)
+      expect(planLimitPolicy.subscribers(tier)).toBe(planLimits[tier].maxSubscribers)
+      expect(planLimitPolicy.emailsPerMonth(tier)).toBe(planLimits[tier].maxEmailsPerMonth)
+      expect(planLimitPolicy.requestsPerMinute(tier, null)).toBe(planLimits[tier].requestsPerMinute)
+      expect(planLimitPolicy.customSendingDomain(tier)).toBe(planLimits[tier].customSendingDomain)
+      expect(unlimitedPolicy.plans).toBe(false)
+      expect(unlimitedPolicy.subscribers(tier)).toBeNull()
+      expect(unlimitedPolicy.emailsPerMonth(tier)).toBeNull()
+      expect(unlimitedPolicy.requestsPerMinute(tier, null)).toBeNull()
+      expect(unlimitedPolicy.customSendingDomain(tier)).toBe(true)
+    }
+    expect(planLimitPolicy.requestsPerMinute(TOP_TIER, 5_000)).toBe(5_000)
+    expect(unlimitedPolicy.requestsPerMinute(TOP_TIER, 5_000)).toBe(5_000)
+    expect(unlimitedPolicy.requestsPerMinute(TOP_TIER, 0)).toBeNull()
+    expect(unlimitedPolicy.requestsPerMinute("free", 5_000)).toBeNull()
+  })
 })

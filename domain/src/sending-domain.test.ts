@@ -44,9 +44,9 @@ describe("custom sending domains", () => {
     expect(domainOfAddress("Letters@News.Acme.Example")).toBe("news.acme.example")
   })
 
-  it("an address of its own is used only on a verified domain, on the top plan; the default address always", () => {
+  it("an address of its own is used only on a verified domain, where a custom domain is allowed; the default address always", () => {
     const verified = { name: "news.acme.example", status: "verified" } as const
-    const context = { tier: "enterprise", domain: verified, defaultAddress: "noreply@roster.example" } as const
+    const context = { customSendingDomain: true, domain: verified, defaultAddress: "noreply@roster.example" } as const
     expect(senderAddressInUse("letters@news.acme.example", context)).toBe("letters@news.acme.example")
     expect(senderAddressInUse("Letters@NEWS.acme.example", context)).toBe("Letters@NEWS.acme.example")
     expect(senderAddressInUse(null, context)).toBeNull()
@@ -55,8 +55,8 @@ describe("custom sending domains", () => {
     expect(senderAddressInUse("letters@news.acme.example", { ...context, domain: { ...verified, status: "pending" } })).toBeNull()
     expect(senderAddressInUse("letters@news.acme.example", { ...context, domain: { ...verified, status: "failed" } })).toBeNull()
     expect(senderAddressInUse("letters@news.acme.example", { ...context, domain: null })).toBeNull()
-    expect(senderAddressInUse("letters@news.acme.example", { ...context, tier: "pro" })).toBeNull()
-    expect(senderAddressInUse("NOREPLY@roster.example", { ...context, tier: "free", domain: null })).toBe("NOREPLY@roster.example")
+    expect(senderAddressInUse("letters@news.acme.example", { ...context, customSendingDomain: false })).toBeNull()
+    expect(senderAddressInUse("NOREPLY@roster.example", { ...context, customSendingDomain: false, domain: null })).toBe("NOREPLY@roster.example")
   })
 
   it("a pending domain is checked a quarter of its age later, at least a minute and at most an hour apart", () => {

@@ -1,6 +1,5 @@
 import { Schema } from "effect"
 import { OrganizationId } from "./ids.js"
-import { planLimits, type PlanTier } from "./plan.js"
 
 /**
  * A custom sending domain: the domain an organization on the top plan sends from once the email
@@ -90,7 +89,8 @@ export const domainOfAddress = (address: string): string => normalizeDomain(addr
 export const senderAddressInUse = (
   fromAddress: string | null,
   context: {
-    readonly tier: PlanTier
+    /** Whether the organization may send from a domain of its own (LimitPolicy.customSendingDomain). */
+    readonly customSendingDomain: boolean
     readonly domain: Pick<SendingDomain, "name" | "status"> | null
     readonly defaultAddress: string
   }
@@ -98,7 +98,7 @@ export const senderAddressInUse = (
   if (fromAddress === null) return null
   if (fromAddress.toLowerCase() === context.defaultAddress.toLowerCase()) return fromAddress
   const { domain } = context
-  return planLimits[context.tier].customSendingDomain && domain !== null && domain.status === "verified" &&
+  return context.customSendingDomain && domain !== null && domain.status === "verified" &&
       domainOfAddress(fromAddress) === domain.name
     ? fromAddress
     : null

@@ -30,11 +30,11 @@ describe("organizations, as operators manage them", () => {
       expect(yield* Effect.flip(organizations.list({ limit: 2, cursor: "nonsense" }))).toMatchObject({ _tag: "InvalidInput", field: "cursor" })
     })))
 
-  it.effect("shows an organization by slug with its member count; an unknown slug is not found", () =>
+  it.effect("shows an organization by slug with its member count and rate; an unknown slug is not found", () =>
     inMemory(Effect.gen(function*() {
       const organizations = yield* Organizations
       const organization = yield* anOrganization("pro")
-      expect(yield* organizations.show(organization.slug)).toStrictEqual({ organization, memberCount: 0 })
+      expect(yield* organizations.show(organization.slug)).toStrictEqual({ organization, memberCount: 0, requestsPerMinute: 1_000 })
       expect(yield* Effect.flip(organizations.show("no-such-org"))).toMatchObject({ _tag: "ResourceNotFound", resource: "organization" })
     })))
 

@@ -53,6 +53,8 @@ const checkRefusals = (database: "embedded" | "postgres") => database === "postg
 const organizations = async (env: Record<string, string>, slug: string, refusals: boolean) => {
   const created = await succeeds(env, ["org", "create", "--name", "Acme News", "--slug", slug, "--tier", "pro"])
   expect(created).toMatchObject({ slug, tier: "pro", rate_limit_per_minute: 1000, custom_rate_limit: null, member_count: 0 })
+  // Without plans, the pro plan's rate does not apply.
+  expect(await succeeds({ ...env, PLAN_LIMITS: "off" }, ["org", "show", slug])).toMatchObject({ tier: "pro", rate_limit_per_minute: null })
   const other = await succeeds(env, ["org", "create", "--name", "Other", "--slug", `${slug}-b`])
 
   const listed = await succeeds(env, ["org", "list"])

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
-import { describeConfigError, publicBaseUrl, RosterConfig } from "../../apps/shared/config.js"
+import { planLimitPolicy, unlimitedPolicy } from "@roster/domain"
+import { describeConfigError, describeLimits, limitPolicyOf, publicBaseUrl, RosterConfig } from "../../apps/shared/config.js"
 
 const read = (env: Record<string, string>) =>
   Effect.either(RosterConfig).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
@@ -44,6 +45,15 @@ describe("configuration", () => {
     [{ NODE_ENV: "production" }, /^SESSION_SECRET: required when NODE_ENV=production$/],
     [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: expected one of trace, debug, info, warning, error, fatal, none; got "loud"$/],
     [{ MIGRATE: "maybe" }, /^MIGRATE: expected one of/],
+    [{ PLAN_LIMITS: "none" }, /^PLAN_LIMITS: expected one of \(on, off\)/],
+    [
+      { PLAN_LIMITS: "off", STRIPE_SECRET_KEY: "sk_test_x" },
+      /^PLAN_LIMITS: off runs without plans and so without billing, but STRIPE_SECRET_KEY is set; unset it or PLAN_LIMITS$/
+    ],
+    [
+      { PLAN_LIMITS: "off", STRIPE_WEBHOOK_SECRET: "whsec_x", STRIPE_PRICE_PRO: "price_1" },
+      /^PLAN_LIMITS: .* but STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_PRO are set; unset them or PLAN_LIMITS$/
+    ],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes" }, /^WEBHOOK_ALLOW_PRIVATE_TARGETS: expected one of/],
     [{ WORKER_LEASE_SECONDS: "5" }, /^WORKER_LEASE_SECONDS: must be a whole number of seconds from 12 to 3600$/],
     [{ EMAIL_UNSUBSCRIBE_MAILTO: "not an address" }, /^EMAIL_UNSUBSCRIBE_MAILTO: must be an email address/],
@@ -83,6 +93,23 @@ describe("configuration", () => {
         expect(Either.getOrThrow(yield* read({ EMAIL_UNSUBSCRIBE_MAILTO: given })).emailUnsubscribeMailto)
           .toEqual(Option.some("unsubscribe@example.com"))
       }
+    }))
+
+  it.effect("plans apply unless PLAN_LIMITS=off, which takes the policy without limits and says so", () =>
+    Effect.gen(function*() {
+      const plans = Either.getOrThrow(yield* read({}))
+      expect(plans.planLimits).toBe("on")
+      expect(limitPolicyOf(plans)).toBe(planLimitPolicy)
+      expect(describeLimits(plans)).toBe(
+        "plan limits on: each organization is held to its plan (free, pro, enterprise), billing not configured"
+      )
+      expect(describeLimits(Either.getOrThrow(yield* read({ STRIPE_SECRET_KEY: "sk_test_x" })))).toMatch(/billing through Stripe$/)
+      const off = Either.getOrThrow(yield* read({ PLAN_LIMITS: "off" }))
+      expect(limitPolicyOf(off)).toBe(unlimitedPolicy)
+      expect(describeLimits(off)).toBe(
+        "plan limits off (PLAN_LIMITS=off): no subscriber, email or rate limit of a plan, billing disabled"
+      )
+      expect(limitPolicyOf(Either.getOrThrow(yield* read({ PLAN_LIMITS: "on", STRIPE_SECRET_KEY: "sk_test_x" })))).toBe(planLimitPolicy)
     }))
 
   it.effect("either wire form may be chosen", () =>

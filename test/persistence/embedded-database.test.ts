@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { OrganizationRepository } from "@roster/application"
-import { Effect, Exit, Layer, Option } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { afterEach } from "vitest"
 import {
   EmbeddedDatabaseInUse,
@@ -48,7 +50,7 @@ describe("the embedded database on disk", () => {
       expect(applied).toStrictEqual([])
       const found = yield* withDatabase(dataDir, Effect.flatMap(OrganizationRepository, (r) => r.findById(organization.id)))
       expect(Option.getOrThrow(found)).toStrictEqual(organization)
-    }))
+    }), 120_000)
 
   it.live("refuses a second opener while the first holds it, and opens again once it is closed", () =>
     Effect.gen(function*() {
@@ -67,7 +69,7 @@ describe("the embedded database on disk", () => {
       expect(error.message).toContain("HTTP API")
 
       expect(Exit.isSuccess(yield* Effect.exit(withDatabase(dataDir, Effect.void)))).toBe(true)
-    }))
+    }), 120_000)
 
   it.live("takes over a lock left by a process that is gone", () =>
     Effect.gen(function*() {
@@ -75,7 +77,7 @@ describe("the embedded database on disk", () => {
       mkdirSync(dataDir)
       writeFileSync(join(dataDir, "roster.lock"), String(deadPid()))
       expect(Exit.isSuccess(yield* Effect.exit(withDatabase(dataDir, Effect.void)))).toBe(true)
-    }))
+    }), 120_000)
 
   it.live("refuses a lock held by another live process, and leaves it alone", () =>
     Effect.gen(function*() {
@@ -87,4 +89,23 @@ describe("the embedded database on disk", () => {
       expect(exit).toStrictEqual(Exit.fail(new EmbeddedDatabaseInUse({ dataDir, pid: process.ppid })))
       expect(readFileSync(join(dataDir, "roster.lock"), "utf8")).toBe(String(process.ppid))
     }))
+
+  it.live("a new database is made in a process of its own; one it cannot make fails naming the directory, and frees it", () =>
+    Effect.gen(function*() {
+      const dataDir = freshDataDir()
+      mkdirSync(dataDir)
+      // A file where the database's own directory goes: PostgreSQL cannot be set up there.
+      writeFileSync(join(dataDir, "base"), "not a directory")
+      const exit = yield* Effect.exit(withDatabase(dataDir, Effect.void))
+      expect(Exit.isFailure(exit)).toBe(true)
+      const failure = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      expect(failure).toBeInstanceOf(SqlError)
+      expect((failure as SqlError).message).toContain(`Cannot make the embedded database in ${dataDir}: `)
+      expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(false)
+      expect(existsSync(join(dataDir, "roster.lock"))).toBe(false)
+      // The program that makes it says what it needs.
+      const bare = spawnSync(process.execPath, [fileURLToPath(new URL("../../adapters/postgres/pglite-initdb.mjs", import.meta.url))])
+      expect(bare.status).toBe(2)
+      expect(bare.stderr.toString()).toBe("pglite-initdb.mjs: expected the data directory\n")
+    }), 120_000)
 })

@@ -53,7 +53,7 @@ import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 import { UseCasesLive } from "../../apps/shared/application.js"
 import { logRecord } from "../../apps/shared/logging.js"
 import { httpSettingsOf, publicBaseUrl, RosterConfig } from "../../apps/shared/config.js"
-import { domainVerifierLayer, emailLayer, paymentLayer } from "../../apps/shared/layers.js"
+import { domainVerifierLayer, emailLayer, limitsLayer, paymentLayer } from "../../apps/shared/layers.js"
 
 /** The secret that signs this test process's session tokens. */
 export const testSigningSecret: Uint8Array = randomBytes(32)
@@ -78,6 +78,7 @@ const adaptersLive = (write: (text: string) => Effect.Effect<void>, config: Rost
     emailLayer(config),
     domainVerifierLayer(config),
     paymentLayer(config),
+    limitsLayer(config),
     CsvParseReaderLive
   )
 

@@ -11,16 +11,18 @@ import { Authentication } from "./authentication.js"
 import { problems } from "./problems.js"
 import { NoFields, optionalBody } from "../shared/action-body.js"
 
-const PROVIDER_ERRORS = ["billing_not_configured", "payment_provider_unavailable", "payment_provider_error"] as const
+const PROVIDER_ERRORS = ["billing_disabled", "billing_not_configured", "payment_provider_unavailable", "payment_provider_error"] as const
 
 export const BillingGroup = HttpApiGroup.make("billing")
   .add(
     HttpApiEndpoint.get("subscription", "/billing/subscription")
       .addSuccess(BillingSubscription)
+      .pipe(problems.endpoint("billing_disabled"))
       .annotateContext(OpenApi.annotations({
         summary: "Get the billing subscription",
         description: "The plan, its status and period, its limits and what the organization uses of them; on every " +
-          "deployment, with or without a payment provider. Scope `*`."
+          "deployment with plans, with or without a payment provider (503 `billing_disabled` on one without plans). " +
+          "Scope `*`."
       }))
   )
   .add(

@@ -93,7 +93,7 @@ export const AddMemberRequest = Schema.Struct({
   role: oneOf(Role, "`owner` or `member`")
 }).annotations({ identifier: "AddMemberRequest", ...strictInput })
 
-export const toAdminOrganization = ({ memberCount, organization }: OrganizationOverview): typeof AdminOrganization.Type => ({
+export const toAdminOrganization = ({ memberCount, organization, requestsPerMinute }: OrganizationOverview): typeof AdminOrganization.Type => ({
   id: organization.id,
   name: organization.name,
   slug: organization.slug,
@@ -101,7 +101,7 @@ export const toAdminOrganization = ({ memberCount, organization }: OrganizationO
   is_platform_admin: organization.isPlatformAdmin,
   suspended: organization.isSuspended,
   suspended_at: organization.suspendedAt === null ? null : organization.suspendedAt.toISOString(),
-  rate_limit_per_minute: organization.requestsPerMinute,
+  rate_limit_per_minute: requestsPerMinute,
   custom_rate_limit: organization.customRateLimit,
   subscriber_count: organization.subscriberCount,
   member_count: memberCount,

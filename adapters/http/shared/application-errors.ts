@@ -1,5 +1,6 @@
 import type {
   DomainProviderUnavailable,
+  BillingDisabled,
   BillingNotConfigured,
   IdempotencyKeyReused,
   IdempotentRequestInProgress,
@@ -65,6 +66,7 @@ export type ApplicationError =
   | SendingDomainExists
   | NoSendingDomain
   | DomainProviderUnavailable
+  | BillingDisabled
   | BillingNotConfigured
   | PaymentProviderUnavailable
   | PaymentProviderRefused
@@ -94,6 +96,7 @@ export type CodeOf<E> = E extends MissingScope | NotPlatformAdmin | ResourceOfAn
   : E extends NoSendingDomain ? "not_found"
   : E extends DomainProviderUnavailable ? "service_unavailable"
   : E extends SubscriptionAlreadyActive ? "conflict"
+  : E extends BillingDisabled ? "billing_disabled"
   : E extends BillingNotConfigured ? "billing_not_configured"
   : E extends PaymentProviderUnavailable ? "payment_provider_unavailable"
   : E extends PaymentProviderRefused ? "payment_provider_error"
@@ -170,6 +173,8 @@ const describe = (error: ApplicationError, credential: Principal["credential"] |
       return apiError("invalid_token", error.reason)
     case "SubscriptionAlreadyActive":
       return apiError("conflict", error.message)
+    case "BillingDisabled":
+      return apiError("billing_disabled", error.message)
     case "BillingNotConfigured":
       return apiError("billing_not_configured", error.message)
     case "PaymentProviderUnavailable":

@@ -152,6 +152,12 @@ const entries = {
       "A service the API depends on, such as the database or the email provider, cannot be reached at the moment. Nothing was changed.",
     remedy: "Try again shortly. GET /ready tells when the service is ready again."
   },
+  billing_disabled: {
+    status: 503,
+    title: "Billing Disabled",
+    meaning: "This deployment runs without plans (PLAN_LIMITS=off): no organization has a subscriber, email or rate limit of a plan, so there is no plan to show, buy or change. Every /api/v1/billing route answers this.",
+    remedy: "Nothing to do: the organization is not held to a plan. An operator who wants plans and billing sets PLAN_LIMITS=on (the default) and STRIPE_SECRET_KEY."
+  },
   billing_not_configured: {
     status: 503,
     title: "Billing Not Configured",
