@@ -196,9 +196,11 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
             FROM unnest(${emailKeys}::text[]) AS k(email_key)
             CROSS JOIN LATERAL (
               SELECT * FROM subscribers
-              WHERE organization_id = ${organizationId} AND email_key = k.email_key
-              -- Keeps the lookup a lookup per key (an index probe), never a scan of the organization,
-              -- whatever the planner believes of its size while an import grows it.
+              -- A lookup per key in the index of email keys: the organization is compared in a way no
+              -- index serves, so that the planner never scans the organization's rows for each key
+              -- (which it did when it believed the organization small, one new since statistics were
+              -- last taken, while an import grew it).
+              WHERE email_key = k.email_key AND organization_id IS NOT DISTINCT FROM ${organizationId}
               LIMIT 1
             ) AS s`
           if (rows.length === 0) return new Map()
