@@ -42,8 +42,8 @@ import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
 import { IMPORT_EVENT_SOURCE, subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
 import { FirstLines } from "./support/first-lines.js"
-import { makeTagMaker } from "./support/tag-names.js"
 import { Limits } from "./support/limits.js"
+import { makeTagsMaker } from "./support/tag-names.js"
 
 /** Why an encoding's name is refused. */
 export const unknownEncoding = (name: string) =>
@@ -134,7 +134,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
     const unitOfWork = yield* UnitOfWork
     const ids = yield* Ids
     const limits = yield* Limits
-    const makeTag = makeTagMaker(tags, ids)
+    const makeTags = makeTagsMaker(tags, ids)
 
     const eventOf = (id: string, organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
       // Built here from checked values: not checked again.
@@ -185,32 +185,41 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
               tagCache.set(tagNameKey(tag.name), tag)
               unknown.delete(tagNameKey(tag.name))
             }
-            // In the order of their keys, so that two imports making the same tags never wait on each other in a cycle.
-            for (const [key, name] of [...unknown].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-              tagCache.set(
-                key,
-                options.createTags
-                  ? yield* makeTag(organizationId, name, "tags").pipe(Effect.catchTag("TagLimitReached", () => Effect.succeed("full" as const)))
-                  : null
-              )
+            if (!options.createTags) {
+              for (const key of unknown.keys()) tagCache.set(key, null)
+              return
             }
+            // All at once, in the order of their keys: the first of them get the room the organization has left.
+            const made = yield* makeTags(organizationId, [...unknown].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, name]) => name))
+            for (const key of unknown.keys()) tagCache.set(key, made.get(key) ?? "full")
           })
 
         /**
-         * Decides and writes a batch's rows; rows that others changed meanwhile are decided again
-         * from what is there then. What the rows did, and the problems of those that failed.
+         * What a batch's rows do, from the subscribers they name as they are now: read and decided
+         * before the batch's transaction, while the batch before it is written.
          */
-        const writeRows = (rows: ReadonlyArray<ImportRow>, recordsDone: number) =>
+        const prepare = (rows: ReadonlyArray<ImportRow>) =>
+          Effect.gen(function*() {
+            const at = yield* now
+            const found = yield* store.find(organizationId, rows.map((row) => emailKey(row.email)))
+            // Enough new ids for every subscriber and event the rows could make.
+            const fresh = yield* Effect.replicateEffect(ids.next, rows.reduce((n, row) => n + 2 + row.tagNames.length, 0))
+            return decide(rows, found, at, fresh)
+          })
+
+        type Decided = ReturnType<typeof decide>
+
+        /**
+         * Writes a batch's rows as `prepare` decided them; rows that others changed meanwhile are
+         * read, decided and written again from what is there then. What the rows did, and the
+         * problems of those that failed.
+         */
+        const writeRows = (rows: ReadonlyArray<ImportRow>, decidedFirst: Decided, recordsDone: number) =>
           Effect.gen(function*() {
             const problems: Array<RowProblem> = []
             let counts: ImportCounts = { ...noImportCounts, rows: rows.length }
-            let pending = rows
-            for (let round = 0; pending.length > 0; round++) {
-              const at = yield* now
-              const found = yield* store.find(organizationId, pending.map((row) => emailKey(row.email)))
-              // Enough new ids for every subscriber and event the rows could make.
-              const fresh = yield* Effect.replicateEffect(ids.next, pending.reduce((n, row) => n + 2 + row.tagNames.length, 0))
-              const decided = decide(pending, found, at, fresh)
+            let decided = decidedFirst
+            for (let round = 0;; round++) {
               problems.push(...decided.problems)
               const outcome = yield* store.write(decided.batch)
               const retry: Array<ImportRow> = []
@@ -230,7 +239,8 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
                 }
               }
               counts = addImportCounts(counts, { ...noImportCounts, keptStatus: decided.keptStatus.filter((id) => !outcome.conflicted.has(id)).length })
-              pending = retry
+              if (retry.length === 0) break
+              decided = yield* prepare(retry)
             }
             counts = { ...counts, failed: problems.length }
             return { counts, problems: problems.sort((a, b) => a.line - b.line), recordsDone }
@@ -383,12 +393,14 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             return { rows, problems }
           })
 
-        /** A batch read and checked: its rows to write, and the problems found reading it. */
+        /** A batch read, checked and decided: its rows to write as decided, and the problems found reading it. */
         const readBatch = (records: Chunk.Chunk<CsvRecord>) =>
           Effect.gen(function*() {
             const { problems, rows } = yield* readRecords(records)
+            const recordsDone = state.recordsSeen
             yield* tagsFor(rows)
-            return { rows, readProblems: problems, recordsDone: state.recordsSeen }
+            const decided = rows.length === 0 ? undefined : yield* prepare(rows)
+            return { rows, decided, readProblems: problems, recordsDone }
           })
 
         type ReadBatch = Effect.Effect.Success<ReturnType<typeof readBatch>>
@@ -409,18 +421,18 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
         }
 
         /**
-         * Writes a batch in one transaction, with its checkpoint when there is one. Without one,
-         * two batches are written at once (their rows never share a subscriber: each address is
-         * taken once in the file), so that the database works on one while the next is read.
-         * With one, batches go one after the other, so that each checkpoint holds every batch
-         * before it and the totals so far.
+         * Writes a batch in one transaction, with its checkpoint when there is one, one batch after
+         * the other, so that each checkpoint holds every batch before it and the totals so far.
+         * The batches after it are read and decided meanwhile (their rows never share a subscriber
+         * with it: each address is taken once in the file), so that the database works on one
+         * while the next is made ready.
          */
         const writeBatch = (read: ReadBatch) => {
-          if (read.rows.length === 0) {
+          if (read.decided === undefined) {
             const report = reportOf(read, { counts: noImportCounts, problems: [] }, state.counts)
             return request.checkpoint === undefined ? Effect.succeed(report) : Effect.as(request.checkpoint(report), report)
           }
-          return unitOfWork.transaction(Effect.flatMap(writeRows(read.rows, read.recordsDone), (written) => {
+          return unitOfWork.transaction(Effect.flatMap(writeRows(read.rows, read.decided, read.recordsDone), (written) => {
             const report = reportOf(read, written, state.counts)
             return request.checkpoint === undefined ? Effect.succeed(report) : Effect.as(request.checkpoint(report), report)
           })).pipe(Effect.uninterruptible)
@@ -439,7 +451,9 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
         const failure = yield* records.pipe(
           Stream.grouped(IMPORT_BATCH_SIZE),
           Stream.mapEffect(readBatch),
-          Stream.mapEffect(writeBatch, { concurrency: request.checkpoint === undefined ? 2 : 1 }),
+          // One batch made ready ahead of the one being written.
+          Stream.buffer({ capacity: 1 }),
+          Stream.mapEffect(writeBatch),
           Stream.mapEffect(account),
           Stream.runDrain,
           Effect.as(null),

@@ -1,4 +1,4 @@
-import { type TagFilter, type TagPageSort, TagRepository, type TagSort } from "@roster/application"
+import { type TagFilter, type TagInsertOutcome, type TagPageSort, TagRepository, type TagSort } from "@roster/application"
 import { type Limit, Tag, TagAlreadyExists, tagNameKey, withinLimit } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
@@ -52,6 +52,20 @@ export const MemoryTagRepositoryLive = Layer.effect(
 
     return TagRepository.of({
       insert: (tag, max) => save(tag, true, max),
+      insertMany: (tags, max) =>
+        store.write((t) => {
+          const organizationId = tags[0]?.organizationId
+          let held = 0
+          for (const other of t.tags.values()) if (other.organizationId === organizationId) held++
+          return tags.map((tag): TagInsertOutcome => {
+            const problem = clash(t, tag)
+            if (Option.isSome(problem)) return problem.value.field === "name" ? "name-taken" : "slug-taken"
+            if (!withinLimit(max, held, 1)) return "full"
+            t.tags.set(tag.id, tag)
+            held++
+            return "stored"
+          })
+        }),
       update: (tag) => Effect.asVoid(save(tag, false)),
       delete: (organizationId, id) =>
         store.write((t) => {

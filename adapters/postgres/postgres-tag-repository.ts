@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type TagFilter, type TagPageSort, TagRepository, type TagSort } from "@roster/application"
+import { type TagFilter, type TagInsertOutcome, type TagPageSort, TagRepository, type TagSort } from "@roster/application"
 import { OrganizationId, Tag, TagAlreadyExists, tagNameKey } from "@roster/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { selectList, tagColumns } from "./columns.js"
@@ -85,6 +85,71 @@ export const PostgresTagRepositoryLive = Layer.effect(
             return outcome?.room === true ? clashOf(tag) : Effect.succeed(false)
           })
         ),
+
+      // As `insert`, with a lock held to the end of the transaction under a limit; one statement
+      // finds the tags whose name or slug is taken, stores as many of the others as there is room
+      // for (mirroring `withinLimit`), and says what became of each.
+      insertMany: (tags, max) =>
+        tags.length === 0 ? Effect.succeed([]) : sql.withTransaction(Effect.gen(function*() {
+          const organizationId = tags[0]!.organizationId
+          if (max !== null) yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`tags:${organizationId}`}, 0))`
+          const given = JSON.stringify(tags.map((tag) => ({
+            id: tag.id,
+            name: tag.name,
+            name_key: tagNameKey(tag.name),
+            slug: tag.slug,
+            description: tag.description,
+            display_name: tag.displayName,
+            category: tag.category,
+            visibility: tag.visibility,
+            metadata: tag.metadata,
+            created_at: tag.createdAt,
+            updated_at: tag.updatedAt
+          })))
+          const rows = yield* sql<{ readonly stored: boolean; readonly name_taken: boolean | null; readonly had_room: boolean }>`
+            WITH given AS (
+              SELECT * FROM ROWS FROM (jsonb_to_recordset(${given}::jsonb) AS (
+                id uuid, name text, name_key text, slug text, description text, display_name text, category text,
+                visibility text, metadata jsonb, created_at timestamptz, updated_at timestamptz
+              )) WITH ORDINALITY AS g(
+                id, name, name_key, slug, description, display_name, category, visibility, metadata, created_at, updated_at, n
+              )
+            ), clash AS (
+              SELECT g.n, bool_or(t.name_key = g.name_key) AS name_taken
+              FROM given g JOIN tags t ON t.organization_id = ${organizationId} AND (t.name_key = g.name_key OR t.slug = g.slug)
+              GROUP BY g.n
+            ), fresh AS (
+              SELECT * FROM given WHERE n NOT IN (SELECT n FROM clash) ORDER BY n
+              ${
+            max === null
+              ? sql``
+              : sql`LIMIT greatest(0, ${max}::integer - (SELECT count(*) FROM tags WHERE organization_id = ${organizationId}))`
+          }
+            ), inserted AS (
+              INSERT INTO tags (
+                id, organization_id, name, name_key, slug, description, display_name, category, visibility, metadata,
+                created_at, updated_at
+              )
+              SELECT id, ${organizationId}, name, name_key, slug, description, display_name, category, visibility, metadata,
+                created_at, updated_at
+              FROM fresh
+              ON CONFLICT DO NOTHING
+              RETURNING id
+            )
+            SELECT g.id IN (SELECT id FROM inserted) AS stored, c.name_taken, g.n IN (SELECT n FROM fresh) AS had_room
+            FROM given g LEFT JOIN clash c ON c.n = g.n
+            ORDER BY g.n`
+          return rows.map((row): TagInsertOutcome =>
+            row.stored
+              ? "stored"
+              : row.name_taken !== null
+              ? (row.name_taken ? "name-taken" : "slug-taken")
+              // Had room but was not stored: a tag made meanwhile took its name or slug.
+              : row.had_room
+              ? "slug-taken"
+              : "full"
+          )
+        })).pipe(Effect.orDie),
 
       update: (tag) =>
         sql`

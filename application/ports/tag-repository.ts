@@ -2,6 +2,9 @@ import type { Limit, OrganizationId, SortBy, SortOrder, Tag, TagAlreadyExists, T
 import { Context, type Effect, type Option } from "effect"
 import type { KeysetPosition } from "./subscriber-repository.js"
 
+/** What `insertMany` did with one tag. */
+export type TagInsertOutcome = "stored" | "full" | "name-taken" | "slug-taken"
+
 export type TagSort = "name" | "created_at" | "subscriber_count"
 
 export interface TagListQuery {
@@ -44,6 +47,14 @@ export class TagRepository extends Context.Tag("roster/TagRepository")<TagReposi
    * the limit together. A taken name or slug fails, whatever the count.
    */
   readonly insert: (tag: Tag, max: Limit) => Effect.Effect<boolean, TagAlreadyExists>
+  /**
+   * Stores new tags of one organization at once, their names and slugs distinct among them: a tag
+   * whose name or slug another tag of the organization holds is not stored (`name-taken`, or
+   * `slug-taken` when only the slug is); of the others, as many as keep the organization's tags
+   * `withinLimit` of `max` are stored, in the order given, and the rest are `full`. Concurrent
+   * inserts never pass the limit together. What became of each tag, in the order given.
+   */
+  readonly insertMany: (tags: ReadonlyArray<Tag>, max: Limit) => Effect.Effect<ReadonlyArray<TagInsertOutcome>>
   readonly update: (tag: Tag) => Effect.Effect<void, TagAlreadyExists>
   /** Deletes the tag and every attachment of it; whether a row was deleted. */
   readonly delete: (organizationId: OrganizationId, id: TagId) => Effect.Effect<boolean>

@@ -2,13 +2,14 @@ import {
   allows,
   DEFAULT_TAG_VISIBILITY,
   InvalidInput,
+  MAX_TAGS_PER_ORGANIZATION,
   type OrganizationId,
   Slug,
   slugify,
   slugProblem,
   suffixedSlug,
   Tag,
-  type TagAlreadyExists,
+  TagAlreadyExists,
   TagId,
   type TagLimitReached,
   tagNameKey,
@@ -37,6 +38,23 @@ const FALLBACK_SLUG_STEM = "tag"
 /** How much of the end of the new tag's id (random, lower-case hex) sets its slug apart. */
 const SUFFIX_LENGTH = 6
 
+/** A tag made from a name alone. */
+const newTag = (organizationId: OrganizationId, id: TagId, name: string, slug: Slug, at: Date) =>
+  new Tag({
+    id,
+    organizationId,
+    name,
+    slug,
+    description: null,
+    displayName: null,
+    category: null,
+    visibility: DEFAULT_TAG_VISIBILITY,
+    metadata: {},
+    subscriberCount: 0,
+    createdAt: at,
+    updatedAt: at
+  })
+
 /**
  * Makes a new tag named `name` (or finds the one someone made meanwhile); its slug is made from
  * the name, with a suffix when that is taken or impossible.
@@ -58,20 +76,7 @@ export const makeTagMaker = (
           ? base
           : suffixedSlug(base, id.slice(-SUFFIX_LENGTH), FALLBACK_SLUG_STEM)
         const at = yield* now
-        const tag = new Tag({
-          id: TagId.make(id),
-          organizationId,
-          name,
-          slug: Slug.make(slug),
-          description: null,
-          displayName: null,
-          category: null,
-          visibility: DEFAULT_TAG_VISIBILITY,
-          metadata: {},
-          subscriberCount: 0,
-          createdAt: at,
-          updatedAt: at
-        })
+        const tag = newTag(organizationId, TagId.make(id), name, Slug.make(slug), at)
         return yield* insertTag(tags, tag, field).pipe(
           Effect.catchTag("TagAlreadyExists", (clash) => {
             if (n + 1 >= SLUG_ATTEMPTS) return Effect.fail(clash)
@@ -89,6 +94,58 @@ export const makeTagMaker = (
   }
   return createNamed
 }
+
+/**
+ * Makes new tags for many names at once (or finds those someone made meanwhile), a statement per
+ * round rather than one per tag: a name whose slug is taken, here or among the names themselves,
+ * is tried again with a suffixed slug, and one whose name is taken is found. By name key, the tag
+ * of each name, or `full` where the organization holds as many tags as it may. The names are
+ * possible tag names, their keys distinct; the first get the room there is.
+ */
+export const makeTagsMaker = (
+  tags: Context.Tag.Service<typeof TagRepository>,
+  ids: Context.Tag.Service<typeof Ids>
+) =>
+(
+  organizationId: OrganizationId,
+  names: ReadonlyArray<string>
+): Effect.Effect<ReadonlyMap<string, Tag | "full">, TagAlreadyExists> =>
+  Effect.gen(function*() {
+    const made = new Map<string, Tag | "full">()
+    let pending = names.map((name) => ({ name, base: slugify(name) }))
+    for (let n = 0; pending.length > 0; n++) {
+      if (n >= SLUG_ATTEMPTS) {
+        return yield* new TagAlreadyExists({ field: "slug", value: pending[0]!.name })
+      }
+      const at = yield* now
+      const slugs = new Set<string>()
+      const wanted: Array<Tag> = []
+      for (const { base, name } of pending) {
+        const id = yield* ids.next
+        const plain = n === 0 && slugProblem(base) === undefined && !slugs.has(base)
+        const slug = plain ? base : suffixedSlug(base, id.slice(-SUFFIX_LENGTH), FALLBACK_SLUG_STEM)
+        slugs.add(slug)
+        wanted.push(newTag(organizationId, TagId.make(id), name, Slug.make(slug), at))
+      }
+      const outcomes = yield* tags.insertMany(wanted, MAX_TAGS_PER_ORGANIZATION)
+      const again: Array<{ readonly name: string; readonly base: string }> = []
+      const taken: Array<string> = []
+      for (const [i, tag] of wanted.entries()) {
+        const outcome = outcomes[i]
+        if (outcome === "stored") made.set(tagNameKey(tag.name), tag)
+        else if (outcome === "full") made.set(tagNameKey(tag.name), "full")
+        else if (outcome === "name-taken") taken.push(tag.name)
+        else again.push(pending[i]!)
+      }
+      // Someone made a tag of this name meanwhile: theirs is the one. If it is gone again (their
+      // change was undone), it is made anew.
+      const found = taken.length === 0 ? [] : yield* tags.findByNames(organizationId, taken)
+      for (const tag of found) made.set(tagNameKey(tag.name), tag)
+      for (const name of taken) if (!made.has(tagNameKey(name))) again.push({ name, base: slugify(name) })
+      pending = again
+    }
+    return made
+  })
 
 /**
  * Finds tags by name, and makes the ones that are missing, as Kit and Mailchimp do when a

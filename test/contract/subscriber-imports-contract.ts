@@ -4,17 +4,28 @@ import {
   type ImportBatchReport,
   OrganizationRepository,
   Outbox,
+  type ImportBatch,
   SubscriberImports,
+  SubscriberImportStore,
   type SubscriberImportOptions,
   SubscriberRepository,
   TagAssignments,
   TagRepository
 } from "@roster/application"
-import { type Organization, planLimits } from "@roster/domain"
+import {
+  DomainEvent,
+  EventId,
+  MAX_TAGS_PER_ORGANIZATION,
+  type Organization,
+  planLimits,
+  type Subscriber,
+  type Tag
+} from "@roster/domain"
+import { randomUUID } from "node:crypto"
 import { Effect, Layer, Option, Stream } from "effect"
 import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import { NodeIdsLive } from "../../adapters/node/index.js"
-import { givenOrganization, givenSubscriber, givenTag, type PersistenceLayer } from "./fixtures.js"
+import { aSubscriber, aTag, givenOrganization, givenSubscriber, givenTag, instant, type PersistenceLayer } from "./fixtures.js"
 
 const importsOver = (persistence: PersistenceLayer) =>
   SubscriberImports.Default.pipe(Layer.provideMerge(Layer.mergeAll(persistence, NodeIdsLive, CsvParseReaderLive)))
@@ -44,6 +55,27 @@ const countOf = (organization: Organization) =>
 
 const eventsOf = (organization: Organization) =>
   Effect.flatMap(Outbox, (outbox) => outbox.recorded(organization.id))
+
+/** A batch making `creates`, each with `tag` and a `subscriber.created` event. */
+const batchOf = (organization: Organization, creates: ReadonlyArray<Subscriber>, tag: Tag): ImportBatch => ({
+  organizationId: organization.id,
+  creates,
+  updates: [],
+  attachments: creates.map((s) => ({ subscriberId: s.id, tagIds: [tag.id] })),
+  events: creates.map((s) => ({
+    event: new DomainEvent({
+      id: EventId.make(randomUUID()),
+      organizationId: organization.id,
+      type: "subscriber.created",
+      occurredAt: instant(5),
+      data: { subscriber: { id: s.id, email: s.email }, source: "import" }
+    }),
+    subscriberId: s.id,
+    tagId: null
+  })),
+  max: null,
+  at: instant(5)
+})
 
 export const subscriberImportsContract = (persistence: PersistenceLayer) =>
   layer(importsOver(persistence))("SubscriberImports over the adapter", (it) => {
@@ -226,6 +258,62 @@ export const subscriberImportsContract = (persistence: PersistenceLayer) =>
         expect(checkpoints).toEqual([5])
         assert.isTrue(Option.isNone(yield* (yield* SubscriberRepository).findByEmail(organization.id, "a@example.com")))
         expect((yield* byEmail(organization, "c@example.com")).status).toBe("active")
+      }))
+
+    it.effect("a batch naming an address made since it was read makes the others, and nothing of that one", () =>
+      Effect.gen(function*() {
+        const store = yield* SubscriberImportStore
+        const organization = yield* givenOrganization()
+        const tag = yield* givenTag(organization.id, { name: "Weekly" })
+        yield* givenSubscriber(organization.id, { email: "taken@example.com" })
+        const fresh = aSubscriber(organization.id, { email: "fresh@example.com", createdAt: instant(5) })
+        const clash = aSubscriber(organization.id, { email: "taken@example.com", createdAt: instant(5) })
+        const outcome = yield* store.write(batchOf(organization, [fresh, clash], tag))
+        expect([[...outcome.created], [...outcome.conflicted], outcome.updated.size, outcome.overLimit.size])
+          .toStrictEqual([[fresh.id], [clash.id], 0, 0])
+        expect((yield* eventsOf(organization)).map((e) => (e.data.subscriber as { email: string }).email)).toStrictEqual(["fresh@example.com"])
+        expect(yield* tagNamesOf(organization, fresh.id)).toEqual(["Weekly"])
+        expect(Option.getOrThrow(yield* (yield* TagRepository).findById(organization.id, tag.id)).subscriberCount).toBe(1)
+        expect(Option.isNone(yield* (yield* SubscriberRepository).findById(organization.id, clash.id))).toBe(true)
+      }))
+
+    it.effect("a batch naming a tag deleted since it was read makes its subscribers without that tag", () =>
+      Effect.gen(function*() {
+        const store = yield* SubscriberImportStore
+        const organization = yield* givenOrganization()
+        const gone = aTag(organization.id, { name: "Gone" })
+        const subscribers = [aSubscriber(organization.id, { createdAt: instant(5) }), aSubscriber(organization.id, { createdAt: instant(5) })]
+        const outcome = yield* store.write(batchOf(organization, subscribers, gone))
+        expect([outcome.created.size, outcome.conflicted.size]).toStrictEqual([2, 0])
+        expect(yield* eventsOf(organization)).toHaveLength(2)
+        for (const s of subscribers) expect(yield* tagNamesOf(organization, s.id)).toEqual([])
+        expect(yield* countOf(organization)).toBe(2)
+      }))
+
+    it.effect("makes the new tags a file names at once, up to the organization's tag limit, telling apart names of one slug", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        const held = Array.from({ length: MAX_TAGS_PER_ORGANIZATION - 2 }, () => aTag(organization.id))
+        expect((yield* tags.insertMany(held, null)).every((outcome) => outcome === "stored")).toBe(true)
+        const result = yield* importCsv(organization, [
+          "email,tags",
+          "ada@example.com,Déjà vu",
+          "grace@example.com,Deja Vu!",
+          "alan@example.com,Zed"
+        ].join("\n"))
+        expect(result.counts).toMatchObject({ rows: 3, created: 2, failed: 1 })
+        expect(result.problems).toStrictEqual([{
+          line: 4,
+          field: "tags",
+          problem: `no tag named 'Zed' in this organization, and it holds ${MAX_TAGS_PER_ORGANIZATION} tags, the most it may (tags_per_organization)`,
+          email: "alan@example.com"
+        }])
+        const made = yield* tags.findByNames(organization.id, ["Déjà vu", "Deja Vu!"])
+        const slugs = made.map((tag) => tag.slug).sort()
+        expect(slugs[0]).toBe("deja-vu")
+        expect(slugs[1]).toMatch(/^deja-vu-[0-9a-f]{6}$/)
+        expect(yield* tags.count(organization.id)).toBe(MAX_TAGS_PER_ORGANIZATION)
       }))
 
     it.effect("writes a file of several batches, checkpointing after each", () =>

@@ -173,6 +173,63 @@ export const tagRepositoryContract = (persistence: PersistenceLayer) =>
         expect(yield* tags.count(organization.id)).toBe(5)
       }))
 
+    it.effect("stores many tags at once, each as a single insert would, and says which names and slugs were taken", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        yield* givenTag(organization.id, { name: "News", slug: "news" })
+        const fresh = new Tag({
+          ...aTag(organization.id, { name: "Weekly Digest", slug: "weekly-digest", createdAt: instant(3) }),
+          description: "Every Friday",
+          category: "Newsletters",
+          metadata: { colour_code: "#ff0" }
+        })
+        const wanted = [
+          fresh,
+          aTag(organization.id, { name: "NEWS", slug: "other-news" }),
+          aTag(organization.id, { name: "Updates", slug: "news" }),
+          aTag(organization.id, { name: "Offers", slug: "offers" })
+        ]
+        expect(yield* tags.insertMany(wanted, null)).toStrictEqual(["stored", "name-taken", "slug-taken", "stored"])
+        expect(Option.getOrThrow(yield* tags.findById(organization.id, fresh.id))).toStrictEqual(fresh)
+        expect((yield* tags.findByNames(organization.id, ["updates", "offers"])).map((tag) => tag.slug)).toStrictEqual(["offers"])
+        expect(yield* tags.count(organization.id)).toBe(3)
+        expect(yield* tags.insertMany([], 3)).toStrictEqual([])
+      }))
+
+    it.effect("many tags at once fill the organization's limit in the order given, and the rest are full", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        const other = yield* givenOrganization()
+        yield* givenTag(organization.id, { name: "News", slug: "news" })
+        const wanted = Array.from({ length: 5 }, () => aTag(organization.id))
+        // A taken name takes no room.
+        const clash = aTag(organization.id, { name: "news" })
+        expect(yield* tags.insertMany([wanted[0]!, clash, ...wanted.slice(1)], 4)).toStrictEqual(
+          ["stored", "name-taken", "stored", "stored", "full", "full"]
+        )
+        expect((yield* tags.findByIds(organization.id, wanted.map((tag) => tag.id))).map((tag) => tag.id).sort()).toStrictEqual(
+          wanted.slice(0, 3).map((tag) => tag.id).sort()
+        )
+        expect(yield* tags.insertMany([aTag(organization.id)], 4)).toStrictEqual(["full"])
+        expect(yield* tags.insertMany([aTag(other.id), aTag(other.id)], 1)).toStrictEqual(["stored", "full"])
+        expect(yield* tags.count(organization.id)).toBe(4)
+      }))
+
+    it.effect("concurrent inserts of many tags never pass the limit together", () =>
+      Effect.gen(function*() {
+        const tags = yield* TagRepository
+        const organization = yield* givenOrganization()
+        const outcomes = yield* Effect.forEach(
+          Array.from({ length: 4 }, () => Array.from({ length: 3 }, () => aTag(organization.id))),
+          (batch) => tags.insertMany(batch, 5),
+          { concurrency: "unbounded" }
+        )
+        expect(outcomes.flat().filter((outcome) => outcome === "stored")).toHaveLength(5)
+        expect(yield* tags.count(organization.id)).toBe(5)
+      }))
+
     it.effect("lets two organizations use the same name and slug", () =>
       Effect.gen(function*() {
         const first = yield* givenOrganization()
