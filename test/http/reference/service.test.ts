@@ -110,6 +110,7 @@ describe("GET /openapi.json", () => {
       "DELETE /api/v1/webhooks/{webhook_id}",
       "DELETE /preference-center/account",
       "DELETE /preference-center/tags/{tag_id}",
+      "GET /",
       "GET /api/v1/admin/organizations",
       "GET /api/v1/admin/organizations/{organization_id}",
       "GET /api/v1/admin/organizations/{organization_id}/members",
@@ -381,7 +382,7 @@ describe("documentation pages", () => {
     expect(externalAssets(answer.text)).toEqual([])
     const scripts = [...answer.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!)
     expect(scripts).toEqual(["/docs/swagger-ui-bundle.js"])
-    const stylesheets = [...answer.text.matchAll(/<link[^>]*\shref="([^"]+)"/g)].map((m) => m[1]!)
+    const stylesheets = [...answer.text.matchAll(/<link[^>]*\srel="stylesheet"[^>]*\shref="([^"]+)"/g)].map((m) => m[1]!)
     expect(stylesheets).toEqual(["/docs/swagger-ui.css"])
     const bundle = await call(server, "GET", scripts[0]!)
     expect(bundle.status).toBe(200)
