@@ -46,8 +46,8 @@ const decodeVersion = (rows: ReadonlyArray<unknown>) => Effect.map(decodeVersion
  * in as literals): the subscribers in the order of `subscribers_created_at_idx` (or
  * `subscribers_status_created_at_idx`), which the scan follows without sorting; their tags as ids
  * in attachment order, named in node from the organization's tags; their creation time as ISO
- * text; and for each metadata key in use its value, `s` and the text of a string or `j` and the
- * JSON of anything else, so that strings need no parsing.
+ * text; and for each metadata key in use its value as JSON (one lookup a key, cheaper than the
+ * whole document as text), of which a string without escapes needs no parsing.
  */
 const exportQuery = (
   organizationId: OrganizationId,
@@ -60,10 +60,7 @@ const exportQuery = (
       `EXISTS (SELECT 1 FROM subscriber_tags x WHERE x.subscriber_id = s.id AND x.tag_id = ${pg.escapeLiteral(query.tagId)})`
     ])
   ]
-  const metadata = query.metadataKeys.map((key) => {
-    const value = `s.metadata -> ${pg.escapeLiteral(key)}`
-    return `CASE jsonb_typeof(${value}) WHEN 'string' THEN 's' || (${value} #>> '{}') ELSE 'j' || (${value})::text END`
-  })
+  const metadata = query.metadataKeys.map((key) => `(s.metadata -> ${pg.escapeLiteral(key)})::text`)
   return `SELECT s.id, s.email, s.first_name, s.last_name, s.status,
       to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
       array_to_string(ARRAY(
@@ -97,6 +94,10 @@ const makeTagNames = (names: ReadonlyMap<string, string>) => {
   }
 }
 
+/** A JSON value as text: a string holding no escape is its text between the quotes, as it is. */
+const jsonValueOf = (json: string): unknown =>
+  json.charCodeAt(0) === 34 && !json.includes("\\") ? json.slice(1, -1) : JSON.parse(json)
+
 /** A row of `exportQuery` as an exported subscriber. */
 const exportedOfCopyRow = (
   row: ReadonlyArray<string | null>,
@@ -106,7 +107,7 @@ const exportedOfCopyRow = (
   const metadata: Record<string, unknown> = {}
   for (let i = 0; i < metadataKeys.length; i++) {
     const cell = row[7 + i]
-    if (cell !== null && cell !== undefined) metadata[metadataKeys[i]!] = cell[0] === "s" ? cell.slice(1) : JSON.parse(cell.slice(1))
+    if (cell !== null && cell !== undefined) metadata[metadataKeys[i]!] = jsonValueOf(cell)
   }
   return {
     id: row[0] as SubscriberId,
