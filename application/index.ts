@@ -65,6 +65,7 @@ export * from "./ports/payment-gateway.js"
 
 // What the capabilities share: principals and scopes, pages, the clock, event payloads.
 export * from "./support/event-payloads.js"
+export * from "./support/export-pages.js"
 export * from "./support/page-numbers.js"
 export * from "./support/principal.js"
 export * from "./support/template-scope.js"

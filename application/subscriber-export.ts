@@ -1,6 +1,6 @@
 import { InvalidInput, type OrganizationId, type SubscriberStatus } from "@roster/domain"
 import { Effect, Option, Stream } from "effect"
-import { type ExportedSubscriber, type KeysetPosition, SubscriberRepository } from "./ports/subscriber-repository.js"
+import { type ExportedSubscriber, SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagRepository } from "./ports/tag-repository.js"
 
 export interface SubscriberExportRequest {
@@ -18,13 +18,13 @@ export interface SubscriberExport {
   readonly pages: Stream.Stream<ReadonlyArray<ExportedSubscriber>>
 }
 
-/** Subscribers read a page at a time: an export holds one page in memory, however many there are. */
+/** Subscribers read about a page at a time: an export holds a page or two in memory, however many there are. */
 export const EXPORT_PAGE_SIZE = 5000
 
 /**
  * Every subscriber of an organization (or those of one status, or with one tag), for operators
- * who take them elsewhere. Pages run oldest first by keyset, so subscribers added meanwhile come
- * at the end and none is read twice.
+ * who take them elsewhere. Pages run oldest first; the store streams them (in one statement where
+ * it can), so that none is read twice.
  */
 export class SubscriberExports extends Effect.Service<SubscriberExports>()("roster/SubscriberExports", {
   effect: Effect.gen(function*() {
@@ -41,14 +41,6 @@ export class SubscriberExports extends Effect.Service<SubscriberExports>()("rost
         return yield* new InvalidInput({ field: "tag", problem: `no tag named '${request.tagName}' in this organization` })
       }
       const filter = { status: request.status, tagId: Option.getOrUndefined(tag)?.id }
-      const page = (after: KeysetPosition | undefined) =>
-        Effect.map(subscribers.exportPage(organizationId, { ...filter, after, limit: pageSize }), (rows) => {
-          const last = rows[rows.length - 1]
-          const next = rows.length < pageSize || last === undefined
-            ? Option.none<KeysetPosition | undefined>()
-            : Option.some({ value: last.createdAt, id: last.id })
-          return [rows, next] as const
-        })
       const [metadataKeys, subscriberCount] = yield* Effect.all([
         subscribers.metadataKeys(organizationId, filter),
         subscribers.count(organizationId, filter)
@@ -56,8 +48,7 @@ export class SubscriberExports extends Effect.Service<SubscriberExports>()("rost
       return {
         metadataKeys,
         subscriberCount,
-        pages: Stream.paginateEffect<KeysetPosition | undefined, ReadonlyArray<ExportedSubscriber>, never, never>(undefined, page).pipe(
-          Stream.filter((items) => items.length > 0),
+        pages: subscribers.exportAll(organizationId, { ...filter, metadataKeys, pageSize }).pipe(
           // The next page is read while this one is written out.
           Stream.buffer({ capacity: 1 })
         )

@@ -1,4 +1,4 @@
-import { type SubscriberFilter, type SubscriberPageSort, SubscriberRepository, type SubscriberSort } from "@roster/application"
+import { exportByKeyset, type SubscriberFilter, type SubscriberPageSort, SubscriberRepository, type SubscriberSort } from "@roster/application"
 import { EmailAlreadyExists, emailKey, type Subscriber, SubscriberId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
@@ -33,7 +33,7 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
     const findById = (organizationId: string, id: string) =>
       store.read((t) => Option.fromNullable(t.subscribers.get(id)).pipe(Option.filter((s) => s.organizationId === organizationId)))
 
-    return SubscriberRepository.of({
+    const repository: SubscriberRepository["Type"] = SubscriberRepository.of({
       insert: (subscriber) =>
         Effect.flatten(store.write((t) => {
           if (sameEmail(t, subscriber)) return Effect.fail(new EmailAlreadyExists({ email: subscriber.email }))
@@ -160,6 +160,7 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
               createdAt: s.createdAt.toISOString()
             }))
         }),
+      exportAll: (organizationId, query) => exportByKeyset(repository.exportPage, organizationId, query, query.pageSize),
       metadataKeys: (organizationId, filter) =>
         store.read((t) => {
           const keys = new Set<string>()
@@ -169,5 +170,6 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
           return [...keys].sort(compareText)
         })
     })
+    return repository
   })
 )

@@ -1,8 +1,10 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Redacted, Stream } from "effect"
 import pg from "pg"
+import { to as copyTo } from "pg-copy-streams"
+import { type CopyRow, makeCopyTextReader } from "./copy-text.js"
 import { reportPoolUsage } from "../node/metrics.js"
 import { PreparedQuery, type Row, type RowShapes } from "./prepared-query.js"
 
@@ -49,15 +51,57 @@ export class PgStatements extends Context.Tag("roster/postgres/PgStatements")<Pg
     text: string,
     values: ReadonlyArray<unknown>
   ) => Effect.Effect<ReadonlyArray<{ readonly [column: string]: unknown }>, SqlError>
+  /**
+   * The rows of `COPY (query) TO STDOUT` (text format) as the server streams them, on a connection
+   * of its own, in batches of at least `batchSize` rows (the last may hold fewer): one statement,
+   * so one snapshot, and the server sends no faster than the rows are taken.
+   */
+  readonly copyOut: (query: string, batchSize: number) => Stream.Stream<ReadonlyArray<CopyRow>, SqlError>
 }>() {}
 
 /** The pool's `query`, given a query object that submits itself and the callback for its outcome. */
 type SubmitQuery = (query: PreparedQuery, callback: (cause: unknown, rows?: ReadonlyArray<Row>) => void) => void
 
+/** Batches of rows of the COPY text the readable gives, each of at least `batchSize` rows but the last. */
+async function* copyBatches(source: AsyncIterable<Uint8Array>, batchSize: number): AsyncGenerator<ReadonlyArray<CopyRow>> {
+  const reader = makeCopyTextReader()
+  let batch: Array<CopyRow> = []
+  for await (const chunk of source) {
+    const rows = reader.push(chunk)
+    batch = batch.length === 0 ? rows : batch.concat(rows)
+    if (batch.length >= batchSize) {
+      yield batch
+      batch = []
+    }
+  }
+  batch = batch.concat(reader.end())
+  if (batch.length > 0) yield batch
+}
+
+const copyFailed = (cause: unknown) => new SqlError({ cause, message: "Failed to copy rows out" })
+
+const makeCopyOut = (pool: pg.Pool) => (query: string, batchSize: number) =>
+  Stream.unwrapScoped(Effect.map(
+    Effect.acquireRelease(
+      Effect.tryPromise({ try: () => pool.connect(), catch: copyFailed }).pipe(
+        Effect.map((client) => ({ client, stream: client.query(copyTo(`COPY (${query}) TO STDOUT`)) }))
+      ),
+      // A connection left in the middle of a COPY is closed, not handed back to the pool.
+      ({ client, stream }) =>
+        Effect.sync(() => {
+          const finished = stream.readableEnded
+          if (!finished) stream.destroy()
+          client.release(finished ? undefined : true)
+        })
+    ),
+    ({ stream }) => Stream.fromAsyncIterable(copyBatches(stream, batchSize), copyFailed)
+  ))
+
 const makePgStatements = (pool: pg.Pool): PgStatements["Type"] => {
   const shapes: RowShapes = new Map()
   const submit = (pool.query as unknown as SubmitQuery).bind(pool)
   return {
+    copyOut: makeCopyOut(pool),
     run: (name, text, values) =>
       Effect.async((resume) => {
         submit(new PreparedQuery(name, text, values, shapes), (cause, rows) => {

@@ -1,13 +1,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import {
   type ExportedSubscriber,
+  exportByKeyset,
   type SubscriberFilter,
   type SubscriberPageSort,
   SubscriberRepository,
   type SubscriberSort
 } from "@roster/application"
 import { EmailAlreadyExists, emailKey, OrganizationId, Subscriber, SubscriberId } from "@roster/domain"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option, Schema, Stream } from "effect"
+import pg from "pg"
 import { selectList, subscriberColumns } from "./columns.js"
 import { instant, keyset } from "./keyset.js"
 import { orderByKeys } from "./numbered-pages.js"
@@ -39,6 +41,86 @@ const decodeAccess = decodeFirst(Schema.Struct({
 const decodeVersionRow = decodeFirst(Schema.Struct({ version: Schema.Number }))
 const decodeVersion = (rows: ReadonlyArray<unknown>) => Effect.map(decodeVersionRow(rows as never), Option.map((row) => row.version))
 
+/**
+ * The statement an export streams with COPY (which takes no parameters, so the values are written
+ * in as literals): the subscribers in the order of `subscribers_created_at_idx` (or
+ * `subscribers_status_created_at_idx`), which the scan follows without sorting; their tags as ids
+ * in attachment order, named in node from the organization's tags; their creation time as ISO
+ * text; and for each metadata key in use its value as JSON (one lookup a key, cheaper than the
+ * whole document as text), of which a string without escapes needs no parsing.
+ */
+const exportQuery = (
+  organizationId: OrganizationId,
+  query: SubscriberFilter & { readonly metadataKeys: ReadonlyArray<string> }
+) => {
+  const conditions = [
+    `s.organization_id = ${pg.escapeLiteral(organizationId)}`,
+    ...(query.status === undefined ? [] : [`s.status = ${pg.escapeLiteral(query.status)}`]),
+    ...(query.tagId === undefined ? [] : [
+      `EXISTS (SELECT 1 FROM subscriber_tags x WHERE x.subscriber_id = s.id AND x.tag_id = ${pg.escapeLiteral(query.tagId)})`
+    ])
+  ]
+  const metadata = query.metadataKeys.map((key) => `(s.metadata -> ${pg.escapeLiteral(key)})::text`)
+  return `SELECT s.id, s.email, s.first_name, s.last_name, s.status,
+      to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      array_to_string(ARRAY(
+        SELECT st.tag_id FROM subscriber_tags st WHERE st.subscriber_id = s.id ORDER BY st.subscribed_at, st.tag_id
+      ), ' ')${metadata.map((column) => `,
+      ${column}`).join("")}
+    FROM subscribers s
+    WHERE ${conditions.join(" AND ")}
+    ORDER BY s.created_at, s.id`
+}
+
+/** Distinct sets of tags an export keeps named at once; past it, they are named again. */
+const TAG_SETS_KEPT = 10_000
+
+/**
+ * Names of tags given as space-parted ids: one list for each set of tags, shared by every
+ * subscriber who has it (the CSV writer writes a shared list once).
+ */
+const makeTagNames = (names: ReadonlyMap<string, string>) => {
+  const lists = new Map<string, ReadonlyArray<string>>()
+  const none: ReadonlyArray<string> = []
+  return (ids: string | null): ReadonlyArray<string> => {
+    if (ids === null || ids === "") return none
+    let list = lists.get(ids)
+    if (list === undefined) {
+      if (lists.size >= TAG_SETS_KEPT) lists.clear()
+      list = ids.split(" ").flatMap((id) => names.get(id) ?? [])
+      lists.set(ids, list)
+    }
+    return list
+  }
+}
+
+/** A JSON value as text: a string holding no escape is its text between the quotes, as it is. */
+const jsonValueOf = (json: string): unknown =>
+  json.charCodeAt(0) === 34 && !json.includes("\\") ? json.slice(1, -1) : JSON.parse(json)
+
+/** A row of `exportQuery` as an exported subscriber. */
+const exportedOfCopyRow = (
+  row: ReadonlyArray<string | null>,
+  metadataKeys: ReadonlyArray<string>,
+  tagNamesOf: (ids: string | null) => ReadonlyArray<string>
+): ExportedSubscriber => {
+  const metadata: Record<string, unknown> = {}
+  for (let i = 0; i < metadataKeys.length; i++) {
+    const cell = row[7 + i]
+    if (cell !== null && cell !== undefined) metadata[metadataKeys[i]!] = jsonValueOf(cell)
+  }
+  return {
+    id: row[0] as SubscriberId,
+    email: row[1]!,
+    firstName: row[2] ?? null,
+    lastName: row[3] ?? null,
+    status: row[4] as ExportedSubscriber["status"],
+    createdAt: row[5]!,
+    tagNames: tagNamesOf(row[6] ?? null),
+    metadata
+  }
+}
+
 export const PostgresSubscriberRepositoryLive = Layer.effect(
   SubscriberRepository,
   Effect.gen(function*() {
@@ -60,7 +142,7 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
       sql`SELECT ${columns} FROM subscribers WHERE organization_id = ${organizationId} AND id = ${id}
           ${sql.literal(forUpdate ? "FOR UPDATE" : "")}`.pipe(Effect.flatMap(decodeSubscriber), Effect.orDie)
 
-    return SubscriberRepository.of({
+    const repository: SubscriberRepository["Type"] = SubscriberRepository.of({
       insert: (subscriber) =>
         sql`
           INSERT INTO subscribers
@@ -234,6 +316,20 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
         )
       },
 
+      exportAll: (organizationId, query) =>
+        Option.isNone(statements)
+          ? exportByKeyset(repository.exportPage, organizationId, query, query.pageSize)
+          : Stream.unwrap(Effect.map(
+            sql<{ readonly id: string; readonly name: string }>`SELECT id, name FROM tags WHERE organization_id = ${organizationId}`,
+            (tags) => {
+              const tagNamesOf = makeTagNames(new Map(tags.map((tag) => [tag.id, tag.name] as const)))
+              const keys = query.metadataKeys
+              return statements.value.copyOut(exportQuery(organizationId, query), query.pageSize).pipe(
+                Stream.map((rows) => rows.map((row) => exportedOfCopyRow(row, keys, tagNamesOf)))
+              )
+            }
+          )).pipe(Stream.orDie),
+
       metadataKeys: (organizationId, filter) =>
         sql<{ readonly key: string }>`
           SELECT DISTINCT keys.key COLLATE "C" AS key
@@ -241,5 +337,6 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
           WHERE ${sql.and(matching(organizationId, filter))}
           ORDER BY 1`.pipe(Effect.map((rows) => rows.map((row) => row.key)), Effect.orDie)
     })
+    return repository
   })
 )

@@ -9,7 +9,7 @@ import type {
   TagId,
   TagSubscription
 } from "@roster/domain"
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, type Option, type Stream } from "effect"
 
 export type SubscriberSort = "created_at" | "updated_at" | "email"
 
@@ -140,4 +140,14 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
     query: SubscriberFilter & { readonly after?: KeysetPosition | undefined; readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<ExportedSubscriber>>
   readonly metadataKeys: (organizationId: OrganizationId, filter: SubscriberFilter) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * Every subscriber matching `filter`, oldest first (by creation, then id), as `exportPage` gives
+   * them, in pages of about `pageSize` each read as the one before is taken: memory holds a page
+   * or so however many there are. Their metadata holds at least `metadataKeys` (other keys may be
+   * left out). A store that can reads them all in one statement, so from one snapshot.
+   */
+  readonly exportAll: (
+    organizationId: OrganizationId,
+    query: SubscriberFilter & { readonly metadataKeys: ReadonlyArray<string>; readonly pageSize: number }
+  ) => Stream.Stream<ReadonlyArray<ExportedSubscriber>>
 }>() {}

@@ -5,8 +5,9 @@ import { Data, Effect } from "effect"
 /**
  * Subscribers as CSV rows, as spreadsheets open them: RFC 4180 quoting, each line ending in
  * `\r\n`, every cell a spreadsheet would run as a formula neutralised. The text is what
- * csv-stringify writes with `record_delimiter: "windows"` (test/apps/cli-csv.test.ts holds the two
- * side by side), built here without its per-cell machinery: an export writes millions of cells.
+ * csv-stringify writes with `record_delimiter: "windows"` and `quoted_match: /[\r\n]/`
+ * (test/apps/cli-csv.test.ts holds the two side by side), built here without its per-cell
+ * machinery: an export writes millions of cells.
  */
 
 export const subscriberColumns = (metadataKeys: ReadonlyArray<string>): ReadonlyArray<string> => [
@@ -20,10 +21,10 @@ export const subscriberColumns = (metadataKeys: ReadonlyArray<string>): Readonly
 ]
 
 /**
- * What makes a cell need quotes: a quote, the delimiter, or the record delimiter `\r\n`. As with
- * csv-stringify given a record delimiter, a lone `\n` or `\r` is written as it is, unquoted.
+ * What makes a cell need quotes: a quote, the delimiter, or a line break of any kind (a lone `\n`
+ * or `\r` as well as `\r\n`), which a reader would otherwise take for the end of the row.
  */
-const needsQuotes = /[",]|\r\n/
+const needsQuotes = /[",\r\n]/
 const quoteMark = /"/g
 
 /** One cell as written: neutralised, then quoted (its quotes doubled) when it must be. */

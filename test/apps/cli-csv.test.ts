@@ -1,18 +1,22 @@
 import type { ExportedSubscriber } from "@roster/application"
 import { neutralisedCell, SubscriberId } from "@roster/domain"
+import { parse } from "csv-parse/sync"
 import { stringify } from "csv-stringify/sync"
 import { describe, expect, it } from "vitest"
 import { csvCell, csvLines, makeSubscriberLines, subscriberColumns, subscriberRow } from "../../apps/cli/csv.js"
 
 /**
  * The CLI's CSV text is csv-stringify's, cell for cell: what the export and the problem file
- * write is checked here against csv-stringify with the options the CLI used to give it, over
- * cells that need quoting, neutralising, or neither.
+ * write is checked here against csv-stringify told to quote every line break (not only `\r\n`),
+ * over cells that need quoting, neutralising, or neither; and csv-parse reads the cells back.
  */
 
 /** What csv-stringify writes for the rows, each cell neutralised first. */
 const reference = (rows: ReadonlyArray<ReadonlyArray<string>>) =>
-  stringify(rows.map((row) => row.map(neutralisedCell)), { record_delimiter: "windows" })
+  stringify(rows.map((row) => row.map(neutralisedCell)), { record_delimiter: "windows", quoted_match: /[\r\n]/ })
+
+/** The cells of CSV text, as a CSV reader gets them back. */
+const cellsOf = (text: string): Array<Array<string>> => parse(text, { relax_column_count: true })
 
 const trickyCells = [
   "",
@@ -95,5 +99,29 @@ describe("the CLI's CSV text", () => {
     expect(lines(page)).toBe(expected)
     expect(csvLines([subscriberColumns(metadataKeys)])).toBe(reference([subscriberColumns(metadataKeys)]))
     expect(lines([])).toBe("")
+  })
+
+  it("writes text a CSV reader parses back into the same cells, line breaks of every kind included", () => {
+    for (const cell of trickyCells) {
+      expect(cellsOf(csvLines([[cell, "next"]])), JSON.stringify(cell)).toEqual([[neutralisedCell(cell), "next"]])
+    }
+    const rows = trickyCells.map((cell, i) => [cell, trickyCells[(i * 7) % trickyCells.length]!, "", cell])
+    expect(cellsOf(csvLines(rows))).toEqual(rows.map((row) => row.map(neutralisedCell)))
+
+    const metadataKeys = ["note", "plan"]
+    const page = trickyCells.map((cell, i) =>
+      subscriber({
+        email: `${i}@example.com`,
+        firstName: cell,
+        lastName: i % 2 === 0 ? null : cell,
+        tagNames: cell === "" ? [] : [cell, "plain"],
+        metadata: { note: cell, plan: i % 3 === 0 ? { nested: cell } : i }
+      })
+    )
+    const text = csvLines([subscriberColumns(metadataKeys)]) + makeSubscriberLines(metadataKeys)(page)
+    expect(cellsOf(text)).toEqual([
+      [...subscriberColumns(metadataKeys)],
+      ...page.map((s) => subscriberRow(s, metadataKeys).map(neutralisedCell))
+    ])
   })
 })

@@ -1,5 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
 import {
+  type ExportedSubscriber,
   type KeysetPosition,
   SubscriberRepository,
   type SubscriberFilter,
@@ -8,7 +9,7 @@ import {
   TagAssignments
 } from "@roster/application"
 import { emailKey, type OrganizationId, type SortBy, type SortOrder, Subscriber, SubscriberId } from "@roster/domain"
-import { Effect, Exit, Option } from "effect"
+import { Chunk, Effect, Exit, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import {
   aSubscriber,
@@ -236,6 +237,47 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         expect(yield* subscribers.metadataKeys(organization.id, { status: "unsubscribed" })).toStrictEqual(["plan", "reason"])
         expect(yield* subscribers.metadataKeys(organization.id, { tagId: tag.id })).toStrictEqual(["plan", "score", "Źródło"])
         expect(yield* subscribers.metadataKeys(organization.id, { status: "bounced" })).toStrictEqual([])
+      }))
+
+    it.effect("streams an export oldest first, as its pages hold it: names, tags in attachment order, metadata of every kind", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const weekly = yield* givenTag(organization.id, { name: "Weekly, \"news\"" })
+        const daily = yield* givenTag(organization.id, { name: "tab\there \\N" })
+        const tricky = ["tab\tin", "line\nbreak\r\n", "back\\slash \\N", "\\N", "Zoë 日本語 🎉", "", "=SUM(1)"]
+        const all = yield* Effect.forEach(tricky, (text, i) =>
+          givenSubscriber(organization.id, {
+            status: i % 3 === 2 ? "unsubscribed" : "active",
+            firstName: text,
+            createdAt: instant(i),
+            metadata: i % 2 === 0
+              ? { note: text, plan: "pro" }
+              : { note: { nested: text, list: [1, 2.5, true, null] }, plan: null, seats: i }
+          }))
+        yield* assignments.attach(organization.id, all[0]!.id, [daily.id], instant(200), null)
+        yield* assignments.attach(organization.id, all[0]!.id, [weekly.id], instant(100), null)
+        yield* assignments.attach(organization.id, all[3]!.id, [weekly.id, daily.id], instant(100), null)
+        yield* givenSubscriber((yield* givenOrganization()).id, { metadata: { elsewhere: true } })
+
+        for (const filter of [{}, { status: "active" }, { tagId: weekly.id }, { tagId: daily.id, status: "active" }] as const) {
+          const metadataKeys = yield* subscribers.metadataKeys(organization.id, filter)
+          const streamed = Chunk.toReadonlyArray(
+            yield* Stream.runCollect(subscribers.exportAll(organization.id, { ...filter, metadataKeys, pageSize: 2 }))
+          ).flat()
+          const paged = yield* subscribers.exportPage(organization.id, { ...filter, limit: 100 })
+          const picked = (rows: ReadonlyArray<ExportedSubscriber>) =>
+            rows.map((row) => ({ ...row, tagNames: [...row.tagNames], metadata: Object.fromEntries(metadataKeys.flatMap((key) => key in row.metadata ? [[key, row.metadata[key]]] : [])) }))
+          expect(picked(streamed)).toStrictEqual(picked(paged))
+          if (Object.keys(filter).length === 0) {
+            expect(streamed.map((row) => row.firstName)).toStrictEqual(all.map((s) => s.firstName))
+            expect(streamed[0]!.tagNames).toStrictEqual([weekly.name, daily.name])
+            expect(streamed[1]!.metadata).toStrictEqual({ note: { nested: "line\nbreak\r\n", list: [1, 2.5, true, null] }, plan: null, seats: 1 })
+          }
+        }
+        expect(Chunk.size(yield* Stream.runCollect(subscribers.exportAll(organization.id, { status: "bounced", metadataKeys: [], pageSize: 2 }))))
+          .toBe(0)
       }))
 
     it.effect("refuses a second subscriber with the same email in any letter case", () =>

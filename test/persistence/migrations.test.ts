@@ -51,7 +51,8 @@ describe("migrations", () => {
           [20, "import_problem_retention"],
           [21, "unlimited_subscriber_slots"],
           [22, "provider_reports_by_address"],
-          [23, "tag_visibility"]
+          [23, "tag_visibility"],
+          [24, "tag_assignments_with_their_time"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([

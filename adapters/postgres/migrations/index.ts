@@ -25,6 +25,7 @@ import importProblemRetention from "./0020_import_problem_retention.js"
 import unlimitedSubscriberSlots from "./0021_unlimited_subscriber_slots.js"
 import providerReportsByAddress from "./0022_provider_reports_by_address.js"
 import tagVisibility from "./0023_tag_visibility.js"
+import tagAssignmentsWithTheirTime from "./0024_tag_assignments_with_their_time.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -49,7 +50,8 @@ const migrations = Migrator.fromRecord({
   "0020_import_problem_retention": importProblemRetention,
   "0021_unlimited_subscriber_slots": unlimitedSubscriberSlots,
   "0022_provider_reports_by_address": providerReportsByAddress,
-  "0023_tag_visibility": tagVisibility
+  "0023_tag_visibility": tagVisibility,
+  "0024_tag_assignments_with_their_time": tagAssignmentsWithTheirTime
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
