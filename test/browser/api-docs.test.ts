@@ -4,9 +4,9 @@
  * pages make goes to the server's own origin (no CDN, no font or logo from elsewhere, no online
  * validator), they render the running form's operations, and the console shows no error.
  */
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumArgs, chromiumAvailable, chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium } from "../support/chromium.js"
 import { startHttpServer, type TestHttpServer } from "../support/http-server.js"
 
 type FormName = "reference" | "overview"
@@ -22,7 +22,7 @@ beforeAll(async () => {
   if (!chromiumAvailable) return
   const [reference, overview] = await Promise.all([startHttpServer(), startHttpServer({ form: "overview" })])
   servers = { reference: reference!, overview: overview! }
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs })
+  browser = await launchChromium()
 }, 60_000)
 
 afterAll(async () => {

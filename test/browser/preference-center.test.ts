@@ -6,27 +6,20 @@
 import { OrganizationRepository, Subscribers } from "@roster/application"
 import { Organization } from "@roster/domain"
 import { Effect } from "effect"
-import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
-import { type Browser, chromium, type Locator, type Page } from "playwright-core"
+import type { Browser, Locator, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumSuite } from "../support/chromium.js"
+import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium } from "../support/chromium.js"
 import { call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
 
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const haveChromium = existsSync(executablePath)
 
 let server: TestHttpServer
 let browser: Browser
 
 beforeAll(async () => {
-  if (!haveChromium) return
+  if (!chromiumAvailable) return
   server = await startHttpServer()
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-  })
+  browser = await launchChromium()
 }, 60_000)
 
 afterAll(async () => {
@@ -70,7 +63,7 @@ const subscriberState = async (key: string, id: string) => {
   return { http: answer.status, status: answer.body.status, tags: (answer.body.tags ?? []).map((t: { name: string }) => t.name) }
 }
 
-describe.skipIf(!haveChromium)(chromiumSuite(`the preference page in Chromium (${executablePath})`), () => {
+describe.skipIf(!chromiumAvailable)(chromiumSuite(`the preference page in Chromium (${chromiumPath})`), () => {
   it("shows the organization, the address and every tag; a tag or organization name holding markup stays text", async () => {
     const { subscriber, url } = await subscriberWithLink()
     await withPage(async (page) => {

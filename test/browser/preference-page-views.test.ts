@@ -9,15 +9,13 @@ import { TagAssignments, TagRepository } from "@roster/application"
 import { MAX_TAGS_PER_SUBSCRIBER, type OrganizationId, Slug, SubscriberId, Tag, TagId } from "@roster/domain"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { existsSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumSuite } from "../support/chromium.js"
+import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium } from "../support/chromium.js"
 import { call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
 
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const haveChromium = existsSync(executablePath)
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 type FormName = "reference" | "overview"
@@ -30,14 +28,10 @@ let servers: Partial<Record<FormName, TestHttpServer>> = {}
 let browser: Browser
 
 beforeAll(async () => {
-  if (!haveChromium) return
+  if (!chromiumAvailable) return
   const [reference, overview] = await Promise.all([startHttpServer(), startHttpServer({ form: "overview" })])
   servers = { reference: reference!, overview: overview! }
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-  })
+  browser = await launchChromium()
 }, 60_000)
 
 afterAll(async () => {
@@ -100,7 +94,7 @@ const languages = [
   { locale: "de-DE", lang: "de", subscribe: "Abonnieren", unsubscribe: "Abbestellen" }
 ] as const
 
-describe.skipIf(!haveChromium)(chromiumSuite(`the preference page in Chromium (${executablePath})`), () => {
+describe.skipIf(!chromiumAvailable)(chromiumSuite(`the preference page in Chromium (${chromiumPath})`), () => {
   describe.each(deployments)("deployed with the $form form", ({ form, api }) => {
     for (const width of [1280, 375]) {
       for (const language of languages) {

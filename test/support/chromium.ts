@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs"
+import { type Browser, chromium } from "playwright-core"
 
 /**
  * The Chromium the browser suites drive: `/usr/bin/chromium` (Debian's package), or
@@ -16,3 +17,7 @@ export const chromiumSuite = (title: string): string =>
 
 /** The arguments the suites launch Chromium with: headless in a container, nothing fetched of its own. */
 export const chromiumArgs = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+
+/** Chromium launched headless as every browser suite drives it. */
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs })
