@@ -3,6 +3,9 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFi
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type pg from "pg"
+import { to as copyTo } from "pg-copy-streams"
+import { OrganizationId } from "@roster/domain"
+import { exportQuery } from "../adapters/postgres/postgres-subscriber-repository.js"
 
 /**
  * The CSV half of `npm run bench` (BENCH_SUITE=imports): `roster subscribers import` of a file
@@ -10,7 +13,9 @@ import type pg from "pg"
  * two metadata columns) into an organization of the bench's PostgreSQL, then the same file again
  * (every row found and unchanged), then imports that make new tags (`runTagBench`), then
  * `roster subscribers export` of them all: rows a second, and each process's peak RSS (VmHWM,
- * read from /proc while it runs), as operators run them.
+ * read from /proc while it runs), as operators run them. Beside the first import and the export,
+ * PostgreSQL alone doing the same database work (`importFloor`, `exportFloor`): how near the
+ * programs come to what the server itself allows on the machine.
  */
 
 const rows = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000)
@@ -106,6 +111,69 @@ const runTagBench = async (context: ImportBenchContext, dir: string) => {
     `${made.toFixed(1)} s of imports making them less ${found.toFixed(1)} s naming them made)   (target ≥ 5,000 tags/s)`)
 }
 
+/**
+ * PostgreSQL alone doing an import's writes, for the figure beside the import's: the rows the
+ * import made (subscribers, their tags, their `subscriber.created` events) written again, as
+ * another organization's, by three `INSERT ... SELECT` in one transaction that is rolled back:
+ * every index and foreign key of the tables, and no client at all. Ids keep their order (the
+ * first hex digit changed), as the import's time-ordered ids do.
+ */
+const importFloor = async (context: ImportBenchContext, organizationId: string, into: string) => {
+  const client = await context.pool.connect()
+  try {
+    const startedAt = performance.now()
+    await client.query("BEGIN")
+    await client.query("SET LOCAL synchronous_commit = off")
+    const again = (column: string) => `('f' || substr(${column}::text, 2))::uuid`
+    await client.query(
+      `INSERT INTO subscribers (id, organization_id, email, email_key, status, metadata, first_name, last_name, created_at, updated_at)
+       SELECT ${again("id")}, $2, email, email_key, status, metadata, first_name, last_name, created_at, updated_at
+       FROM subscribers WHERE organization_id = $1 ORDER BY id`,
+      [organizationId, into]
+    )
+    await client.query(
+      `INSERT INTO subscriber_tags (subscriber_id, tag_id, subscribed_at)
+       SELECT ${again("st.subscriber_id")}, st.tag_id, st.subscribed_at
+       FROM subscriber_tags st JOIN subscribers s ON s.id = st.subscriber_id WHERE s.organization_id = $1 ORDER BY st.subscriber_id`,
+      [organizationId]
+    )
+    await client.query(
+      `INSERT INTO outbox_events (id, organization_id, type, occurred_at, data)
+       SELECT ${again("id")}, $2, type, occurred_at, data
+       FROM outbox_events WHERE organization_id = $1 AND type = 'subscriber.created' ORDER BY position`,
+      [organizationId, into]
+    )
+    const seconds = (performance.now() - startedAt) / 1000
+    await client.query("ROLLBACK")
+    return seconds
+  } finally {
+    client.release()
+  }
+}
+
+/** PostgreSQL alone running an export's statement (`exportQuery`), its COPY text read and dropped. */
+const exportFloor = async (context: ImportBenchContext, organizationId: string) => {
+  const { rows: keys } = await context.pool.query<{ key: string }>(
+    `SELECT DISTINCT keys.key COLLATE "C" AS key FROM subscribers, jsonb_object_keys(subscribers.metadata) AS keys (key)
+     WHERE organization_id = $1 ORDER BY 1`,
+    [organizationId]
+  )
+  const client = await context.pool.connect()
+  try {
+    const startedAt = performance.now()
+    const query = exportQuery(OrganizationId.make(organizationId), { metadataKeys: keys.map((k) => k.key) })
+    const stream = client.query(copyTo(`COPY (${query}) TO STDOUT`))
+    await new Promise<void>((resolve, reject) => {
+      stream.on("data", () => {})
+      stream.on("end", resolve)
+      stream.on("error", reject)
+    })
+    return (performance.now() - startedAt) / 1000
+  } finally {
+    client.release()
+  }
+}
+
 export const runImportBench = async (context: ImportBenchContext) => {
   const dir = mkdtempSync(join(tmpdir(), "roster-bench-import-"))
   try {
@@ -115,14 +183,22 @@ export const runImportBench = async (context: ImportBenchContext) => {
     context.cli(context.env, "org", "create", "--name", "Imports", "--slug", "imports", "--tier", "enterprise")
     console.log(`CSV import and export: ${rows.toLocaleString("en-US")} rows (${megabytes.toFixed(0)} MB) on PostgreSQL ` +
       `${(await context.pool.query("SHOW server_version")).rows[0].server_version}, node ${process.version}\n`)
+    const perSecond = (seconds: number) => Math.round(rows / seconds).toLocaleString("en-US").padStart(9)
     const report = (what: string, result: { seconds: number; peakMb: number }, target: string) =>
-      console.log(`${what.padEnd(34)} ${Math.round(rows / result.seconds).toLocaleString("en-US").padStart(9)} rows/s  ` +
+      console.log(`${what.padEnd(34)} ${perSecond(result.seconds)} rows/s  ` +
         `${result.seconds.toFixed(1).padStart(6)} s  peak RSS ${result.peakMb.toFixed(0).padStart(4)} MB   (${target})`)
+    const floor = (what: string, seconds: number) =>
+      console.log(`${`  ${what}`.padEnd(34)} ${perSecond(seconds)} rows/s  ${seconds.toFixed(1).padStart(6)} s`)
+    const organizationOf = async (slug: string) =>
+      (await context.pool.query<{ id: string }>("SELECT id FROM organizations WHERE slug = $1", [slug])).rows[0]!.id
 
     const first = await timed(context, ["subscribers", "import", file, "--org", "imports"])
     const firstReport = JSON.parse(first.output) as { created: number; failed: number }
     if (firstReport.created !== rows || firstReport.failed !== 0) throw new Error(`the import made ${firstReport.created} of ${rows}`)
     report("import, every row new", first, "target ≥ 50,000 rows/s, ≤ 200 MB")
+    context.cli(context.env, "org", "create", "--name", "Floor", "--slug", "floor", "--tier", "enterprise")
+    const imports = await organizationOf("imports")
+    floor("PostgreSQL alone, the same writes", await importFloor(context, imports, await organizationOf("floor")))
 
     const again = await timed(context, ["subscribers", "import", file, "--org", "imports"])
     const againReport = JSON.parse(again.output) as { unchanged: number }
@@ -133,6 +209,7 @@ export const runImportBench = async (context: ImportBenchContext) => {
 
     const exported = await timed(context, ["subscribers", "export", "--org", "imports"], join(dir, "exported.csv"))
     report("export", exported, "target ≥ 250,000 rows/s, ≤ 200 MB")
+    floor("PostgreSQL alone, its statement", await exportFloor(context, imports))
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

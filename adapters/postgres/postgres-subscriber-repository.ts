@@ -49,7 +49,7 @@ const decodeVersion = (rows: ReadonlyArray<unknown>) => Effect.map(decodeVersion
  * text; and for each metadata key in use its value as JSON (one lookup a key, cheaper than the
  * whole document as text), of which a string without escapes needs no parsing.
  */
-const exportQuery = (
+export const exportQuery = (
   organizationId: OrganizationId,
   query: SubscriberFilter & { readonly metadataKeys: ReadonlyArray<string> }
 ) => {
