@@ -14,6 +14,7 @@ import { promisify } from "node:util"
 import { gunzip as zlibGunzip } from "node:zlib"
 import { fileURLToPath } from "node:url"
 import { type EmbeddedDatabaseInUse, lockDataDir } from "./embedded-database-lock.js"
+import { writeTemplateFiles } from "./template-files.js"
 
 const IN_MEMORY = "memory://"
 
@@ -134,10 +135,7 @@ const loadTemplate = (file: string): Effect.Effect<Option.Option<Uint8Array>> =>
     )
   })
 
-/**
- * Opens the database of `dataDir`, loaded first from `template` if given (a directory that holds no
- * database yet, or memory).
- */
+/** Opens the database of `dataDir`; one in memory is loaded first from `template` if given. */
 const open = (dataDir: string, template?: Uint8Array) =>
   Effect.acquireRelease(
     Effect.tryPromise({
@@ -157,20 +155,25 @@ const open = (dataDir: string, template?: Uint8Array) =>
  * Makes the database of a directory that holds none yet (or of memory) from the template, which
  * is the files of a new database: about 1 s and 400 MB less than PGlite's initdb, which runs a
  * second PostgreSQL and the initdb program beside the one it opens, each with a WebAssembly heap
- * of its own. Where there is no template, or it does not load (the files it wrote are removed),
- * the database is made as PGlite makes it: in memory by this process, and in a directory by a
- * process of its own, so that this one never holds that memory; the directory is then opened as
- * on any later start.
+ * of its own. Into a directory the files are written as they are, and the database is then opened
+ * as on any later start; in memory, PGlite loads them. Where there is no template, or it does not
+ * load (the files it wrote are removed), the database is made as PGlite makes it: in memory by
+ * this process, and in a directory by a process of its own, so that this one never holds that
+ * memory.
  */
 const openNew = (dataDir: string, templateFile: string) =>
   Effect.gen(function*() {
     const template = yield* loadTemplate(templateFile)
     if (Option.isSome(template)) {
-      const before = new Set(dataDir === IN_MEMORY ? [] : readdirSync(dataDir))
-      const loaded = yield* Effect.either(open(dataDir, template.value))
-      if (Either.isRight(loaded)) return loaded.right
-      yield* Effect.logWarning(`The template of a new embedded database does not load from ${templateFile}`, loaded.left.cause)
-      if (dataDir !== IN_MEMORY) {
+      if (dataDir === IN_MEMORY) {
+        const loaded = yield* Effect.either(open(dataDir, template.value))
+        if (Either.isRight(loaded)) return loaded.right
+        yield* Effect.logWarning(`The template of a new embedded database does not load from ${templateFile}`, loaded.left.cause)
+      } else {
+        const before = new Set(readdirSync(dataDir))
+        const written = yield* Effect.either(Effect.tryPromise(() => writeTemplateFiles(template.value, dataDir)))
+        if (Either.isRight(written)) return yield* open(dataDir)
+        yield* Effect.logWarning(`The template of a new embedded database does not load from ${templateFile}`, written.left.error)
         for (const entry of readdirSync(dataDir)) {
           if (!before.has(entry)) rmSync(join(dataDir, entry), { recursive: true, force: true })
         }

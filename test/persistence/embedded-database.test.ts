@@ -187,13 +187,16 @@ describe("the template new embedded databases are loaded from", () => {
 
   it.live("where it stops loading halfway into a directory, what it wrote is removed and the database is made without it", () =>
     Effect.gen(function*() {
-      // A database's version file, then a file under the lock file's name, which cannot be a directory.
+      // A database's version file and a file of its own, then a file under the lock file's name,
+      // which cannot be a directory.
       const contents = freshDataDir("contents")
       mkdirSync(join(contents, "roster.lock"), { recursive: true })
+      mkdirSync(join(contents, "stray"))
       writeFileSync(join(contents, "PG_VERSION"), "17\n")
+      writeFileSync(join(contents, "stray", "file"), "")
       writeFileSync(join(contents, "roster.lock", "file"), "")
       const template = join(dirname(contents), "template.tar.gz")
-      const packed = spawnSync("tar", ["-czf", template, "-C", contents, "PG_VERSION", "roster.lock/file"])
+      const packed = spawnSync("tar", ["-czf", template, "-C", contents, "PG_VERSION", "stray/file", "roster.lock/file"])
       expect(packed.status).toBe(0)
 
       const dataDir = freshDataDir()
@@ -204,6 +207,7 @@ describe("the template new embedded databases are loaded from", () => {
         { template }
       )
       expect(Option.getOrThrow(found)).toStrictEqual(organization)
+      expect(existsSync(join(dataDir, "stray"))).toBe(false)
       expect(readFileSync(join(dataDir, "PG_VERSION"), "utf8")).not.toBe("17\n")
     }), 120_000)
 })
