@@ -107,9 +107,9 @@ const making = new Map<string, Promise<Exit.Exit<void, SqlError>>>()
 const gunzip = promisify(zlibGunzip)
 
 /**
- * The template of a new database (the tarball, unpacked), made first (in a process of its own, as for a database) if
- * `file` holds none; nothing, with a warning, where it cannot be made or read (a read-only
- * installation), and the database is then made without it.
+ * The template of a new database (the tarball, unpacked), made first if `file` holds none (in a
+ * process of its own, as a database is made); nothing, with a warning, where it cannot be made or
+ * read (a read-only installation), and the database is then made without it.
  */
 const loadTemplate = (file: string): Effect.Effect<Option.Option<Uint8Array>> =>
   Effect.gen(function*() {
