@@ -14,7 +14,7 @@
  * `dist/pglite-initdb.mjs` beside the programs that start it.
  */
 import { PGlite } from "@electric-sql/pglite"
-import { renameSync, rmSync, writeFileSync } from "node:fs"
+import { closeSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { inspect } from "node:util"
 
 const usage = () => {
@@ -25,14 +25,19 @@ const usage = () => {
 const [first, second] = process.argv.slice(2)
 if (first === undefined || first === "" || (first === "--template" && (second === undefined || second === ""))) usage()
 
-/** Writes the template of a new database to `file`, under a temporary name first. */
+/**
+ * Writes the template of a new database to `file`, under a temporary name first, which is created
+ * before the database is made: where it cannot be written, this fails at once.
+ */
 const writeTemplate = async (file) => {
-  const db = await PGlite.create()
-  const dump = await db.dumpDataDir("gzip")
-  await db.close()
   const temporary = `${file}.${process.pid}.tmp`
+  const fd = openSync(temporary, "w")
   try {
-    writeFileSync(temporary, new Uint8Array(await dump.arrayBuffer()))
+    const db = await PGlite.create()
+    const dump = await db.dumpDataDir("gzip")
+    await db.close()
+    writeFileSync(fd, new Uint8Array(await dump.arrayBuffer()))
+    closeSync(fd)
     renameSync(temporary, file)
   } catch (error) {
     rmSync(temporary, { force: true })
