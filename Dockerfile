@@ -18,6 +18,7 @@ COPY domain/package.json domain/package.json
 COPY application/package.json application/package.json
 RUN npm ci --no-audit --no-fund
 COPY . .
+# Also writes dist/pglite-template-<version>.tar.gz, the new embedded database a first start loads.
 RUN node scripts/build.mjs --force
 
 FROM node:20-bookworm-slim AS runtime

@@ -3,8 +3,10 @@
  * Compiles Roster's four programs (start, api, worker, cli) to `dist/<name>.mjs`: one ES module
  * each, with the dependencies it uses bundled in and the rest of theirs left out, so a process
  * loads only the code it runs; beside them `dist/liquid-render-thread.mjs`, the task of the
- * threads customer templates render in, and `dist/pglite-initdb.mjs`, the process that makes a
- * new embedded database. Left outside the bundles, and loaded from node_modules:
+ * threads customer templates render in, `dist/pglite-initdb.mjs`, the process that makes a
+ * new embedded database, and `dist/pglite-template-<PGlite version>.tar.gz`, the files of a new
+ * embedded database that the programs load a new one from (made once for each PGlite version, so
+ * that no program runs initdb). Left outside the bundles, and loaded from node_modules:
  * PGlite (it reads its WebAssembly next to its own files), Redoc and Swagger UI (served as
  * files), and piscina (it starts its threads from a file of its own).
  *
@@ -13,8 +15,10 @@
  * temporary name and renamed, so a program started meanwhile loads the old build or the new one,
  * never half of one.
  */
-import { mkdirSync, readdirSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { basename, dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
@@ -31,11 +35,21 @@ const threadTasks = {
 }
 const sources = ["domain", "application", "adapters", "apps", "package-lock.json", "scripts/build.mjs"]
 
-/** The newest modification time under `path`, tests and builds (domain/dist/, which `npm pack` writes) aside. */
+/** The template of a new embedded database, named as adapters/postgres/pglite-client.ts looks for it. */
+const templateName = /^pglite-template-.*\.tar\.gz(\.\d+\.tmp)?$/
+const pgliteVersion = () => {
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+  return JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")).version
+}
+
+/**
+ * The newest modification time under `path`, tests, builds (domain/dist/, which `npm pack` writes)
+ * and the database template that programs run from the sources make beside pglite-client.ts aside.
+ */
 const newest = (path) => {
   const stats = statSync(path, { throwIfNoEntry: false })
   if (stats === undefined) return 0
-  if (!stats.isDirectory()) return /\.test\.ts$/.test(path) ? 0 : stats.mtimeMs
+  if (!stats.isDirectory()) return /\.test\.ts$/.test(path) || templateName.test(basename(path)) ? 0 : stats.mtimeMs
   let latest = stats.mtimeMs
   for (const entry of readdirSync(path)) {
     if (entry !== "node_modules" && entry !== "dist") latest = Math.max(latest, newest(join(path, entry)))
@@ -90,6 +104,14 @@ export const buildRoster = async ({ force = false } = {}) => {
     const temporary = `${file.path}.${process.pid}.tmp`
     writeFileSync(temporary, file.path.endsWith(".mjs") ? latin1Only(file.text) : file.contents)
     renameSync(temporary, file.path)
+  }
+  // The template of this PGlite version, unless an earlier build made it; those of others go.
+  const template = `pglite-template-${pgliteVersion()}.tar.gz`
+  for (const entry of readdirSync(dist)) {
+    if (/^pglite-template-.*\.tar\.gz$/.test(entry) && entry !== template) rmSync(join(dist, entry), { force: true })
+  }
+  if (!existsSync(join(dist, template))) {
+    execFileSync(process.execPath, [programPath("pglite-initdb"), "--template", join(dist, template)], { stdio: ["ignore", "inherit", "inherit"] })
   }
   // Dated from the start: a source changed while this ran makes the next run build again.
   writeFileSync(stamp, new Date(startedAt).toISOString())

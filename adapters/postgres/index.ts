@@ -30,7 +30,7 @@ import { PostgresImportJobRepositoryLive } from "./postgres-import-job-repositor
 export { EmbeddedDatabaseInUse } from "./embedded-database-lock.js"
 export { runMigrations } from "./migrations/index.js"
 export { makePgClient } from "./pg-client.js"
-export { makePgliteClient } from "./pglite-client.js"
+export { defaultPgliteTemplate, makePgliteClient, type PgliteOptions } from "./pglite-client.js"
 export { PostgresWorkSignalLive } from "./postgres-work-signal.js"
 
 /**

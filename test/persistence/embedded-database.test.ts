@@ -3,14 +3,17 @@ import { OrganizationRepository } from "@roster/application"
 import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach } from "vitest"
 import {
+  defaultPgliteTemplate,
   EmbeddedDatabaseInUse,
   makePgliteClient,
+  type PgliteOptions,
   PostgresPersistenceLive,
   runMigrations
 } from "../../adapters/postgres/index.js"
@@ -30,10 +33,17 @@ afterEach(() => {
 })
 
 /** Opens the embedded database in `dataDir` for the length of `effect`, migrated, with the repositories. */
-const withDatabase = <A, E>(dataDir: string, effect: Effect.Effect<A, E, OrganizationRepository>) =>
+const withDatabase = <A, E>(
+  dataDir: string,
+  effect: Effect.Effect<A, E, OrganizationRepository>,
+  options?: PgliteOptions
+) =>
   Effect.zipRight(runMigrations, effect).pipe(
-    Effect.provide(PostgresPersistenceLive.pipe(Layer.provideMerge(makePgliteClient(dataDir))))
+    Effect.provide(PostgresPersistenceLive.pipe(Layer.provideMerge(makePgliteClient(dataDir, options))))
   )
+
+const IN_MEMORY = "memory://"
+const initdbProgram = fileURLToPath(new URL("../../adapters/postgres/pglite-initdb.mjs", import.meta.url))
 
 /** The pid of a process that has exited. */
 const deadPid = (): number => spawnSync(process.execPath, ["-e", ""]).pid!
@@ -104,8 +114,100 @@ describe("the embedded database on disk", () => {
       expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(false)
       expect(existsSync(join(dataDir, "roster.lock"))).toBe(false)
       // The program that makes it says what it needs.
-      const bare = spawnSync(process.execPath, [fileURLToPath(new URL("../../adapters/postgres/pglite-initdb.mjs", import.meta.url))])
-      expect(bare.status).toBe(2)
-      expect(bare.stderr.toString()).toBe("pglite-initdb.mjs: expected the data directory\n")
+      for (const args of [[], ["--template"]]) {
+        const bare = spawnSync(process.execPath, [initdbProgram, ...args])
+        expect(bare.status).toBe(2)
+        expect(bare.stderr.toString()).toBe("pglite-initdb.mjs: expected the data directory, or --template and the file to write\n")
+      }
+    }), 120_000)
+})
+
+describe("the template new embedded databases are loaded from", () => {
+  it("is named for the PGlite version, beside the module, and the build writes it beside the programs under that name", () => {
+    const pglite = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+    const { version } = JSON.parse(readFileSync(join(dirname(pglite), "..", "package.json"), "utf8")) as { version: string }
+    const template = defaultPgliteTemplate()
+    expect(template).toBe(fileURLToPath(new URL(`../../adapters/postgres/pglite-template-${version}.tar.gz`, import.meta.url)))
+    // The test run builds dist/ first.
+    expect(existsSync(fileURLToPath(new URL(`../../dist/${basename(template)}`, import.meta.url)))).toBe(true)
+  })
+
+  it.live("is made where it is missing, and every new database, on disk or in memory, is loaded from it", () =>
+    Effect.gen(function*() {
+      const template = join(freshDataDir("templates"), "template.tar.gz")
+      mkdirSync(dirname(template))
+      const organization = anOrganization()
+      yield* withDatabase(freshDataDir(), Effect.flatMap(OrganizationRepository, (r) => r.insert(organization)), { template })
+      expect(readdirSync(dirname(template))).toStrictEqual(["template.tar.gz"])
+      const madeAt = statSync(template).mtimeMs
+
+      const dataDir = freshDataDir()
+      const [found, inMemory] = yield* Effect.all([
+        withDatabase(dataDir, Effect.flatMap(OrganizationRepository, (r) => r.findById(organization.id)), { template }),
+        withDatabase(IN_MEMORY, Effect.flatMap(OrganizationRepository, (r) => r.insert(anOrganization())), { template })
+      ], { concurrency: "unbounded" })
+      expect(Option.isNone(found)).toBe(true)
+      expect(inMemory).toBeUndefined()
+      expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(true)
+      expect(statSync(template).mtimeMs).toBe(madeAt)
+    }), 120_000)
+
+  it.live("where it cannot be written, a new database is made without it", () =>
+    Effect.gen(function*() {
+      const parent = freshDataDir("read-only")
+      mkdirSync(parent)
+      // A file where the template's directory would be: like a read-only installation, it cannot be written there.
+      writeFileSync(join(parent, "dist"), "")
+      const template = join(parent, "dist", "template.tar.gz")
+      const dataDir = freshDataDir()
+      const organization = anOrganization()
+      const found = yield* withDatabase(
+        dataDir,
+        Effect.flatMap(OrganizationRepository, (r) => Effect.zipRight(r.insert(organization), r.findById(organization.id))),
+        { template }
+      )
+      expect(Option.getOrThrow(found)).toStrictEqual(organization)
+      expect(readdirSync(parent)).toStrictEqual(["dist"])
+    }), 120_000)
+
+  it.live("where it does not load, a new database is made without it", () =>
+    Effect.gen(function*() {
+      const template = join(freshDataDir("templates"), "template.tar.gz")
+      mkdirSync(dirname(template))
+      writeFileSync(template, "not a tarball")
+      const organization = anOrganization()
+      const found = yield* withDatabase(
+        IN_MEMORY,
+        Effect.flatMap(OrganizationRepository, (r) => Effect.zipRight(r.insert(organization), r.findById(organization.id))),
+        { template }
+      )
+      expect(Option.getOrThrow(found)).toStrictEqual(organization)
+      expect(readFileSync(template, "utf8")).toBe("not a tarball")
+    }), 120_000)
+
+  it.live("where it stops loading halfway into a directory, what it wrote is removed and the database is made without it", () =>
+    Effect.gen(function*() {
+      // A database's version file and a file of its own, then a file under the lock file's name,
+      // which cannot be a directory.
+      const contents = freshDataDir("contents")
+      mkdirSync(join(contents, "roster.lock"), { recursive: true })
+      mkdirSync(join(contents, "stray"))
+      writeFileSync(join(contents, "PG_VERSION"), "17\n")
+      writeFileSync(join(contents, "stray", "file"), "")
+      writeFileSync(join(contents, "roster.lock", "file"), "")
+      const template = join(dirname(contents), "template.tar.gz")
+      const packed = spawnSync("tar", ["-czf", template, "-C", contents, "PG_VERSION", "stray/file", "roster.lock/file"])
+      expect(packed.status).toBe(0)
+
+      const dataDir = freshDataDir()
+      const organization = anOrganization()
+      const found = yield* withDatabase(
+        dataDir,
+        Effect.flatMap(OrganizationRepository, (r) => Effect.zipRight(r.insert(organization), r.findById(organization.id))),
+        { template }
+      )
+      expect(Option.getOrThrow(found)).toStrictEqual(organization)
+      expect(existsSync(join(dataDir, "stray"))).toBe(false)
+      expect(readFileSync(join(dataDir, "PG_VERSION"), "utf8")).not.toBe("17\n")
     }), 120_000)
 })
