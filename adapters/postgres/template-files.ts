@@ -1,54 +1,56 @@
-import { mkdir, writeFile } from "node:fs/promises"
-import { dirname, join } from "node:path"
+import { mkdir } from "node:fs/promises"
+import { Unpack } from "tar"
 
-const BLOCK = 512
+/** Entries of a template that are written: files and directories, nothing that points elsewhere. */
+const writable = new Set(["File", "OldFile", "ContiguousFile", "Directory"])
 
-/** A NUL-terminated text field of a tar header. */
-const field = (header: Uint8Array, start: number, length: number): string => {
-  const bytes = header.subarray(start, start + length)
-  const end = bytes.indexOf(0)
-  return new TextDecoder().decode(end === -1 ? bytes : bytes.subarray(0, end))
-}
-
-/** An entry's path, relative: its leading `/` dropped; one that would leave the directory is refused. */
-const relative = (name: string): string => {
-  const path = name.replace(/^\/+/, "").replace(/\/+$/, "")
-  if (path.split("/").includes("..")) throw new Error(`A template entry leaves its directory: ${name}`)
-  return path
-}
+/** `PG_VERSION` at the top, by which PGlite knows that a directory holds a database. */
+const isVersion = (path: string) => path.replace(/^\/+/, "") === "PG_VERSION"
 
 /**
- * Writes the files and directories of a tarball (ustar, as PGlite dumps a database's directory)
- * under `directory`. `PG_VERSION` at the top, by which PGlite knows a directory holds a database,
- * is written last: a directory left half written (the process stopped meanwhile) is not taken
- * for a database. Fails on any other kind of entry.
+ * Unpacks the entries of `tarball` that `take` keeps under `directory`; fails naming the first
+ * entry it cannot write as it is: a link or a device, a path that would leave the directory (or
+ * any entry that tar itself warns of), a tarball cut short.
  */
-export const writeTemplateFiles = async (tar: Uint8Array, directory: string): Promise<void> => {
-  let last: { readonly path: string; readonly data: Uint8Array } | undefined
-  for (let offset = 0; offset + BLOCK <= tar.length;) {
-    const header = tar.subarray(offset, offset + BLOCK)
-    const name = field(header, 0, 100)
-    if (name === "") break
-    const prefix = field(header, 257, 6) === "ustar" ? field(header, 345, 155) : ""
-    const path = relative(prefix === "" ? name : `${prefix}/${name}`)
-    const size = parseInt(field(header, 124, 12).trim() || "0", 8)
-    const type = String.fromCharCode(header[156]!)
-    const data = tar.subarray(offset + BLOCK, offset + BLOCK + size)
-    if (Number.isNaN(size) || data.length !== size) throw new Error(`A template entry is cut short: ${name}`)
-    offset += BLOCK + Math.ceil(size / BLOCK) * BLOCK
-    if (type === "5") {
-      await mkdir(join(directory, path), { recursive: true })
-    } else if (type === "0" || type === "\0") {
-      if (path === "PG_VERSION") {
-        last = { path, data }
-      } else {
-        await mkdir(dirname(join(directory, path)), { recursive: true })
-        await writeFile(join(directory, path), data)
+const unpack = (tarball: Uint8Array, directory: string, take: (path: string) => boolean): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const problems: Array<string> = []
+    const stream = new Unpack({
+      cwd: directory,
+      // Nothing already in the directory is replaced: an entry that meets it is refused.
+      keep: true,
+      filter: (path, entry) => {
+        const type = "type" in entry ? entry.type : "File"
+        if (!writable.has(type)) {
+          problems.push(`A template entry is neither a file nor a directory: ${path}`)
+          return false
+        }
+        return take(path)
+      },
+      // Leading slashes are dropped from paths (PGlite writes its entries as `/base/...`); anything else stops it.
+      onwarn: (code, message) => {
+        if (code !== "TAR_ENTRY_INFO") problems.push(`A template entry cannot be written (${code}): ${String(message)}`)
       }
-    } else {
-      throw new Error(`A template entry is neither a file nor a directory: ${name}`)
-    }
-  }
-  if (last === undefined) throw new Error("The template holds no database (no PG_VERSION)")
-  await writeFile(join(directory, last.path), last.data)
+    })
+    stream.on("error", (error: Error) => reject(new Error(`The template cannot be read: ${error.message}`)))
+    stream.on("close", () => (problems.length === 0 ? resolve() : reject(new Error(problems[0]))))
+    stream.end(Buffer.from(tarball.buffer, tarball.byteOffset, tarball.byteLength))
+  })
+
+/**
+ * Writes the files and directories of a tarball (as PGlite dumps a database's directory) under
+ * `directory`, with tar (node-tar). `PG_VERSION` is written last, in a pass of its own once every
+ * other entry is written: a directory left half written (the process stopped meanwhile, or an
+ * entry was refused) is not taken for a database.
+ */
+export const writeTemplateFiles = async (tarball: Uint8Array, directory: string): Promise<void> => {
+  await mkdir(directory, { recursive: true })
+  let holdsVersion = false
+  await unpack(tarball, directory, (path) => {
+    if (!isVersion(path)) return true
+    holdsVersion = true
+    return false
+  })
+  if (!holdsVersion) throw new Error("The template holds no database (no PG_VERSION)")
+  await unpack(tarball, directory, isVersion)
 }

@@ -2,17 +2,16 @@ import { afterEach, describe, expect, it } from "vitest"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Header } from "tar"
 import { writeTemplateFiles } from "../../adapters/postgres/template-files.js"
 
-/** One tar entry: a ustar header (the fields the template is read by) and its data, padded. */
-const entry = (name: string, type: string, data = "") => {
-  const header = new Uint8Array(512)
-  header.set(new TextEncoder().encode(name), 0)
-  header.set(new TextEncoder().encode(Buffer.byteLength(data).toString(8).padStart(11, "0")), 124)
-  header[156] = type.charCodeAt(0)
-  header.set(new TextEncoder().encode("ustar\u000000"), 257)
-  const body = new Uint8Array(Math.ceil(Buffer.byteLength(data) / 512) * 512)
-  body.set(new TextEncoder().encode(data))
+/** One tar entry: its header (as tar writes it, checksum included) and its data, padded to whole blocks. */
+const entry = (path: string, type: "File" | "Directory" | "SymbolicLink", data = "") => {
+  const header = Buffer.alloc(512)
+  new Header({ path, type, size: Buffer.byteLength(data), mode: type === "Directory" ? 0o750 : 0o600, linkpath: type === "SymbolicLink" ? "/etc/passwd" : "" })
+    .encode(header, 0)
+  const body = Buffer.alloc(Math.ceil(Buffer.byteLength(data) / 512) * 512)
+  body.write(data)
   return [header, body]
 }
 
@@ -32,7 +31,7 @@ describe("the files of a new embedded database, from its template", () => {
   it("are written under the directory, PG_VERSION among them", async () => {
     const directory = fresh()
     await writeTemplateFiles(
-      tarball(entry("/PG_VERSION", "0", "17\n"), entry("/base", "5"), entry("/base/1/2", "0", "x".repeat(700)), entry("/pg_wal/", "5")),
+      tarball(entry("/PG_VERSION", "File", "17\n"), entry("/base", "Directory"), entry("/base/1/2", "File", "x".repeat(700)), entry("/pg_wal/", "Directory")),
       directory
     )
     expect(readdirSync(directory).sort()).toStrictEqual(["PG_VERSION", "base", "pg_wal"])
@@ -42,24 +41,25 @@ describe("the files of a new embedded database, from its template", () => {
 
   it("are refused, before PG_VERSION is written, where an entry is neither a file nor a directory", async () => {
     const directory = fresh()
-    await expect(writeTemplateFiles(tarball(entry("PG_VERSION", "0", "17\n"), entry("link", "2")), directory))
+    await expect(writeTemplateFiles(tarball(entry("PG_VERSION", "File", "17\n"), entry("link", "SymbolicLink")), directory))
       .rejects.toThrow("A template entry is neither a file nor a directory: link")
     expect(existsSync(join(directory, "PG_VERSION"))).toBe(false)
   })
 
   it("are refused where an entry would leave the directory", async () => {
     const directory = fresh()
-    await expect(writeTemplateFiles(tarball(entry("../outside", "0", "x")), directory))
-      .rejects.toThrow("A template entry leaves its directory: ../outside")
+    await expect(writeTemplateFiles(tarball(entry("PG_VERSION", "File", "17\n"), entry("../outside", "File", "x")), directory))
+      .rejects.toThrow("A template entry cannot be written (TAR_ENTRY_ERROR)")
     expect(existsSync(join(directory, "..", "outside"))).toBe(false)
   })
 
   it("are refused where the tarball is cut short, or holds no database", async () => {
     const directory = fresh()
-    const [header] = entry("base/1", "0", "x".repeat(700))
-    await expect(writeTemplateFiles(new Uint8Array(Buffer.concat([header!, new Uint8Array(512)])), directory))
-      .rejects.toThrow("A template entry is cut short: base/1")
-    await expect(writeTemplateFiles(tarball(entry("base", "5")), directory))
+    const [header] = entry("base/1", "File", "x".repeat(700))
+    await expect(writeTemplateFiles(new Uint8Array(Buffer.concat([header!, Buffer.alloc(512)])), directory))
+      .rejects.toThrow("The template cannot be read: TAR_BAD_ARCHIVE: Truncated input")
+    expect(existsSync(join(directory, "PG_VERSION"))).toBe(false)
+    await expect(writeTemplateFiles(tarball(entry("base", "Directory")), directory))
       .rejects.toThrow("The template holds no database (no PG_VERSION)")
   })
 })
