@@ -203,11 +203,14 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             const at = yield* now
             const found = yield* store.find(organizationId, rows.map((row) => emailKey(row.email)))
             // Enough new ids for every subscriber and event the rows could make.
-            const fresh = yield* Effect.replicateEffect(ids.next, rows.reduce((n, row) => n + 2 + row.tagNames.length, 0))
-            return decide(rows, found, at, fresh)
+            const fresh = yield* ids.take(rows.reduce((n, row) => n + 2 + row.tagNames.length, 0))
+            const decided = decide(rows, found, at, fresh)
+            // Made ready for the store here, before the batch's transaction, while the batch before it is written.
+            const prepared = yield* store.prepare(decided.batch)
+            return { ...decided, prepared }
           })
 
-        type Decided = ReturnType<typeof decide>
+        type Decided = Effect.Effect.Success<ReturnType<typeof prepare>>
 
         /**
          * Writes a batch's rows as `prepare` decided them; rows that others changed meanwhile are
@@ -221,7 +224,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             let decided = decidedFirst
             for (let round = 0;; round++) {
               problems.push(...decided.problems)
-              const outcome = yield* store.write(decided.batch)
+              const outcome = yield* store.write(decided.prepared)
               const retry: Array<ImportRow> = []
               for (const { row, subscriberId, kind } of decided.planned) {
                 if (outcome.conflicted.has(subscriberId)) {
