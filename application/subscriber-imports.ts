@@ -40,6 +40,7 @@ import {
 import { TagRepository } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
+import { letOthersRun, ROWS_BETWEEN_TURNS } from "./support/event-loop-turns.js"
 import { IMPORT_EVENT_SOURCE, subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
 import { FirstLines } from "./support/first-lines.js"
 import { Limits } from "./support/limits.js"
@@ -204,7 +205,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             const found = yield* store.find(organizationId, rows.map((row) => emailKey(row.email)))
             // Enough new ids for every subscriber and event the rows could make.
             const fresh = yield* ids.take(rows.reduce((n, row) => n + 2 + row.tagNames.length, 0))
-            const decided = decide(rows, found, at, fresh)
+            const decided = yield* decide(rows, found, at, fresh)
             // Made ready for the store here, before the batch's transaction, while the batch before it is written.
             const prepared = yield* store.prepare(decided.batch)
             return { ...decided, prepared }
@@ -250,8 +251,8 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
           })
 
         /** What a batch's rows do to the subscribers `found`: the writes, and the rows that cannot be taken. */
-        const decide = (rows: ReadonlyArray<ImportRow>, found: ReadonlyMap<string, ImportedSubscriber>, at: Date, fresh: ReadonlyArray<string>) => {
-          {
+        const decide = (rows: ReadonlyArray<ImportRow>, found: ReadonlyMap<string, ImportedSubscriber>, at: Date, fresh: ReadonlyArray<string>) =>
+          Effect.gen(function*() {
             let used = 0
             const nextId = () => fresh[used++]!
             const problems: Array<RowProblem> = []
@@ -261,7 +262,9 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             const updates: Array<{ subscriber: Subscriber; seen: Date }> = []
             const attachments: Array<{ subscriberId: SubscriberId; tagIds: ReadonlyArray<TagId> }> = []
             const events: Array<ImportEvent> = []
-            for (const row of rows) {
+            for (const [i, row] of rows.entries()) {
+              // The batch being written meanwhile goes on as soon as the database answers it.
+              if (i > 0 && i % ROWS_BETWEEN_TURNS === 0) yield* letOthersRun
               const wantedTags: Array<Tag> = []
               let missingTag: { readonly name: string; readonly full: boolean } | undefined
               for (const name of row.tagNames) {
@@ -355,15 +358,16 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             }
             const batch: ImportBatch = { organizationId, creates, updates, attachments, events, max, at }
             return { batch, planned, problems, keptStatus }
-          }
-        }
+          })
 
         /** Reads a batch of records into rows, or problems; the header sets the layout. */
         const readRecords = (records: Chunk.Chunk<CsvRecord>) =>
           Effect.gen(function*() {
             const rows: Array<ImportRow> = []
             const problems: Array<RowProblem> = []
+            let taken = 0
             for (const record of records) {
+              if (taken++ > 0 && taken % ROWS_BETWEEN_TURNS === 0) yield* letOthersRun
               const skipped = state.recordsSeen < skip
               state.recordsSeen++
               if (state.layout === undefined) {
