@@ -53,6 +53,9 @@ export const unknownEncoding = (name: string) =>
 /** Records read, checked and written together: one read and one write of the store each. */
 export const IMPORT_BATCH_SIZE = 2000
 
+/** The tags a new subscriber holds. */
+const noTagsHeld: ReadonlySet<string> = new Set()
+
 /** How often a batch's rows that others changed meanwhile are read and decided again before they are reported. */
 const CONFLICT_ROUNDS = 3
 
@@ -296,8 +299,11 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
                 continue
               }
               const { change } = plan.right
-              const had = new Set<string>(existing?.tags.map(({ tag }) => tag.id) ?? [])
-              const added = [...new Map(wantedTags.filter((tag) => !had.has(tag.id)).map((tag) => [tag.id, tag] as const)).values()]
+              const had = existing === undefined ? noTagsHeld : new Set<string>(existing.tags.map(({ tag }) => tag.id))
+              const added: Array<Tag> = []
+              for (const tag of wantedTags) {
+                if (!had.has(tag.id) && !added.some((a) => a.id === tag.id)) added.push(tag)
+              }
               if (!mayCarry(MAX_TAGS_PER_SUBSCRIBER, had.size, added.length)) {
                 problems.push({
                   line: row.line,

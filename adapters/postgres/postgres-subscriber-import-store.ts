@@ -162,11 +162,21 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
       const { organizationId } = batch
       const made = new Set<string>()
       const org = copyText(organizationId)
+      // A batch's subscribers are mostly made at one instant: its text is written once.
+      let instant = Number.NaN
+      let instantText = ""
+      const textOf = (date: Date) => {
+        if (date.getTime() !== instant) {
+          instantText = date.toISOString()
+          instant = date.getTime()
+        }
+        return instantText
+      }
       let subscriberRows = ""
       for (const s of creates) {
         made.add(s.id)
-        const created = s.createdAt.toISOString()
-        const updated = s.updatedAt === s.createdAt ? created : s.updatedAt.toISOString()
+        const created = textOf(s.createdAt)
+        const updated = textOf(s.updatedAt)
         subscriberRows += `${s.id}\t${org}\t${copyText(s.email)}\t${copyText(emailKey(s.email))}\t${s.status}\t` +
           `${copyText(JSON.stringify(s.metadata))}\t${copyNullable(s.firstName)}\t${copyNullable(s.lastName)}\t${created}\t${updated}\n`
       }
@@ -181,15 +191,9 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
         }
       }
       let eventRows = ""
-      let occurredAt: Date | undefined
-      let occurred = ""
       for (const { event, subscriberId } of batch.events) {
         if (!made.has(subscriberId)) continue
-        if (event.occurredAt !== occurredAt) {
-          occurredAt = event.occurredAt
-          occurred = occurredAt.toISOString()
-        }
-        eventRows += `${event.id}\t${org}\t${event.type}\t${occurred}\t${copyText(JSON.stringify(event.data))}\n`
+        eventRows += `${event.id}\t${org}\t${event.type}\t${textOf(event.occurredAt)}\t${copyText(JSON.stringify(event.data))}\n`
       }
       return { creates: creates.length, subscriberRows, attachmentRows, eventRows, counts }
     }
