@@ -167,6 +167,11 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
           problemCount: 0
         }
 
+        /** Batches being written (one at most): while there is one, reading and deciding let it go on every few rows. */
+        let writing = 0
+        // Otherwise they run on without waiting: yielding to the event loop costs a timer's turn.
+        const turn = Effect.suspend(() => writing > 0 ? letOthersRun : Effect.void)
+
         const reportProblems = (batchProblems: ReadonlyArray<RowProblem>) => {
           for (const p of batchProblems) {
             if (state.problems.length < MAX_REPORTED_PROBLEMS) state.problems.push(p)
@@ -267,7 +272,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             const events: Array<ImportEvent> = []
             for (const [i, row] of rows.entries()) {
               // The batch being written meanwhile goes on as soon as the database answers it.
-              if (i > 0 && i % ROWS_BETWEEN_TURNS === 0) yield* letOthersRun
+              if (i > 0 && i % ROWS_BETWEEN_TURNS === 0) yield* turn
               const wantedTags: Array<Tag> = []
               let missingTag: { readonly name: string; readonly full: boolean } | undefined
               for (const name of row.tagNames) {
@@ -373,7 +378,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             const problems: Array<RowProblem> = []
             let taken = 0
             for (const record of records) {
-              if (taken++ > 0 && taken % ROWS_BETWEEN_TURNS === 0) yield* letOthersRun
+              if (taken++ > 0 && taken % ROWS_BETWEEN_TURNS === 0) yield* turn
               const skipped = state.recordsSeen < skip
               state.recordsSeen++
               if (state.layout === undefined) {
@@ -445,10 +450,14 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             const report = reportOf(read, { counts: noImportCounts, problems: [] }, state.counts)
             return request.checkpoint === undefined ? Effect.succeed(report) : Effect.as(request.checkpoint(report), report)
           }
-          return unitOfWork.transaction(Effect.flatMap(writeRows(read.rows, read.decided, read.recordsDone), (written) => {
+          const write = unitOfWork.transaction(Effect.flatMap(writeRows(read.rows, read.decided, read.recordsDone), (written) => {
             const report = reportOf(read, written, state.counts)
             return request.checkpoint === undefined ? Effect.succeed(report) : Effect.as(request.checkpoint(report), report)
-          })).pipe(Effect.uninterruptible)
+          }))
+          return Effect.suspend(() => {
+            writing++
+            return Effect.ensuring(write, Effect.sync(() => writing--))
+          }).pipe(Effect.uninterruptible)
         }
 
         /** Counts a committed batch (a batch rolled back is neither counted nor reported), in file order. */
