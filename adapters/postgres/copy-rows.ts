@@ -42,7 +42,7 @@ export type CopyStatement =
 
 /**
  * Hands every statement to the connection at once; it sends each as soon as the one before it is
- * done, with no turn of this process's other work in between. How many rows each copied or
+ * done, without waiting for the fiber that runs them to be woken in between. How many rows each copied or
  * returned, once all of them are done. A failure (a constraint the rows break) is a `SqlError`
  * whose cause is the server's error, that of the first statement that failed, as for any
  * statement; it leaves the transaction aborted, so the statements after it fail too.

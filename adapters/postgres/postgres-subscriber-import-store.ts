@@ -25,7 +25,7 @@ const COUNT_TAGS = "UPDATE tags SET subscriber_count = tags.subscriber_count + n
   "FROM unnest($1::uuid[], $2::integer[]) AS n(tag_id, count) " +
   "WHERE tags.id = n.tag_id AND tags.organization_id = $3 RETURNING tags.id"
 
-/** A batch's new subscribers, their tags and their events, in COPY's text format (see `copyRows`). */
+/** A batch's new subscribers, their tags and their events, in COPY's text format (see `runInOrder`). */
 interface CopyText {
   /** How many of the batch's new subscribers the text holds (the first ones). */
   readonly creates: number
@@ -40,7 +40,8 @@ interface CopyText {
  * An import's batches: one statement reads the subscribers a batch names (one index lookup each),
  * and one more the tags of those it found; one transaction writes it: the room the plan leaves
  * reserved first; on a PostgreSQL server the new subscribers, their tags and their events copied
- * straight into their tables (`copyCreates`), then one statement for the rest (changed subscribers,
+ * straight into their tables (`copyCreates`, from text `prepare` made before the transaction,
+ * while the batch before it was written), then one statement for the rest (changed subscribers,
  * their new tags, the tags' counts and the events); on the embedded database, or when the copy
  * meets a row someone else wrote meanwhile, that one statement for everything.
  */
@@ -200,9 +201,9 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
 
     /**
      * The fast way in for a batch's new subscribers, on a PostgreSQL server: their rows, tags and
-     * events copied straight into their tables (three COPY statements, sent together with the
-     * savepoint before them and the statement raising their tags' counts after them, so that the
-     * server goes from one to the next without waiting for this process). Whether it did; if
+     * events copied straight into their tables (three COPY statements, handed to the connection
+     * together with the savepoint before them and the statement raising their tags' counts after
+     * them, so that each is sent as soon as the one before it is done). Whether it did; if
      * anything of it fails (someone made one of the addresses meanwhile, a tag was deleted), all
      * of it is taken back to the savepoint, and the batch is written the careful way instead.
      */
