@@ -42,10 +42,10 @@ export type CopyStatement =
 
 /**
  * Hands every statement to the connection at once; it sends each as soon as the one before it is
- * done, without waiting for the fiber that runs them to be woken in between. How many rows each copied or
- * returned, once all of them are done. A failure (a constraint the rows break) is a `SqlError`
- * whose cause is the server's error, that of the first statement that failed, as for any
- * statement; it leaves the transaction aborted, so the statements after it fail too.
+ * done, without waiting for the fiber that runs them to be woken in between. How many rows each
+ * copied or returned, once all of them are done. A failure (a constraint the rows break) is a
+ * `SqlError` whose cause is the server's error, that of the first statement that failed, as for
+ * any statement; it leaves the transaction aborted, so the statements after it fail too.
  */
 export const runInOrder = (
   client: pg.ClientBase,
