@@ -40,6 +40,7 @@ import {
 import { TagRepository } from "./ports/tag-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
+import { letOthersRun, ROWS_BETWEEN_TURNS } from "./support/event-loop-turns.js"
 import { IMPORT_EVENT_SOURCE, subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
 import { FirstLines } from "./support/first-lines.js"
 import { Limits } from "./support/limits.js"
@@ -51,6 +52,9 @@ export const unknownEncoding = (name: string) =>
 
 /** Records read, checked and written together: one read and one write of the store each. */
 export const IMPORT_BATCH_SIZE = 2000
+
+/** The tags a new subscriber holds. */
+const noTagsHeld: ReadonlySet<string> = new Set()
 
 /** How often a batch's rows that others changed meanwhile are read and decided again before they are reported. */
 const CONFLICT_ROUNDS = 3
@@ -163,6 +167,11 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
           problemCount: 0
         }
 
+        /** Batches being written (one at most): while there is one, reading and deciding let it go on every few rows. */
+        let writing = 0
+        // Otherwise they run on without waiting: yielding to the event loop costs a timer's turn.
+        const turn = Effect.suspend(() => writing > 0 ? letOthersRun : Effect.void)
+
         const reportProblems = (batchProblems: ReadonlyArray<RowProblem>) => {
           for (const p of batchProblems) {
             if (state.problems.length < MAX_REPORTED_PROBLEMS) state.problems.push(p)
@@ -203,11 +212,14 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             const at = yield* now
             const found = yield* store.find(organizationId, rows.map((row) => emailKey(row.email)))
             // Enough new ids for every subscriber and event the rows could make.
-            const fresh = yield* Effect.replicateEffect(ids.next, rows.reduce((n, row) => n + 2 + row.tagNames.length, 0))
-            return decide(rows, found, at, fresh)
+            const fresh = yield* ids.take(rows.reduce((n, row) => n + 2 + row.tagNames.length, 0))
+            const decided = yield* decide(rows, found, at, fresh)
+            // Made ready for the store here, before the batch's transaction, while the batch before it is written.
+            const prepared = yield* store.prepare(decided.batch)
+            return { ...decided, prepared }
           })
 
-        type Decided = ReturnType<typeof decide>
+        type Decided = Effect.Effect.Success<ReturnType<typeof prepare>>
 
         /**
          * Writes a batch's rows as `prepare` decided them; rows that others changed meanwhile are
@@ -221,7 +233,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             let decided = decidedFirst
             for (let round = 0;; round++) {
               problems.push(...decided.problems)
-              const outcome = yield* store.write(decided.batch)
+              const outcome = yield* store.write(decided.prepared)
               const retry: Array<ImportRow> = []
               for (const { row, subscriberId, kind } of decided.planned) {
                 if (outcome.conflicted.has(subscriberId)) {
@@ -247,8 +259,8 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
           })
 
         /** What a batch's rows do to the subscribers `found`: the writes, and the rows that cannot be taken. */
-        const decide = (rows: ReadonlyArray<ImportRow>, found: ReadonlyMap<string, ImportedSubscriber>, at: Date, fresh: ReadonlyArray<string>) => {
-          {
+        const decide = (rows: ReadonlyArray<ImportRow>, found: ReadonlyMap<string, ImportedSubscriber>, at: Date, fresh: ReadonlyArray<string>) =>
+          Effect.gen(function*() {
             let used = 0
             const nextId = () => fresh[used++]!
             const problems: Array<RowProblem> = []
@@ -258,7 +270,9 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             const updates: Array<{ subscriber: Subscriber; seen: Date }> = []
             const attachments: Array<{ subscriberId: SubscriberId; tagIds: ReadonlyArray<TagId> }> = []
             const events: Array<ImportEvent> = []
-            for (const row of rows) {
+            for (const [i, row] of rows.entries()) {
+              // The batch being written meanwhile goes on as soon as the database answers it.
+              if (i > 0 && i % ROWS_BETWEEN_TURNS === 0) yield* turn
               const wantedTags: Array<Tag> = []
               let missingTag: { readonly name: string; readonly full: boolean } | undefined
               for (const name of row.tagNames) {
@@ -290,8 +304,11 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
                 continue
               }
               const { change } = plan.right
-              const had = new Set<string>(existing?.tags.map(({ tag }) => tag.id) ?? [])
-              const added = [...new Map(wantedTags.filter((tag) => !had.has(tag.id)).map((tag) => [tag.id, tag] as const)).values()]
+              const had = existing === undefined ? noTagsHeld : new Set<string>(existing.tags.map(({ tag }) => tag.id))
+              const added: Array<Tag> = []
+              for (const tag of wantedTags) {
+                if (!had.has(tag.id) && !added.some((a) => a.id === tag.id)) added.push(tag)
+              }
               if (!mayCarry(MAX_TAGS_PER_SUBSCRIBER, had.size, added.length)) {
                 problems.push({
                   line: row.line,
@@ -352,15 +369,16 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             }
             const batch: ImportBatch = { organizationId, creates, updates, attachments, events, max, at }
             return { batch, planned, problems, keptStatus }
-          }
-        }
+          })
 
         /** Reads a batch of records into rows, or problems; the header sets the layout. */
         const readRecords = (records: Chunk.Chunk<CsvRecord>) =>
           Effect.gen(function*() {
             const rows: Array<ImportRow> = []
             const problems: Array<RowProblem> = []
+            let taken = 0
             for (const record of records) {
+              if (taken++ > 0 && taken % ROWS_BETWEEN_TURNS === 0) yield* turn
               const skipped = state.recordsSeen < skip
               state.recordsSeen++
               if (state.layout === undefined) {
@@ -432,10 +450,14 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
             const report = reportOf(read, { counts: noImportCounts, problems: [] }, state.counts)
             return request.checkpoint === undefined ? Effect.succeed(report) : Effect.as(request.checkpoint(report), report)
           }
-          return unitOfWork.transaction(Effect.flatMap(writeRows(read.rows, read.decided, read.recordsDone), (written) => {
+          const write = unitOfWork.transaction(Effect.flatMap(writeRows(read.rows, read.decided, read.recordsDone), (written) => {
             const report = reportOf(read, written, state.counts)
             return request.checkpoint === undefined ? Effect.succeed(report) : Effect.as(request.checkpoint(report), report)
-          })).pipe(Effect.uninterruptible)
+          }))
+          return Effect.suspend(() => {
+            writing++
+            return Effect.ensuring(write, Effect.sync(() => writing--))
+          }).pipe(Effect.uninterruptible)
         }
 
         /** Counts a committed batch (a batch rolled back is neither counted nor reported), in file order. */

@@ -26,7 +26,10 @@ export const MemorySubscriberImportStoreLive = Layer.effect(
           return found
         }),
 
-      write: (batch) =>
+      // Nothing to make ready ahead of a write.
+      prepare: (batch) => Effect.succeed({ batch }),
+
+      write: ({ batch }) =>
         store.write((t) => {
           const { at, organizationId } = batch
           const organization = t.organizations.get(organizationId)

@@ -51,5 +51,13 @@ export const makeUuidV7 = (): (() => string) => {
 
 export const NodeIdsLive = Layer.sync(Ids, () => {
   const next = makeUuidV7()
-  return { next: Effect.sync(next) }
+  return {
+    next: Effect.sync(next),
+    take: (count) =>
+      Effect.sync(() => {
+        const ids = new Array<string>(count)
+        for (let i = 0; i < count; i++) ids[i] = next()
+        return ids
+      })
+  }
 })

@@ -33,25 +33,51 @@ export const copyText = (value: string): string =>
 export const copyNullable = (value: string | null): string => value === null ? "\\N" : copyText(value)
 
 /**
- * Sends `rows` (lines of COPY's text format, each ending with a line break) to `statement`
- * (`COPY table (columns) FROM STDIN`); how many rows the server took. A failure (a constraint the
- * rows break) is a `SqlError` whose cause is the server's error, as for any statement, and it
- * leaves the transaction aborted, as a failed statement does.
+ * A statement for `runInOrder`: `COPY table (columns) FROM STDIN` with its `rows` (lines of COPY's
+ * text format, each ending with a line break), or any other statement with its parameters.
  */
-export const copyRows = (
+export type CopyStatement =
+  | { readonly text: string; readonly rows: string }
+  | { readonly text: string; readonly values?: ReadonlyArray<unknown> }
+
+/**
+ * Hands every statement to the connection at once; it sends each as soon as the one before it is
+ * done, without waiting for the fiber that runs them to be woken in between. How many rows each
+ * copied or returned, once all of them are done. A failure (a constraint the rows break) is a
+ * `SqlError` whose cause is the server's error, that of the first statement that failed, as for
+ * any statement; it leaves the transaction aborted, so the statements after it fail too.
+ */
+export const runInOrder = (
   client: pg.ClientBase,
-  statement: string,
-  rows: string
-): Effect.Effect<number, SqlError> =>
-  Effect.async<number, SqlError>((resume) => {
-    const stream = client.query(copyFrom(statement))
-    let done = false
-    const finish = (outcome: Effect.Effect<number, SqlError>) => {
-      if (done) return
-      done = true
-      resume(outcome)
+  statements: ReadonlyArray<CopyStatement>
+): Effect.Effect<ReadonlyArray<number>, SqlError> =>
+  Effect.async<ReadonlyArray<number>, SqlError>((resume) => {
+    const outcomes = new Array<number>(statements.length)
+    let failure: { readonly cause: unknown } | undefined
+    let pending = statements.length
+    const settle = (index: number, outcome: { readonly rowCount: number } | { readonly cause: unknown }) => {
+      if ("cause" in outcome) failure ??= outcome
+      else outcomes[index] = outcome.rowCount
+      if (--pending > 0) return
+      resume(failure === undefined
+        ? Effect.succeed(outcomes)
+        : Effect.fail(new SqlError({ cause: failure.cause, message: "Failed to copy rows" })))
     }
-    stream.on("error", (cause: unknown) => finish(Effect.fail(new SqlError({ cause, message: "Failed to copy rows" }))))
-    stream.on("finish", () => finish(Effect.succeed(stream.rowCount)))
-    stream.end(rows, "utf8")
+    statements.forEach((statement, index) => {
+      if ("rows" in statement) {
+        const stream = client.query(copyFrom(statement.text))
+        let done = false
+        const finish = (outcome: { readonly rowCount: number } | { readonly cause: unknown }) => {
+          if (done) return
+          done = true
+          settle(index, outcome)
+        }
+        stream.on("error", (cause: unknown) => finish({ cause }))
+        stream.on("finish", () => finish({ rowCount: stream.rowCount }))
+        stream.end(statement.rows, "utf8")
+      } else {
+        client.query(statement.text, [...(statement.values ?? [])], (cause, result) =>
+          settle(index, cause ? { cause } : { rowCount: result.rowCount ?? 0 }))
+      }
+    })
   })

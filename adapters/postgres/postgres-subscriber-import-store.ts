@@ -1,10 +1,17 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type ImportBatch, type ImportedSubscriber, SubscriberImportStore, TagAssignments } from "@roster/application"
+import {
+  type ImportBatch,
+  type ImportedSubscriber,
+  type PreparedImportBatch,
+  SubscriberImportStore,
+  TagAssignments
+} from "@roster/application"
 import { emailKey, type Subscriber, type SubscriberId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import type { ClientBase } from "pg"
 import { subscriberColumns } from "./columns.js"
-import { copyConnection, copyNullable, copyRows, copyText } from "./copy-rows.js"
+import { copyConnection, copyNullable, type CopyStatement, copyText, runInOrder } from "./copy-rows.js"
+import { PgStatements } from "./pg-client.js"
 import type { Row } from "./rows.js"
 import { makeSubscriberSlots } from "./subscriber-slots.js"
 import { transactional } from "./transactions.js"
@@ -14,12 +21,27 @@ const SUBSCRIBERS_COPY = "COPY subscribers " +
   "(id, organization_id, email, email_key, status, metadata, first_name, last_name, created_at, updated_at) FROM STDIN"
 const ATTACHMENTS_COPY = "COPY subscriber_tags (subscriber_id, tag_id, subscribed_at) FROM STDIN"
 const EVENTS_COPY = "COPY outbox_events (id, organization_id, type, occurred_at, data) FROM STDIN"
+const COUNT_TAGS = "UPDATE tags SET subscriber_count = tags.subscriber_count + n.count " +
+  "FROM unnest($1::uuid[], $2::integer[]) AS n(tag_id, count) " +
+  "WHERE tags.id = n.tag_id AND tags.organization_id = $3 RETURNING tags.id"
+
+/** A batch's new subscribers, their tags and their events, in COPY's text format (see `runInOrder`). */
+interface CopyText {
+  /** How many of the batch's new subscribers the text holds (the first ones). */
+  readonly creates: number
+  readonly subscriberRows: string
+  readonly attachmentRows: string
+  readonly eventRows: string
+  /** How many attachments each tag gains. */
+  readonly counts: ReadonlyMap<string, number>
+}
 
 /**
  * An import's batches: one statement reads the subscribers a batch names (one index lookup each),
  * and one more the tags of those it found; one transaction writes it: the room the plan leaves
  * reserved first; on a PostgreSQL server the new subscribers, their tags and their events copied
- * straight into their tables (`copyCreates`), then one statement for the rest (changed subscribers,
+ * straight into their tables (`copyCreates`, from text `prepare` made before the transaction,
+ * while the batch before it was written), then one statement for the rest (changed subscribers,
  * their new tags, the tags' counts and the events); on the embedded database, or when the copy
  * meets a row someone else wrote meanwhile, that one statement for everything.
  */
@@ -134,59 +156,80 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
       })
 
     /**
-     * The fast way in for a batch's new subscribers, on a PostgreSQL server: their rows, tags and
-     * events copied straight into their tables (three COPY statements), then their tags' counts
-     * raised. Whether it did; if anything of it fails (someone made one of the addresses meanwhile,
-     * a tag was deleted), all of it is taken back to the savepoint before it, and the batch is
-     * written the careful way instead.
+     * A batch's new subscribers (`creates`, of `batch.creates`), their tags and their events in
+     * COPY's text format, and how many of them each tag gains.
      */
-    const copyCreates = (client: ClientBase, batch: ImportBatch, creates: ReadonlyArray<Subscriber>) =>
+    const copyTextOf = (batch: ImportBatch, creates: ReadonlyArray<Subscriber>): CopyText => {
+      const { organizationId } = batch
+      const made = new Set<string>()
+      const org = copyText(organizationId)
+      // A batch's subscribers are mostly made at one instant: its text is written once.
+      let instant = Number.NaN
+      let instantText = ""
+      const textOf = (date: Date) => {
+        if (date.getTime() !== instant) {
+          instantText = date.toISOString()
+          instant = date.getTime()
+        }
+        return instantText
+      }
+      let subscriberRows = ""
+      for (const s of creates) {
+        made.add(s.id)
+        const created = textOf(s.createdAt)
+        const updated = textOf(s.updatedAt)
+        subscriberRows += `${s.id}\t${org}\t${copyText(s.email)}\t${copyText(emailKey(s.email))}\t${s.status}\t` +
+          `${copyText(JSON.stringify(s.metadata))}\t${copyNullable(s.firstName)}\t${copyNullable(s.lastName)}\t${created}\t${updated}\n`
+      }
+      const at = batch.at.toISOString()
+      const counts = new Map<string, number>()
+      let attachmentRows = ""
+      for (const { subscriberId, tagIds } of batch.attachments) {
+        if (!made.has(subscriberId)) continue
+        for (const tagId of tagIds) {
+          attachmentRows += `${subscriberId}\t${tagId}\t${at}\n`
+          counts.set(tagId, (counts.get(tagId) ?? 0) + 1)
+        }
+      }
+      let eventRows = ""
+      for (const { event, subscriberId } of batch.events) {
+        if (!made.has(subscriberId)) continue
+        eventRows += `${event.id}\t${org}\t${event.type}\t${textOf(event.occurredAt)}\t${copyText(JSON.stringify(event.data))}\n`
+      }
+      return { creates: creates.length, subscriberRows, attachmentRows, eventRows, counts }
+    }
+
+    /**
+     * The fast way in for a batch's new subscribers, on a PostgreSQL server: their rows, tags and
+     * events copied straight into their tables (three COPY statements, handed to the connection
+     * together with the savepoint before them and the statement raising their tags' counts after
+     * them, so that each is sent as soon as the one before it is done). Whether it did; if
+     * anything of it fails (someone made one of the addresses meanwhile, a tag was deleted), all
+     * of it is taken back to the savepoint, and the batch is written the careful way instead.
+     */
+    const copyCreates = (client: ClientBase, batch: ImportBatch, text: CopyText) =>
       Effect.gen(function*() {
-        const { organizationId } = batch
-        const made = new Set<string>(creates.map((s) => s.id))
-        const org = copyText(organizationId)
-        let subscriberRows = ""
-        for (const s of creates) {
-          const created = s.createdAt.toISOString()
-          const updated = s.updatedAt === s.createdAt ? created : s.updatedAt.toISOString()
-          subscriberRows += `${s.id}\t${org}\t${copyText(s.email)}\t${copyText(emailKey(s.email))}\t${s.status}\t` +
-            `${copyText(JSON.stringify(s.metadata))}\t${copyNullable(s.firstName)}\t${copyNullable(s.lastName)}\t${created}\t${updated}\n`
-        }
-        const at = batch.at.toISOString()
-        const counts = new Map<string, number>()
-        let attachmentRows = ""
-        for (const { subscriberId, tagIds } of batch.attachments) {
-          if (!made.has(subscriberId)) continue
-          for (const tagId of tagIds) {
-            attachmentRows += `${subscriberId}\t${tagId}\t${at}\n`
-            counts.set(tagId, (counts.get(tagId) ?? 0) + 1)
-          }
-        }
-        let eventRows = ""
-        for (const { event, subscriberId } of batch.events) {
-          if (!made.has(subscriberId)) continue
-          eventRows += `${event.id}\t${org}\t${event.type}\t${event.occurredAt.toISOString()}\t${copyText(JSON.stringify(event.data))}\n`
-        }
-        const tagIds = [...counts.keys()].sort()
-        yield* sql`SAVEPOINT import_copy`
-        const done = yield* Effect.gen(function*() {
-          yield* copyRows(client, SUBSCRIBERS_COPY, subscriberRows)
-          if (attachmentRows.length > 0) yield* copyRows(client, ATTACHMENTS_COPY, attachmentRows)
-          if (eventRows.length > 0) yield* copyRows(client, EVENTS_COPY, eventRows)
-          if (tagIds.length === 0) return true
+        const tagIds = [...text.counts.keys()].sort()
+        const statements: Array<CopyStatement> = [{ text: "SAVEPOINT import_copy" }, { text: SUBSCRIBERS_COPY, rows: text.subscriberRows }]
+        if (text.attachmentRows.length > 0) statements.push({ text: ATTACHMENTS_COPY, rows: text.attachmentRows })
+        if (text.eventRows.length > 0) statements.push({ text: EVENTS_COPY, rows: text.eventRows })
+        if (tagIds.length > 0) {
           // Last, so that the tags stay locked only to the end of the batch; in id order, so that
           // batches beside it never wait on each other in a cycle. A tag not of the organization is
           // left to the careful way, which passes it over.
-          const counted = yield* sql`
-            UPDATE tags SET subscriber_count = tags.subscriber_count + n.count
-            FROM unnest(${tagIds}::uuid[], ${tagIds.map((id) => counts.get(id)!)}::integer[]) AS n(tag_id, count)
-            WHERE tags.id = n.tag_id AND tags.organization_id = ${organizationId}
-            RETURNING tags.id`
-          return counted.length === tagIds.length
-        }).pipe(Effect.catchAll(() => Effect.succeed(false)))
+          statements.push({ text: COUNT_TAGS, values: [tagIds, tagIds.map((id) => text.counts.get(id)!), batch.organizationId] })
+        }
+        const done = yield* runInOrder(client, statements).pipe(
+          Effect.map((outcomes) => tagIds.length === 0 || outcomes[outcomes.length - 1] === tagIds.length),
+          Effect.catchAll(() => Effect.succeed(false))
+        )
         yield* done ? sql`RELEASE SAVEPOINT import_copy` : sql`ROLLBACK TO SAVEPOINT import_copy`
         return done
       })
+
+    /** What `prepare` encoded ahead of each batch's transaction, when it runs on a PostgreSQL server. */
+    const encoded = new WeakMap<PreparedImportBatch, CopyText>()
+    const copies = Option.isSome(yield* Effect.serviceOption(PgStatements))
 
     return SubscriberImportStore.of({
       find: (organizationId, emailKeys) =>
@@ -212,8 +255,17 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
           ]))
         }).pipe(Effect.orDie),
 
-      write: (batch) =>
+      // On a PostgreSQL server the new subscribers' COPY text is made here, ahead of the transaction.
+      prepare: (batch) =>
+        Effect.sync(() => {
+          const prepared: PreparedImportBatch = { batch }
+          if (copies && batch.creates.length > 0) encoded.set(prepared, copyTextOf(batch, batch.creates))
+          return prepared
+        }),
+
+      write: (prepared) =>
         transactional(sql)(Effect.gen(function*() {
+          const { batch } = prepared
           const { organizationId } = batch
           // A batch lost to a crash of the database server is only done again: its transaction
           // need not wait for the disk (the import's record of its progress goes with it).
@@ -221,7 +273,12 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
           const granted = yield* slots.reserveUpTo(organizationId, batch.creates.length, batch.max)
           const creates = batch.creates.slice(0, granted)
           const client = creates.length === 0 ? Option.none() : yield* copyConnection
-          const copied = Option.isSome(client) ? yield* copyCreates(client.value, batch, creates) : false
+          const ready = encoded.get(prepared)
+          // Encoded again only when the plan had room for fewer of them than the batch makes.
+          const text = ready !== undefined && ready.creates === creates.length ? ready : undefined
+          const copied = Option.isSome(client)
+            ? yield* copyCreates(client.value, batch, text ?? copyTextOf(batch, creates))
+            : false
           const made = new Set<SubscriberId>(copied ? creates.map((s) => s.id) : [])
           const rest: Changes = {
             creates: copied ? [] : creates,

@@ -33,6 +33,14 @@ export interface ImportBatch {
   readonly at: Date
 }
 
+/**
+ * A batch made ready to write: what the store can do for it before its transaction (encoding its
+ * rows, say) done while the batch before it is written. Only `write` looks into it.
+ */
+export interface PreparedImportBatch {
+  readonly batch: ImportBatch
+}
+
 export interface ImportBatchOutcome {
   readonly created: ReadonlySet<SubscriberId>
   readonly updated: ReadonlySet<SubscriberId>
@@ -56,7 +64,9 @@ export class SubscriberImportStore extends Context.Tag("roster/SubscriberImportS
     organizationId: OrganizationId,
     emailKeys: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyMap<string, ImportedSubscriber>>
-  readonly write: (batch: ImportBatch) => Effect.Effect<ImportBatchOutcome>
+  /** Makes a batch ready to write, outside any transaction: it reads and changes nothing. */
+  readonly prepare: (batch: ImportBatch) => Effect.Effect<PreparedImportBatch>
+  readonly write: (prepared: PreparedImportBatch) => Effect.Effect<ImportBatchOutcome>
   /**
    * After a large import: brings the database's picture of the tables it grew up to date, so that
    * the next reads (an export, a page of subscribers) are planned for their new size at once

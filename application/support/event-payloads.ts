@@ -7,6 +7,22 @@ import type { DomainEvent, Note, Subscriber, Tag, TagSubscription } from "@roste
 
 export const tagReference = (tag: Tag) => ({ id: tag.id, name: tag.name, slug: tag.slug })
 
+let lastInstant = Number.NaN
+let lastIso = ""
+
+/**
+ * An instant as ISO 8601 text. The one written last is kept: the snapshots of a batch (an import's
+ * thousands) mostly carry the same instant, which is written once.
+ */
+const isoText = (date: Date): string => {
+  const ms = date.getTime()
+  if (ms !== lastInstant) {
+    lastIso = date.toISOString()
+    lastInstant = ms
+  }
+  return lastIso
+}
+
 export const subscriberSnapshot = (subscriber: Subscriber, tags: ReadonlyArray<TagSubscription>) => ({
   id: subscriber.id,
   email: subscriber.email,
@@ -14,9 +30,9 @@ export const subscriberSnapshot = (subscriber: Subscriber, tags: ReadonlyArray<T
   first_name: subscriber.firstName,
   last_name: subscriber.lastName,
   metadata: subscriber.metadata,
-  tags: tags.map(({ subscribedAt, tag }) => ({ ...tagReference(tag), subscribed_at: subscribedAt.toISOString() })),
-  created_at: subscriber.createdAt.toISOString(),
-  updated_at: subscriber.updatedAt.toISOString()
+  tags: tags.map(({ subscribedAt, tag }) => ({ id: tag.id, name: tag.name, slug: tag.slug, subscribed_at: isoText(subscribedAt) })),
+  created_at: isoText(subscriber.createdAt),
+  updated_at: isoText(subscriber.updatedAt)
 })
 
 export const tagSubscriptionData = (subscriber: { readonly id: string; readonly email: string }, tag: Tag) => ({

@@ -268,7 +268,7 @@ export const subscriberImportsContract = (persistence: PersistenceLayer) =>
         yield* givenSubscriber(organization.id, { email: "taken@example.com" })
         const fresh = aSubscriber(organization.id, { email: "fresh@example.com", createdAt: instant(5) })
         const clash = aSubscriber(organization.id, { email: "taken@example.com", createdAt: instant(5) })
-        const outcome = yield* store.write(batchOf(organization, [fresh, clash], tag))
+        const outcome = yield* store.write(yield* store.prepare(batchOf(organization, [fresh, clash], tag)))
         expect([[...outcome.created], [...outcome.conflicted], outcome.updated.size, outcome.overLimit.size])
           .toStrictEqual([[fresh.id], [clash.id], 0, 0])
         expect((yield* eventsOf(organization)).map((e) => (e.data.subscriber as { email: string }).email)).toStrictEqual(["fresh@example.com"])
@@ -283,7 +283,7 @@ export const subscriberImportsContract = (persistence: PersistenceLayer) =>
         const organization = yield* givenOrganization()
         const gone = aTag(organization.id, { name: "Gone" })
         const subscribers = [aSubscriber(organization.id, { createdAt: instant(5) }), aSubscriber(organization.id, { createdAt: instant(5) })]
-        const outcome = yield* store.write(batchOf(organization, subscribers, gone))
+        const outcome = yield* store.write(yield* store.prepare(batchOf(organization, subscribers, gone)))
         expect([outcome.created.size, outcome.conflicted.size]).toStrictEqual([2, 0])
         expect(yield* eventsOf(organization)).toHaveLength(2)
         for (const s of subscribers) expect(yield* tagNamesOf(organization, s.id)).toEqual([])

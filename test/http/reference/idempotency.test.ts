@@ -144,7 +144,10 @@ describe("the same Idempotency-Key with another request", () => {
 describe("concurrent requests with one Idempotency-Key", () => {
   /** Every id takes a while to make, so that a request is still running when its repeats arrive. */
   const makeId = makeUuidV7()
-  const SlowIdsLive = Layer.succeed(Ids, Ids.of({ next: Effect.delay(Effect.sync(makeId), "300 millis") }))
+  const SlowIdsLive = Layer.succeed(Ids, Ids.of({
+    next: Effect.delay(Effect.sync(makeId), "300 millis"),
+    take: (count) => Effect.delay(Effect.sync(() => Array.from({ length: count }, makeId)), "300 millis")
+  }))
 
   let slow: TestHttpServer
   beforeAll(async () => {
