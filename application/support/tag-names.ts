@@ -120,8 +120,9 @@ export const makeTagsMaker = (
       const at = yield* now
       const slugs = new Set<string>()
       const wanted: Array<Tag> = []
-      for (const { base, name } of pending) {
-        const id = yield* ids.next
+      const fresh = yield* ids.take(pending.length)
+      for (const [i, { base, name }] of pending.entries()) {
+        const id = fresh[i]!
         const plain = n === 0 && slugProblem(base) === undefined && !slugs.has(base)
         const slug = plain ? base : suffixedSlug(base, id.slice(-SUFFIX_LENGTH), FALLBACK_SLUG_STEM)
         slugs.add(slug)

@@ -3,6 +3,9 @@ import * as http from "node:http"
  * What the HTTP suites share: checks of problem answers, short ways to make subscribers and tags
  * through the API itself, and local receivers of outgoing webhooks.
  */
+import { OrganizationRepository } from "@roster/application"
+import { planLimits } from "@roster/domain"
+import { Effect } from "effect"
 import { errorCatalog, type ErrorCode } from "../../adapters/http/index.js"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -172,3 +175,11 @@ export const sendChunked = (port: number, path: string, apiKey: string, size: nu
     write()
   })
 
+/** A free organization whose count already stands at the free plan's limit of subscribers. */
+export const fullFreeOrganization = async (on: TestHttpServer) => {
+  const seeded = await on.seedOrganization({ tier: "free" })
+  const reserved = await on.run(Effect.flatMap(OrganizationRepository, (repository) =>
+    repository.reserveSubscriberSlots(seeded.organization.id, planLimits.free.maxSubscribers!, null)))
+  expect(reserved).toBe(true)
+  return seeded
+}

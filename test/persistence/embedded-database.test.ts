@@ -122,6 +122,18 @@ describe("the embedded database on disk", () => {
     }), 120_000)
 })
 
+/** A new database made with `template` keeps what is written to it. */
+const keepsAnOrganization = (dataDir: string, template: string) =>
+  Effect.gen(function*() {
+    const organization = anOrganization()
+    const found = yield* withDatabase(
+      dataDir,
+      Effect.flatMap(OrganizationRepository, (r) => Effect.zipRight(r.insert(organization), r.findById(organization.id))),
+      { template }
+    )
+    expect(Option.getOrThrow(found)).toStrictEqual(organization)
+  })
+
 describe("the template new embedded databases are loaded from", () => {
   it("is named for the PGlite version, beside the module, and the build writes it beside the programs under that name", () => {
     const pglite = createRequire(import.meta.url).resolve("@electric-sql/pglite")
@@ -160,13 +172,7 @@ describe("the template new embedded databases are loaded from", () => {
       writeFileSync(join(parent, "dist"), "")
       const template = join(parent, "dist", "template.tar.gz")
       const dataDir = freshDataDir()
-      const organization = anOrganization()
-      const found = yield* withDatabase(
-        dataDir,
-        Effect.flatMap(OrganizationRepository, (r) => Effect.zipRight(r.insert(organization), r.findById(organization.id))),
-        { template }
-      )
-      expect(Option.getOrThrow(found)).toStrictEqual(organization)
+      yield* keepsAnOrganization(dataDir, template)
       expect(readdirSync(parent)).toStrictEqual(["dist"])
     }), 120_000)
 
@@ -175,13 +181,7 @@ describe("the template new embedded databases are loaded from", () => {
       const template = join(freshDataDir("templates"), "template.tar.gz")
       mkdirSync(dirname(template))
       writeFileSync(template, "not a tarball")
-      const organization = anOrganization()
-      const found = yield* withDatabase(
-        IN_MEMORY,
-        Effect.flatMap(OrganizationRepository, (r) => Effect.zipRight(r.insert(organization), r.findById(organization.id))),
-        { template }
-      )
-      expect(Option.getOrThrow(found)).toStrictEqual(organization)
+      yield* keepsAnOrganization(IN_MEMORY, template)
       expect(readFileSync(template, "utf8")).toBe("not a tarball")
     }), 120_000)
 
@@ -200,13 +200,7 @@ describe("the template new embedded databases are loaded from", () => {
       expect(packed.status).toBe(0)
 
       const dataDir = freshDataDir()
-      const organization = anOrganization()
-      const found = yield* withDatabase(
-        dataDir,
-        Effect.flatMap(OrganizationRepository, (r) => Effect.zipRight(r.insert(organization), r.findById(organization.id))),
-        { template }
-      )
-      expect(Option.getOrThrow(found)).toStrictEqual(organization)
+      yield* keepsAnOrganization(dataDir, template)
       expect(existsSync(join(dataDir, "stray"))).toBe(false)
       expect(readFileSync(join(dataDir, "PG_VERSION"), "utf8")).not.toBe("17\n")
     }), 120_000)

@@ -5,12 +5,13 @@
  * `billing_disabled` in the error envelope. Beside it, the same server with plans keeps the free
  * plan.
  */
-import { EmailUsage, OrganizationRepository } from "@roster/application"
+import { EmailUsage } from "@roster/application"
 import { planLimits, usageMonth } from "@roster/domain"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
 import { runImports } from "../../support/worker-steps.js"
+import { fullFreeOrganization } from "../helpers.js"
 import { createSubscriber, expectError, freshEmail } from "./helpers.js"
 
 let unlimited: TestHttpServer
@@ -25,14 +26,6 @@ afterAll(() => Promise.all([unlimited.close(), plans.close()]))
 
 const FREE_SUBSCRIBERS = planLimits.free.maxSubscribers!
 const FREE_RATE = planLimits.free.requestsPerMinute
-
-/** A free organization whose count already stands at the free plan's limit of subscribers. */
-const fullOrganization = async (on: TestHttpServer, environment: "live" | "test" = "test") => {
-  const seeded = await on.seedOrganization({ tier: "free", environment })
-  await on.run(Effect.flatMap(OrganizationRepository, (repository) =>
-    repository.reserveSubscriberSlots(seeded.organization.id, FREE_SUBSCRIBERS, null)))
-  return seeded
-}
 
 const importCsv = async (on: TestHttpServer, key: string, emails: ReadonlyArray<string>) => {
   const queued = await call(on, "POST", "/v1/subscribers/imports", {
@@ -49,7 +42,7 @@ const importCsv = async (on: TestHttpServer, key: string, emails: ReadonlyArray<
 
 describe("PLAN_LIMITS=off, overview form", () => {
   it("creates and imports subscribers beyond the free plan's limit, which the server with plans refuses", async () => {
-    const { key } = await fullOrganization(unlimited)
+    const { key } = await fullFreeOrganization(unlimited)
     await createSubscriber(unlimited, key)
     const imported = await importCsv(unlimited, key, [freshEmail("import"), freshEmail("import")])
     expect(imported).toMatchObject({ status: "completed", counts: { created: 2, failed: 0 } })
@@ -57,7 +50,7 @@ describe("PLAN_LIMITS=off, overview form", () => {
     expect(listed.status, listed.text).toBe(200)
     expect(listed.body.meta.total).toBe(FREE_SUBSCRIBERS + 3)
 
-    const full = await fullOrganization(plans)
+    const full = await fullFreeOrganization(plans)
     expectError(await call(plans, "POST", "/v1/subscribers", { key: full.key, json: { email: freshEmail() } }), "limit_exceeded")
     const refused = await importCsv(plans, full.key, [freshEmail("import")])
     expect(refused.counts).toMatchObject({ created: 0, failed: 1 })

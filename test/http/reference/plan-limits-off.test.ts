@@ -11,7 +11,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer } from "../../support/http-server.js"
 import { deliverDue, fixAudiences } from "../../support/worker-steps.js"
-import { createSubscriber, createTag, expectProblem, freshEmail } from "../helpers.js"
+import { createSubscriber, createTag, expectProblem, freshEmail, fullFreeOrganization } from "../helpers.js"
 
 let unlimited: TestHttpServer
 let plans: TestHttpServer
@@ -25,22 +25,13 @@ const FREE_SUBSCRIBERS = planLimits.free.maxSubscribers!
 const FREE_EMAILS = planLimits.free.maxEmailsPerMonth!
 const FREE_RATE = planLimits.free.requestsPerMinute
 
-/** A free organization whose count already stands at the free plan's limit of subscribers. */
-const fullOrganization = async (on: TestHttpServer, environment: "live" | "test" = "test") => {
-  const seeded = await on.seedOrganization({ tier: "free", environment })
-  const reserved = await on.run(Effect.flatMap(OrganizationRepository, (repository) =>
-    repository.reserveSubscriberSlots(seeded.organization.id, FREE_SUBSCRIBERS, null)))
-  expect(reserved).toBe(true)
-  return seeded
-}
-
 const countOf = (on: TestHttpServer, id: string) =>
   on.run(Effect.flatMap(OrganizationRepository, (repository) => repository.findById(OrganizationId.make(id))))
     .then((found) => found._tag === "Some" ? found.value.subscriberCount : -1)
 
 describe("PLAN_LIMITS=off", () => {
   it("creates subscribers beyond the free plan's limit, one by one, with tags, and the count follows", async () => {
-    const { key, organization } = await fullOrganization(unlimited)
+    const { key, organization } = await fullFreeOrganization(unlimited)
     // The direct lane takes a plain create; one with tags goes through the HttpApi.
     await createSubscriber(unlimited, key)
     const tag = await createTag(unlimited, key)
@@ -49,7 +40,7 @@ describe("PLAN_LIMITS=off", () => {
     expect(await countOf(unlimited, organization.id)).toBe(FREE_SUBSCRIBERS + 2)
 
     // Without the setting, the same organization is refused.
-    const full = await fullOrganization(plans)
+    const full = await fullFreeOrganization(plans)
     expectProblem(
       await call(plans, "POST", "/api/v1/subscribers", { key: full.key, json: { email: freshEmail() } }),
       "limit_exceeded",
