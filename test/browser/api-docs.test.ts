@@ -2,11 +2,12 @@
  * The API's documentation pages, `/docs` (Swagger UI) and `/redoc`, opened in Chromium through the
  * real server of each deployment (the reference and the overview wire form): every request the
  * pages make goes to the server's own origin (no CDN, no font or logo from elsewhere, no online
- * validator), they render the running form's operations, and the console shows no error.
+ * validator), they render the running form's operations, the console shows no error, and
+ * axe-core finds no serious or critical violation at 1280 and 375 px.
  */
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium } from "../support/chromium.js"
+import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations } from "../support/chromium.js"
 import { startHttpServer, type TestHttpServer } from "../support/http-server.js"
 
 type FormName = "reference" | "overview"
@@ -84,6 +85,27 @@ describe(chromiumSuite(`the API's documentation pages in Chromium (${chromiumPat
         expect(seen.errors).toEqual([])
         expect(seen.failures).toEqual([])
       }, 60_000)
+
+      it("/docs and /redoc have no serious axe violation, at 1280 and at 375 px", async () => {
+        const server = servers[form]!
+        const pages = [
+          { path: "/docs", rendered: (page: Page) => page.locator(".opblock").first().waitFor({ state: "visible", timeout: 30_000 }) },
+          { path: "/redoc", rendered: (page: Page) => page.locator("h1", { hasText: "Roster API" }).first().waitFor({ state: "attached", timeout: 30_000 }) }
+        ]
+        for (const width of [1280, 375]) {
+          for (const { path, rendered } of pages) {
+            const context = await browser.newContext({ viewport: { width, height: 900 } })
+            try {
+              const page = await context.newPage()
+              await page.goto(`${server.baseUrl}${path}`)
+              await rendered(page)
+              expect(await seriousViolations(page), `${path} at ${width} px`).toEqual([])
+            } finally {
+              await context.close()
+            }
+          }
+        }
+      }, 120_000)
 
       it("/redoc renders the document from this server alone, without console errors", async () => {
         const server = servers[form]!

@@ -9,14 +9,10 @@ import { TagAssignments, TagRepository } from "@roster/application"
 import { MAX_TAGS_PER_SUBSCRIBER, type OrganizationId, Slug, SubscriberId, Tag, TagId } from "@roster/domain"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium } from "../support/chromium.js"
+import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations } from "../support/chromium.js"
 import { call, startHttpServer, type TestHttpServer } from "../support/http-server.js"
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 type FormName = "reference" | "overview"
 const deployments: ReadonlyArray<{ readonly form: FormName; readonly api: string }> = [
@@ -70,20 +66,6 @@ const withPage = async (width: number, locale: string, run: (page: Page) => Prom
   } finally {
     await context.close()
   }
-}
-
-/** The serious and critical violations axe-core finds on the page, by rule and where. */
-const seriousViolations = async (page: Page) => {
-  await page.evaluate(axeSource)
-  // Strings, not functions: the page's globals are the browser's, which this project's types do not know.
-  const violations = await page.evaluate("axe.run(document).then((results) => results.violations)") as ReadonlyArray<{
-    readonly id: string
-    readonly impact: string
-    readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
-  }>
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
 }
 
 /** Whether the page fits its viewport without scrolling sideways. */

@@ -1,5 +1,6 @@
-import { existsSync } from "node:fs"
-import { type Browser, chromium } from "playwright-core"
+import { existsSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { type Browser, chromium, type Page } from "playwright-core"
 
 /**
  * The Chromium the browser suites drive: `/usr/bin/chromium` (Debian's package), or
@@ -21,3 +22,22 @@ export const chromiumArgs = ["--no-sandbox", "--disable-gpu", "--disable-backgro
 /** Chromium launched headless as every browser suite drives it. */
 export const launchChromium = (): Promise<Browser> =>
   chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs })
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+/**
+ * The serious and critical violations axe-core finds on the page, by rule and where. A page whose
+ * Content-Security-Policy allows no script needs a context with `bypassCSP` to let axe-core in.
+ */
+export const seriousViolations = async (page: Page): Promise<ReadonlyArray<string>> => {
+  await page.evaluate(axeSource)
+  // Strings, not functions: the page's globals are the browser's, which this project's types do not know.
+  const violations = await page.evaluate("axe.run(document, { resultTypes: [\"violations\"] }).then((results) => results.violations)") as ReadonlyArray<{
+    readonly id: string
+    readonly impact: string
+    readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
+  }>
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
+}

@@ -72,12 +72,39 @@ const referencePage = (head: string, body: string) =>
 </html>
 `)
 
+/**
+ * Swagger UI's own colours, darkened where its text falls short of WCAG AA contrast (4.5:1) on
+ * them: the method badges, links, the version stamps, the Authorize button and the schemas'
+ * expand buttons.
+ */
+const swaggerContrast = `<style>
+  .swagger-ui .opblock.opblock-get .opblock-summary-method { background: #0b5cad; }
+  .swagger-ui .opblock.opblock-post .opblock-summary-method { background: #0a6b43; }
+  .swagger-ui .opblock.opblock-put .opblock-summary-method { background: #8a4b00; }
+  .swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #0f6b5c; }
+  .swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b3261e; }
+  .swagger-ui .opblock.opblock-head .opblock-summary-method, .swagger-ui .opblock.opblock-options .opblock-summary-method { background: #5b3fa8; }
+  .swagger-ui .info .title small { background: #4a5160; }
+  .swagger-ui .info .title small.version-stamp { background: #3d6b00; }
+  .swagger-ui .info a, .swagger-ui .info .url, .swagger-ui a.nostyle, .swagger-ui .link { color: #1a5fb4; }
+  .swagger-ui .btn.authorize { color: #0a6b43; border-color: #0a6b43; }
+  .swagger-ui .btn.authorize svg { fill: #0a6b43; }
+  .swagger-ui .json-schema-2020-12-expand-deep-button { color: #595959; }
+</style>`
+
 const swaggerPage = referencePage(
-  `<link rel="stylesheet" href="${SWAGGER_STYLESHEET_PATH}" />`,
+  `<link rel="stylesheet" href="${SWAGGER_STYLESHEET_PATH}" />
+  ${swaggerContrast}`,
   `<div id="swagger-ui"></div>
   <script src="${SWAGGER_BUNDLE_PATH}"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: "${OPENAPI_PATH}", dom_id: "#swagger-ui", validatorUrl: null })
+    window.ui = SwaggerUIBundle({
+      url: "${OPENAPI_PATH}",
+      dom_id: "#swagger-ui",
+      validatorUrl: null,
+      // Swagger UI leaves its list of servers without a name a screen reader could give.
+      onComplete: () => document.getElementById("servers")?.setAttribute("aria-label", "Server")
+    })
   </script>`
 )
 
