@@ -49,28 +49,26 @@ export const MemoryOutboxLive = Layer.effect(
           }
           return claimed
         }),
-      // An event dispatched already keeps its first time.
-      markDispatched: (ids, at) =>
+      markDispatched: (ids) =>
         ids.length === 0 ? Effect.void : store.write((t) => {
-          const marked = new Set<string>(ids)
-          for (const event of t.events) {
-            if (marked.has(event.id) && !t.dispatchedEvents.has(event.id)) t.dispatchedEvents.set(event.id, at)
-          }
+          for (const id of ids) t.dispatchedEvents.add(id)
         }),
 
       pruneDispatched: (before, limit) =>
         store.write((t) => {
           const referenced = new Set([...t.webhookDeliveries.values()].map(({ delivery }) => delivery.eventId as string))
-          const pruned = [...t.dispatchedEvents]
-            .filter(([id, at]) => at.getTime() < before.getTime() && !referenced.has(id))
-            .sort(([, a], [, b]) => a.getTime() - b.getTime())
-            .slice(0, limit)
-            .map(([id]) => id)
-          const gone = new Set(pruned)
-          const kept = t.events.filter((event) => !gone.has(event.id))
+          const pruned = new Set(
+            t.events
+              .filter((event) =>
+                event.occurredAt.getTime() < before.getTime() && t.dispatchedEvents.has(event.id) && !referenced.has(event.id)
+              )
+              .slice(0, limit)
+              .map((event) => event.id as string)
+          )
+          const kept = t.events.filter((event) => !pruned.has(event.id))
           t.events.splice(0, t.events.length, ...kept)
           for (const id of pruned) t.dispatchedEvents.delete(id)
-          return pruned.length
+          return pruned.size
         })
     })
   })
