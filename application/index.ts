@@ -71,6 +71,7 @@ export * from "./support/principal.js"
 export * from "./support/template-scope.js"
 export * from "./support/principal-cache.js"
 export * from "./support/limits.js"
+export * from "./support/wake-up.js"
 
 // Custom sending domains.
 export * from "./sending-domains.js"
