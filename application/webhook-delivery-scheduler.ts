@@ -29,7 +29,7 @@ export interface DeliverySlots {
   readonly lastShort: { readonly at: number; readonly skipped: string; readonly made: number } | undefined
 }
 
-export const emptySlots: DeliverySlots = {
+const emptySlots: DeliverySlots = {
   inFlight: 0,
   perEndpoint: HashMap.empty(),
   made: 0,
@@ -57,7 +57,7 @@ const hold: ClaimPlan = { _tag: "Hold" }
  * passed over. After a claim that came back short, asking again is worth it only once one of the
  * busy endpoints has room, fan-out made deliveries, or `recheckMs` passed.
  */
-export const planClaim = (slots: DeliverySlots, schedule: DeliverySchedule, at: number): ClaimPlan => {
+const planClaim = (slots: DeliverySlots, schedule: DeliverySchedule, at: number): ClaimPlan => {
   const free = Math.min(schedule.maxInFlight - slots.inFlight, schedule.claimBatch)
   if (free <= 0 || (slots.inFlight > 0 && free < schedule.claimBatch)) return hold
   const skipEndpoints = [...HashMap.entries(slots.perEndpoint)]
@@ -73,7 +73,7 @@ export const planClaim = (slots: DeliverySlots, schedule: DeliverySchedule, at: 
 }
 
 /** The slots once a planned claim at `at` leased deliveries to `endpoints` (one entry per delivery) and started them. */
-export const claimed = (
+const claimed = (
   slots: DeliverySlots,
   plan: Extract<ClaimPlan, { _tag: "Claim" }>,
   at: number,
@@ -89,7 +89,7 @@ export const claimed = (
 })
 
 /** The slots once a send to `endpointId` ended, however it ended. */
-export const sendEnded = (slots: DeliverySlots, endpointId: WebhookEndpointId): DeliverySlots => ({
+const sendEnded = (slots: DeliverySlots, endpointId: WebhookEndpointId): DeliverySlots => ({
   ...slots,
   inFlight: slots.inFlight - 1,
   perEndpoint: HashMap.modifyAt(slots.perEndpoint, endpointId, (n) => {
@@ -99,7 +99,10 @@ export const sendEnded = (slots: DeliverySlots, endpointId: WebhookEndpointId): 
 })
 
 /** The slots once fan-out made deliveries: the next claim is worth making. */
-export const deliveriesMade = (slots: DeliverySlots): DeliverySlots => ({ ...slots, made: slots.made + 1 })
+const deliveriesMade = (slots: DeliverySlots): DeliverySlots => ({ ...slots, made: slots.made + 1 })
+
+/** Slots as values: the empty ones, and each step of their life. */
+export const DeliverySlots = { empty: emptySlots, planClaim, claimed, sendEnded, deliveriesMade } as const
 
 /**
  * One worker's webhook sending: fan-out through it tells delivery of the deliveries it made, and

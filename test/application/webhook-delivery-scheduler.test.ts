@@ -1,11 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
-  claimed,
   type DeliverySchedule,
-  deliveriesMade,
-  emptySlots,
-  planClaim,
-  sendEnded,
+  DeliverySlots,
   WebhookDeliveryScheduler,
   WebhookDispatch,
   Webhooks
@@ -19,8 +15,10 @@ const schedule: DeliverySchedule = { maxInFlight: 10, endpointInFlight: 3, claim
 const endpointA = WebhookEndpointId.make("a0000000-0000-7000-8000-000000000000")
 const endpointB = WebhookEndpointId.make("b0000000-0000-7000-8000-000000000000")
 
+const { claimed, deliveriesMade, empty: emptySlots, planClaim, sendEnded } = DeliverySlots
+
 /** A claim planned at `at` from `slots`, which must be a claim. */
-const claimAt = (slots: typeof emptySlots, at: number) => {
+const claimAt = (slots: DeliverySlots, at: number) => {
   const plan = planClaim(slots, schedule, at)
   if (plan._tag !== "Claim") throw new Error(`expected a claim at ${at}, got ${plan._tag}`)
   return plan
