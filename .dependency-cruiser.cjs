@@ -65,6 +65,21 @@ module.exports = {
       to: { path: "^apps/" }
     },
     {
+      name: "adapters-are-siblings",
+      comment: "Each adapters/<technology>/ folder stands alone: it imports no other technology's folder. " +
+        "What several adapters share lives in adapters/observability/ (or in application/ when it is pure).",
+      severity: "error",
+      from: { path: "^adapters/([^/]+)/" },
+      to: { path: "^adapters/[^/]+/", pathNot: ["^adapters/$1/", "^adapters/observability/"] }
+    },
+    {
+      name: "observability-imports-no-adapter",
+      comment: "adapters/observability/ may be imported by every adapter, so it imports none of them.",
+      severity: "error",
+      from: { path: "^adapters/observability/" },
+      to: { path: "^adapters/", pathNot: "^adapters/observability/" }
+    },
+    {
       name: "one-wire-form-not-to-the-other",
       comment: "Each wire form renders the shared HTTP base in its own shape; neither is built on the other.",
       severity: "error",

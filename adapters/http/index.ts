@@ -6,12 +6,13 @@ import { OverviewApi, OverviewApiLive } from "./overview/index.js"
 import { makeSubscriberDirectRoutes, ProblemRendererLive, ReferenceApi, ReferenceApiLive } from "./reference/index.js"
 import { type DirectLane, makeDirectLane, withDirectLane } from "./shared/direct-lane.js"
 import { HttpSettings, type HttpSettingsShape } from "./shared/http-settings.js"
+import { ProviderEventReaders, type ProviderEventReadersShape } from "./shared/provider-event-readers.js"
 import { compressAnswers } from "./shared/compression.js"
 import { docsRoutes } from "./shared/docs.js"
 import { METRICS_PATH } from "./shared/metrics-endpoint.js"
 import { type RequestObserver, requestLogging } from "./shared/request-log.js"
 import { makeRouteTable, routesOf } from "./shared/route-table.js"
-import { httpRequestDuration, httpRequests } from "../node/metrics.js"
+import { httpRequestDuration, httpRequests } from "../observability/index.js"
 
 export { OverviewApi } from "./overview/index.js"
 export { ReferenceApi } from "./reference/index.js"
@@ -19,6 +20,7 @@ export { CurrentPrincipal } from "./shared/current-principal.js"
 export { CurrentSessionUser } from "./shared/current-session-user.js"
 export { type ErrorCode, errorCatalog, errorCodes } from "./shared/error-catalog.js"
 export { HttpSettings, type HttpSettingsShape } from "./shared/http-settings.js"
+export { ProviderEventReaders, type ProviderEventReadersShape } from "./shared/provider-event-readers.js"
 export { CurrentRequestId, loggablePath, RequestLine } from "./shared/request-log.js"
 export { SESSION_COOKIE } from "./shared/session-cookie.js"
 
@@ -57,12 +59,13 @@ const observeRequests = (form: WireForm): RequestObserver => {
   }
 }
 
-export const makeHttpApiLive = (form: WireForm, settings: HttpSettingsShape) =>
+export const makeHttpApiLive = (form: WireForm, settings: HttpSettingsShape, eventReaders: ProviderEventReadersShape) =>
   HttpApiBuilder.serve((app) =>
     requestLogging(compressAnswers(app), settings.metricsToken == null ? undefined : observeRequests(form))
   ).pipe(
     Layer.provide(wireForms[form]),
     Layer.provide(Layer.succeed(HttpSettings, settings)),
+    Layer.provide(Layer.succeed(ProviderEventReaders, eventReaders)),
     // Path parameters as long as the longest email address, percent-encoded, still route.
     Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: MAX_PATH_PARAMETER_LENGTH }))
   )
@@ -70,6 +73,8 @@ export const makeHttpApiLive = (form: WireForm, settings: HttpSettingsShape) =>
 export interface HttpServerOptions {
   readonly form: WireForm
   readonly settings: HttpSettingsShape
+  /** How the payment and email providers' event bodies read (their adapters' readers). */
+  readonly eventReaders: ProviderEventReadersShape
   /** 0 picks a free port; read the bound one from `HttpServer.HttpServer`'s `address`. */
   readonly port: number
   readonly host: string
@@ -94,7 +99,7 @@ const directLaneOf = (form: WireForm, settings: HttpSettingsShape) =>
 
 /** A form listening on a Node HTTP server; the server stays open while the layer lives. */
 export const makeHttpServerLive = (options: HttpServerOptions) =>
-  makeHttpApiLive(options.form, options.settings).pipe(
+  makeHttpApiLive(options.form, options.settings, options.eventReaders).pipe(
     Layer.provideMerge(Layer.unwrapEffect(Effect.map(
       options.directLane === false ? Effect.succeed(undefined) : directLaneOf(options.form, options.settings),
       (lane) =>

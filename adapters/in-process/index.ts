@@ -9,15 +9,8 @@ export {
 export { InProcessIdempotencyStoreLive } from "./memory-idempotency-store.js"
 export { InProcessCacheHealthLive, MemoryPersistenceLive } from "./memory-persistence.js"
 export { MemoryStore, MemoryStoreLive } from "./memory-store.js"
-export {
-  answeredOk,
-  makeRecordingWebhookTransport,
-  type RecordingWebhookTransport,
-  type RecordingWebhookTransportOptions
-} from "./recording-webhook-transport.js"
 export { InProcessWorkSignalLive } from "./in-process-work-signal.js"
 export { MemoryEmailUsageLive } from "./memory-email-usage.js"
 export { MemoryMessageRepositoryLive } from "./memory-message-repository.js"
-export { makeWakeUp, type WakeUp } from "./wake-up.js"
 export { InProcessDomainVerifierLive } from "./in-process-domain-verifier.js"
 export { UnconfiguredPaymentGatewayLive } from "./unconfigured-payment-gateway.js"

@@ -3,8 +3,6 @@ import { NodeIdsLive } from "./node-ids.js"
 import { NodeSecretsLive } from "./node-secrets.js"
 
 export { makeBufferedOutput } from "./buffered-output.js"
-export { collectProcessMetrics, metricsAuthorized, metricsRegistry, workerBatches, workerClaims, workerWakeUps } from "./metrics.js"
-export { CurrentRequestId, logRequestLine, RequestLine, RequestLines } from "./request-line.js"
 export { makeUuidV7, NodeIdsLive } from "./node-ids.js"
 export { NodeSecretsLive } from "./node-secrets.js"
 

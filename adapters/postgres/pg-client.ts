@@ -5,7 +5,7 @@ import { Context, Duration, Effect, Layer, Redacted, Stream } from "effect"
 import pg from "pg"
 import { to as copyTo } from "pg-copy-streams"
 import { type CopyRow, makeCopyTextReader } from "./copy-text.js"
-import { reportPoolUsage } from "../node/metrics.js"
+import { reportPoolUsage } from "../observability/index.js"
 import { PreparedQuery, type Row, type RowShapes } from "./prepared-query.js"
 
 /** Statements with more parameters than this (batch inserts of varying length) are not kept. */

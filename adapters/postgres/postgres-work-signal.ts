@@ -1,8 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { PgClient } from "@effect/sql-pg"
-import { WorkSignal } from "@roster/application"
+import { makeWakeUp, WorkSignal } from "@roster/application"
 import { Effect, Layer, Ref, Stream } from "effect"
-import { makeWakeUp } from "../in-process/wake-up.js"
 
 const EMAIL_QUEUED = "roster_email_queued"
 

@@ -1,4 +1,5 @@
-import { CryptoLive, makeBufferedOutput, RequestLines } from "../../adapters/node/index.js"
+import { CryptoLive, makeBufferedOutput } from "../../adapters/node/index.js"
+import { RequestLines } from "../../adapters/observability/index.js"
 import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import {
   InProcessCacheHealthLive,

@@ -1,5 +1,6 @@
 import { Cause, FiberRefs, HashMap, Inspectable, List, Logger } from "effect"
-import { CurrentRequestId, type makeBufferedOutput, RequestLine } from "../../adapters/node/index.js"
+import type { makeBufferedOutput } from "../../adapters/node/index.js"
+import { CurrentRequestId, RequestLine } from "../../adapters/observability/index.js"
 
 /** A plain object logged beside a message (`Effect.logInfo("sent", { id })`) holds fields of the line. */
 const isFields = (message: unknown): message is object =>

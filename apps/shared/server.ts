@@ -1,6 +1,8 @@
 import { HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { makeHttpServerLive } from "../../adapters/http/index.js"
+import { readResendEvent } from "../../adapters/resend/index.js"
+import { stripePaymentEvents } from "../../adapters/stripe/index.js"
 import { applicationLayer } from "./application.js"
 import { httpSettingsOf, type RosterConfig } from "./config.js"
 import { loggerLayer } from "./layers.js"
@@ -26,6 +28,7 @@ export const serverLayer = <E, R>(
     Layer.provideMerge(makeHttpServerLive({
       form: config.apiForm,
       settings: httpSettingsOf(config),
+      eventReaders: { payment: stripePaymentEvents, email: readResendEvent },
       port: config.port,
       host: config.host
     })),

@@ -1,8 +1,8 @@
 import { Cause, Duration, Effect, Layer, Schedule, type Scope } from "effect"
 
-import { workerBatches, workerClaims, workerWakeUps } from "../../adapters/node/index.js"
+import { workerBatches, workerClaims, workerWakeUps } from "../../adapters/observability/index.js"
 
-export { makeWakeUp, type WakeUp } from "../../adapters/in-process/index.js"
+export { makeWakeUp, type WakeUp } from "@roster/application"
 
 /**
  * Background work that a worker repeats, each job a use case run batch after batch. A job claims

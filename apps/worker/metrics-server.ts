@@ -1,6 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
-import { collectProcessMetrics, metricsAuthorized, metricsRegistry } from "../../adapters/node/index.js"
+import { collectProcessMetrics, metricsAuthorized, metricsRegistry } from "../../adapters/observability/index.js"
 import type { RosterConfig } from "../shared/config.js"
 
 /**

@@ -6,7 +6,8 @@
 import { EmailAddress, type EventType, type PlanTier, type Scope, type SendResult, Slug, type WebhookEndpoint } from "@roster/domain"
 import { Deferred, Effect, Layer, Option } from "effect"
 import { CryptoLive } from "../../adapters/node/index.js"
-import { makeRecordingWebhookTransport, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { makeRecordingWebhookTransport } from "../support/recording-webhook-transport.js"
 import {
   ApiKeys,
   Ids,

@@ -37,6 +37,8 @@ import { MovableClock } from "./movable-clock.js"
 import { unwatchServer, watchServer } from "./conformance-servers.js"
 import { CryptoLive } from "../../adapters/node/index.js"
 import { makeHttpServerLive } from "../../adapters/http/index.js"
+import { readResendEvent } from "../../adapters/resend/index.js"
+import { stripePaymentEvents } from "../../adapters/stripe/index.js"
 import {
   InProcessCacheHealthLive,
   InProcessIdempotencyStoreLive,
@@ -235,6 +237,7 @@ export const startHttpServer = async (options: StartOptions = {}): Promise<TestH
   const layer = makeHttpServerLive({
     form: config.apiForm,
     settings: httpSettingsOf(config),
+    eventReaders: { payment: stripePaymentEvents, email: readResendEvent },
     port: 0,
     host: "127.0.0.1",
     directLane: options.directLane

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { type WebhookMessage, WebhookTransport } from "@roster/application"
 import { type SendResult } from "@roster/domain"
 import { Effect, Option, TestClock } from "effect"
-import { answeredOk, makeRecordingWebhookTransport } from "../../adapters/in-process/index.js"
+import { answeredOk, makeRecordingWebhookTransport } from "../support/recording-webhook-transport.js"
 
 const message = (url: string, id = "evt_1"): WebhookMessage => ({
   url,

@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { lagSeconds, WorkerHealth } from "@roster/application"
 import { Effect } from "effect"
-import { collectProcessMetrics, metricsAuthorized, metricsRegistry, reportQueueDepths } from "../../node/metrics.js"
+import { collectProcessMetrics, metricsAuthorized, metricsRegistry, reportQueueDepths } from "../../observability/index.js"
 import { HttpSettings } from "./http-settings.js"
 
 export const METRICS_PATH = "/metrics"

@@ -1,9 +1,9 @@
 import { type HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Billing } from "@roster/application"
 import { Effect, Either, Redacted, Schema } from "effect"
-import { constructStripeEvent, readStripeEvent } from "../../stripe/index.js"
 import { apiError } from "./api-error.js"
 import { HttpSettings } from "./http-settings.js"
+import { ProviderEventReaders } from "./provider-event-readers.js"
 import { answering } from "./respond.js"
 import type { WireErrors } from "./wire-errors.js"
 
@@ -62,6 +62,7 @@ export const makePaymentEventsHandlersLive = <ApiId extends string>(api: HttpApi
       Effect.gen(function*() {
         const billing = yield* Billing
         const settings = yield* HttpSettings
+        const { payment } = yield* ProviderEventReaders
         return handlers.handle("paymentEvents", ({ request }) =>
           Effect.gen(function*() {
             const secret = settings.stripeWebhookSecret
@@ -74,7 +75,7 @@ export const makePaymentEventsHandlersLive = <ApiId extends string>(api: HttpApi
             }
             const body = yield* Effect.orElse(request.text, () => Effect.succeed(""))
             const verified = yield* Effect.either(Effect.tryPromise({
-              try: () => constructStripeEvent(body, signature, Redacted.value(secret)),
+              try: () => payment.verify(body, signature, Redacted.value(secret)),
               catch: (error) => error
             }))
             if (Either.isLeft(verified)) {
@@ -88,7 +89,7 @@ export const makePaymentEventsHandlersLive = <ApiId extends string>(api: HttpApi
                   "more than five minutes old"
               ))
             }
-            const outcome = yield* answering(billing.receiveEvent(readStripeEvent(verified.right)))
+            const outcome = yield* answering(billing.receiveEvent(payment.read(verified.right)))
             return { received: true as const, outcome }
           }))
       })

@@ -3,9 +3,9 @@ import { ProviderEvents } from "@roster/application"
 import { Clock, Effect, Redacted, Schema } from "effect"
 import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import { Webhook } from "standardwebhooks"
-import { readResendEvent } from "../../resend/index.js"
 import { apiError } from "./api-error.js"
 import { HttpSettings } from "./http-settings.js"
+import { ProviderEventReaders } from "./provider-event-readers.js"
 import type { WireErrors } from "./wire-errors.js"
 
 /**
@@ -95,6 +95,7 @@ export const makeProviderEventsHandlersLive = <ApiId extends string>(api: HttpAp
       Effect.gen(function*() {
         const events = yield* ProviderEvents
         const settings = yield* HttpSettings
+        const readers = yield* ProviderEventReaders
         return handlers.handle("resendEvents", ({ request }) =>
           Effect.gen(function*() {
             const secret = settings.emailWebhookSecret
@@ -118,7 +119,7 @@ export const makeProviderEventsHandlersLive = <ApiId extends string>(api: HttpAp
               }))
             }
             const receivedAt = new Date(yield* Clock.currentTimeMillis)
-            const outcome = yield* events.receive(readResendEvent(parsed, key, receivedAt))
+            const outcome = yield* events.receive(readers.email(parsed, key, receivedAt))
             return { received: true as const, recorded: outcome.recorded }
           }))
       })

@@ -1,7 +1,7 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { Principal } from "@roster/application"
 import { Context, Effect, Exit, FiberRef, Option } from "effect"
-import { CurrentRequestId, logRequestLine, RequestLine, RequestLines } from "../../node/request-line.js"
+import { CurrentRequestId, logRequestLine, RequestLine, RequestLines } from "../../observability/index.js"
 import { randomUUID } from "node:crypto"
 import { establishedPrincipalOf } from "./authentication.js"
 import { pathOf } from "./request-path.js"

@@ -1,7 +1,7 @@
 import { type WebhookMessage, WebhookTransport } from "@roster/application"
 import { InvalidInput, type SendResult } from "@roster/domain"
 import { Effect, Either, Layer, Option } from "effect"
-import { inspectTarget } from "../http-client/target-guard.js"
+import { inspectTarget } from "../../adapters/http-client/index.js"
 
 export interface RecordingWebhookTransportOptions {
   /** How receivers answer each message; by default 200 after 1 ms. */

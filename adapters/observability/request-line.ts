@@ -37,7 +37,7 @@ export class RequestLine {
  * `logged: false` when its level leaves request lines out. Without either, a request line is
  * logged as any other line is.
  */
-export class RequestLines extends Context.Reference<RequestLines>()("roster/node/RequestLines", {
+export class RequestLines extends Context.Reference<RequestLines>()("roster/observability/RequestLines", {
   defaultValue: (): {
     readonly logged: boolean
     readonly write: ((requestId: string, line: RequestLine) => void) | undefined
