@@ -13,6 +13,9 @@ import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, PageListParams, Single } from "./schemas.js"
 import { NoFields, optionalBody } from "../shared/action-body.js"
+import { adminEndpoints as admin, adminsOnly } from "../shared/admin-endpoints.js"
+import { envelopes } from "./errors.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 
 const OrganizationPath = Schema.Struct({ id: IdInput(OrganizationId, "the organization's id") })
 const MemberPath = Schema.Struct({
@@ -24,16 +27,13 @@ const AdminOrganizationData = Single(AdminOrganization, "AdminOrganizationData")
 const AdminMemberData = Single(AdminMember, "AdminMemberData")
 const AdminMembers = Schema.Struct({ data: Schema.Array(AdminMember) }).annotations({ identifier: "AdminMembers" })
 
-const adminsOnly = "Platform admins only: an API key with scope `*` or an owner's session, of an organization with " +
-  "the platform-admin flag; anyone else gets 403."
-
 export const AdminGroup = HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.get("listOrganizations", "/admin/organizations")
       .setUrlParams(PageListParams)
       .addSuccess(NumberedList(AdminOrganization, "AdminOrganizationList"))
-      .annotateContext(OpenApi.annotations({
-        summary: "List organizations",
+      .pipe(envelopes.describe({
+        ...admin.listOrganizations,
         description: `One numbered page of every organization of the platform, oldest first. ${adminsOnly}`
       }))
   )
@@ -41,15 +41,18 @@ export const AdminGroup = HttpApiGroup.make("admin")
     HttpApiEndpoint.get("getOrganization", "/admin/organizations/:id")
       .setPath(OrganizationPath)
       .addSuccess(AdminOrganizationData)
-      .annotateContext(OpenApi.annotations({ summary: "Get an organization", description: adminsOnly }))
+      .pipe(envelopes.describe({
+        ...admin.getOrganization,
+        description: adminsOnly
+      }))
   )
   .add(
     HttpApiEndpoint.patch("updateOrganization", "/admin/organizations/:id")
       .setPath(OrganizationPath)
       .setPayload(UpdateOrganizationRequest)
       .addSuccess(AdminOrganizationData)
-      .annotateContext(OpenApi.annotations({
-        summary: "Rename, re-tier, flag or suspend an organization",
+      .pipe(envelopes.describe({
+        ...admin.updateOrganization,
         description: "Fields left out stay as they are; a suspension takes effect at once. The organization acting here " +
           `cannot suspend itself or drop its own platform-admin flag. ${adminsOnly}`
       }))
@@ -59,8 +62,8 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .setPath(OrganizationPath)
       .setPayload(NoFields)
       .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({
-        summary: "Delete an organization",
+      .pipe(envelopes.describe({
+        ...admin.deleteOrganization,
         description: `Deletes the organization with everything it owns; it cannot delete itself. ${adminsOnly}`
       }))
   )
@@ -68,15 +71,18 @@ export const AdminGroup = HttpApiGroup.make("admin")
     HttpApiEndpoint.get("listMembers", "/admin/organizations/:id/members")
       .setPath(OrganizationPath)
       .addSuccess(AdminMembers)
-      .annotateContext(OpenApi.annotations({ summary: "List an organization's members", description: adminsOnly }))
+      .pipe(envelopes.describe({
+        ...admin.listMembers,
+        description: adminsOnly
+      }))
   )
   .add(
     HttpApiEndpoint.post("addMember", "/admin/organizations/:id/members")
       .setPath(OrganizationPath)
       .setPayload(AddMemberRequest)
       .addSuccess(withStatus(AdminMemberData, 201, "AdminMemberData"))
-      .annotateContext(OpenApi.annotations({
-        summary: "Add a member, or change a member's role",
+      .pipe(envelopes.describe({
+        ...admin.addMember,
         description: `Users exist once they have signed in. ${adminsOnly}`
       }))
   )
@@ -85,14 +91,17 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .setPath(MemberPath)
       .setPayload(NoFields)
       .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({ summary: "Remove a member", description: adminsOnly }))
+      .pipe(envelopes.describe({
+        ...admin.removeMember,
+        description: adminsOnly
+      }))
   )
   .add(
     HttpApiEndpoint.get("listUsers", "/admin/users")
       .setUrlParams(PageListParams)
       .addSuccess(NumberedList(AdminUser, "AdminUserList"))
-      .annotateContext(OpenApi.annotations({
-        summary: "List users",
+      .pipe(envelopes.describe({
+        ...admin.listUsers,
         description: `One numbered page of every signed-up user, oldest first, with their organizations. ${adminsOnly}`
       }))
   )
@@ -100,9 +109,13 @@ export const AdminGroup = HttpApiGroup.make("admin")
     HttpApiEndpoint.get("getUser", "/admin/users/:id")
       .setPath(UserPath)
       .addSuccess(Single(AdminUser, "AdminUserData"))
-      .annotateContext(OpenApi.annotations({ summary: "Get a user", description: adminsOnly }))
+      .pipe(envelopes.describe({
+        ...admin.getUser,
+        description: adminsOnly
+      }))
   )
   .middleware(OverviewAuthentication)
+  .pipe(envelopes.group(...API_ROUTE_ERRORS))
   .prefix(OVERVIEW_PREFIX)
   .annotate(OpenApi.Title, "Platform admin")
   .annotate(OpenApi.Description, "Every organization, user and membership of the platform, for platform admins.")

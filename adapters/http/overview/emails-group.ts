@@ -6,6 +6,9 @@ import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, pageParams, Single } from "./schemas.js"
+import { emailEndpoints as emails } from "../shared/email-endpoints.js"
+import { envelopes } from "./errors.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 
 export const EmailPath = Schema.Struct({ id: IdInput(MessageId, "the email's id") })
 
@@ -18,8 +21,8 @@ export const EmailsGroup = HttpApiGroup.make("emails")
     HttpApiEndpoint.post("send", "/emails/send")
       .setPayload(SendEmailRequest)
       .addSuccess(withStatus(EmailData, 202, "AcceptedEmailData"))
-      .annotateContext(OpenApi.annotations({
-        summary: "Send an email",
+      .pipe(envelopes.describe({
+        ...emails.send,
         description: "Renders the email for the subscriber and queues it; answers 202 with the email's record. 400 " +
           "`validation_error` when `to` is no subscriber of the organization or the template cannot be rendered; 404 " +
           "for a template the organization does not have; 402 `limit_exceeded` past the plan's monthly email limit. " +
@@ -30,8 +33,8 @@ export const EmailsGroup = HttpApiGroup.make("emails")
     HttpApiEndpoint.get("list", "/emails")
       .setUrlParams(EmailListParams)
       .addSuccess(NumberedList(EmailMessage, "EmailList"))
-      .annotateContext(OpenApi.annotations({
-        summary: "List emails",
+      .pipe(envelopes.describe({
+        ...emails.list,
         description: "One numbered page of the organization's emails, newest first, each with its history; optionally " +
           "of one subscriber or status. Scope `emails:read`."
       }))
@@ -40,12 +43,10 @@ export const EmailsGroup = HttpApiGroup.make("emails")
     HttpApiEndpoint.get("get", "/emails/:id")
       .setPath(EmailPath)
       .addSuccess(EmailData)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get an email",
-        description: "The email as it was rendered, its status, the provider's id and its history. Scope `emails:read`."
-      }))
+      .pipe(envelopes.describe(emails.get))
   )
   .middleware(OverviewAuthentication)
+  .pipe(envelopes.group(...API_ROUTE_ERRORS))
   .prefix(OVERVIEW_PREFIX)
   .annotate(OpenApi.Title, "Emails")
   .annotate(OpenApi.Description, sendingRules)

@@ -7,6 +7,9 @@ import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, pageParams, Single } from "./schemas.js"
 import { NoFields, optionalBody } from "../shared/action-body.js"
+import { noteEndpoints as notes } from "../shared/note-endpoints.js"
+import { envelopes } from "./errors.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 
 const subscriberId = IdInput(SubscriberId, "the subscriber's id")
 export const NotesPath = Schema.Struct({ id: subscriberId })
@@ -21,8 +24,8 @@ export const NotesGroup = HttpApiGroup.make("notes")
       .setPath(NotesPath)
       .setUrlParams(NoteListParams)
       .addSuccess(NumberedList(Note, "NoteList"))
-      .annotateContext(OpenApi.annotations({
-        summary: "List a subscriber's notes",
+      .pipe(envelopes.describe({
+        ...notes.list,
         description: "One numbered page of the subscriber's notes, newest first. Scope `subscribers:read`."
       }))
   )
@@ -31,8 +34,8 @@ export const NotesGroup = HttpApiGroup.make("notes")
       .setPath(NotesPath)
       .setPayload(NoteRequest)
       .addSuccess(withStatus(NoteData, 201, "CreatedNoteData"))
-      .annotateContext(OpenApi.annotations({
-        summary: "Add a note",
+      .pipe(envelopes.describe({
+        ...notes.create,
         description: "Keeps a note on the subscriber; webhooks hear `subscriber.note_added`. Scope `subscribers:write`."
       }))
   )
@@ -40,23 +43,24 @@ export const NotesGroup = HttpApiGroup.make("notes")
     HttpApiEndpoint.get("get", "/subscribers/:id/notes/:note_id")
       .setPath(NotePath)
       .addSuccess(NoteData)
-      .annotateContext(OpenApi.annotations({ summary: "Get a note", description: "Scope `subscribers:read`." }))
+      .pipe(envelopes.describe(notes.get))
   )
   .add(
     HttpApiEndpoint.patch("update", "/subscribers/:id/notes/:note_id")
       .setPath(NotePath)
       .setPayload(NoteRequest)
       .addSuccess(NoteData)
-      .annotateContext(OpenApi.annotations({ summary: "Change a note", description: "Scope `subscribers:write`." }))
+      .pipe(envelopes.describe(notes.update))
   )
   .add(
     HttpApiEndpoint.del("delete", "/subscribers/:id/notes/:note_id")
       .setPath(NotePath)
       .setPayload(NoFields)
       .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({ summary: "Delete a note", description: "Scope `subscribers:write`." }))
+      .pipe(envelopes.describe(notes.delete))
   )
   .middleware(OverviewAuthentication)
+  .pipe(envelopes.group(...API_ROUTE_ERRORS))
   .prefix(OVERVIEW_PREFIX)
   .annotate(OpenApi.Title, "Notes")
   .annotate(OpenApi.Description, notesDescription)

@@ -2,12 +2,13 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { NoteId, SubscriberId } from "@roster/domain"
 import { Schema } from "effect"
 import { Note, NoteRequest, notesDescription } from "../shared/note-schemas.js"
-import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { Authentication } from "./authentication.js"
 import { cursorParam, limitParam, Page } from "./pagination.js"
 import { problems } from "./problems.js"
 import { NoFields, optionalBody } from "../shared/action-body.js"
+import { noteEndpoints as notes } from "../shared/note-endpoints.js"
 
 const subscriberId = IdInput(SubscriberId, "the subscriber's id")
 export const NotesPath = Schema.Struct({ subscriber_id: subscriberId })
@@ -20,46 +21,34 @@ export const NotesGroup = HttpApiGroup.make("notes")
       .setPath(NotesPath)
       .setPayload(NoteRequest)
       .addSuccess(withStatus(Note, 201, "CreatedNote"))
-      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
-      .annotateContext(OpenApi.annotations({
-        summary: "Add a note",
-        description: "Keeps a note on the subscriber, written by the caller; webhooks hear `subscriber.note_added`. " +
-          "Scope `subscribers:write`."
-      }))
+      .pipe(problems.describe(notes.create))
   )
   .add(
     HttpApiEndpoint.get("list", "/subscribers/:subscriber_id/notes")
       .setPath(NotesPath)
       .setUrlParams(NoteListParams)
       .addSuccess(Page(Note, "NoteList"))
-      .pipe(problems.endpoint("not_found"))
-      .annotateContext(OpenApi.annotations({
-        summary: "List a subscriber's notes",
-        description: "One page of the subscriber's notes, newest first. Scope `subscribers:read`."
-      }))
+      .pipe(problems.describe(notes.list))
   )
   .add(
     HttpApiEndpoint.get("get", "/subscribers/:subscriber_id/notes/:note_id")
       .setPath(NotePath)
       .addSuccess(Note)
-      .pipe(problems.endpoint("not_found"))
-      .annotateContext(OpenApi.annotations({ summary: "Get a note", description: "Scope `subscribers:read`." }))
+      .pipe(problems.describe(notes.get))
   )
   .add(
     HttpApiEndpoint.put("update", "/subscribers/:subscriber_id/notes/:note_id")
       .setPath(NotePath)
       .setPayload(NoteRequest)
       .addSuccess(Note)
-      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
-      .annotateContext(OpenApi.annotations({ summary: "Change a note", description: "Scope `subscribers:write`." }))
+      .pipe(problems.describe(notes.update))
   )
   .add(
     HttpApiEndpoint.del("delete", "/subscribers/:subscriber_id/notes/:note_id")
       .setPath(NotePath)
       .setPayload(NoFields)
-      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
       .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({ summary: "Delete a note", description: "Scope `subscribers:write`." }))
+      .pipe(problems.describe(notes.delete))
   )
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))
