@@ -1,7 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
-import { importEndpoints as imports } from "../shared/import-endpoints.js"
-import { ImportPathId, importsDescription, SubscriberImport, SubscriberImportSummary } from "../shared/import-schemas.js"
+import { importEndpoints } from "../shared/import-endpoints.js"
+import { importsDescription, SubscriberImport, SubscriberImportSummary } from "../shared/import-schemas.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 import { withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
@@ -9,9 +8,9 @@ import { envelopes } from "./errors.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, PageListParams, Single } from "./schemas.js"
 
-export const ImportPath = Schema.Struct({ id: ImportPathId })
-
 const SubscriberImportData = Single(SubscriberImport, "SubscriberImportData")
+
+const imports = importEndpoints("id")
 
 export const ImportsGroup = HttpApiGroup.make("imports")
   .add(envelopes.declare(imports.start).addSuccess(withStatus(SubscriberImportData, 202, "QueuedSubscriberImportData")))
@@ -25,12 +24,7 @@ export const ImportsGroup = HttpApiGroup.make("imports")
           "import lists its own). Scope `subscribers:read`."
       }))
   )
-  .add(
-    HttpApiEndpoint.get("get", "/subscribers/imports/:id")
-      .setPath(ImportPath)
-      .addSuccess(SubscriberImportData)
-      .pipe(envelopes.describe(imports.get))
-  )
+  .add(envelopes.declare(imports.get).addSuccess(SubscriberImportData))
   .middleware(OverviewAuthentication)
   .pipe(envelopes.group(...API_ROUTE_ERRORS))
   .prefix(OVERVIEW_PREFIX)

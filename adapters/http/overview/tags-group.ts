@@ -1,11 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { tagEndpoints as tags } from "../shared/tag-endpoints.js"
+import { tagEndpoints } from "../shared/tag-endpoints.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { envelopes } from "./errors.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
-import { CreatedTagData, CreateTagRequest, TagData, TagList, TagListParams, TagPath, UpdateTagRequest } from "./schemas.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
+import { CreatedTagData, CreateTagRequest, TagData, TagList, TagListParams, UpdateTagRequest } from "./schemas.js"
+
+const tags = tagEndpoints("id")
 
 export const TagsGroup = HttpApiGroup.make("tags")
   .add(
@@ -27,10 +28,10 @@ export const TagsGroup = HttpApiGroup.make("tags")
         description: "Scope `tags:write`. 409 `conflict` when the name or slug is taken in the organization."
       }))
   )
-  .add(HttpApiEndpoint.get("get", "/tags/:id").setPath(TagPath).addSuccess(TagData).pipe(envelopes.describe(tags.get)))
+  .add(envelopes.declare(tags.get).addSuccess(TagData))
   .add(
-    HttpApiEndpoint.patch("update", "/tags/:id")
-      .setPath(TagPath)
+    HttpApiEndpoint.patch("update", tags.address)
+      .setPath(tags.path)
       .setPayload(UpdateTagRequest)
       .addSuccess(TagData)
       .pipe(envelopes.describe({
@@ -39,14 +40,10 @@ export const TagsGroup = HttpApiGroup.make("tags")
       }))
   )
   .add(
-    HttpApiEndpoint.del("delete", "/tags/:id")
-      .setPath(TagPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(envelopes.describe({
-        ...tags.delete,
-        description: "Deletes the tag and detaches it from every subscriber. Scope `tags:write`."
-      }))
+    envelopes.declare({
+      ...tags.delete,
+      description: "Deletes the tag and detaches it from every subscriber. Scope `tags:write`."
+    })
   )
   .middleware(OverviewAuthentication)
   .pipe(envelopes.group(...API_ROUTE_ERRORS))

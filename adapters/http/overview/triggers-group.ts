@@ -1,22 +1,19 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { TriggerId } from "@roster/domain"
 import { Schema } from "effect"
-import { CreateTriggerRequest, TriggerView, triggerRules, UpdateTriggerRequest } from "../shared/trigger-schemas.js"
-import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
+import { TriggerView, triggerRules, UpdateTriggerRequest } from "../shared/trigger-schemas.js"
+import { triggerEndpoints, triggerScopes } from "../shared/trigger-endpoints.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
+import { strictInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
+import { envelopes } from "./errors.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, pageParams, Single } from "./schemas.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
-import { triggerEndpoints as triggers, triggerScopes } from "../shared/trigger-endpoints.js"
-import { envelopes } from "./errors.js"
-import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 
-const { read, write } = triggerScopes
-
-export const TriggerPath = Schema.Struct({ id: IdInput(TriggerId, "the trigger's id") })
 export const TriggerListParams = Schema.Struct(pageParams).annotations(strictInput)
 
+const triggers = triggerEndpoints("id")
 const TriggerData = Single(TriggerView, "EmailTriggerData")
+const { read, write } = triggerScopes
 
 export const TriggersGroup = HttpApiGroup.make("triggers")
   .add(
@@ -26,43 +23,18 @@ export const TriggersGroup = HttpApiGroup.make("triggers")
       .pipe(envelopes.describe(triggers.list))
   )
   .add(
-    HttpApiEndpoint.post("create", "/email-triggers")
-      .setPayload(CreateTriggerRequest)
+    envelopes.declare({ ...triggers.create, description: write })
       .addSuccess(withStatus(TriggerData, 201, "CreatedEmailTriggerData"))
-      .pipe(envelopes.describe({
-        ...triggers.create,
-        description: write
-      }))
   )
+  .add(envelopes.declare({ ...triggers.get, description: read }).addSuccess(TriggerData))
   .add(
-    HttpApiEndpoint.get("get", "/email-triggers/:id")
-      .setPath(TriggerPath)
-      .addSuccess(TriggerData)
-      .pipe(envelopes.describe({
-        ...triggers.get,
-        description: read
-      }))
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/email-triggers/:id")
-      .setPath(TriggerPath)
+    HttpApiEndpoint.patch("update", triggers.address)
+      .setPath(triggers.path)
       .setPayload(UpdateTriggerRequest)
       .addSuccess(TriggerData)
-      .pipe(envelopes.describe({
-        ...triggers.update,
-        description: write
-      }))
+      .pipe(envelopes.describe({ ...triggers.update, description: write }))
   )
-  .add(
-    HttpApiEndpoint.del("delete", "/email-triggers/:id")
-      .setPath(TriggerPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(envelopes.describe({
-        ...triggers.delete,
-        description: write
-      }))
-  )
+  .add(envelopes.declare({ ...triggers.delete, description: write }))
   .middleware(OverviewAuthentication)
   .pipe(envelopes.group(...API_ROUTE_ERRORS))
   .prefix(OVERVIEW_PREFIX)

@@ -1,5 +1,4 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { CreateWebhookRequest } from "../shared/webhook-endpoint-schemas.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { CreatedWebhookEndpointData, WebhookEndpointList, WebhookListParams, WebhookPath } from "./schemas.js"
@@ -8,7 +7,7 @@ import { webhookEndpoints as webhooks, webhookTerms } from "../shared/webhook-en
 import { envelopes } from "./errors.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 
-const { scope } = webhookTerms
+const { guard, scope } = webhookTerms
 
 export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
@@ -21,17 +20,12 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       }))
   )
   .add(
-    HttpApiEndpoint.post("create", "/webhooks")
-      .setPayload(CreateWebhookRequest)
-      .addSuccess(CreatedWebhookEndpointData)
-      .pipe(envelopes.describe({
-        ...webhooks.create,
-        description: "Registers an `active` endpoint for the event kinds given (every kind when `events` is left out) " +
-          "and answers it with its `signing_secret`, this once: keep it to verify the `webhook-signature` of " +
-          "deliveries. A URL whose host is, or resolves to, a loopback, private, link-local or cloud-metadata address " +
-          "is 400 `validation_error` on `url` (unless the operator set `WEBHOOK_ALLOW_PRIVATE_TARGETS`). An " +
-          `organization may have 50 endpoints. ${scope}`
-      }))
+    envelopes.declare({
+      ...webhooks.create,
+      description: "Registers an `active` endpoint for the event kinds given (every kind when `events` is left out) " +
+        "and answers it with its `signing_secret`, this once: keep it to verify the `webhook-signature` of " +
+        `deliveries. ${guard} An organization may have 50 endpoints. ${scope}`
+    }).addSuccess(CreatedWebhookEndpointData)
   )
   .add(
     HttpApiEndpoint.del("delete", "/webhooks/:id")

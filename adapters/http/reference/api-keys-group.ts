@@ -1,51 +1,20 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { apiKeyEndpoints as apiKeys } from "../shared/api-key-endpoints.js"
-import {
-  ApiKey,
-  ApiKeyList,
-  ApiKeyPath,
-  CreatedApiKey,
-  RotatedApiKey,
-  ScopeList,
-  UpdateApiKeyRequest
-} from "./api-key-schemas.js"
+import { apiKeyEndpoints } from "../shared/api-key-endpoints.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
+import { ApiKey, ApiKeyList, CreatedApiKey, RotatedApiKey, ScopeList } from "./api-key-schemas.js"
 import { Authentication } from "./authentication.js"
 import { problems } from "./problems.js"
-import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
+
+const apiKeys = apiKeyEndpoints("api_key_id")
 
 export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .add(problems.declare(apiKeys.scopes).addSuccess(ScopeList))
   .add(problems.declare(apiKeys.create).addSuccess(CreatedApiKey))
   .add(HttpApiEndpoint.get("list", "/api-keys").addSuccess(ApiKeyList).pipe(problems.describe(apiKeys.list)))
-  .add(
-    HttpApiEndpoint.get("get", "/api-keys/:api_key_id")
-      .setPath(ApiKeyPath)
-      .addSuccess(ApiKey)
-      .pipe(problems.describe(apiKeys.get))
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/api-keys/:api_key_id")
-      .setPath(ApiKeyPath)
-      .setPayload(UpdateApiKeyRequest)
-      .addSuccess(ApiKey)
-      .pipe(problems.describe(apiKeys.update))
-  )
-  .add(
-    HttpApiEndpoint.post("rotate", "/api-keys/:api_key_id/rotate")
-      .setPath(ApiKeyPath)
-      .setPayload(NoFields)
-      .addSuccess(RotatedApiKey)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(problems.describe(apiKeys.rotate))
-  )
-  .add(
-    HttpApiEndpoint.del("delete", "/api-keys/:api_key_id")
-      .setPath(ApiKeyPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(problems.describe(apiKeys.delete))
-  )
+  .add(problems.declare(apiKeys.get).addSuccess(ApiKey))
+  .add(problems.declare(apiKeys.update).addSuccess(ApiKey))
+  .add(problems.declare(apiKeys.rotate).addSuccess(RotatedApiKey))
+  .add(problems.declare(apiKeys.delete))
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")

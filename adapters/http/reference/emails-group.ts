@@ -1,15 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { MessageId } from "@roster/domain"
 import { Schema } from "effect"
-import { AcceptedEmail, EmailMessage, messageFilters, SendEmailRequest, sendingRules } from "../shared/email-schemas.js"
+import { AcceptedEmail, EmailMessage, messageFilters, sendingRules } from "../shared/email-schemas.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
-import { IdInput, strictInput } from "../shared/wire-fields.js"
+import { strictInput } from "../shared/wire-fields.js"
 import { Authentication } from "./authentication.js"
 import { cursorParam, limitParam } from "./pagination.js"
 import { problems } from "./problems.js"
-import { emailEndpoints as emails } from "../shared/email-endpoints.js"
-
-export const EmailPath = Schema.Struct({ email_id: IdInput(MessageId, "the email's id") })
+import { emailEndpoints } from "../shared/email-endpoints.js"
 
 export const EmailListParams = Schema.Struct({
   limit: limitParam,
@@ -24,13 +21,10 @@ export const EmailList = Schema.Struct({
   })
 }).annotations({ identifier: "EmailList" })
 
+const emails = emailEndpoints("email_id")
+
 export const EmailsGroup = HttpApiGroup.make("emails")
-  .add(
-    HttpApiEndpoint.post("send", "/emails/send")
-      .setPayload(SendEmailRequest)
-      .addSuccess(AcceptedEmail)
-      .pipe(problems.describe(emails.send))
-  )
+  .add(problems.declare(emails.send).addSuccess(AcceptedEmail))
   .add(
     HttpApiEndpoint.get("list", "/emails")
       .setUrlParams(EmailListParams)
@@ -38,10 +32,7 @@ export const EmailsGroup = HttpApiGroup.make("emails")
       .pipe(problems.describe(emails.list))
   )
   .add(
-    HttpApiEndpoint.get("get", "/emails/:email_id")
-      .setPath(EmailPath)
-      .addSuccess(EmailMessage)
-      .pipe(problems.describe(emails.get))
+    problems.declare(emails.get).addSuccess(EmailMessage)
   )
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))

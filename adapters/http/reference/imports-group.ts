@@ -1,15 +1,16 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { importEndpoints as imports } from "../shared/import-endpoints.js"
-import { ImportPathId, importsDescription, SubscriberImport, SubscriberImportSummary } from "../shared/import-schemas.js"
+import { importEndpoints } from "../shared/import-endpoints.js"
+import { importsDescription, SubscriberImport, SubscriberImportSummary } from "../shared/import-schemas.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 import { strictInput, withStatus } from "../shared/wire-fields.js"
 import { Authentication } from "./authentication.js"
 import { cursorParam, documentPageHeaders, limitParam, Page } from "./pagination.js"
 import { problems } from "./problems.js"
 
-export const ImportPath = Schema.Struct({ import_id: ImportPathId })
 export const ImportListParams = Schema.Struct({ limit: limitParam, cursor: cursorParam }).annotations(strictInput)
+
+const imports = importEndpoints("import_id")
 
 export const ImportsGroup = HttpApiGroup.make("imports")
   .add(problems.declare(imports.start).addSuccess(withStatus(SubscriberImport, 202, "QueuedSubscriberImport")))
@@ -24,12 +25,7 @@ export const ImportsGroup = HttpApiGroup.make("imports")
           "its own). Scope `subscribers:read`."
       }))
   )
-  .add(
-    HttpApiEndpoint.get("get", "/subscribers/imports/:import_id")
-      .setPath(ImportPath)
-      .addSuccess(SubscriberImport)
-      .pipe(problems.describe(imports.get))
-  )
+  .add(problems.declare(imports.get).addSuccess(SubscriberImport))
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")

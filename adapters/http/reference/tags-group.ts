@@ -2,10 +2,11 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Authentication } from "./authentication.js"
 import { documentPageHeaders } from "./pagination.js"
 import { problems } from "./problems.js"
-import { tagEndpoints as tags } from "../shared/tag-endpoints.js"
+import { tagEndpoints } from "../shared/tag-endpoints.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
-import { CreatedTag, CreateTagRequest, Tag, TagList, TagListParams, TagNamePath, TagPath, UpdateTagRequest } from "./tag-schemas.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
+import { CreatedTag, CreateTagRequest, Tag, TagList, TagListParams, TagNamePath, UpdateTagRequest } from "./tag-schemas.js"
+
+const tags = tagEndpoints("tag_id")
 
 export const TagsGroup = HttpApiGroup.make("tags")
   .add(
@@ -31,21 +32,15 @@ export const TagsGroup = HttpApiGroup.make("tags")
       .addSuccess(Tag)
       .pipe(problems.describe(tags.getByName))
   )
-  .add(HttpApiEndpoint.get("get", "/tags/:tag_id").setPath(TagPath).addSuccess(Tag).pipe(problems.describe(tags.get)))
+  .add(problems.declare(tags.get).addSuccess(Tag))
   .add(
-    HttpApiEndpoint.put("update", "/tags/:tag_id")
-      .setPath(TagPath)
+    HttpApiEndpoint.put("update", tags.address)
+      .setPath(tags.path)
       .setPayload(UpdateTagRequest)
       .addSuccess(Tag)
       .pipe(problems.describe(tags.update))
   )
-  .add(
-    HttpApiEndpoint.del("delete", "/tags/:tag_id")
-      .setPath(TagPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(problems.describe(tags.delete))
-  )
+  .add(problems.declare(tags.delete))
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")

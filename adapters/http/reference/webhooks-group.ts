@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Authentication } from "./authentication.js"
 import { problems } from "./problems.js"
-import { CreateWebhookRequest, WebhookEndpoint } from "../shared/webhook-endpoint-schemas.js"
+import { WebhookEndpoint } from "../shared/webhook-endpoint-schemas.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 import {
   CreatedWebhookEndpoint,
@@ -54,12 +54,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       .addSuccess(GlobalWebhookStats)
       .pipe(problems.describe(webhooks.globalStats))
   )
-  .add(
-    HttpApiEndpoint.post("create", "/webhooks")
-      .setPayload(CreateWebhookRequest)
-      .addSuccess(CreatedWebhookEndpoint)
-      .pipe(problems.describe(webhooks.create))
-  )
+  .add(problems.declare(webhooks.create).addSuccess(CreatedWebhookEndpoint))
   .add(
     HttpApiEndpoint.get("list", "/webhooks")
       .addSuccess(WebhookEndpointList)

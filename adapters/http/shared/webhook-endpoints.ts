@@ -1,4 +1,6 @@
-import { endpointDescription } from "./endpoint-description.js"
+import { HttpApiEndpoint } from "@effect/platform"
+import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
+import { CreateWebhookRequest } from "./webhook-endpoint-schemas.js"
 import { BODY_ERRORS, POST_ERRORS } from "./wire-errors.js"
 
 const scope = "Scope `webhooks:manage`."
@@ -19,7 +21,8 @@ export const webhookEndpoints = {
       `failure; with how many endpoints are active and disabled and how many deliveries are waiting. ${scope}`,
     errors: []
   }),
-  create: endpointDescription({
+  create: sharedEndpoint({
+    endpoint: HttpApiEndpoint.post("create", "/webhooks").setPayload(CreateWebhookRequest),
     summary: "Create a webhook endpoint",
     description: "Registers an `active` endpoint for the event kinds given (every kind when `events` is left out) " +
       "and answers it with its `signing_secret`, this once: keep it to verify the `webhook-signature` of " +
