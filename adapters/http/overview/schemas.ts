@@ -5,11 +5,9 @@ import {
   parseSortList,
   PersonName,
   SortOrder,
-  SubscriberId,
   SubscriberStatus,
   TagCategory,
   TagDisplayName,
-  TagId,
   WebhookEndpointId
 } from "@roster/domain"
 import { Either, ParseResult, Schema } from "effect"
@@ -152,8 +150,6 @@ export const ChangeTagsRequest = Schema.Struct({
   remove: Schema.optionalWith(TagNames("names of tags to detach; a name no tag has is passed over"), { exact: true })
 }).annotations({ identifier: "ChangeTagsRequest", ...strictInput })
 
-export const SubscriberPath = Schema.Struct({ id: IdInput(SubscriberId, "the subscriber's id") })
-
 export const SubscriberListParams = Schema.Struct({
   ...pageParams,
   status: Schema.optionalWith(oneOf(SubscriberStatus, "only subscribers in this status"), { exact: true }),
@@ -210,8 +206,6 @@ export const UpdateTagRequest = Schema.Struct({
   description: "fields left out stay as they are; the slug never changes",
   ...strictInput
 })
-
-export const TagPath = Schema.Struct({ id: IdInput(TagId, "the tag's id") })
 
 export const TagListParams = Schema.Struct({
   ...pageParams,

@@ -9,17 +9,17 @@ import {
   SubscriberData,
   SubscriberList,
   SubscriberListParams,
-  SubscriberPath,
   Single,
   SubscriberTags,
   UpdateSubscriberRequest
 } from "./schemas.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
-import { subscriberEndpoints as subscribers } from "../shared/subscriber-endpoints.js"
+import { subscriberEndpoints } from "../shared/subscriber-endpoints.js"
 import { envelopes } from "./errors.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 
 const PreferenceLinkData = Single(PreferenceLink, "PreferenceLinkData")
+
+const subscribers = subscriberEndpoints("id")
 
 export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
@@ -43,15 +43,10 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
           "402 `limit_exceeded` when the plan's subscriber limit is reached."
       }))
   )
+  .add(envelopes.declare(subscribers.get).addSuccess(SubscriberData))
   .add(
-    HttpApiEndpoint.get("get", "/subscribers/:id")
-      .setPath(SubscriberPath)
-      .addSuccess(SubscriberData)
-      .pipe(envelopes.describe(subscribers.get))
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/subscribers/:id")
-      .setPath(SubscriberPath)
+    HttpApiEndpoint.patch("update", subscribers.address)
+      .setPath(subscribers.path)
       .setPayload(UpdateSubscriberRequest)
       .addSuccess(SubscriberData)
       .pipe(envelopes.describe({
@@ -59,50 +54,32 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
         description: "Changes the status, names and/or metadata; fields left out stay as they are. Scope `subscribers:write`."
       }))
   )
+  .add(envelopes.declare(subscribers.delete))
   .add(
-    HttpApiEndpoint.del("delete", "/subscribers/:id")
-      .setPath(SubscriberPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(envelopes.describe(subscribers.delete))
+    envelopes.declare({
+      ...subscribers.listTags,
+      description: "Every tag the subscriber carries with the time it was attached, oldest first. Scope `subscribers:read`."
+    }).addSuccess(SubscriberTags)
   )
   .add(
-    HttpApiEndpoint.get("listTags", "/subscribers/:id/tags")
-      .setPath(SubscriberPath)
-      .addSuccess(SubscriberTags)
-      .pipe(envelopes.describe({
-        ...subscribers.listTags,
-        description: "Every tag the subscriber carries with the time it was attached, oldest first. Scope `subscribers:read`."
-      }))
-  )
-  .add(
-    HttpApiEndpoint.patch("changeTags", "/subscribers/:id/tags")
-      .setPath(SubscriberPath)
+    HttpApiEndpoint.patch("changeTags", `${subscribers.address}/tags`)
+      .setPath(subscribers.path)
       .setPayload(ChangeTagsRequest)
       .addSuccess(SubscriberTags)
       .pipe(envelopes.describe(subscribers.changeTags))
   )
   .add(
-    HttpApiEndpoint.post("issuePreferenceLink", "/subscribers/:id/token")
-      .setPath(SubscriberPath)
-      .setPayload(NoFields)
-      .addSuccess(PreferenceLinkData)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(envelopes.describe({
-        ...subscribers.issuePreferenceLink,
-        description: "A token, good for 30 days, with which the subscriber sees and changes their own subscriptions at " +
-          "`url`, without an account. Scope `subscribers:write`."
-      }))
+    envelopes.declare({
+      ...subscribers.issuePreferenceLink,
+      description: "A token, good for 30 days, with which the subscriber sees and changes their own subscriptions at " +
+        "`url`, without an account. Scope `subscribers:write`."
+    }).addSuccess(PreferenceLinkData)
   )
   .add(
-    HttpApiEndpoint.del("revokePreferenceLinks", "/subscribers/:id/token")
-      .setPath(SubscriberPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(envelopes.describe({
-        ...subscribers.revokePreferenceLinks,
-        description: "Every preference token issued for the subscriber so far stops working at once. Scope `subscribers:write`."
-      }))
+    envelopes.declare({
+      ...subscribers.revokePreferenceLinks,
+      description: "Every preference token issued for the subscriber so far stops working at once. Scope `subscribers:write`."
+    })
   )
   .middleware(OverviewAuthentication)
   .pipe(envelopes.group(...API_ROUTE_ERRORS))

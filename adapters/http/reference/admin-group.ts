@@ -1,24 +1,20 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   AddedMember,
-  AddMemberRequest,
   AdminListParams,
   AdminMemberList,
-  AdminMemberPath,
   AdminOrganization,
   AdminOrganizationList,
-  AdminOrganizationPath,
   AdminUser,
-  AdminUserList,
-  AdminUserPath,
-  UpdateOrganizationRequest
+  AdminUserList
 } from "./admin-schemas.js"
 import { Authentication } from "./authentication.js"
 import { documentPageHeaders } from "./pagination.js"
 import { problems } from "./problems.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
-import { adminEndpoints as admin } from "../shared/admin-endpoints.js"
+import { adminEndpoints } from "../shared/admin-endpoints.js"
+
+const admin = adminEndpoints({ organization: "organization_id", user: "user_id" })
 
 export const AdminGroup = HttpApiGroup.make("admin")
   .add(
@@ -28,46 +24,12 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .annotate(OpenApi.Transform, documentPageHeaders)
       .pipe(problems.describe(admin.listOrganizations))
   )
-  .add(
-    HttpApiEndpoint.get("getOrganization", "/admin/organizations/:organization_id")
-      .setPath(AdminOrganizationPath)
-      .addSuccess(AdminOrganization)
-      .pipe(problems.describe(admin.getOrganization))
-  )
-  .add(
-    HttpApiEndpoint.patch("updateOrganization", "/admin/organizations/:organization_id")
-      .setPath(AdminOrganizationPath)
-      .setPayload(UpdateOrganizationRequest)
-      .addSuccess(AdminOrganization)
-      .pipe(problems.describe(admin.updateOrganization))
-  )
-  .add(
-    HttpApiEndpoint.del("deleteOrganization", "/admin/organizations/:organization_id")
-      .setPath(AdminOrganizationPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(problems.describe(admin.deleteOrganization))
-  )
-  .add(
-    HttpApiEndpoint.get("listMembers", "/admin/organizations/:organization_id/members")
-      .setPath(AdminOrganizationPath)
-      .addSuccess(AdminMemberList)
-      .pipe(problems.describe(admin.listMembers))
-  )
-  .add(
-    HttpApiEndpoint.post("addMember", "/admin/organizations/:organization_id/members")
-      .setPath(AdminOrganizationPath)
-      .setPayload(AddMemberRequest)
-      .addSuccess(AddedMember)
-      .pipe(problems.describe(admin.addMember))
-  )
-  .add(
-    HttpApiEndpoint.del("removeMember", "/admin/organizations/:organization_id/members/:user_id")
-      .setPath(AdminMemberPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(problems.describe(admin.removeMember))
-  )
+  .add(problems.declare(admin.getOrganization).addSuccess(AdminOrganization))
+  .add(problems.declare(admin.updateOrganization).addSuccess(AdminOrganization))
+  .add(problems.declare(admin.deleteOrganization))
+  .add(problems.declare(admin.listMembers).addSuccess(AdminMemberList))
+  .add(problems.declare(admin.addMember).addSuccess(AddedMember))
+  .add(problems.declare(admin.removeMember))
   .add(
     HttpApiEndpoint.get("listUsers", "/admin/users")
       .setUrlParams(AdminListParams)
@@ -75,12 +37,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .annotate(OpenApi.Transform, documentPageHeaders)
       .pipe(problems.describe(admin.listUsers))
   )
-  .add(
-    HttpApiEndpoint.get("getUser", "/admin/users/:user_id")
-      .setPath(AdminUserPath)
-      .addSuccess(AdminUser)
-      .pipe(problems.describe(admin.getUser))
-  )
+  .add(problems.declare(admin.getUser).addSuccess(AdminUser))
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")

@@ -12,13 +12,14 @@ import {
   SubscriberEmailPath,
   SubscriberList,
   SubscriberListParams,
-  SubscriberPath,
   SubscriberTagList,
   SubscriberTagPath,
   UpdateSubscriberRequest
 } from "./subscriber-schemas.js"
 import { NoFields, optionalBody } from "../shared/action-body.js"
-import { subscriberEndpoints as subscribers } from "../shared/subscriber-endpoints.js"
+import { subscriberEndpoints } from "../shared/subscriber-endpoints.js"
+
+const subscribers = subscriberEndpoints("subscriber_id")
 
 export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
@@ -40,61 +41,32 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
       .addSuccess(Subscriber)
       .pipe(problems.describe(subscribers.getByEmail))
   )
+  .add(problems.declare(subscribers.get).addSuccess(Subscriber))
   .add(
-    HttpApiEndpoint.get("get", "/subscribers/:subscriber_id")
-      .setPath(SubscriberPath)
-      .addSuccess(Subscriber)
-      .pipe(problems.describe(subscribers.get))
-  )
-  .add(
-    HttpApiEndpoint.put("update", "/subscribers/:subscriber_id")
-      .setPath(SubscriberPath)
+    HttpApiEndpoint.put("update", subscribers.address)
+      .setPath(subscribers.path)
       .setPayload(UpdateSubscriberRequest)
       .addSuccess(Subscriber)
       .pipe(problems.describe(subscribers.update))
   )
+  .add(problems.declare(subscribers.delete))
   .add(
-    HttpApiEndpoint.del("delete", "/subscribers/:subscriber_id")
-      .setPath(SubscriberPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(problems.describe(subscribers.delete))
-  )
-  .add(
-    HttpApiEndpoint.post("attachTags", "/subscribers/:subscriber_id/tags")
-      .setPath(SubscriberPath)
+    HttpApiEndpoint.post("attachTags", `${subscribers.address}/tags`)
+      .setPath(subscribers.path)
       .setPayload(AttachTagsRequest)
       .addSuccess(Subscriber)
       .pipe(problems.describe(subscribers.attachTags))
   )
   .add(
-    HttpApiEndpoint.del("detachTag", "/subscribers/:subscriber_id/tags/:tag_id")
+    HttpApiEndpoint.del("detachTag", `${subscribers.address}/tags/:tag_id`)
       .setPath(SubscriberTagPath)
       .setPayload(NoFields)
       .annotate(OpenApi.Transform, optionalBody)
       .pipe(problems.describe(subscribers.detachTag))
   )
-  .add(
-    HttpApiEndpoint.get("listTags", "/subscribers/:subscriber_id/tags")
-      .setPath(SubscriberPath)
-      .addSuccess(SubscriberTagList)
-      .pipe(problems.describe(subscribers.listTags))
-  )
-  .add(
-    HttpApiEndpoint.post("issuePreferenceLink", "/subscribers/:subscriber_id/token")
-      .setPath(SubscriberPath)
-      .setPayload(NoFields)
-      .addSuccess(PreferenceLink)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(problems.describe(subscribers.issuePreferenceLink))
-  )
-  .add(
-    HttpApiEndpoint.del("revokePreferenceLinks", "/subscribers/:subscriber_id/token")
-      .setPath(SubscriberPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .pipe(problems.describe(subscribers.revokePreferenceLinks))
-  )
+  .add(problems.declare(subscribers.listTags).addSuccess(SubscriberTagList))
+  .add(problems.declare(subscribers.issuePreferenceLink).addSuccess(PreferenceLink))
+  .add(problems.declare(subscribers.revokePreferenceLinks))
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")

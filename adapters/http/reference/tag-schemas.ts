@@ -1,10 +1,8 @@
-import { TagId } from "@roster/domain"
 import { Schema } from "effect"
 import { cursorParam, limitParam, orderParam, Page, sortParam } from "./pagination.js"
 import {
   Count,
   DescriptionInput,
-  IdInput,
   MetadataInput,
   MetadataOutput,
   SlugInput,
@@ -52,8 +50,6 @@ export const UpdateTagRequest = Schema.Struct({
   description: "fields left out stay as they are; the slug never changes",
   ...strictInput
 })
-
-export const TagPath = Schema.Struct({ tag_id: IdInput(TagId, "the tag's id") })
 
 export const TagNamePath = Schema.Struct({
   name: TagNameInput("the tag's name, URL-encoded; compared regardless of letter case")

@@ -17,7 +17,7 @@ export interface IdParam<K extends string, A> {
   /** The path of a route that names this id alone. */
   readonly path: PathSchema<IdOf<K, A>>
   /** The path of a route that names this id and more (`/:id/notes/:note_id`). */
-  readonly with: <F extends Record<string, Schema.Schema<any, string>>>(
+  readonly with: <F extends Record<string, Schema.Schema.AnyNoContext>>(
     fields: F
   ) => PathSchema<IdOf<K, A> & { readonly [P in keyof F]: Schema.Schema.Type<F[P]> }>
 }
