@@ -55,7 +55,7 @@ interface Answer<E, C extends ErrorCode> {
 }
 
 /** The error's own message, for errors whose words are fit for a client as they are. */
-const itsMessage = (error: { readonly message: string }): string => error.message
+const itsMessage = <E extends { readonly message: string }>(error: E): string => error.message
 
 /** Who lacks a scope, in the words of their credential. */
 const lacksScope = (scope: string, credential: Credential | undefined): string =>
@@ -99,30 +99,30 @@ const applicationErrors = {
     code: "forbidden",
     detail: (_: NotAMember) => `you are not a member of the organization named in ${ORGANIZATION_HEADER}`
   },
-  ResourceNotFound: { code: "not_found", detail: (error: ResourceNotFound) => itsMessage(error) },
-  NoSendingDomain: { code: "not_found", detail: (error: NoSendingDomain) => itsMessage(error) },
-  EmailAlreadyExists: { code: "conflict", detail: (error: EmailAlreadyExists) => itsMessage(error) },
-  TagAlreadyExists: { code: "conflict", detail: (error: TagAlreadyExists) => itsMessage(error) },
-  OrganizationSlugTaken: { code: "conflict", detail: (error: OrganizationSlugTaken) => itsMessage(error) },
-  CampaignStateConflict: { code: "conflict", detail: (error: CampaignStateConflict) => itsMessage(error) },
-  SendingDomainTaken: { code: "conflict", detail: (error: SendingDomainTaken) => itsMessage(error) },
-  SendingDomainExists: { code: "conflict", detail: (error: SendingDomainExists) => itsMessage(error) },
-  SubscriptionAlreadyActive: { code: "conflict", detail: (error: SubscriptionAlreadyActive) => itsMessage(error) },
+  ResourceNotFound: { code: "not_found", detail: itsMessage<ResourceNotFound> },
+  NoSendingDomain: { code: "not_found", detail: itsMessage<NoSendingDomain> },
+  EmailAlreadyExists: { code: "conflict", detail: itsMessage<EmailAlreadyExists> },
+  TagAlreadyExists: { code: "conflict", detail: itsMessage<TagAlreadyExists> },
+  OrganizationSlugTaken: { code: "conflict", detail: itsMessage<OrganizationSlugTaken> },
+  CampaignStateConflict: { code: "conflict", detail: itsMessage<CampaignStateConflict> },
+  SendingDomainTaken: { code: "conflict", detail: itsMessage<SendingDomainTaken> },
+  SendingDomainExists: { code: "conflict", detail: itsMessage<SendingDomainExists> },
+  SubscriptionAlreadyActive: { code: "conflict", detail: itsMessage<SubscriptionAlreadyActive> },
   InvalidStatusTransition: {
     code: "invalid_status_transition",
     detail: (error: InvalidStatusTransition) =>
       `status: a subscriber cannot move from ${error.from} to ${error.to} through the API`
   },
-  PlanLimitExceeded: { code: "limit_exceeded", detail: (error: PlanLimitExceeded) => itsMessage(error) },
-  PlanFeatureUnavailable: { code: "limit_exceeded", detail: (error: PlanFeatureUnavailable) => itsMessage(error) },
+  PlanLimitExceeded: { code: "limit_exceeded", detail: itsMessage<PlanLimitExceeded> },
+  PlanFeatureUnavailable: { code: "limit_exceeded", detail: itsMessage<PlanFeatureUnavailable> },
   TagLimitReached: {
     code: "tag_limit_reached",
-    detail: (error: TagLimitReached) => itsMessage(error),
+    detail: itsMessage<TagLimitReached>,
     fields: (error: TagLimitReached) => [{ field: error.field, message: error.problem }]
   },
   InvalidInput: {
     code: "validation_error",
-    detail: (error: InvalidInput) => itsMessage(error),
+    detail: itsMessage<InvalidInput>,
     fields: (error: InvalidInput) => [{ field: error.field, message: error.problem }]
   },
   OrganizationNotChosen: {
@@ -137,13 +137,13 @@ const applicationErrors = {
       `too many sign-in links were asked for; try again in ${error.retryAfterSeconds} seconds`,
     headers: (error: SignInRateLimited) => ({ "Retry-After": String(error.retryAfterSeconds) })
   },
-  MagicLinkExpired: { code: "magic_link_expired", detail: (error: MagicLinkExpired) => itsMessage(error) },
-  MagicLinkAlreadyUsed: { code: "magic_link_already_used", detail: (error: MagicLinkAlreadyUsed) => itsMessage(error) },
+  MagicLinkExpired: { code: "magic_link_expired", detail: itsMessage<MagicLinkExpired> },
+  MagicLinkAlreadyUsed: { code: "magic_link_already_used", detail: itsMessage<MagicLinkAlreadyUsed> },
   InvalidToken: { code: "invalid_token", detail: (error: InvalidToken) => error.reason },
-  IdempotencyKeyReused: { code: "idempotency_key_reused", detail: (error: IdempotencyKeyReused) => itsMessage(error) },
+  IdempotencyKeyReused: { code: "idempotency_key_reused", detail: itsMessage<IdempotencyKeyReused> },
   IdempotentRequestInProgress: {
     code: "idempotency_request_in_progress",
-    detail: (error: IdempotentRequestInProgress) => itsMessage(error)
+    detail: itsMessage<IdempotentRequestInProgress>
   },
   DomainProviderUnavailable: {
     code: "service_unavailable",
@@ -153,15 +153,15 @@ const applicationErrors = {
       "Retry-After": String(Math.max(1, Math.ceil((error.retryAfterMs ?? 30_000) / 1000)))
     })
   },
-  BillingDisabled: { code: "billing_disabled", detail: (error: BillingDisabled) => itsMessage(error) },
-  BillingNotConfigured: { code: "billing_not_configured", detail: (error: BillingNotConfigured) => itsMessage(error) },
+  BillingDisabled: { code: "billing_disabled", detail: itsMessage<BillingDisabled> },
+  BillingNotConfigured: { code: "billing_not_configured", detail: itsMessage<BillingNotConfigured> },
   // The provider's own words stay in the log.
   PaymentProviderUnavailable: {
     code: "payment_provider_unavailable",
     detail: (_: PaymentProviderUnavailable) =>
       "the payment provider cannot be reached at the moment; nothing was changed, try again shortly"
   },
-  PaymentProviderRefused: { code: "payment_provider_error", detail: (error: PaymentProviderRefused) => itsMessage(error) },
+  PaymentProviderRefused: { code: "payment_provider_error", detail: itsMessage<PaymentProviderRefused> },
   UploadTooLarge: {
     code: "payload_too_large",
     detail: (error: UploadTooLarge) =>
