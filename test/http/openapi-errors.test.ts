@@ -1,4 +1,7 @@
+import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { describe, expect, it } from "vitest"
+import { TagsGroup } from "../../adapters/http/overview/tags-group.js"
+import { apiError } from "../../adapters/http/shared/api-error.js"
 import { documentOf } from "../support/openapi-documents.js"
 import type { Document, WireForm } from "../support/openapi-conformance.js"
 
@@ -42,6 +45,11 @@ const operationsOf = (document: Document) =>
     )
   )
 
+/** What a handler of the endpoint `Name` of `Group` may fail with: its own errors and its group's. */
+type MayFailWith<Group extends HttpApiGroup.HttpApiGroup.Any, Name extends string> =
+  | HttpApiEndpoint.HttpApiEndpoint.ErrorWithName<HttpApiGroup.HttpApiGroup.Endpoints<Group>, Name>
+  | HttpApiGroup.HttpApiGroup.Error<Group>
+
 const documents = { reference: documentOf("reference"), overview: documentOf("overview") } satisfies Record<WireForm, Document>
 
 describe("the errors each operation lists", () => {
@@ -60,7 +68,11 @@ describe("the errors each operation lists", () => {
     expect(differences).toEqual([])
   })
 
-  it("are, in the overview form, only those the operation can answer", () => {
+  it("are, in the overview form, only those the operation can answer, and its handler may fail with no other", () => {
+    const notFound: MayFailWith<typeof TagsGroup, "get"> = apiError("not_found", "no tag 0192f3a4-0000-7000-8000-000000000000")
+    // @ts-expect-error getting a tag never answers `conflict`, so a handler that could does not compile
+    const conflict: MayFailWith<typeof TagsGroup, "get"> = apiError("conflict", "a tag with name 'news' already exists")
+    expect([notFound.code, conflict.code]).toEqual(["not_found", "conflict"])
     expect(errorCodesOf(documents.overview, "get", "/v1/tags/{id}")).toEqual([
       "forbidden",
       "internal_error",
