@@ -1,6 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { makeAuthGroup } from "../shared/auth-group.js"
-import { errorCodes } from "../shared/error-catalog.js"
 import { makeErrorDocsGroup } from "../shared/error-docs-group.js"
 import { ProbesGroup } from "../shared/probes.js"
 import { ServiceIndexGroup } from "../shared/service-index.js"
@@ -74,8 +73,9 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(ProbesGroup)
   .add(ServiceIndexGroup)
   .add(makeErrorDocsGroup(envelopes, { codeIn: "as `error.code` carries it", errorBodies: "error envelopes" }))
-  // Any route may answer any error: this form documents them all on every operation.
-  .pipe(envelopes.api(...errorCodes))
+  .pipe(envelopes.api("internal_error"))
+  // The answers to requests that reach no operation, declared under `components.responses`.
+  .annotate(HttpApi.AdditionalSchemas, [envelopes.schemas.not_found, envelopes.schemas.method_not_allowed])
   .annotateContext(OpenApi.annotations({
     title: "Roster API",
     version: serviceVersion,

@@ -1,103 +1,77 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { CampaignId } from "@roster/domain"
 import { Schema } from "effect"
 import {
   campaignFilters,
   campaignRules,
   CampaignView,
-  CreateCampaignRequest,
   RecipientCount,
-  SendCampaignRequest,
   UpdateCampaignRequest
 } from "../shared/campaign-schemas.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
-import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
+import { campaignEndpoints, campaignScopes } from "../shared/campaign-endpoints.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
+import { strictInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
+import { envelopes } from "./errors.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, pageParams, Single } from "./schemas.js"
 
-export const CampaignPath = Schema.Struct({ id: IdInput(CampaignId, "the campaign's id") })
 export const CampaignListParams = Schema.Struct({ ...pageParams, ...campaignFilters }).annotations(strictInput)
 
+const campaigns = campaignEndpoints("id")
 const CampaignData = Single(CampaignView, "CampaignData")
-const read = "Scope `campaigns:read`."
-const write = "Scope `campaigns:write`."
-
-const action = <const Name extends string, S extends Schema.Schema.Any, P extends Schema.Schema.Any = typeof NoFields>(
-  name: Name,
-  path: string,
-  summary: string,
-  description: string,
-  success: S,
-  payload: P = NoFields as unknown as P
-) =>
-  HttpApiEndpoint.post(name, `/campaigns/:id/${path}`)
-    .setPath(CampaignPath)
-    .setPayload(payload)
-    .addSuccess(success)
-    .annotate(OpenApi.Transform, optionalBody)
-    .annotateContext(OpenApi.annotations({ summary, description }))
+const { read, write } = campaignScopes
 
 export const CampaignsGroup = HttpApiGroup.make("campaigns")
   .add(
     HttpApiEndpoint.get("list", "/campaigns")
       .setUrlParams(CampaignListParams)
       .addSuccess(NumberedList(CampaignView, "CampaignList"))
-      .annotateContext(OpenApi.annotations({
-        summary: "List campaigns",
+      .pipe(envelopes.describe({
+        ...campaigns.list,
         description: `One numbered page of the organization's campaigns, newest first, each with its figures. ${read}`
       }))
   )
   .add(
-    HttpApiEndpoint.post("create", "/campaigns")
-      .setPayload(CreateCampaignRequest)
+    envelopes.declare({ ...campaigns.create, description: `Keeps a draft. ${write}` })
       .addSuccess(withStatus(CampaignData, 201, "CreatedCampaignData"))
-      .annotateContext(OpenApi.annotations({ summary: "Create a campaign", description: `Keeps a draft. ${write}` }))
   )
+  .add(envelopes.declare(campaigns.get).addSuccess(CampaignData))
   .add(
-    HttpApiEndpoint.get("get", "/campaigns/:id")
-      .setPath(CampaignPath)
-      .addSuccess(CampaignData)
-      .annotateContext(OpenApi.annotations({ summary: "Get a campaign", description: `With its progress and figures. ${read}` }))
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/campaigns/:id")
-      .setPath(CampaignPath)
+    HttpApiEndpoint.patch("update", campaigns.address)
+      .setPath(campaigns.path)
       .setPayload(UpdateCampaignRequest)
       .addSuccess(CampaignData)
-      .annotateContext(OpenApi.annotations({
-        summary: "Update a campaign",
+      .pipe(envelopes.describe({
+        ...campaigns.update,
         description: `Changes a draft or a scheduled campaign (409 otherwise); fields left out stay. ${write}`
       }))
   )
-  .add(action(
-    "send",
-    "send",
-    "Send a campaign",
-    "Sends a draft now, or schedules it: for the body's `scheduled_at` when it gives one (it replaces the " +
-      "campaign's own), else for the campaign's `scheduled_at` when it has one; the worker sends a scheduled " +
-      "campaign when its time comes. No body and `{}` are alike; any other field is a 400 naming it, and nothing is " +
-      "sent. 400 for a time that has passed or is more than a year ahead; 409 when it is not a draft. " + write,
-    CampaignData,
-    SendCampaignRequest
-  ))
-  .add(action("cancel", "cancel", "Cancel a campaign", `Stops a scheduled or sending campaign. ${write}`, CampaignData))
-  .add(action("retry", "retry", "Retry a failed campaign", `Sends its failed emails again. ${write}`, CampaignData))
-  .add(action(
-    "duplicate",
-    "duplicate",
-    "Duplicate a campaign",
-    `A new draft with the campaign's content and audience. ${write}`,
-    withStatus(CampaignData, 201, "DuplicatedCampaignData")
-  ))
-  .add(action(
-    "countRecipients",
-    "count-recipients",
-    "Count a campaign's recipients",
-    `How many subscribers the campaign would reach if it were sent now. ${read}`,
-    Single(RecipientCount, "CampaignRecipientCountData")
-  ))
+  .add(
+    envelopes.declare({
+      ...campaigns.send,
+      description: "Sends a draft now, or schedules it: for the body's `scheduled_at` when it gives one (it replaces the " +
+        "campaign's own), else for the campaign's `scheduled_at` when it has one; the worker sends a scheduled " +
+        "campaign when its time comes. No body and `{}` are alike; any other field is a 400 naming it, and nothing is " +
+        "sent. 400 for a time that has passed or is more than a year ahead; 409 when it is not a draft. " + write
+    }).addSuccess(CampaignData)
+  )
+  .add(
+    envelopes.declare({ ...campaigns.cancel, description: `Stops a scheduled or sending campaign. ${write}` })
+      .addSuccess(CampaignData)
+  )
+  .add(envelopes.declare({ ...campaigns.retry, description: `Sends its failed emails again. ${write}` }).addSuccess(CampaignData))
+  .add(
+    envelopes.declare({ ...campaigns.duplicate, description: `A new draft with the campaign's content and audience. ${write}` })
+      .addSuccess(withStatus(CampaignData, 201, "DuplicatedCampaignData"))
+  )
+  .add(
+    envelopes.declare({
+      ...campaigns.countRecipients,
+      description: `How many subscribers the campaign would reach if it were sent now. ${read}`
+    }).addSuccess(Single(RecipientCount, "CampaignRecipientCountData"))
+  )
   .middleware(OverviewAuthentication)
+  .pipe(envelopes.group(...API_ROUTE_ERRORS))
   .prefix(OVERVIEW_PREFIX)
   .annotate(OpenApi.Title, "Campaigns")
   .annotate(OpenApi.Description, campaignRules)

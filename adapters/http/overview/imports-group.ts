@@ -1,64 +1,32 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
-import {
-  ImportPathId,
-  ImportUploadBody,
-  ImportUploadParams,
-  importsDescription,
-  SubscriberImport,
-  SubscriberImportSummary,
-  uploadDescription
-} from "../shared/import-schemas.js"
-import { FileBody } from "../shared/route-table.js"
+import { importEndpoints } from "../shared/import-endpoints.js"
+import { importsDescription, SubscriberImport, SubscriberImportSummary } from "../shared/import-schemas.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 import { withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
+import { envelopes } from "./errors.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, PageListParams, Single } from "./schemas.js"
 
-export const ImportPath = Schema.Struct({ id: ImportPathId })
-
 const SubscriberImportData = Single(SubscriberImport, "SubscriberImportData")
 
+const imports = importEndpoints("id")
+
 export const ImportsGroup = HttpApiGroup.make("imports")
-  .add(
-    HttpApiEndpoint.post("start", "/subscribers/imports")
-      .setUrlParams(ImportUploadParams)
-      .setPayload(ImportUploadBody)
-      .addSuccess(withStatus(SubscriberImportData, 202, "QueuedSubscriberImportData"))
-      .annotate(FileBody, true)
-      .annotate(OpenApi.Transform, (operation) => ({
-        ...operation,
-        responses: {
-          ...operation.responses,
-          202: {
-            ...operation.responses[202],
-            headers: { Location: { description: "the import's address, to follow it", schema: { type: "string" } } }
-          }
-        }
-      }))
-      .annotateContext(OpenApi.annotations({ summary: "Import subscribers from a CSV file", description: uploadDescription }))
-  )
+  .add(envelopes.declare(imports.start).addSuccess(withStatus(SubscriberImportData, 202, "QueuedSubscriberImportData")))
   .add(
     HttpApiEndpoint.get("list", "/subscribers/imports")
       .setUrlParams(PageListParams)
       .addSuccess(NumberedList(SubscriberImportSummary, "SubscriberImportList"))
-      .annotateContext(OpenApi.annotations({
-        summary: "List imports",
+      .pipe(envelopes.describe({
+        ...imports.list,
         description: "One numbered page of the organization's imports, newest first, without their problems (each " +
           "import lists its own). Scope `subscribers:read`."
       }))
   )
-  .add(
-    HttpApiEndpoint.get("get", "/subscribers/imports/:id")
-      .setPath(ImportPath)
-      .addSuccess(SubscriberImportData)
-      .annotateContext(OpenApi.annotations({
-        summary: "Follow an import",
-        description: "Where the import stands: its status, what it did so far, its first problem rows with their line " +
-          "and column, and why it failed if it did. Scope `subscribers:read`."
-      }))
-  )
+  .add(envelopes.declare(imports.get).addSuccess(SubscriberImportData))
   .middleware(OverviewAuthentication)
+  .pipe(envelopes.group(...API_ROUTE_ERRORS))
   .prefix(OVERVIEW_PREFIX)
   .annotate(OpenApi.Title, "Subscriber imports")
   .annotate(OpenApi.Description, importsDescription)

@@ -1,17 +1,15 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import {
-  DataExport,
-  ErasureRequested,
-  PreferenceCenter,
-  PreferenceTagPath,
-  PreferenceTokenParams
-} from "../shared/preference-schemas.js"
-import { pageAnswers } from "../shared/openapi-model.js"
+  PREFERENCE_ROUTE_ERRORS,
+  preferenceCenterEndpoints as preferenceCenter,
+  preferenceViewDescription
+} from "../shared/preference-center-endpoints.js"
+import { DataExport, ErasureRequested, PreferenceCenter } from "../shared/preference-schemas.js"
 import { oneOf, strictInput } from "../shared/wire-fields.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { Single, TagNames } from "./schemas.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
+import { envelopes } from "./errors.js"
 
 /** The preference center in this form: `{data}` answers and `{error}` errors. */
 
@@ -42,19 +40,15 @@ export const PreferencesGroup = HttpApiGroup.make("preferences")
     HttpApiEndpoint.get("view", "/preferences/:token")
       .setPath(PreferencesPath)
       .addSuccess(PreferenceCenterData)
-      .annotateContext(OpenApi.annotations({
-        summary: "See one's preferences",
-        description: "The subscriber's address and status, and every public tag of the organization with whether they " +
-          `carry it; private tags are never shown. ${tokenErrors}`
-      }))
+      .pipe(envelopes.describe({ ...preferenceCenter.view, description: `${preferenceViewDescription} ${tokenErrors}` }))
   )
   .add(
     HttpApiEndpoint.patch("change", "/preferences/:token")
       .setPath(PreferencesPath)
       .setPayload(ChangePreferencesRequest)
       .addSuccess(PreferenceCenterData)
-      .annotateContext(OpenApi.annotations({
-        summary: "Change one's preferences",
+      .pipe(envelopes.describe({
+        ...preferenceCenter.change,
         description: "Subscribes to the tags named in `add` (each must be a public tag: a private one is refused as a name " +
           "no tag has), unsubscribes from those in `remove`, and " +
           "with `status` stops or starts all mail. Subscribing makes the subscriber `active` again, whatever their status " +
@@ -62,67 +56,40 @@ export const PreferencesGroup = HttpApiGroup.make("preferences")
           `subscriber would carry more than 200 tags. ${tokenErrors}`
       }))
   )
+  .pipe(envelopes.group(...PREFERENCE_ROUTE_ERRORS))
   .prefix(OVERVIEW_PREFIX)
   .annotate(OpenApi.Title, "Preferences")
   .annotate(OpenApi.Description, "A subscriber's own subscriptions, reached with the token of the link the organization sent them.")
 
 /** `/preference-center`: the same, the token in the query, as in every form. */
 export const PreferenceCenterGroup = HttpApiGroup.make("preferenceCenter")
+  .add(envelopes.declare({ ...preferenceCenter.view, description: tokenErrors }).addSuccess(PreferenceCenterData))
   .add(
-    HttpApiEndpoint.get("view", "/preference-center")
-      .setUrlParams(PreferenceTokenParams)
-      .addSuccess(PreferenceCenterData)
-      .annotate(OpenApi.Transform, pageAnswers({
-        200: "the preference page, to a browser (`Accept: text/html`)",
-        401: "to a browser, the page that says the link no longer works"
-      }))
-      .annotateContext(OpenApi.annotations({ summary: "See one's preferences", description: tokenErrors }))
+    envelopes.declare({
+      ...preferenceCenter.subscribe,
+      description: `Makes the subscriber \`active\` again, whatever their status was. 404 for a tag the organization does not have. ${tokenErrors}`
+    }).addSuccess(PreferenceCenterData)
   )
   .add(
-    HttpApiEndpoint.put("subscribe", "/preference-center/tags/:tag_id")
-      .setPath(PreferenceTagPath)
-      .setPayload(NoFields)
-      .setUrlParams(PreferenceTokenParams)
-      .addSuccess(PreferenceCenterData)
-      .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({
-        summary: "Subscribe to a tag",
-        description: `Makes the subscriber \`active\` again, whatever their status was. 404 for a tag the organization does not have. ${tokenErrors}`
-      }))
+    envelopes.declare({
+      ...preferenceCenter.unsubscribe,
+      description: `404 for a tag the organization does not have. ${tokenErrors}`
+    }).addSuccess(PreferenceCenterData)
   )
   .add(
-    HttpApiEndpoint.del("unsubscribe", "/preference-center/tags/:tag_id")
-      .setPath(PreferenceTagPath)
-      .setPayload(NoFields)
-      .setUrlParams(PreferenceTokenParams)
-      .addSuccess(PreferenceCenterData)
-      .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({
-        summary: "Unsubscribe from a tag",
-        description: `404 for a tag the organization does not have. ${tokenErrors}`
-      }))
+    envelopes.declare({
+      ...preferenceCenter.dataExport,
+      description: "Everything stored about the subscriber as one JSON document in `data`, sent as a file " +
+        `(\`Content-Disposition: attachment\`). ${tokenErrors}`
+    }).addSuccess(Single(DataExport, "DataExportData"))
   )
   .add(
-    HttpApiEndpoint.get("dataExport", "/preference-center/data-export")
-      .setUrlParams(PreferenceTokenParams)
-      .addSuccess(Single(DataExport, "DataExportData"))
-      .annotateContext(OpenApi.annotations({
-        summary: "Download one's data",
-        description: "Everything stored about the subscriber as one JSON document in `data`, sent as a file " +
-          `(\`Content-Disposition: attachment\`). ${tokenErrors}`
-      }))
+    envelopes.declare({
+      ...preferenceCenter.requestErasure,
+      description: "202: the subscriber and everything stored about them are erased within a minute. The subscriber's " +
+        `links stop working at once; asking again answers 202 again and changes nothing. ${tokenErrors}`
+    }).addSuccess(Single(ErasureRequested, "ErasureRequestedData"), { status: 202 })
   )
-  .add(
-    HttpApiEndpoint.del("requestErasure", "/preference-center/account")
-      .setPayload(NoFields)
-      .setUrlParams(PreferenceTokenParams)
-      .addSuccess(Single(ErasureRequested, "ErasureRequestedData"), { status: 202 })
-      .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({
-        summary: "Delete one's data",
-        description: "202: the subscriber and everything stored about them are erased within a minute. The subscriber's " +
-          `links stop working at once; asking again answers 202 again and changes nothing. ${tokenErrors}`
-      }))
-  )
+  .pipe(envelopes.group(...PREFERENCE_ROUTE_ERRORS))
   .annotate(OpenApi.Title, "Preference center")
   .annotate(OpenApi.Description, "The same preferences with the token in the query, at the address the links point to.")

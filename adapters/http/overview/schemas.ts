@@ -5,23 +5,19 @@ import {
   parseSortList,
   PersonName,
   SortOrder,
-  SubscriberId,
   SubscriberStatus,
   TagCategory,
   TagDisplayName,
-  TagId,
   WebhookEndpointId
 } from "@roster/domain"
 import { Either, ParseResult, Schema } from "effect"
 import {
   Count,
-  DescriptionInput,
   EmailInput,
   IdInput,
   MetadataInput,
   MetadataOutput,
   oneOf,
-  SlugInput,
   strictInput,
   TagNameInput,
   Timestamp,
@@ -29,7 +25,8 @@ import {
   withStatus
 } from "../shared/wire-fields.js"
 import { WebhookEndpoint, WebhookEndpointWithSecret } from "../shared/webhook-endpoint-schemas.js"
-import { VisibilityInput, VisibilityOutput } from "../shared/tag-visibility.js"
+import { newTagDetails, newTagNames, tagDetailChanges, tagNameChange } from "../shared/tag-request-fields.js"
+import { VisibilityOutput } from "../shared/tag-visibility.js"
 
 /**
  * Subscribers, tags and webhook endpoints as the overview form shows and accepts them: snake_case inside a `data`
@@ -152,8 +149,6 @@ export const ChangeTagsRequest = Schema.Struct({
   remove: Schema.optionalWith(TagNames("names of tags to detach; a name no tag has is passed over"), { exact: true })
 }).annotations({ identifier: "ChangeTagsRequest", ...strictInput })
 
-export const SubscriberPath = Schema.Struct({ id: IdInput(SubscriberId, "the subscriber's id") })
-
 export const SubscriberListParams = Schema.Struct({
   ...pageParams,
   status: Schema.optionalWith(oneOf(SubscriberStatus, "only subscribers in this status"), { exact: true }),
@@ -189,29 +184,22 @@ const CategoryInput = Schema.NullOr(TagCategory.annotations({ jsonSchema: { type
   .annotations({ description: "the group the tag belongs to, 1 to 64 characters; null removes it" })
 
 export const CreateTagRequest = Schema.Struct({
-  name: TagNameInput("unique in the organization regardless of letter case"),
-  slug: Schema.optionalWith(SlugInput("unique in the organization; made from the name when left out"), { exact: true }),
+  ...newTagNames,
   display_name: Schema.optionalWith(DisplayNameInput, { exact: true }),
   category: Schema.optionalWith(CategoryInput, { exact: true }),
-  description: Schema.optionalWith(DescriptionInput, { exact: true }),
-  visibility: Schema.optionalWith(VisibilityInput, { exact: true }),
-  metadata: Schema.optionalWith(MetadataInput(), { exact: true })
+  ...newTagDetails
 }).annotations({ identifier: "CreateTagRequest", ...strictInput })
 
 export const UpdateTagRequest = Schema.Struct({
-  name: Schema.optionalWith(TagNameInput("unique in the organization regardless of letter case"), { exact: true }),
+  ...tagNameChange,
   display_name: Schema.optionalWith(DisplayNameInput, { exact: true }),
   category: Schema.optionalWith(CategoryInput, { exact: true }),
-  description: Schema.optionalWith(DescriptionInput, { exact: true }),
-  visibility: Schema.optionalWith(VisibilityInput, { exact: true }),
-  metadata: Schema.optionalWith(MetadataInput("replaces the whole map"), { exact: true })
+  ...tagDetailChanges
 }).annotations({
   identifier: "UpdateTagRequest",
   description: "fields left out stay as they are; the slug never changes",
   ...strictInput
 })
-
-export const TagPath = Schema.Struct({ id: IdInput(TagId, "the tag's id") })
 
 export const TagListParams = Schema.Struct({
   ...pageParams,

@@ -1,54 +1,42 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { TriggerId } from "@roster/domain"
 import { Schema } from "effect"
-import { CreateTriggerRequest, TriggerView, triggerRules, UpdateTriggerRequest } from "../shared/trigger-schemas.js"
-import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
+import { TriggerView, triggerRules, UpdateTriggerRequest } from "../shared/trigger-schemas.js"
+import { triggerEndpoints, triggerScopes } from "../shared/trigger-endpoints.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
+import { strictInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
+import { envelopes } from "./errors.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { NumberedList, pageParams, Single } from "./schemas.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
 
-export const TriggerPath = Schema.Struct({ id: IdInput(TriggerId, "the trigger's id") })
 export const TriggerListParams = Schema.Struct(pageParams).annotations(strictInput)
 
+const triggers = triggerEndpoints("id")
 const TriggerData = Single(TriggerView, "EmailTriggerData")
-const read = "Scope `triggers:read`."
-const write = "Scope `triggers:write`."
+const { read, write } = triggerScopes
 
 export const TriggersGroup = HttpApiGroup.make("triggers")
   .add(
     HttpApiEndpoint.get("list", "/email-triggers")
       .setUrlParams(TriggerListParams)
       .addSuccess(NumberedList(TriggerView, "EmailTriggerList"))
-      .annotateContext(OpenApi.annotations({ summary: "List email triggers", description: `Oldest first. ${read}` }))
+      .pipe(envelopes.describe(triggers.list))
   )
   .add(
-    HttpApiEndpoint.post("create", "/email-triggers")
-      .setPayload(CreateTriggerRequest)
+    envelopes.declare({ ...triggers.create, description: write })
       .addSuccess(withStatus(TriggerData, 201, "CreatedEmailTriggerData"))
-      .annotateContext(OpenApi.annotations({ summary: "Create an email trigger", description: write }))
   )
+  .add(envelopes.declare({ ...triggers.get, description: read }).addSuccess(TriggerData))
   .add(
-    HttpApiEndpoint.get("get", "/email-triggers/:id")
-      .setPath(TriggerPath)
-      .addSuccess(TriggerData)
-      .annotateContext(OpenApi.annotations({ summary: "Get an email trigger", description: read }))
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/email-triggers/:id")
-      .setPath(TriggerPath)
+    HttpApiEndpoint.patch("update", triggers.address)
+      .setPath(triggers.path)
       .setPayload(UpdateTriggerRequest)
       .addSuccess(TriggerData)
-      .annotateContext(OpenApi.annotations({ summary: "Update an email trigger", description: write }))
+      .pipe(envelopes.describe({ ...triggers.update, description: write }))
   )
-  .add(
-    HttpApiEndpoint.del("delete", "/email-triggers/:id")
-      .setPath(TriggerPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({ summary: "Delete an email trigger", description: write }))
-  )
+  .add(envelopes.declare({ ...triggers.delete, description: write }))
   .middleware(OverviewAuthentication)
+  .pipe(envelopes.group(...API_ROUTE_ERRORS))
   .prefix(OVERVIEW_PREFIX)
   .annotate(OpenApi.Title, "Email triggers")
   .annotate(OpenApi.Description, triggerRules)

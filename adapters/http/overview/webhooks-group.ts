@@ -1,46 +1,44 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { CreateWebhookRequest } from "../shared/webhook-endpoint-schemas.js"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { CreatedWebhookEndpointData, WebhookEndpointList, WebhookListParams, WebhookPath } from "./schemas.js"
 import { NoFields, optionalBody } from "../shared/action-body.js"
+import { webhookEndpoints as webhooks, webhookTerms } from "../shared/webhook-endpoints.js"
+import { envelopes } from "./errors.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 
-const scope = "Scope `webhooks:manage`."
+const { guard, scope } = webhookTerms
 
 export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("list", "/webhooks")
       .setUrlParams(WebhookListParams)
       .addSuccess(WebhookEndpointList)
-      .annotateContext(OpenApi.annotations({
-        summary: "List webhook endpoints",
+      .pipe(envelopes.describe({
+        ...webhooks.list,
         description: `One numbered page of the organization's endpoints, oldest first, without the signing secrets. ${scope}`
       }))
   )
   .add(
-    HttpApiEndpoint.post("create", "/webhooks")
-      .setPayload(CreateWebhookRequest)
-      .addSuccess(CreatedWebhookEndpointData)
-      .annotateContext(OpenApi.annotations({
-        summary: "Create a webhook endpoint",
-        description: "Registers an `active` endpoint for the event kinds given (every kind when `events` is left out) " +
-          "and answers it with its `signing_secret`, this once: keep it to verify the `webhook-signature` of " +
-          "deliveries. A URL whose host is, or resolves to, a loopback, private, link-local or cloud-metadata address " +
-          "is 400 `validation_error` on `url` (unless the operator set `WEBHOOK_ALLOW_PRIVATE_TARGETS`). An " +
-          `organization may have 50 endpoints. ${scope}`
-      }))
+    envelopes.declare({
+      ...webhooks.create,
+      description: "Registers an `active` endpoint for the event kinds given (every kind when `events` is left out) " +
+        "and answers it with its `signing_secret`, this once: keep it to verify the `webhook-signature` of " +
+        `deliveries. ${guard} An organization may have 50 endpoints. ${scope}`
+    }).addSuccess(CreatedWebhookEndpointData)
   )
   .add(
     HttpApiEndpoint.del("delete", "/webhooks/:id")
       .setPath(WebhookPath)
       .setPayload(NoFields)
       .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({
-        summary: "Delete a webhook endpoint",
+      .pipe(envelopes.describe({
+        ...webhooks.delete,
         description: `Deletes the endpoint with its deliveries; nothing more is sent to it. ${scope}`
       }))
   )
   .middleware(OverviewAuthentication)
+  .pipe(envelopes.group(...API_ROUTE_ERRORS))
   .prefix(OVERVIEW_PREFIX)
   .annotate(OpenApi.Title, "Webhooks")
   .annotate(

@@ -1,18 +1,11 @@
-import { OrganizationId, UserId } from "@roster/domain"
 import { Schema } from "effect"
 import { AdminMember, AdminOrganization, AdminUser } from "../shared/admin-schemas.js"
-import { Count, IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
+import { Count, strictInput, withStatus } from "../shared/wire-fields.js"
 import { cursorParam, limitParam, Page } from "./pagination.js"
 
 /** The platform-admin area in the reference form: bare JSON, keyset pages. */
 
-export {
-  AddMemberRequest,
-  AdminMember,
-  AdminOrganization,
-  AdminUser,
-  UpdateOrganizationRequest
-} from "../shared/admin-schemas.js"
+export { AdminMember, AdminOrganization, AdminUser } from "../shared/admin-schemas.js"
 
 export const AdminOrganizationList = Page(AdminOrganization, "AdminOrganizationList")
 
@@ -30,14 +23,3 @@ export const AdminListParams = Schema.Struct({
   cursor: cursorParam,
   limit: limitParam
 }).annotations(strictInput)
-
-export const AdminOrganizationPath = Schema.Struct({
-  organization_id: IdInput(OrganizationId, "the organization's id")
-})
-
-export const AdminMemberPath = Schema.Struct({
-  organization_id: IdInput(OrganizationId, "the organization's id"),
-  user_id: IdInput(UserId, "the member's user id")
-})
-
-export const AdminUserPath = Schema.Struct({ user_id: IdInput(UserId, "the user's id") })

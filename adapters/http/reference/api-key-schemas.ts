@@ -1,11 +1,10 @@
-import { ApiKeyId } from "@roster/domain"
 import { Schema } from "effect"
 import { ApiKey, IssuedApiKey, ScopeDescription } from "../shared/api-key-schemas.js"
-import { Count, IdInput, withStatus } from "../shared/wire-fields.js"
+import { Count, withStatus } from "../shared/wire-fields.js"
 
 /** API keys in the reference form: bare JSON, lists as `items`. */
 
-export { ApiKey, CreateApiKeyRequest, UpdateApiKeyRequest } from "../shared/api-key-schemas.js"
+export { ApiKey } from "../shared/api-key-schemas.js"
 
 export const CreatedApiKey = withStatus(IssuedApiKey, 201, "IssuedApiKey")
 export const RotatedApiKey = IssuedApiKey.annotations({ identifier: "IssuedApiKey" })
@@ -18,5 +17,3 @@ export const ApiKeyList = Schema.Struct({
 export const ScopeList = Schema.Struct({
   items: Schema.Array(ScopeDescription)
 }).annotations({ identifier: "ScopeList" })
-
-export const ApiKeyPath = Schema.Struct({ api_key_id: IdInput(ApiKeyId, "the API key's id") })

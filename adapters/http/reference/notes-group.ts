@@ -1,66 +1,35 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { NoteId, SubscriberId } from "@roster/domain"
 import { Schema } from "effect"
+import { noteEndpoints } from "../shared/note-endpoints.js"
 import { Note, NoteRequest, notesDescription } from "../shared/note-schemas.js"
-import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
-import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
+import { strictInput, withStatus } from "../shared/wire-fields.js"
 import { Authentication } from "./authentication.js"
 import { cursorParam, limitParam, Page } from "./pagination.js"
 import { problems } from "./problems.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
 
-const subscriberId = IdInput(SubscriberId, "the subscriber's id")
-export const NotesPath = Schema.Struct({ subscriber_id: subscriberId })
-export const NotePath = Schema.Struct({ subscriber_id: subscriberId, note_id: IdInput(NoteId, "the note's id") })
 export const NoteListParams = Schema.Struct({ limit: limitParam, cursor: cursorParam }).annotations(strictInput)
 
+const notes = noteEndpoints("subscriber_id")
+
 export const NotesGroup = HttpApiGroup.make("notes")
+  .add(problems.declare(notes.create).addSuccess(withStatus(Note, 201, "CreatedNote")))
   .add(
-    HttpApiEndpoint.post("create", "/subscribers/:subscriber_id/notes")
-      .setPath(NotesPath)
-      .setPayload(NoteRequest)
-      .addSuccess(withStatus(Note, 201, "CreatedNote"))
-      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
-      .annotateContext(OpenApi.annotations({
-        summary: "Add a note",
-        description: "Keeps a note on the subscriber, written by the caller; webhooks hear `subscriber.note_added`. " +
-          "Scope `subscribers:write`."
-      }))
-  )
-  .add(
-    HttpApiEndpoint.get("list", "/subscribers/:subscriber_id/notes")
-      .setPath(NotesPath)
+    HttpApiEndpoint.get("list", notes.address)
+      .setPath(notes.subscriberPath)
       .setUrlParams(NoteListParams)
       .addSuccess(Page(Note, "NoteList"))
-      .pipe(problems.endpoint("not_found"))
-      .annotateContext(OpenApi.annotations({
-        summary: "List a subscriber's notes",
-        description: "One page of the subscriber's notes, newest first. Scope `subscribers:read`."
-      }))
+      .pipe(problems.describe(notes.list))
   )
+  .add(problems.declare(notes.get).addSuccess(Note))
   .add(
-    HttpApiEndpoint.get("get", "/subscribers/:subscriber_id/notes/:note_id")
-      .setPath(NotePath)
-      .addSuccess(Note)
-      .pipe(problems.endpoint("not_found"))
-      .annotateContext(OpenApi.annotations({ summary: "Get a note", description: "Scope `subscribers:read`." }))
-  )
-  .add(
-    HttpApiEndpoint.put("update", "/subscribers/:subscriber_id/notes/:note_id")
-      .setPath(NotePath)
+    HttpApiEndpoint.put("update", `${notes.address}/:note_id`)
+      .setPath(notes.notePath)
       .setPayload(NoteRequest)
       .addSuccess(Note)
-      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
-      .annotateContext(OpenApi.annotations({ summary: "Change a note", description: "Scope `subscribers:write`." }))
+      .pipe(problems.describe(notes.update))
   )
-  .add(
-    HttpApiEndpoint.del("delete", "/subscribers/:subscriber_id/notes/:note_id")
-      .setPath(NotePath)
-      .setPayload(NoFields)
-      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
-      .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({ summary: "Delete a note", description: "Scope `subscribers:write`." }))
-  )
+  .add(problems.declare(notes.delete))
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")

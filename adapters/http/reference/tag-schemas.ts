@@ -1,20 +1,16 @@
-import { TagId } from "@roster/domain"
 import { Schema } from "effect"
 import { cursorParam, limitParam, orderParam, Page, sortParam } from "./pagination.js"
 import {
   Count,
-  DescriptionInput,
-  IdInput,
-  MetadataInput,
   MetadataOutput,
-  SlugInput,
   strictInput,
   TagNameInput,
   Timestamp,
   Uuid,
   withStatus
 } from "../shared/wire-fields.js"
-import { VisibilityInput, VisibilityOutput } from "../shared/tag-visibility.js"
+import { newTagDetails, newTagNames, tagDetailChanges, tagNameChange } from "../shared/tag-request-fields.js"
+import { VisibilityOutput } from "../shared/tag-visibility.js"
 
 /** Tags as the reference form shows and accepts them. */
 
@@ -34,26 +30,13 @@ export const CreatedTag = withStatus(Tag, 201, "Tag")
 
 export const TagList = Page(Tag, "TagList")
 
-export const CreateTagRequest = Schema.Struct({
-  name: TagNameInput("unique in the organization regardless of letter case"),
-  slug: Schema.optionalWith(SlugInput("unique in the organization; made from the name when left out"), { exact: true }),
-  description: Schema.optionalWith(DescriptionInput, { exact: true }),
-  visibility: Schema.optionalWith(VisibilityInput, { exact: true }),
-  metadata: Schema.optionalWith(MetadataInput(), { exact: true })
-}).annotations({ identifier: "CreateTagRequest", ...strictInput })
+export const CreateTagRequest = Schema.Struct({ ...newTagNames, ...newTagDetails }).annotations({ identifier: "CreateTagRequest", ...strictInput })
 
-export const UpdateTagRequest = Schema.Struct({
-  name: Schema.optionalWith(TagNameInput("unique in the organization regardless of letter case"), { exact: true }),
-  description: Schema.optionalWith(DescriptionInput, { exact: true }),
-  visibility: Schema.optionalWith(VisibilityInput, { exact: true }),
-  metadata: Schema.optionalWith(MetadataInput("replaces the whole map"), { exact: true })
-}).annotations({
+export const UpdateTagRequest = Schema.Struct({ ...tagNameChange, ...tagDetailChanges }).annotations({
   identifier: "UpdateTagRequest",
   description: "fields left out stay as they are; the slug never changes",
   ...strictInput
 })
-
-export const TagPath = Schema.Struct({ tag_id: IdInput(TagId, "the tag's id") })
 
 export const TagNamePath = Schema.Struct({
   name: TagNameInput("the tag's name, URL-encoded; compared regardless of letter case")

@@ -1,66 +1,34 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { TriggerId } from "@roster/domain"
 import { Schema } from "effect"
-import { CreateTriggerRequest, TriggerView, triggerRules, UpdateTriggerRequest } from "../shared/trigger-schemas.js"
-import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
-import { IdInput, strictInput, withStatus } from "../shared/wire-fields.js"
+import { TriggerView, triggerRules, UpdateTriggerRequest } from "../shared/trigger-schemas.js"
+import { triggerEndpoints } from "../shared/trigger-endpoints.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
+import { strictInput, withStatus } from "../shared/wire-fields.js"
 import { Authentication } from "./authentication.js"
 import { cursorParam, limitParam, Page } from "./pagination.js"
 import { problems } from "./problems.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
 
-export const TriggerPath = Schema.Struct({ trigger_id: IdInput(TriggerId, "the trigger's id") })
 export const TriggerListParams = Schema.Struct({ limit: limitParam, cursor: cursorParam }).annotations(strictInput)
 
-const read = "Scope `triggers:read`."
-const write = "Scope `triggers:write`."
+const triggers = triggerEndpoints("trigger_id")
 
 export const TriggersGroup = HttpApiGroup.make("triggers")
-  .add(
-    HttpApiEndpoint.post("create", "/email-triggers")
-      .setPayload(CreateTriggerRequest)
-      .addSuccess(withStatus(TriggerView, 201, "CreatedEmailTrigger"))
-      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
-      .annotateContext(OpenApi.annotations({
-        summary: "Create an email trigger",
-        description: `404 for a template or tag the organization does not have. ${write}`
-      }))
-  )
+  .add(problems.declare(triggers.create).addSuccess(withStatus(TriggerView, 201, "CreatedEmailTrigger")))
   .add(
     HttpApiEndpoint.get("list", "/email-triggers")
       .setUrlParams(TriggerListParams)
       .addSuccess(Page(TriggerView, "EmailTriggerList"))
-      .annotateContext(OpenApi.annotations({ summary: "List email triggers", description: `Oldest first. ${read}` }))
+      .pipe(problems.describe(triggers.list))
   )
+  .add(problems.declare(triggers.get).addSuccess(TriggerView))
   .add(
-    HttpApiEndpoint.get("get", "/email-triggers/:trigger_id")
-      .setPath(TriggerPath)
-      .addSuccess(TriggerView)
-      .pipe(problems.endpoint("not_found"))
-      .annotateContext(OpenApi.annotations({ summary: "Get an email trigger", description: `With its firings. ${read}` }))
-  )
-  .add(
-    HttpApiEndpoint.put("update", "/email-triggers/:trigger_id")
-      .setPath(TriggerPath)
+    HttpApiEndpoint.put("update", triggers.address)
+      .setPath(triggers.path)
       .setPayload(UpdateTriggerRequest)
       .addSuccess(TriggerView)
-      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
-      .annotateContext(OpenApi.annotations({
-        summary: "Update an email trigger",
-        description: `Fields left out stay; \`status: paused\` stops it. ${write}`
-      }))
+      .pipe(problems.describe(triggers.update))
   )
-  .add(
-    HttpApiEndpoint.del("delete", "/email-triggers/:trigger_id")
-      .setPath(TriggerPath)
-      .setPayload(NoFields)
-      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
-      .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({
-        summary: "Delete an email trigger",
-        description: `Its waiting emails are not sent; emails it sent stay. ${write}`
-      }))
-  )
+  .add(problems.declare(triggers.delete))
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")

@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Authentication } from "./authentication.js"
 import { problems } from "./problems.js"
-import { CreateWebhookRequest, WebhookEndpoint } from "../shared/webhook-endpoint-schemas.js"
-import { API_ROUTE_ERRORS, BODY_ERRORS, POST_ERRORS } from "../shared/wire-errors.js"
+import { WebhookEndpoint } from "../shared/webhook-endpoint-schemas.js"
+import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 import {
   CreatedWebhookEndpoint,
   GlobalWebhookStats,
@@ -20,11 +20,9 @@ import {
   WebhookTestResult
 } from "./webhook-schemas.js"
 import { NoFields, optionalBody } from "../shared/action-body.js"
+import { webhookEndpoints as webhooks, webhookTerms } from "../shared/webhook-endpoints.js"
 
-const scope = "Scope `webhooks:manage`."
-
-const guard = "A URL whose host is, or resolves to, a loopback, private, link-local or cloud-metadata address is 400 " +
-  "`validation_error` on `url` (unless the operator set `WEBHOOK_ALLOW_PRIVATE_TARGETS`)."
+const { scope } = webhookTerms
 
 /** How deliveries go out, told once for the group and where it matters on the endpoints. */
 const deliveries = `Every event of a kind an active endpoint listens to becomes a delivery to it, sent at least once:
@@ -49,152 +47,81 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("eventTypes", "/webhooks/event-types")
       .addSuccess(WebhookEventTypeList)
-      .annotateContext(OpenApi.annotations({
-        summary: "List the event kinds",
-        description: "Every event kind an endpoint can listen to, with what it means. Any authenticated caller."
-      }))
+      .pipe(problems.describe(webhooks.eventTypes))
   )
   .add(
     HttpApiEndpoint.get("globalStats", "/webhooks/stats/global")
       .addSuccess(GlobalWebhookStats)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get the organization's webhook figures",
-        description: "The attempts of every endpoint of the organization over the last 7 days: how many, how many " +
-          "succeeded and failed, the success rate, the median and 95th-percentile durations and the last success and " +
-          `failure; with how many endpoints are active and disabled and how many deliveries are waiting. ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.globalStats))
   )
-  .add(
-    HttpApiEndpoint.post("create", "/webhooks")
-      .setPayload(CreateWebhookRequest)
-      .addSuccess(CreatedWebhookEndpoint)
-      .pipe(problems.endpoint(...POST_ERRORS))
-      .annotateContext(OpenApi.annotations({
-        summary: "Create a webhook endpoint",
-        description: "Registers an `active` endpoint for the event kinds given (every kind when `events` is left out) " +
-          "and answers it with its `signing_secret`, this once: keep it to verify the `webhook-signature` of " +
-          `deliveries. ${guard} An organization may have 50 endpoints. ${scope}`
-      }))
-  )
+  .add(problems.declare(webhooks.create).addSuccess(CreatedWebhookEndpoint))
   .add(
     HttpApiEndpoint.get("list", "/webhooks")
       .addSuccess(WebhookEndpointList)
-      .annotateContext(OpenApi.annotations({
-        summary: "List webhook endpoints",
-        description: `Every endpoint of the organization, oldest first, without the signing secrets. ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.list))
   )
   .add(
     HttpApiEndpoint.get("get", "/webhooks/:webhook_id")
       .setPath(WebhookPath)
       .addSuccess(WebhookEndpoint)
-      .pipe(problems.endpoint("not_found"))
-      .annotateContext(OpenApi.annotations({
-        summary: "Get a webhook endpoint",
-        description: `The endpoint, without its signing secret. ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.get))
   )
   .add(
     HttpApiEndpoint.put("update", "/webhooks/:webhook_id")
       .setPath(WebhookPath)
       .setPayload(UpdateWebhookRequest)
       .addSuccess(WebhookEndpoint)
-      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
-      .annotateContext(OpenApi.annotations({
-        summary: "Update a webhook endpoint",
-        description: "Changes the URL, event kinds, description or status; fields left out stay as they are. " +
-          "`status: disabled` pauses deliveries (they wait, pending), `status: active` resumes an endpoint however it " +
-          `was disabled and sends what waited. ${guard} ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.update))
   )
   .add(
     HttpApiEndpoint.del("delete", "/webhooks/:webhook_id")
       .setPath(WebhookPath)
       .setPayload(NoFields)
-      .pipe(problems.endpoint("not_found", ...BODY_ERRORS))
       .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({
-        summary: "Delete a webhook endpoint",
-        description: `Deletes the endpoint with its deliveries and their attempts; nothing more is sent to it. ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.delete))
   )
   .add(
     HttpApiEndpoint.post("test", "/webhooks/:webhook_id/test")
       .setPath(WebhookPath)
       .setPayload(NoFields)
       .addSuccess(WebhookTestResult)
-      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
       .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({
-        summary: "Send a test event",
-        description: "Sends one `webhook.test` event to the endpoint at once, signed and sent like any delivery " +
-          "(`data` is `{webhook_id, message}`), and answers what came back: `success` for a 2xx, the `status_code` " +
-          "(0 when no answer came within 10 seconds, the connection was refused or the target is not allowed), the " +
-          "`response_time_ms` and, on failure, the `error`. It is sent whatever the endpoint's status and event kinds, " +
-          `is not retried and is not recorded as a delivery. ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.test))
   )
   .add(
     HttpApiEndpoint.post("regenerateSecret", "/webhooks/:webhook_id/regenerate-secret")
       .setPath(WebhookPath)
       .setPayload(NoFields)
       .addSuccess(RegeneratedWebhookEndpoint)
-      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
       .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({
-        summary: "Regenerate a webhook endpoint's signing secret",
-        description: "Gives the endpoint a new signing secret and answers it, this once. For 24 hours " +
-          "(`previous_secret_expires_at`) every delivery carries two signatures in `webhook-signature`, one with the " +
-          `new secret and one with the old, so receivers can switch without losing a message. ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.regenerateSecret))
   )
   .add(
     HttpApiEndpoint.get("listDeliveries", "/webhooks/:webhook_id/deliveries")
       .setPath(WebhookPath)
       .setUrlParams(WebhookDeliveryListParams)
       .addSuccess(WebhookDeliveryList)
-      .pipe(problems.endpoint("not_found"))
-      .annotateContext(OpenApi.annotations({
-        summary: "List an endpoint's deliveries",
-        description: "One page of the endpoint's deliveries, newest first, each with its attempts, optionally of one " +
-          `status. Follow \`next_cursor\` for the next page. ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.listDeliveries))
   )
   .add(
     HttpApiEndpoint.get("getDelivery", "/webhooks/:webhook_id/deliveries/:delivery_id")
       .setPath(WebhookDeliveryPath)
       .addSuccess(WebhookDelivery)
-      .pipe(problems.endpoint("not_found"))
-      .annotateContext(OpenApi.annotations({
-        summary: "Get a delivery",
-        description: `The delivery with every attempt, oldest first. ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.getDelivery))
   )
   .add(
     HttpApiEndpoint.post("retryDelivery", "/webhooks/:webhook_id/deliveries/:delivery_id/retry")
       .setPath(WebhookDeliveryPath)
       .setPayload(NoFields)
       .addSuccess(RetriedWebhookDelivery)
-      .pipe(problems.endpoint("not_found", ...POST_ERRORS))
       .annotate(OpenApi.Transform, optionalBody)
-      .annotateContext(OpenApi.annotations({
-        summary: "Retry a delivery",
-        description: "Makes the delivery `pending` and due at once, whatever became of it, and answers 202: a worker " +
-          "sends it as a new attempt with the same `webhook-id`, so receivers that drop repeats see it once. A " +
-          `disabled endpoint holds it until resumed. ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.retryDelivery))
   )
   .add(
     HttpApiEndpoint.get("stats", "/webhooks/:webhook_id/stats")
       .setPath(WebhookPath)
       .addSuccess(WebhookStats)
-      .pipe(problems.endpoint("not_found"))
-      .annotateContext(OpenApi.annotations({
-        summary: "Get an endpoint's figures",
-        description: "The endpoint's attempts over the last 7 days: how many, how many succeeded and failed, the " +
-          "success rate, the median and 95th-percentile durations, the last success and failure, and how many " +
-          `deliveries are waiting. ${scope}`
-      }))
+      .pipe(problems.describe(webhooks.stats))
   )
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))

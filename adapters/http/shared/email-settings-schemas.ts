@@ -102,20 +102,3 @@ export const toSendingDomain = (domain: DomainSendingDomain): typeof SendingDoma
   checked_at: iso(domain.checkedAt),
   verified_at: iso(domain.verifiedAt)
 })
-
-const plan = "Enterprise plan only (402 `limit_exceeded` on the others). Owner only: scope `*`."
-
-export const domainDescriptions = {
-  add: "Registers the domain with the email provider and answers 201 with `status: pending` and the DNS records to " +
-    "add at the domain's DNS host (as the provider gives them). The provider looks for them from then on; the worker " +
-    "asks it while the domain is pending (a minute after it is added, then less often, at most an hour apart), and " +
-    "`GET` asks at once. A domain that is not a host name, or is the service's own, is 400 `validation_error` on " +
-    "`domain`; one another organization added, or a second domain, is 409 `conflict`; while the provider cannot be " +
-    `reached, 503 \`service_unavailable\` and nothing is kept. ${plan}`,
-  check: "Asks the email provider where the domain stands, stores it and answers it: `pending`, `verified` (the " +
-    "organization may now set a `from_address` on it) or `failed`. A failed domain is looked for again (fix the " +
-    "records first). 404 `not_found` without a domain; 503 `service_unavailable` while the provider cannot be " +
-    "reached. Owner only: scope `*`.",
-  remove: "Removes the domain at the email provider and here; a `from_address` on it goes back to the service's " +
-    "address. While the provider cannot be reached, 503 `service_unavailable` and nothing changes. Owner only: scope `*`."
-}

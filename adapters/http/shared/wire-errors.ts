@@ -1,6 +1,7 @@
-import { type HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { type HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { ParseResult, Schema } from "effect"
 import { type ApiError, isApiError } from "./api-error.js"
+import type { EndpointDescription, SharedEndpoint } from "./endpoint-description.js"
 import { errorCatalog, type ErrorCode, errorCodes } from "./error-catalog.js"
 
 /**
@@ -51,6 +52,10 @@ interface AddsErrors {
   addError(schema: Schema.Schema.Any): AddsErrors
 }
 
+interface Annotates {
+  annotateContext(context: ReturnType<typeof OpenApi.annotations>): Annotates
+}
+
 export interface WireErrors {
   readonly schemas: WireErrorSchemas
   /** The content type of the form's error bodies. */
@@ -63,6 +68,14 @@ export interface WireErrors {
   readonly endpoint: <const Codes extends ReadonlyArray<ErrorCode>>(
     ...codes: Codes
   ) => <Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: Endpoint) => EndpointWith<Endpoint, Codes[number]>
+  /** Declares an endpoint as its shared description says: its summary, its description and its errors. */
+  readonly describe: <const Codes extends ReadonlyArray<ErrorCode>>(
+    description: EndpointDescription<Codes>
+  ) => <Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: Endpoint) => EndpointWith<Endpoint, Codes[number]>
+  /** A shared endpoint, declared as its description says. */
+  readonly declare: <Endpoint extends HttpApiEndpoint.HttpApiEndpoint.Any, const Codes extends ReadonlyArray<ErrorCode>>(
+    shared: SharedEndpoint<Endpoint, Codes>
+  ) => EndpointWith<Endpoint, Codes[number]>
   /** Declares that every endpoint of a group may answer errors of these codes. */
   readonly group: <const Codes extends ReadonlyArray<ErrorCode>>(
     ...codes: Codes
@@ -96,12 +109,17 @@ export const makeWireErrors = (options: WireErrorsOptions): WireErrors => {
   const schemas = Object.fromEntries(errorCodes.map((code) => [code, schemaOf(code)])) as unknown as WireErrorSchemas
   const adding = (codes: ReadonlyArray<ErrorCode>) => (target: AddsErrors): AddsErrors =>
     codes.reduce((declared, code) => declared.addError(schemas[code]), target)
+  const describe: WireErrors["describe"] = ({ description, errors, summary }) => (endpoint) =>
+    (adding(errors)(endpoint as unknown as AddsErrors) as unknown as Annotates)
+      .annotateContext(OpenApi.annotations({ summary, description })) as never
   return {
     schemas,
     contentType: options.contentType,
     identifier: options.identifier,
     union: (...codes) => Schema.Union(...codes.map((code) => schemas[code])) as never,
     endpoint: (...codes) => (endpoint) => adding(codes)(endpoint as unknown as AddsErrors) as never,
+    describe,
+    declare: (shared) => describe(shared)(shared.endpoint),
     group: (...codes) => (group) => adding(codes)(group as unknown as AddsErrors) as never,
     api: (...codes) => (api) => adding(codes)(api as unknown as AddsErrors) as never
   }
