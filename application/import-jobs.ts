@@ -19,6 +19,7 @@ import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page
 import { requireOwned } from "./support/ownership.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { SubscriberImports, unknownEncoding } from "./subscriber-imports.js"
+import { operations } from "./support/operation.js"
 
 /** Another worker holds the import now: the run's batch is not kept, and the run stops. */
 class ImportTakenOver extends Data.TaggedError("ImportTakenOver") {}
@@ -51,6 +52,7 @@ export interface ImportUpload<E, R> {
  */
 export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const jobs = yield* ImportJobRepository
     const organizations = yield* OrganizationRepository
     const imports = yield* SubscriberImports
@@ -110,13 +112,13 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
         )
       })
 
-    const get = Effect.fnUntraced(function*(principal: Principal, id: ImportId) {
+    const get = operation("ImportJobs.get")(function*(principal: Principal, id: ImportId) {
       yield* authorize(principal, "subscribers:read")
       return yield* requireOwned("import", id, jobs.find(principal.organization.id, id), () => jobs.organizationOf(id))
     })
 
     /** One page of the organization's imports, newest first. */
-    const list = Effect.fnUntraced(function*(
+    const list = operation("ImportJobs.list")(function*(
       principal: Principal,
       query: { readonly limit: number; readonly cursor?: string | undefined }
     ) {
@@ -130,7 +132,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
       return { ...cutPage(rows, query.limit, LIST_SORT, "desc", (job) => job.createdAt.toISOString()), total }
     })
 
-    const listPage = Effect.fnUntraced(function*(principal: Principal, request: PageNumberRequest) {
+    const listPage = operation("ImportJobs.listPage")(function*(principal: Principal, request: PageNumberRequest) {
       yield* authorize(principal, "subscribers:read")
       const organizationId = principal.organization.id
       const window = yield* pageWindow(request, [], [])
