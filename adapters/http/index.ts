@@ -19,7 +19,7 @@ export { CurrentPrincipal } from "./shared/current-principal.js"
 export { CurrentSessionUser } from "./shared/current-session-user.js"
 export { type ErrorCode, errorCatalog, errorCodes } from "./shared/error-catalog.js"
 export { HttpSettings, type HttpSettingsShape } from "./shared/http-settings.js"
-export { CurrentRequestId, loggablePath, RequestLine } from "./shared/request-log.js"
+export { CurrentRequestId, loggablePath, RequestLine, traceableAttribute } from "./shared/request-log.js"
 export { SESSION_COOKIE } from "./shared/session-cookie.js"
 
 const MAX_PATH_PARAMETER_LENGTH = 1024

@@ -145,18 +145,25 @@ export const tracingOn = (config: RosterConfig): boolean => Option.isSome(config
 
 /**
  * Traces, for a process's root (provided around everything else, which reads it when it is made):
- * sent to OTEL_EXPORTER_OTLP_ENDPOINT as `OTEL_SERVICE_NAME` (else `serviceName`), with the headers
- * of OTEL_EXPORTER_OTLP_HEADERS. Without an endpoint the tracer is off, and nothing makes a span:
- * the use cases run their operations untraced and the HTTP server opens no span per request.
+ * sent to OTEL_EXPORTER_OTLP_ENDPOINT as OTEL_SERVICE_NAME (else `serviceName`), with the headers
+ * of OTEL_EXPORTER_OTLP_HEADERS, each attribute passed through `options.attribute` (for a server,
+ * `traceableAttribute`: of a request, spans keep what logs keep). Without an endpoint the tracer
+ * is off and nothing makes a span: use cases run their operations untraced, and the HTTP server
+ * opens no span per request.
  */
-export const tracingLayer = (config: RosterConfig, serviceName: string) =>
+export const tracingLayer = (
+  config: RosterConfig,
+  serviceName: string,
+  options: { readonly attribute?: (key: string, value: unknown) => unknown } = {}
+) =>
   Option.match(config.otlpEndpoint, {
     onNone: () => Layer.setTracerEnabled(false),
     onSome: (endpoint) =>
       makeOtlpTracingLive({
         endpoint,
         serviceName: Option.getOrElse(config.otelServiceName, () => serviceName),
-        headers: Option.getOrUndefined(Option.map(config.otlpHeaders, (text) => otlpHeadersOf(Redacted.value(text))))
+        headers: Option.getOrUndefined(Option.map(config.otlpHeaders, (text) => otlpHeadersOf(Redacted.value(text)))),
+        attribute: options.attribute
       })
   })
 

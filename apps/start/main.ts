@@ -6,6 +6,7 @@ import { describeLimits, loadConfig, type RosterConfig } from "../shared/config.
 import { runProgram } from "../shared/launch.js"
 import { describeDatabase, loggerLayer, tracingLayer } from "../shared/layers.js"
 import { serverLayer } from "../shared/server.js"
+import { traceableAttribute } from "../../adapters/http/index.js"
 
 /**
  * `npm start`: the API and the worker in one process, on zero-setup defaults (embedded database
@@ -54,7 +55,7 @@ const main = Effect.map(loadConfig, (config) => ({
     Layer.provide(workerSettingsLayer(config)),
     Layer.provideMerge(serverLayer(config, (url) => welcome(config, url))),
     Layer.provide(loggerLayer(config)),
-    Layer.provide(tracingLayer(config, "roster"))
+    Layer.provide(tracingLayer(config, "roster", { attribute: traceableAttribute }))
   )
 }))
 

@@ -133,6 +133,7 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
       expect(created.status).toBe(201)
       id = created.body!.id
       expect((await callApi(`${api.url}/api/v1/subscribers/${id}`, key, "GET")).status).toBe(200)
+      expect((await callApi(`${api.url}/api/v1/subscribers/by-email/traced@example.com?x=token`, key, "GET")).status).toBe(200)
     } finally {
       // Spans still waiting for the next batch are sent when the process stops.
       expect(await api.stop()).toBe(0)
@@ -141,6 +142,13 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     expect(collector.requests.filter((r) => r.path === "/v1/traces").every((r) => r.method === "POST" && r.contentType.startsWith("application/json")))
       .toBe(true)
     expect(new Set(spans.map((s) => s.service))).toEqual(new Set(["roster-api"]))
+
+    // Of a request, spans keep what logs keep: no email address, no query string.
+    const byEmail = spans.find((s) => s.name === "http.server GET" && String(s.attributes["url.path"]).includes("by-email"))
+    expect(byEmail?.attributes["url.path"]).toBe("/api/v1/subscribers/by-email/***")
+    expect(String(byEmail?.attributes["url.full"])).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/subscribers\/by-email\/\*\*\*$/)
+    expect(byEmail?.attributes["url.query"]).toBeUndefined()
+    expect(spans.filter((s) => JSON.stringify(s.attributes).includes("traced@example.com"))).toEqual([])
 
     for (const [method, path, operation] of [
       ["POST", "/api/v1/subscribers", "Subscribers.create"],
