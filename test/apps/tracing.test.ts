@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { postgresForProcesses as postgres } from "../support/servers.js"
-import { callApi, run, start } from "../support/processes.js"
+import { callApi, run, start, startWorker } from "../support/processes.js"
 
 /**
  * Traces of the API started as an operator starts it, sent over OTLP/HTTP to a collector that
@@ -189,6 +189,18 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     expect(new Set(collector.spans.map((s) => s.service))).toEqual(new Set(["newsletters-eu"]))
     expect(collector.requests.length).toBeGreaterThan(0)
     expect(collector.requests.map((r) => r.apiKey)).toEqual(collector.requests.map(() => "s=cret"))
+  })
+
+  it("a worker sends each batch of a job as a trace of its own, its statements in it, as roster-worker", async () => {
+    collector.spans.length = 0
+    const worker = await startWorker({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url })
+    expect(await worker.stop()).toBe(0)
+    const { spans } = collector
+    expect(new Set(spans.map((s) => s.service))).toEqual(new Set(["roster-worker"]))
+    const fanOut = spans.find((s) => s.name === "job webhook fan-out")
+    expect(fanOut, `a batch of webhook fan-out among ${[...new Set(spans.map((s) => s.name))].join(", ")}`).toBeDefined()
+    expect(fanOut!.parentSpanId ?? "").toBe("")
+    expect(spans.some((s) => s.name === "sql.execute" && descends(spans, s, fanOut!))).toBe(true)
   })
 
   it("without OTEL_EXPORTER_OTLP_ENDPOINT nothing is sent, not even where OpenTelemetry's other variables point", async () => {
