@@ -15,12 +15,12 @@ export class RateLimits extends Effect.Service<RateLimits>()("roster/RateLimits"
     const secrets = yield* Secrets
 
     /** The organization's decision; `undefined` for an organization without a limit, which is not counted. */
-    const forOrganization = (principal: Principal): Effect.Effect<RateDecision | undefined> => {
+    const forOrganization = operation("RateLimits.forOrganization")((principal: Principal): Effect.Effect<RateDecision | undefined> => {
       const { id, requestsPerMinute } = principal.organization
       return requestsPerMinute === null
         ? Effect.succeed(undefined)
         : limiter.consume(`rate:organization:${id}`, requestsPerMinute, RATE_WINDOW_MS)
-    }
+    })
 
     const forAnonymous = operation("RateLimits.forAnonymous")(function*(clientAddress: string) {
       return yield* limiter.consume(`rate:client:${clientAddress}`, planLimits.free.requestsPerMinute, RATE_WINDOW_MS)

@@ -181,6 +181,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
  */
 export class TriggerFiring extends Effect.Service<TriggerFiring>()("roster/TriggerFiring", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const triggers = yield* TriggerRepository
     const templates = yield* TemplateRepository
     const subscribers = yield* SubscriberRepository
@@ -226,12 +227,12 @@ export class TriggerFiring extends Effect.Service<TriggerFiring>()("roster/Trigg
       })
 
     /** Fires up to `limit` due firings; how many. */
-    const fireDue = (limit: number, leaseMs: number) =>
+    const fireDue = operation("TriggerFiring.fireDue")((limit: number, leaseMs: number) =>
       Effect.gen(function*() {
         const due = yield* triggers.claimDue(yield* now, limit, leaseMs)
         yield* Effect.forEach(due, fireOne, { discard: true })
         return due.length
-      })
+      }))
 
     return { fireDue } as const
   }),
