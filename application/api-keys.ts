@@ -186,7 +186,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       requireFound("api_key", id, apiKeys.findById(organizationId, id))
 
     /** Every key of an organization, revoked ones included, oldest first; for operators. */
-    const listForOrganization = (organizationId: OrganizationId) => apiKeys.listByOrganization(organizationId)
+    const listForOrganization = operation("ApiKeys.listForOrganization")((organizationId: OrganizationId) => apiKeys.listByOrganization(organizationId))
 
     /** A new secret for an organization's key; for operators. */
     const rotateInOrganization = operation("ApiKeys.rotateInOrganization")(function*(organizationId: OrganizationId, id: ApiKeyId) {

@@ -203,7 +203,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
       })))
 
     /** An event of the provider, verified by the adapter that read it. The same event twice changes nothing twice. */
-    const receiveEvent = (report: PaymentEventReport) =>
+    const receiveEvent = operation("Billing.receiveEvent")((report: PaymentEventReport) =>
       Effect.gen(function*() {
         switch (report.kind) {
           case "other":
@@ -219,7 +219,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
             return yield* receiveSubscription(report.id, report.createdAt, subscription, report.organizationId)
           }
         }
-      })
+      }))
 
     /** Falls back to `free` once a subscription that ended has run out its period, once; whether the plan moved. */
     const settle = (organizationId: OrganizationId) =>
@@ -233,14 +233,14 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
       }))
 
     /** Settles up to `limit` organizations whose subscription ended; how many it looked at. */
-    const settleEnded = (limit: number) =>
+    const settleEnded = operation("Billing.settleEnded")((limit: number) =>
       Effect.gen(function*() {
         const ended = yield* accounts.listEnded(yield* now, limit)
         let moved = 0
         for (const id of ended) if (yield* settle(id)) moved++
         if (moved > 0) yield* principals.invalidate
         return ended.length
-      })
+      }))
 
     const viewOf = (organizationId: OrganizationId) =>
       Effect.gen(function*() {

@@ -150,7 +150,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
      * another worker took the import over (it was slower than its lease) rolls its batch back and
      * stops there, leaving the import to that worker.
      */
-    const runNext = (leaseMs: number) =>
+    const runNext = operation("ImportJobs.runNext")((leaseMs: number) =>
       Effect.gen(function*() {
         const at = yield* now
         yield* jobs.discardAbandoned(new Date(at.getTime() - ABANDONED_AFTER_MS))
@@ -194,14 +194,14 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
         )
         if (Option.isSome(outcome)) yield* jobs.finish(job.id, leaseToken, outcome.value, yield* now)
         return 1
-      })
+      }))
 
     /**
      * Drops the problem rows (they name addresses) of up to `limit` imports that ended more than
      * {@link IMPORT_PROBLEMS_RETENTION_MS} ago; their counts stay. How many lost theirs.
      */
-    const pruneProblems = (limit: number) =>
-      Effect.flatMap(now, (at) => jobs.dropProblems(new Date(at.getTime() - IMPORT_PROBLEMS_RETENTION_MS), limit))
+    const pruneProblems = operation("ImportJobs.pruneProblems")((limit: number) =>
+      Effect.flatMap(now, (at) => jobs.dropProblems(new Date(at.getTime() - IMPORT_PROBLEMS_RETENTION_MS), limit)))
 
     return { start, get, list, listPage, runNext, pruneProblems } as const
   })

@@ -197,7 +197,7 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
      * provider, one after another; how many were. A domain the provider could not be asked about
      * is asked again once its lease runs out.
      */
-    const recheckDue = (limit: number): Effect.Effect<number> =>
+    const recheckDue = operation("SendingDomains.recheckDue")((limit: number): Effect.Effect<number> =>
       Effect.gen(function*() {
         const at = yield* now
         const due = yield* domains.claimDueChecks(limit, at, new Date(at.getTime() + Duration.toMillis(CHECK_LEASE)))
@@ -207,7 +207,7 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
               Effect.logWarning(`the email provider could not be asked about the domain ${domain.name}; it is asked again later`, error.reason))
           ), { discard: true })
         return due.length
-      })
+      }))
 
     return { add, check, remove, recheckDue } as const
   })

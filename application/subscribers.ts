@@ -315,7 +315,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
      * recorded, as for a deletion through the API. A worker stopped halfway leaves nothing
      * half-done: the transaction rolls back, and the next run takes them again. How many it erased.
      */
-    const eraseRequested = (limit: number) =>
+    const eraseRequested = operation("Subscribers.eraseRequested")((limit: number) =>
       unitOfWork.transaction(Effect.gen(function*() {
         const due = yield* subscribers.claimErasures(limit)
         const addresses = new Map<OrganizationId, Array<string>>()
@@ -329,7 +329,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         // Imports last, once every subscriber is held: a running import's batch holds its subscribers before its import too.
         for (const [organizationId, emails] of addresses) yield* importJobs.forgetAddresses(organizationId, emails)
         return due.length
-      }))
+      })))
 
     const listTags = operation("Subscribers.listTags")(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:read")
