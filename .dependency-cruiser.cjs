@@ -4,7 +4,7 @@
  */
 
 /** Packages that talk to the outside world: databases, caches, HTTP, the platform. */
-const drivers = "^node_modules/(pg|pg-[^/]+|ioredis|@electric-sql/[^/]+|@effect/sql[^/]*|@effect/platform[^/]*|jose|resend|stripe|liquidjs)/"
+const drivers = "^node_modules/(pg|pg-[^/]+|ioredis|@electric-sql/[^/]+|@effect/sql[^/]*|@effect/platform[^/]*|@effect/opentelemetry|@opentelemetry/[^/]+|jose|resend|stripe|liquidjs)/"
 
 /** Unit tests beside the domain's rules use its test runner as well. */
 const tests = "\\.test\\.ts$"

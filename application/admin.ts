@@ -23,6 +23,7 @@ import { PrincipalCache } from "./support/principal-cache.js"
 import { changeOrganization, type OrganizationChanges } from "./support/organization-changes.js"
 import { overviewOf } from "./organizations.js"
 import { Limits } from "./support/limits.js"
+import { operations } from "./support/operation.js"
 
 export type { OrganizationChanges } from "./support/organization-changes.js"
 
@@ -51,6 +52,7 @@ const createdAt = (row: { readonly createdAt: Date }) => row.createdAt.toISOStri
 /** The platform-admin area: every organization, user and membership. */
 export class Admin extends Effect.Service<Admin>()("roster/Admin", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const organizations = yield* OrganizationRepository
     const users = yield* UserRepository
     const memberships = yield* MembershipRepository
@@ -79,7 +81,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       return Effect.void
     }
 
-    const listOrganizations = Effect.fnUntraced(function*(principal: Principal, request: AdminPageRequest) {
+    const listOrganizations = operation("Admin.listOrganizations")(function*(principal: Principal, request: AdminPageRequest) {
       yield* authorize(principal)
       const after = yield* positionFromCursor(request.cursor, SORT, ORDER)
       const [rows, total] = yield* Effect.all([organizations.list({ after, limit: request.limit + 1 }), organizations.count], {
@@ -95,7 +97,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     })
 
     /** One numbered page of every organization, oldest first. */
-    const listOrganizationsPage = Effect.fnUntraced(function*(principal: Principal, request: PageNumberRequest) {
+    const listOrganizationsPage = operation("Admin.listOrganizationsPage")(function*(principal: Principal, request: PageNumberRequest) {
       yield* authorize(principal)
       const offset = (request.page - 1) * request.perPage
       const [rows, total] = yield* Effect.all([organizations.list({ offset, limit: request.perPage }), organizations.count], {
@@ -106,7 +108,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       return numberedPage(items, total, request)
     })
 
-    const getOrganization = Effect.fnUntraced(function*(principal: Principal, id: OrganizationId) {
+    const getOrganization = operation("Admin.getOrganization")(function*(principal: Principal, id: OrganizationId) {
       yield* authorize(principal)
       const organization = yield* organizationById(id)
       const counts = yield* memberships.countMembers([id])
@@ -114,7 +116,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     })
 
     /** Renames, moves between tiers, grants or takes the platform-admin flag, suspends or lifts a suspension. */
-    const updateOrganization = Effect.fnUntraced(
+    const updateOrganization = operation("Admin.updateOrganization")(
       function*(principal: Principal, id: OrganizationId, changes: OrganizationChanges) {
         yield* authorize(principal)
         yield* guardSelf(principal, id, changes)
@@ -130,7 +132,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     )
 
     /** Deletes an organization and everything it owns. */
-    const deleteOrganization = Effect.fnUntraced(function*(principal: Principal, id: OrganizationId) {
+    const deleteOrganization = operation("Admin.deleteOrganization")(function*(principal: Principal, id: OrganizationId) {
       yield* authorize(principal)
       if (principal.organization.id === id) {
         return yield* new InvalidInput({ field: "organization_id", problem: "the organization you act for cannot delete itself" })
@@ -139,14 +141,14 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       yield* principals.invalidate
     })
 
-    const listMembers = Effect.fnUntraced(function*(principal: Principal, id: OrganizationId) {
+    const listMembers = operation("Admin.listMembers")(function*(principal: Principal, id: OrganizationId) {
       yield* authorize(principal)
       yield* organizationById(id)
       return yield* memberships.listForOrganization(id)
     })
 
     /** Adds a user to an organization with a role, or changes the role of a member. */
-    const addMember = Effect.fnUntraced(
+    const addMember = operation("Admin.addMember")(
       function*(principal: Principal, id: OrganizationId, input: { readonly userId: UserId; readonly role: Role }) {
         yield* authorize(principal)
         return yield* unitOfWork.transaction(Effect.gen(function*() {
@@ -166,13 +168,13 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     )
 
     /** Removes a member; their sessions lose the organization at once. */
-    const removeMember = Effect.fnUntraced(function*(principal: Principal, id: OrganizationId, userId: UserId) {
+    const removeMember = operation("Admin.removeMember")(function*(principal: Principal, id: OrganizationId, userId: UserId) {
       yield* authorize(principal)
       yield* organizationById(id)
       if (!(yield* memberships.remove(id, userId))) return yield* new ResourceNotFound({ resource: "membership", id: userId })
     })
 
-    const listUsers = Effect.fnUntraced(function*(principal: Principal, request: AdminPageRequest) {
+    const listUsers = operation("Admin.listUsers")(function*(principal: Principal, request: AdminPageRequest) {
       yield* authorize(principal)
       const after = yield* positionFromCursor(request.cursor, SORT, ORDER)
       const [rows, total] = yield* Effect.all([users.list({ after, limit: request.limit + 1 }), users.count], { concurrency: 2 })
@@ -186,7 +188,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     })
 
     /** One numbered page of every user, oldest first. */
-    const listUsersPage = Effect.fnUntraced(function*(principal: Principal, request: PageNumberRequest) {
+    const listUsersPage = operation("Admin.listUsersPage")(function*(principal: Principal, request: PageNumberRequest) {
       yield* authorize(principal)
       const offset = (request.page - 1) * request.perPage
       const [rows, total] = yield* Effect.all([users.list({ offset, limit: request.perPage }), users.count], { concurrency: 2 })
@@ -194,7 +196,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
       return numberedPage(rows.map((user): UserOverview => ({ user, memberships: byUser.get(user.id) ?? [] })), total, request)
     })
 
-    const getUser = Effect.fnUntraced(function*(principal: Principal, id: UserId) {
+    const getUser = operation("Admin.getUser")(function*(principal: Principal, id: UserId) {
       yield* authorize(principal)
       const user = yield* userById(id)
       return { user, memberships: yield* memberships.listForUser(id) } satisfies UserOverview

@@ -20,6 +20,7 @@ import { requireFound, requireOwned } from "./support/ownership.js"
 import { PrincipalCache } from "./support/principal-cache.js"
 import { authorize, type Principal, Unauthenticated } from "./support/principal.js"
 import { Limits } from "./support/limits.js"
+import { operations } from "./support/operation.js"
 
 export interface NewApiKey {
   readonly organizationId: OrganizationId
@@ -39,6 +40,7 @@ const LAST_USED_RESOLUTION_MS = 60_000
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const apiKeys = yield* ApiKeyRepository
     const secrets = yield* Secrets
     const ids = yield* Ids
@@ -53,7 +55,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
           onNone: () => generate(environment)
         }))
 
-    const create = Effect.fnUntraced(function*(input: NewApiKey) {
+    const create = operation("ApiKeys.create")(function*(input: NewApiKey) {
       const key = yield* generate(input.environment)
       const hint = apiKeyHint(key)
       const apiKey = new ApiKey({
@@ -75,7 +77,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
 
     /** The principal a presented `X-API-Key` stands for. */
     /** The principal of a key, answered from memory when the key was established within the last second. */
-    const authenticate = (presented: string): Effect.Effect<Principal, Unauthenticated> => {
+    const authenticate = operation("ApiKeys.authenticate")((presented: string): Effect.Effect<Principal, Unauthenticated> => {
       const parsed = parseApiKey(presented.trim())
       if (Option.isNone(parsed)) return Effect.fail(new Unauthenticated({ reason: "the API key is malformed" }))
       return Effect.flatMap(secrets.sha256(parsed.value.key), (hash) =>
@@ -83,7 +85,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
           cached === undefined
             ? Effect.tap(authenticateAnew(hash), (principal) => principals.set(hash, principal))
             : Effect.succeed(cached)))
-    }
+    })
 
     const authenticateAnew = Effect.fnUntraced(function*(hash: string) {
       const found = yield* apiKeys.findByHash(hash)
@@ -120,7 +122,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       )
 
     /** A key made through the API by an owner (or a key with `*`) of the organization. */
-    const issue = Effect.fnUntraced(function*(
+    const issue = operation("ApiKeys.issue")(function*(
       principal: Principal,
       input: { readonly name: string; readonly scopes: ReadonlyArray<Scope>; readonly environment: ApiKeyEnvironment }
     ) {
@@ -128,17 +130,17 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       return yield* create({ ...input, organizationId: principal.organization.id })
     })
 
-    const list = Effect.fnUntraced(function*(principal: Principal) {
+    const list = operation("ApiKeys.list")(function*(principal: Principal) {
       yield* authorize(principal, "*")
       return yield* apiKeys.listByOrganization(principal.organization.id)
     })
 
-    const get = Effect.fnUntraced(function*(principal: Principal, id: ApiKeyId) {
+    const get = operation("ApiKeys.get")(function*(principal: Principal, id: ApiKeyId) {
       yield* authorize(principal, "*")
       return yield* owned(principal, id)
     })
 
-    const update = Effect.fnUntraced(function*(
+    const update = operation("ApiKeys.update")(function*(
       principal: Principal,
       id: ApiKeyId,
       changes: { readonly name?: string | undefined; readonly scopes?: ReadonlyArray<Scope> | undefined }
@@ -174,7 +176,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       return { apiKey, key } satisfies IssuedApiKey
     })
 
-    const rotate = Effect.fnUntraced(function*(principal: Principal, id: ApiKeyId) {
+    const rotate = operation("ApiKeys.rotate")(function*(principal: Principal, id: ApiKeyId) {
       yield* authorize(principal, "*")
       return yield* renew(yield* owned(principal, id))
     })
@@ -184,10 +186,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       requireFound("api_key", id, apiKeys.findById(organizationId, id))
 
     /** Every key of an organization, revoked ones included, oldest first; for operators. */
-    const listForOrganization = (organizationId: OrganizationId) => apiKeys.listByOrganization(organizationId)
+    const listForOrganization = operation("ApiKeys.listForOrganization")((organizationId: OrganizationId) => apiKeys.listByOrganization(organizationId))
 
     /** A new secret for an organization's key; for operators. */
-    const rotateInOrganization = Effect.fnUntraced(function*(organizationId: OrganizationId, id: ApiKeyId) {
+    const rotateInOrganization = operation("ApiKeys.rotateInOrganization")(function*(organizationId: OrganizationId, id: ApiKeyId) {
       return yield* renew(yield* ofOrganization(organizationId, id))
     })
 
@@ -195,7 +197,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
      * Stops an organization's key at once and for good, keeping its record (with when it was
      * revoked) in listings; revoking it again changes nothing. For operators.
      */
-    const revokeInOrganization = Effect.fnUntraced(function*(organizationId: OrganizationId, id: ApiKeyId) {
+    const revokeInOrganization = operation("ApiKeys.revokeInOrganization")(function*(organizationId: OrganizationId, id: ApiKeyId) {
       const current = yield* ofOrganization(organizationId, id)
       if (current.revokedAt !== null) return current
       const apiKey = new ApiKey({ ...current, revokedAt: yield* now })
@@ -204,7 +206,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       return apiKey
     })
 
-    const remove = Effect.fnUntraced(function*(principal: Principal, id: ApiKeyId) {
+    const remove = operation("ApiKeys.remove")(function*(principal: Principal, id: ApiKeyId) {
       yield* authorize(principal, "*")
       yield* owned(principal, id)
       yield* apiKeys.delete(principal.organization.id, id)

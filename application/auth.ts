@@ -35,6 +35,7 @@ import { TokenSigner } from "./ports/token-signer.js"
 import { UserRepository } from "./ports/user-repository.js"
 import { type Principal, Unauthenticated } from "./support/principal.js"
 import { Limits } from "./support/limits.js"
+import { operations } from "./support/operation.js"
 
 /** Too many sign-in links asked for; try again after `retryAfterSeconds`. */
 export class SignInRateLimited extends Schema.TaggedError<SignInRateLimited>()("SignInRateLimited", {
@@ -79,6 +80,7 @@ export interface SessionUser {
  */
 export class Auth extends Effect.Service<Auth>()("roster/Auth", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const users = yield* UserRepository
     const memberships = yield* MembershipRepository
     const magicLinks = yield* MagicLinkRepository
@@ -106,7 +108,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
      * has it (users are made on the first verified link), and the email goes out in the background
      * so the answer takes the same time either way.
      */
-    const requestSignInLink = Effect.fnUntraced(
+    const requestSignInLink = operation("Auth.requestSignInLink")(
       function*(email: EmailAddress, locale: Locale, clientAddress: string) {
         yield* limited(`sign-in:ip:${clientAddress}`, MAGIC_LINK_REQUEST_LIMITS.perIp)
         yield* limited(`sign-in:email:${yield* secrets.sha256(emailKey(email))}`, MAGIC_LINK_REQUEST_LIMITS.perEmail)
@@ -129,7 +131,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
     )
 
     /** Uses a sign-in link: the user (made on first use), their organizations and a new session. */
-    const verify = Effect.fnUntraced(function*(token: string) {
+    const verify = operation("Auth.verify")(function*(token: string) {
       const tokenHash = yield* secrets.sha256(token)
       const at = yield* now
       const consumed = yield* magicLinks.consume(tokenHash, at)
@@ -165,7 +167,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
     })
 
     /** The signed-in user of a session cookie; revoked, expired or forged sessions are refused. */
-    const sessionUser = Effect.fnUntraced(function*(sessionToken: string) {
+    const sessionUser = operation("Auth.sessionUser")(function*(sessionToken: string) {
       const at = yield* now
       const claims = yield* tokens.verify("session", sessionToken, at).pipe(
         Effect.mapError(() => new Unauthenticated({ reason: "the session is not valid; sign in again" }))
@@ -187,7 +189,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
      * The principal of a session acting for the organization it names: the user must be a member,
      * and the organization must not be suspended.
      */
-    const authenticate = Effect.fnUntraced(
+    const authenticate = operation("Auth.authenticate")(
       function*(sessionToken: string, organizationId: string | undefined) {
         const { sessionId, user } = yield* sessionUser(sessionToken)
         if (organizationId === undefined || organizationId.trim() === "") return yield* new OrganizationNotChosen()
@@ -210,7 +212,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
     )
 
     /** Ends the session at once, whatever copies of its cookie exist. */
-    const signOut = Effect.fnUntraced(function*(sessionToken: string) {
+    const signOut = operation("Auth.signOut")(function*(sessionToken: string) {
       const { sessionId } = yield* sessionUser(sessionToken)
       yield* sessions.revoke(sessionId, yield* now)
     })

@@ -26,6 +26,7 @@ import { now } from "./support/clock.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { PrincipalCache } from "./support/principal-cache.js"
 import { Limits } from "./support/limits.js"
+import { operations } from "./support/operation.js"
 
 /** Billing asked for on a deployment without plans (PLAN_LIMITS=off): there is nothing to pay for. */
 export class BillingDisabled extends Schema.TaggedError<BillingDisabled>()("BillingDisabled", {}) {
@@ -102,6 +103,7 @@ const CUSTOMER_KEY_PREFIX = "roster-customer-"
  */
 export class Billing extends Effect.Service<Billing>()("roster/Billing", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const accounts = yield* BillingAccountRepository
     const organizations = yield* OrganizationRepository
     const usage = yield* EmailUsage
@@ -201,7 +203,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
       })))
 
     /** An event of the provider, verified by the adapter that read it. The same event twice changes nothing twice. */
-    const receiveEvent = (report: PaymentEventReport) =>
+    const receiveEvent = operation("Billing.receiveEvent")((report: PaymentEventReport) =>
       Effect.gen(function*() {
         switch (report.kind) {
           case "other":
@@ -217,7 +219,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
             return yield* receiveSubscription(report.id, report.createdAt, subscription, report.organizationId)
           }
         }
-      })
+      }))
 
     /** Falls back to `free` once a subscription that ended has run out its period, once; whether the plan moved. */
     const settle = (organizationId: OrganizationId) =>
@@ -231,14 +233,14 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
       }))
 
     /** Settles up to `limit` organizations whose subscription ended; how many it looked at. */
-    const settleEnded = (limit: number) =>
+    const settleEnded = operation("Billing.settleEnded")((limit: number) =>
       Effect.gen(function*() {
         const ended = yield* accounts.listEnded(yield* now, limit)
         let moved = 0
         for (const id of ended) if (yield* settle(id)) moved++
         if (moved > 0) yield* principals.invalidate
         return ended.length
-      })
+      }))
 
     const viewOf = (organizationId: OrganizationId) =>
       Effect.gen(function*() {
@@ -265,7 +267,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
         } satisfies BillingView
       })
 
-    const subscription = Effect.fnUntraced(function*(principal: Principal) {
+    const subscription = operation("Billing.subscription")(function*(principal: Principal) {
       yield* authorize(principal, "*")
       yield* requirePlans
       return yield* viewOf(principal.organization.id)
@@ -298,7 +300,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
         .map(([tier, id]) => `${id} (${tier})`)
 
     /** A hosted checkout page for one of the configured prices; its URL. */
-    const createCheckoutSession = Effect.fnUntraced(function*(principal: Principal, request: CheckoutRequest) {
+    const createCheckoutSession = operation("Billing.createCheckoutSession")(function*(principal: Principal, request: CheckoutRequest) {
       yield* authorize(principal, "*")
       yield* requireConfigured
       if (tierOfPrice(request.priceId) === null) {
@@ -330,7 +332,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
     })
 
     /** A hosted page where the owner manages the subscription and payment methods; its URL. */
-    const customerPortal = Effect.fnUntraced(function*(principal: Principal, returnUrl?: string) {
+    const customerPortal = operation("Billing.customerPortal")(function*(principal: Principal, returnUrl?: string) {
       yield* authorize(principal, "*")
       yield* requireConfigured
       const customerId = yield* customerOf(principal.organization.id)
@@ -341,7 +343,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
      * Reads the organization's subscription from the provider and applies it as the provider's
      * word now: a paid one if there is one, else the newest.
      */
-    const syncSubscription = Effect.fnUntraced(function*(principal: Principal) {
+    const syncSubscription = operation("Billing.syncSubscription")(function*(principal: Principal) {
       yield* authorize(principal, "*")
       yield* requireConfigured
       const organizationId = principal.organization.id

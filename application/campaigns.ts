@@ -35,6 +35,7 @@ import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page
 import { authorize, type Principal } from "./support/principal.js"
 import { requireFound } from "./support/ownership.js"
 import { Limits } from "./support/limits.js"
+import { operations } from "./support/operation.js"
 
 export interface AudienceInput {
   readonly tagIds?: ReadonlyArray<TagId> | undefined
@@ -81,6 +82,7 @@ const LIST_SORT = "created_at"
  */
 export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const campaigns = yield* CampaignRepository
     const tags = yield* TagRepository
     const usage = yield* EmailUsage
@@ -165,7 +167,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
         checkSchedule(campaign.scheduledAt, at)
       ], { discard: true })
 
-    const create = Effect.fnUntraced(function*(principal: Principal, input: NewCampaign) {
+    const create = operation("Campaigns.create")(function*(principal: Principal, input: NewCampaign) {
       yield* authorize(principal, "campaigns:write")
       const at = yield* now
       const campaign = new Campaign({
@@ -193,13 +195,13 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       return yield* record(campaign)
     })
 
-    const get = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
+    const get = operation("Campaigns.get")(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:read")
       return yield* record(yield* owned(principal, id))
     })
 
     /** One page of the organization's campaigns, newest first, optionally of one state. */
-    const list = Effect.fnUntraced(function*(
+    const list = operation("Campaigns.list")(function*(
       principal: Principal,
       query: { readonly limit: number; readonly cursor?: string | undefined; readonly status?: CampaignStatus | undefined }
     ) {
@@ -214,7 +216,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       return { items: yield* withStats(page.items), nextCursor: page.nextCursor, total }
     })
 
-    const listPage = Effect.fnUntraced(function*(
+    const listPage = operation("Campaigns.listPage")(function*(
       principal: Principal,
       request: PageNumberRequest & { readonly status?: CampaignStatus | undefined }
     ) {
@@ -232,7 +234,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
      * Changes a draft or a scheduled campaign. A scheduled campaign whose `scheduled_at` is removed
      * goes back to draft; one given a new time keeps its state.
      */
-    const update = Effect.fnUntraced(function*(principal: Principal, id: CampaignId, changes: CampaignChanges) {
+    const update = operation("Campaigns.update")(function*(principal: Principal, id: CampaignId, changes: CampaignChanges) {
       yield* authorize(principal, "campaigns:write")
       const current = yield* owned(principal, id)
       if (!canCampaign("update", current.status)) return yield* conflict(current, "update")
@@ -267,7 +269,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     })
 
     /** How many subscribers the campaign would reach now: the very query the send takes its audience with. */
-    const countRecipients = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
+    const countRecipients = operation("Campaigns.countRecipients")(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:read")
       const campaign = yield* owned(principal, id)
       return yield* campaigns.countAudience(campaign.organizationId, campaign.audience, campaign.kind)
@@ -278,7 +280,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
      * render, its audience must hold someone, and the plan must have emails left this month; a test
      * key's campaign is sandboxed.
      */
-    const send = Effect.fnUntraced(function*(principal: Principal, id: CampaignId, options: CampaignSendOptions = {}) {
+    const send = operation("Campaigns.send")(function*(principal: Principal, id: CampaignId, options: CampaignSendOptions = {}) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
       if (!canCampaign("send", campaign.status)) return yield* conflict(campaign, "send")
@@ -316,7 +318,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     })
 
     /** Stops a scheduled or sending campaign: no email goes out from now on; what went out stays counted. */
-    const cancel = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
+    const cancel = operation("Campaigns.cancel")(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
       const moved = yield* campaigns.transition(id, campaignTransitions.cancel, "cancelled", { at: yield* now })
@@ -326,7 +328,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     })
 
     /** Sends a failed campaign's failed emails again, and the rest of its audience if it stopped midway. */
-    const retry = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
+    const retry = operation("Campaigns.retry")(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
       if (!canCampaign("retry", campaign.status)) return yield* conflict(campaign, "retry")
@@ -346,7 +348,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     })
 
     /** A new draft with the campaign's content, audience and data, and no schedule. */
-    const duplicate = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
+    const duplicate = operation("Campaigns.duplicate")(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:write")
       const source = yield* owned(principal, id)
       const at = yield* now

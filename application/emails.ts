@@ -36,6 +36,7 @@ import { authorize, type Principal } from "./support/principal.js"
 import { makeSenderOf } from "./support/sender.js"
 import { preferencesUrl, templateScope, templateSubscriber, unsubscribeUrl } from "./support/template-scope.js"
 import { Limits } from "./support/limits.js"
+import { operations } from "./support/operation.js"
 
 /** One email to send: to whom, what (a template or the content itself) and of which kind. */
 export interface EmailToSend {
@@ -82,6 +83,7 @@ const sandboxed = (principal: Principal): boolean =>
 
 export class Emails extends Effect.Service<Emails>()("roster/Emails", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const messages = yield* MessageRepository
     const subscribers = yield* SubscriberRepository
     const assignments = yield* TagAssignments
@@ -149,7 +151,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
      * once), or `suppressed` / `sandboxed` when it must not go out. Queued mail counts against the
      * plan's monthly limit when it is accepted; at the limit it is a `PlanLimitExceeded`.
      */
-    const send = Effect.fnUntraced(function*(principal: Principal, input: EmailToSend) {
+    const send = operation("Emails.send")(function*(principal: Principal, input: EmailToSend) {
       yield* authorize(principal, "emails:send")
       const recipient: Subscriber = yield* recipientOf(principal, input)
       const { source, templateId } = yield* contentOf(principal.organization.id, input)
@@ -261,7 +263,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
     const owned = (principal: Principal, id: MessageId) =>
       requireOwned("message", id, messages.findById(principal.organization.id, id), () => messages.organizationOf(id))
 
-    const get = Effect.fnUntraced(function*(principal: Principal, id: MessageId) {
+    const get = operation("Emails.get")(function*(principal: Principal, id: MessageId) {
       yield* authorize(principal, "emails:read")
       const message = yield* owned(principal, id)
       const record: MessageRecord = { message, history: yield* messages.history(id) }
@@ -269,7 +271,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
     })
 
     /** One page of the organization's messages, newest first, optionally of one subscriber or status. */
-    const list = Effect.fnUntraced(function*(principal: Principal, query: MessageListQuery) {
+    const list = operation("Emails.list")(function*(principal: Principal, query: MessageListQuery) {
       yield* authorize(principal, "emails:read")
       const after = yield* positionFromCursor(query.cursor, LIST_SORT, "desc")
       const rows = yield* messages.list({
@@ -288,7 +290,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         items.map((message): MessageRecord => ({ message, history: histories.get(message.id) ?? [] })))
 
     /** One numbered page of the organization's messages, newest first, optionally of one subscriber or status. */
-    const listPage = Effect.fnUntraced(function*(
+    const listPage = operation("Emails.listPage")(function*(
       principal: Principal,
       query: PageNumberRequest & { readonly subscriberId?: SubscriberId | undefined; readonly status?: MessageStatus | undefined }
     ) {

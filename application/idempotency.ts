@@ -2,6 +2,7 @@ import { InvalidInput } from "@roster/domain"
 import { Effect, Exit, Schema } from "effect"
 import { IdempotencyStore, type StoredResponse } from "./ports/idempotency-store.js"
 import type { Principal } from "./support/principal.js"
+import { operations } from "./support/operation.js"
 
 /** The key was used before with another body, route or method. */
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {}) {
@@ -47,6 +48,7 @@ export interface IdempotentOutcome {
  */
 export class Idempotency extends Effect.Service<Idempotency>()("roster/Idempotency", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const store = yield* IdempotencyStore
 
     const scopeOf = (principal: Principal): string =>
@@ -54,7 +56,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("roster/Idempoten
         ? `${principal.organization.id}:key:${principal.credential.id}`
         : `${principal.organization.id}:user:${principal.credential.userId}`
 
-    const run = Effect.fnUntraced(function*<E, R>(
+    const run = operation("Idempotency.run")(function*<E, R>(
       principal: Principal,
       key: string,
       fingerprint: string,

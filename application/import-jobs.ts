@@ -19,6 +19,7 @@ import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page
 import { requireOwned } from "./support/ownership.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { SubscriberImports, unknownEncoding } from "./subscriber-imports.js"
+import { operations } from "./support/operation.js"
 
 /** Another worker holds the import now: the run's batch is not kept, and the run stops. */
 class ImportTakenOver extends Data.TaggedError("ImportTakenOver") {}
@@ -51,6 +52,7 @@ export interface ImportUpload<E, R> {
  */
 export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const jobs = yield* ImportJobRepository
     const organizations = yield* OrganizationRepository
     const imports = yield* SubscriberImports
@@ -110,13 +112,13 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
         )
       })
 
-    const get = Effect.fnUntraced(function*(principal: Principal, id: ImportId) {
+    const get = operation("ImportJobs.get")(function*(principal: Principal, id: ImportId) {
       yield* authorize(principal, "subscribers:read")
       return yield* requireOwned("import", id, jobs.find(principal.organization.id, id), () => jobs.organizationOf(id))
     })
 
     /** One page of the organization's imports, newest first. */
-    const list = Effect.fnUntraced(function*(
+    const list = operation("ImportJobs.list")(function*(
       principal: Principal,
       query: { readonly limit: number; readonly cursor?: string | undefined }
     ) {
@@ -130,7 +132,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
       return { ...cutPage(rows, query.limit, LIST_SORT, "desc", (job) => job.createdAt.toISOString()), total }
     })
 
-    const listPage = Effect.fnUntraced(function*(principal: Principal, request: PageNumberRequest) {
+    const listPage = operation("ImportJobs.listPage")(function*(principal: Principal, request: PageNumberRequest) {
       yield* authorize(principal, "subscribers:read")
       const organizationId = principal.organization.id
       const window = yield* pageWindow(request, [], [])
@@ -148,7 +150,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
      * another worker took the import over (it was slower than its lease) rolls its batch back and
      * stops there, leaving the import to that worker.
      */
-    const runNext = (leaseMs: number) =>
+    const runNext = operation("ImportJobs.runNext")((leaseMs: number) =>
       Effect.gen(function*() {
         const at = yield* now
         yield* jobs.discardAbandoned(new Date(at.getTime() - ABANDONED_AFTER_MS))
@@ -192,14 +194,14 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
         )
         if (Option.isSome(outcome)) yield* jobs.finish(job.id, leaseToken, outcome.value, yield* now)
         return 1
-      })
+      }))
 
     /**
      * Drops the problem rows (they name addresses) of up to `limit` imports that ended more than
      * {@link IMPORT_PROBLEMS_RETENTION_MS} ago; their counts stay. How many lost theirs.
      */
-    const pruneProblems = (limit: number) =>
-      Effect.flatMap(now, (at) => jobs.dropProblems(new Date(at.getTime() - IMPORT_PROBLEMS_RETENTION_MS), limit))
+    const pruneProblems = operation("ImportJobs.pruneProblems")((limit: number) =>
+      Effect.flatMap(now, (at) => jobs.dropProblems(new Date(at.getTime() - IMPORT_PROBLEMS_RETENTION_MS), limit)))
 
     return { start, get, list, listPage, runNext, pruneProblems } as const
   })

@@ -20,6 +20,7 @@ import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { requireOwned } from "./support/ownership.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { operations } from "./support/operation.js"
 
 const LIST_SORT = "created_at"
 
@@ -36,6 +37,7 @@ const authorOf = (principal: Principal): NoteAuthor =>
  */
 export class Notes extends Effect.Service<Notes>()("roster/Notes", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const notes = yield* NoteRepository
     const subscribers = yield* SubscriberRepository
     const outbox = yield* Outbox
@@ -54,7 +56,7 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
         return found.value
       })
 
-    const create = Effect.fnUntraced(function*(principal: Principal, subscriberId: SubscriberId, body: string) {
+    const create = operation("Notes.create")(function*(principal: Principal, subscriberId: SubscriberId, body: string) {
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
       return yield* unitOfWork.transaction(Effect.gen(function*() {
@@ -83,13 +85,13 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
       }))
     })
 
-    const get = Effect.fnUntraced(function*(principal: Principal, subscriberId: SubscriberId, id: NoteId) {
+    const get = operation("Notes.get")(function*(principal: Principal, subscriberId: SubscriberId, id: NoteId) {
       yield* authorize(principal, "subscribers:read")
       return yield* owned(principal, subscriberId, id)
     })
 
     /** One page of the subscriber's notes, newest first. */
-    const list = Effect.fnUntraced(function*(
+    const list = operation("Notes.list")(function*(
       principal: Principal,
       subscriberId: SubscriberId,
       query: { readonly limit: number; readonly cursor?: string | undefined }
@@ -105,7 +107,7 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
       return { ...cutPage(rows, query.limit, LIST_SORT, "desc", (n) => n.createdAt.toISOString()), total }
     })
 
-    const listPage = Effect.fnUntraced(function*(
+    const listPage = operation("Notes.listPage")(function*(
       principal: Principal,
       subscriberId: SubscriberId,
       request: PageNumberRequest
@@ -121,7 +123,7 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
       return numberedPage(items, total, request)
     })
 
-    const update = Effect.fnUntraced(function*(
+    const update = operation("Notes.update")(function*(
       principal: Principal,
       subscriberId: SubscriberId,
       id: NoteId,
@@ -135,7 +137,7 @@ export class Notes extends Effect.Service<Notes>()("roster/Notes", {
       return updated
     })
 
-    const remove = Effect.fnUntraced(function*(principal: Principal, subscriberId: SubscriberId, id: NoteId) {
+    const remove = operation("Notes.remove")(function*(principal: Principal, subscriberId: SubscriberId, id: NoteId) {
       yield* authorize(principal, "subscribers:write")
       yield* owned(principal, subscriberId, id)
       yield* notes.delete(principal.organization.id, subscriberId, id)

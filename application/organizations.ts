@@ -20,6 +20,7 @@ import { MembershipRepository } from "./ports/membership-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { Limits } from "./support/limits.js"
+import { operations } from "./support/operation.js"
 
 export interface NewOrganization {
   readonly name: string
@@ -60,6 +61,7 @@ const ORDER = "asc" as const
  */
 export class Organizations extends Effect.Service<Organizations>()("roster/Organizations", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const organizations = yield* OrganizationRepository
     const memberships = yield* MembershipRepository
     const unitOfWork = yield* UnitOfWork
@@ -67,7 +69,7 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
     const principals = yield* PrincipalCache
     const limits = yield* Limits
 
-    const create = Effect.fnUntraced(function*(input: NewOrganization) {
+    const create = operation("Organizations.create")(function*(input: NewOrganization) {
       const tier = input.tier ?? "free"
       const customRateLimit = input.customRateLimit ?? null
       const problem = customRateLimitProblem(tier, customRateLimit)
@@ -89,14 +91,14 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
       return organization
     })
 
-    const getBySlug = Effect.fnUntraced(function*(slug: string) {
+    const getBySlug = operation("Organizations.getBySlug")(function*(slug: string) {
       const found = yield* organizations.findBySlug(slug)
       if (Option.isNone(found)) return yield* new ResourceNotFound({ resource: "organization", id: slug })
       return found.value
     })
 
     /** A new free organization whose creator is its owner, both or neither. */
-    const createForUser = Effect.fnUntraced(
+    const createForUser = operation("Organizations.createForUser")(
       function*(userId: UserId, input: { readonly name: string; readonly slug: Slug }) {
         return yield* unitOfWork.transaction(Effect.gen(function*() {
           const organization = yield* create({ name: input.name, slug: input.slug })
@@ -109,17 +111,17 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
     )
 
     /** The organizations a user belongs to, with the user's role in each. */
-    const listForUser = Effect.fnUntraced(function*(userId: UserId) {
+    const listForUser = operation("Organizations.listForUser")(function*(userId: UserId) {
       return yield* memberships.listForUser(userId)
     })
 
-    const overview = Effect.fnUntraced(function*(organization: Organization) {
+    const overview = operation("Organizations.overview")(function*(organization: Organization) {
       const counts = yield* memberships.countMembers([organization.id])
       return overviewOf(limits, organization, counts.get(organization.id) ?? 0)
     })
 
     /** One page of every organization, oldest first, with the total. */
-    const list = Effect.fnUntraced(function*(request: OrganizationPageRequest) {
+    const list = operation("Organizations.list")(function*(request: OrganizationPageRequest) {
       const after = yield* positionFromCursor(request.cursor, SORT, ORDER)
       const [rows, total] = yield* Effect.all([organizations.list({ after, limit: request.limit + 1 }), organizations.count], {
         concurrency: 2
@@ -133,7 +135,7 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
       }
     })
 
-    const show = Effect.fnUntraced(function*(slug: string) {
+    const show = operation("Organizations.show")(function*(slug: string) {
       return yield* overview(yield* getBySlug(slug))
     })
 
@@ -142,7 +144,7 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
      * suspension, by the same rules as the platform admin's; cached principals are forgotten once
      * the change is committed.
      */
-    const update = Effect.fnUntraced(function*(slug: string, changes: OrganizationChanges) {
+    const update = operation("Organizations.update")(function*(slug: string, changes: OrganizationChanges) {
       const changed = yield* unitOfWork.transaction(Effect.gen(function*() {
         const organization = yield* changeOrganization(yield* getBySlug(slug), changes, yield* now)
         yield* organizations.update(organization)

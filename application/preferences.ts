@@ -35,6 +35,7 @@ import { subscriberSnapshot, tagSubscriptionData } from "./support/event-payload
 import { signPreferenceToken } from "./support/preference-tokens.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { attachWithinLimit, beyondSubscriberLimit, tooManyTagsFor } from "./support/tag-limits.js"
+import { operations } from "./support/operation.js"
 
 export type { PreferenceLink } from "./support/preference-tokens.js"
 
@@ -84,6 +85,7 @@ const revoked = () => new InvalidToken({ reason: "this link is no longer valid; 
  */
 export class Preferences extends Effect.Service<Preferences>()("roster/Preferences", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const subscribers = yield* SubscriberRepository
     const organizations = yield* OrganizationRepository
     const tags = yield* TagRepository
@@ -99,7 +101,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       Effect.map(ids.next, (id) => new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data }))
 
     /** A token for the organization's subscriber `id`, 30 days long. Scope `subscribers:write`. */
-    const issueLink = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId) {
+    const issueLink = operation("Preferences.issueLink")(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
       const access = yield* subscribers.preferenceAccess(organizationId, id)
@@ -114,7 +116,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     })
 
     /** Every token issued for the subscriber so far stops working. Scope `subscribers:write`. */
-    const revokeLinks = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId) {
+    const revokeLinks = operation("Preferences.revokeLinks")(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:write")
       const revokedTo = yield* subscribers.revokePreferenceTokens(principal.organization.id, id)
       if (Option.isNone(revokedTo)) return yield* new ResourceNotFound({ resource: "subscriber", id })
@@ -162,7 +164,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
         (offered): PreferenceView => ({ organization, subscriber, tags: offered })
       )
 
-    const view = Effect.fnUntraced(function*(token: string) {
+    const view = operation("Preferences.view")(function*(token: string) {
       const { organization, subscriber } = yield* open(token)
       return yield* viewOf(organization, subscriber)
     })
@@ -223,7 +225,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
      * Subscribes to a tag, and makes the subscriber active again whatever their status was: it is
      * their own action. Subscribing again changes nothing.
      */
-    const subscribe = Effect.fnUntraced(function*(token: string, tagId: TagId) {
+    const subscribe = operation("Preferences.subscribe")(function*(token: string, tagId: TagId) {
       const { organization, subscriber } = yield* open(token)
       return yield* unitOfWork.transaction(
         Effect.flatMap(tagOf(organization.id, tagId), (tag) => applyChanges(organization, subscriber, [tag], [], undefined, "tag_id"))
@@ -231,7 +233,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     })
 
     /** Unsubscribes from a tag; again, it changes nothing. */
-    const unsubscribe = Effect.fnUntraced(function*(token: string, tagId: TagId) {
+    const unsubscribe = operation("Preferences.unsubscribe")(function*(token: string, tagId: TagId) {
       const { organization, subscriber } = yield* open(token)
       return yield* unitOfWork.transaction(
         Effect.flatMap(tagOf(organization.id, tagId), (tag) => applyChanges(organization, subscriber, [], [tag], undefined))
@@ -248,7 +250,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
      * otherwise. A name in `add` that no tag has, or in both lists, is refused. Private tags are
      * not the subscriber's to change: their names count as names no tag has.
      */
-    const change = Effect.fnUntraced(function*(token: string, changes: PreferenceChanges) {
+    const change = operation("Preferences.change")(function*(token: string, changes: PreferenceChanges) {
       const { organization, subscriber: opened } = yield* open(token)
       const organizationId = organization.id
       const add = changes.add ?? []
@@ -271,7 +273,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     })
 
     /** Everything stored about the token's subscriber, as one document. */
-    const exportData = Effect.fnUntraced(function*(token: string) {
+    const exportData = operation("Preferences.exportData")(function*(token: string) {
       const { organization, subscriber } = yield* open(token)
       const about = { organizationId: organization.id, subscriberId: subscriber.id, limit: EXPORT_LIMIT }
       const [tagMap, events, noteList, emails] = yield* Effect.all([
@@ -297,13 +299,13 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
      * but asking again, which changes nothing), and the worker erases them (see
      * `Subscribers.eraseRequested`) within a minute.
      */
-    const requestErasure = Effect.fnUntraced(function*(token: string) {
+    const requestErasure = operation("Preferences.requestErasure")(function*(token: string) {
       const { organization, subscriber } = yield* open(token, true)
       yield* subscribers.requestErasure(organization.id, subscriber.id, yield* now)
     })
 
     /** Stops all mail (`unsubscribed`) or starts it again (`active`), as the subscriber's own action. */
-    const setStatus = Effect.fnUntraced(function*(token: string, status: "active" | "unsubscribed") {
+    const setStatus = operation("Preferences.setStatus")(function*(token: string, status: "active" | "unsubscribed") {
       const { organization, subscriber } = yield* open(token)
       return yield* unitOfWork.transaction(applyChanges(organization, subscriber, [], [], status)).pipe(
         // It attaches nothing, so no tag limit can be met.

@@ -17,6 +17,7 @@ import { SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { subscriberSnapshot } from "./support/event-payloads.js"
+import { operations } from "./support/operation.js"
 
 /** What the email provider reported, read from its event by the adapter that speaks its format. */
 export interface ProviderEventReport {
@@ -51,6 +52,7 @@ export interface ProviderEventOutcome {
  */
 export class ProviderEvents extends Effect.Service<ProviderEvents>()("roster/ProviderEvents", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const messages = yield* MessageRepository
     const subscribers = yield* SubscriberRepository
     const assignments = yield* TagAssignments
@@ -125,7 +127,7 @@ export class ProviderEvents extends Effect.Service<ProviderEvents>()("roster/Pro
         (current) => statusAfter(current, type)
       )
 
-    const receive = Effect.fnUntraced(function*(report: ProviderEventReport) {
+    const receive = operation("ProviderEvents.receive")(function*(report: ProviderEventReport) {
       const type = report.type
       if (type === null) return { recorded: 0 } satisfies ProviderEventOutcome
       const { found, named } = yield* messagesOf(report)

@@ -15,6 +15,7 @@ import { now } from "./support/clock.js"
 import { Limits } from "./support/limits.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { currentSettings, makeSenderOf } from "./support/sender.js"
+import { operations } from "./support/operation.js"
 
 /** The organization's sender settings and what comes of them. */
 export interface SenderSettingsView {
@@ -44,6 +45,7 @@ export interface SenderSettingsChanges {
  */
 export class SenderSettings extends Effect.Service<SenderSettings>()("roster/SenderSettings", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const settings = yield* EmailSettingsRepository
     const organizations = yield* OrganizationRepository
     const domains = yield* SendingDomainRepository
@@ -76,7 +78,7 @@ export class SenderSettings extends Effect.Service<SenderSettings>()("roster/Sen
         }
       })
 
-    const get = Effect.fnUntraced(function*(principal: Principal) {
+    const get = operation("SenderSettings.get")(function*(principal: Principal) {
       yield* authorize(principal, "*")
       const organizationId = principal.organization.id
       const [stored, domain] = yield* Effect.all([settings.find(organizationId), domains.find(organizationId)], {
@@ -107,7 +109,7 @@ export class SenderSettings extends Effect.Service<SenderSettings>()("roster/Sen
       return undefined
     }
 
-    const update = Effect.fnUntraced(function*(principal: Principal, changes: SenderSettingsChanges) {
+    const update = operation("SenderSettings.update")(function*(principal: Principal, changes: SenderSettingsChanges) {
       yield* authorize(principal, "*")
       const organizationId = principal.organization.id
       const [current, domain] = yield* Effect.all([settings.find(organizationId), domains.find(organizationId)], {

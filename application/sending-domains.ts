@@ -24,6 +24,7 @@ import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
 import { Limits } from "./support/limits.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { operations } from "./support/operation.js"
 
 export interface AddSendingDomain {
   readonly domain: string
@@ -52,6 +53,7 @@ const ownDomainsOf = (publicBaseUrl: string, defaultFrom: string): ReadonlyArray
  */
 export class SendingDomains extends Effect.Service<SendingDomains>()("roster/SendingDomains", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const domains = yield* SendingDomainRepository
     const verifier = yield* DomainVerifier
     const settings = yield* EmailSettingsRepository
@@ -80,7 +82,7 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
         )
       )
 
-    const add = Effect.fnUntraced(function*(principal: Principal, input: AddSendingDomain) {
+    const add = operation("SendingDomains.add")(function*(principal: Principal, input: AddSendingDomain) {
       yield* authorize(principal, "*")
       const { id: organizationId, tier } = principal.organization
       if (!limits.customSendingDomain(tier)) {
@@ -162,7 +164,7 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
       })
 
     /** The domain as the provider sees it now; a domain given up on is looked for again. */
-    const check = Effect.fnUntraced(function*(principal: Principal) {
+    const check = operation("SendingDomains.check")(function*(principal: Principal) {
       yield* authorize(principal, "*")
       const domain = yield* domains.find(principal.organization.id)
       if (Option.isNone(domain)) return yield* new NoSendingDomain()
@@ -175,7 +177,7 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
      * Removes the domain at the provider, then here; a sending address on it goes back to the
      * default. While the provider cannot be reached nothing changes.
      */
-    const remove = Effect.fnUntraced(function*(principal: Principal) {
+    const remove = operation("SendingDomains.remove")(function*(principal: Principal) {
       yield* authorize(principal, "*")
       const organizationId = principal.organization.id
       const domain = yield* domains.find(organizationId)
@@ -195,7 +197,7 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
      * provider, one after another; how many were. A domain the provider could not be asked about
      * is asked again once its lease runs out.
      */
-    const recheckDue = (limit: number): Effect.Effect<number> =>
+    const recheckDue = operation("SendingDomains.recheckDue")((limit: number): Effect.Effect<number> =>
       Effect.gen(function*() {
         const at = yield* now
         const due = yield* domains.claimDueChecks(limit, at, new Date(at.getTime() + Duration.toMillis(CHECK_LEASE)))
@@ -205,7 +207,7 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
               Effect.logWarning(`the email provider could not be asked about the domain ${domain.name}; it is asked again later`, error.reason))
           ), { discard: true })
         return due.length
-      })
+      }))
 
     return { add, check, remove, recheckDue } as const
   })

@@ -2,6 +2,7 @@ import { InvalidInput, type OrganizationId, type SubscriberStatus } from "@roste
 import { Effect, Option, Stream } from "effect"
 import { type ExportedSubscriber, SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagRepository } from "./ports/tag-repository.js"
+import { operations } from "./support/operation.js"
 
 export interface SubscriberExportRequest {
   readonly status?: SubscriberStatus | undefined
@@ -28,10 +29,11 @@ export const EXPORT_PAGE_SIZE = 5000
  */
 export class SubscriberExports extends Effect.Service<SubscriberExports>()("roster/SubscriberExports", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const subscribers = yield* SubscriberRepository
     const tags = yield* TagRepository
 
-    const open = Effect.fnUntraced(function*(
+    const open = operation("SubscriberExports.open")(function*(
       organizationId: OrganizationId,
       request: SubscriberExportRequest,
       pageSize: number = EXPORT_PAGE_SIZE

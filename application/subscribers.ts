@@ -46,6 +46,7 @@ import { authorize, type Principal } from "./support/principal.js"
 import { attachWithinLimit, beyondSubscriberLimit, tooManyTagsFor } from "./support/tag-limits.js"
 import { makeTagNameResolver } from "./support/tag-names.js"
 import { Limits } from "./support/limits.js"
+import { operations } from "./support/operation.js"
 
 /** A subscriber with the tags it carries. */
 export interface SubscriberView {
@@ -107,6 +108,7 @@ const sortValue = (sort: SubscriberSort) => (s: Subscriber): string =>
 
 export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribers", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const subscribers = yield* SubscriberRepository
     const tags = yield* TagRepository
     const assignments = yield* TagAssignments
@@ -159,7 +161,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     const view = (subscriber: Subscriber) =>
       Effect.map(tagsOf(subscriber.organizationId, subscriber.id), (tags): SubscriberView => ({ subscriber, tags }))
 
-    const create = Effect.fnUntraced(function*(principal: Principal, input: NewSubscriber) {
+    const create = operation("Subscribers.create")(function*(principal: Principal, input: NewSubscriber) {
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
       const at = yield* now
@@ -213,13 +215,14 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       }))
     })
 
-    const get = (principal: Principal, id: SubscriberId) =>
+    const get = operation("Subscribers.get")((principal: Principal, id: SubscriberId) =>
       Effect.zipRight(
         authorize(principal, "subscribers:read"),
         requireOwned("subscriber", id, subscribers.findWithTags(principal.organization.id, id), () => subscribers.organizationOf(id))
       )
+    )
 
-    const getByEmail = Effect.fnUntraced(function*(principal: Principal, email: EmailAddress) {
+    const getByEmail = operation("Subscribers.getByEmail")(function*(principal: Principal, email: EmailAddress) {
       yield* authorize(principal, "subscribers:read")
       const found = yield* subscribers.findByEmail(principal.organization.id, email)
       if (Option.isNone(found)) return yield* new ResourceNotFound({ resource: "subscriber", id: email })
@@ -241,7 +244,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       )
     }
 
-    const list = Effect.fnUntraced(function*(principal: Principal, request: SubscriberListRequest) {
+    const list = operation("Subscribers.list")(function*(principal: Principal, request: SubscriberListRequest) {
       yield* authorize(principal, "subscribers:read")
       const organizationId = principal.organization.id
       const tag = request.tagId === undefined ? Option.none<Tag>() : yield* tags.findById(organizationId, request.tagId)
@@ -263,7 +266,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       } satisfies SubscriberPage
     })
 
-    const update = Effect.fnUntraced(
+    const update = operation("Subscribers.update")(
       function*(principal: Principal, id: SubscriberId, changes: SubscriberChanges) {
         yield* authorize(principal, "subscribers:write")
         const organizationId = principal.organization.id
@@ -299,7 +302,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         ])
       })
 
-    const remove = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId) {
+    const remove = operation("Subscribers.remove")(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:delete")
       const organizationId = principal.organization.id
       yield* unitOfWork.transaction(Effect.flatMap(owned(organizationId, id, true), deleteWithin))
@@ -312,7 +315,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
      * recorded, as for a deletion through the API. A worker stopped halfway leaves nothing
      * half-done: the transaction rolls back, and the next run takes them again. How many it erased.
      */
-    const eraseRequested = (limit: number) =>
+    const eraseRequested = operation("Subscribers.eraseRequested")((limit: number) =>
       unitOfWork.transaction(Effect.gen(function*() {
         const due = yield* subscribers.claimErasures(limit)
         const addresses = new Map<OrganizationId, Array<string>>()
@@ -326,15 +329,15 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         // Imports last, once every subscriber is held: a running import's batch holds its subscribers before its import too.
         for (const [organizationId, emails] of addresses) yield* importJobs.forgetAddresses(organizationId, emails)
         return due.length
-      }))
+      })))
 
-    const listTags = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId) {
+    const listTags = operation("Subscribers.listTags")(function*(principal: Principal, id: SubscriberId) {
       yield* authorize(principal, "subscribers:read")
       yield* owned(principal.organization.id, id)
       return yield* tagsOf(principal.organization.id, id)
     })
 
-    const attachTags = Effect.fnUntraced(
+    const attachTags = operation("Subscribers.attachTags")(
       function*(principal: Principal, id: SubscriberId, tagIds: ReadonlyArray<TagId>) {
         yield* authorize(principal, "subscribers:write")
         const organizationId = principal.organization.id
@@ -353,7 +356,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       }
     )
 
-    const detachTag = Effect.fnUntraced(function*(principal: Principal, id: SubscriberId, tagId: TagId) {
+    const detachTag = operation("Subscribers.detachTag")(function*(principal: Principal, id: SubscriberId, tagId: TagId) {
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
       yield* unitOfWork.transaction(Effect.gen(function*() {
@@ -371,7 +374,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
      * `tag.unsubscribed` are recorded for the tags that really came or went. A name in both lists
      * is refused. The subscriber with its tags afterwards.
      */
-    const changeTags = Effect.fnUntraced(
+    const changeTags = operation("Subscribers.changeTags")(
       function*(principal: Principal, id: SubscriberId, changes: TagNameChanges) {
         yield* authorize(principal, "subscribers:write")
         const organizationId = principal.organization.id
@@ -413,7 +416,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
      * One numbered page of subscribers, newest first unless sorted otherwise (`created_at`,
      * `updated_at`, `email`, `status`); ties always end on the id, so pages never overlap.
      */
-    const listPage = Effect.fnUntraced(function*(principal: Principal, request: SubscriberPageRequest) {
+    const listPage = operation("Subscribers.listPage")(function*(principal: Principal, request: SubscriberPageRequest) {
       yield* authorize(principal, "subscribers:read")
       const organizationId = principal.organization.id
       const window = yield* pageWindow<SubscriberPageSort>(request, subscriberPageSorts, defaultPageSort)

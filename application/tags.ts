@@ -33,6 +33,7 @@ import { UnitOfWork } from "./ports/unit-of-work.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { insertTag } from "./support/tag-limits.js"
 import { makeTagNameResolver } from "./support/tag-names.js"
+import { operations } from "./support/operation.js"
 
 export interface NewTag {
   readonly name: string
@@ -112,6 +113,7 @@ const sortValue = (sort: TagSort) => (tag: Tag): string | number =>
 
 export class Tags extends Effect.Service<Tags>()("roster/Tags", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const tags = yield* TagRepository
     const assignments = yield* TagAssignments
     const unitOfWork = yield* UnitOfWork
@@ -134,7 +136,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
       )
     }
 
-    const create = Effect.fnUntraced(function*(principal: Principal, input: NewTag) {
+    const create = operation("Tags.create")(function*(principal: Principal, input: NewTag) {
       yield* authorize(principal, "tags:write")
       const displayName = yield* displayNameOf(input.displayName)
       const category = yield* categoryOf(input.category)
@@ -156,19 +158,19 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
       return yield* insertTag(tags, tag, "name")
     })
 
-    const get = Effect.fnUntraced(function*(principal: Principal, id: TagId) {
+    const get = operation("Tags.get")(function*(principal: Principal, id: TagId) {
       yield* authorize(principal, "tags:read")
       return yield* owned(principal.organization.id, id)
     })
 
-    const getByName = Effect.fnUntraced(function*(principal: Principal, name: string) {
+    const getByName = operation("Tags.getByName")(function*(principal: Principal, name: string) {
       yield* authorize(principal, "tags:read")
       const found = yield* tags.findByName(principal.organization.id, name)
       if (Option.isNone(found)) return yield* new ResourceNotFound({ resource: "tag", id: name })
       return found.value
     })
 
-    const list = Effect.fnUntraced(function*(principal: Principal, request: TagListRequest) {
+    const list = operation("Tags.list")(function*(principal: Principal, request: TagListRequest) {
       yield* authorize(principal, "tags:read")
       const organizationId = principal.organization.id
       const after = yield* positionFromCursor(request.cursor, request.sort, request.order)
@@ -180,7 +182,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
       return { items: page.items, total, nextCursor: page.nextCursor } satisfies TagPage
     })
 
-    const update = Effect.fnUntraced(function*(principal: Principal, id: TagId, changes: TagChanges) {
+    const update = operation("Tags.update")(function*(principal: Principal, id: TagId, changes: TagChanges) {
       yield* authorize(principal, "tags:write")
       const organizationId = principal.organization.id
       const displayName = yield* displayNameOf(changes.displayName)
@@ -206,7 +208,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
     })
 
     /** Deletes the tag; every subscriber that carried it gets a `tag.unsubscribed` event. */
-    const remove = Effect.fnUntraced(function*(principal: Principal, id: TagId) {
+    const remove = operation("Tags.remove")(function*(principal: Principal, id: TagId) {
       yield* authorize(principal, "tags:write")
       const organizationId = principal.organization.id
       yield* unitOfWork.transaction(Effect.gen(function*() {
@@ -231,7 +233,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
      * One numbered page of tags, by `name` unless sorted otherwise (`name`, `created_at`,
      * `subscriber_count`, `category`); ties always end on the id, so pages never overlap.
      */
-    const listPage = Effect.fnUntraced(function*(principal: Principal, request: TagPageRequest) {
+    const listPage = operation("Tags.listPage")(function*(principal: Principal, request: TagPageRequest) {
       yield* authorize(principal, "tags:read")
       const organizationId = principal.organization.id
       const window = yield* pageWindow<TagPageSort>(request, tagPageSorts, defaultPageSort)
@@ -250,7 +252,7 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
      * otherwise it is refused, naming its place (`tags[2]`). Tags made here go with the
      * transaction around the call, if there is one.
      */
-    const resolveNames = Effect.fnUntraced(
+    const resolveNames = operation("Tags.resolveNames")(
       function*(principal: Principal, names: ReadonlyArray<string>, options: ResolveNamesOptions) {
         yield* authorize(principal, "tags:read")
         return yield* unitOfWork.transaction(

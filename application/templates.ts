@@ -19,6 +19,7 @@ import {
   templateSubscriber,
   unsubscribeUrl
 } from "./support/template-scope.js"
+import { operations } from "./support/operation.js"
 
 export interface NewTemplate {
   readonly name: string
@@ -65,6 +66,7 @@ const requireBody = (html: string | null, text: string | null) =>
  */
 export class Templates extends Effect.Service<Templates>()("roster/Templates", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const templates = yield* TemplateRepository
     const engine = yield* TemplateEngine
     const subscribers = yield* SubscriberRepository
@@ -76,7 +78,7 @@ export class Templates extends Effect.Service<Templates>()("roster/Templates", {
     const owned = (principal: Principal, id: TemplateId) =>
       requireOwned("template", id, templates.findById(principal.organization.id, id), () => templates.organizationOf(id))
 
-    const create = Effect.fnUntraced(function*(principal: Principal, input: NewTemplate) {
+    const create = operation("Templates.create")(function*(principal: Principal, input: NewTemplate) {
       yield* authorize(principal, "templates:write")
       const html = input.html ?? null
       const text = input.text ?? null
@@ -97,13 +99,13 @@ export class Templates extends Effect.Service<Templates>()("roster/Templates", {
       return template
     })
 
-    const get = Effect.fnUntraced(function*(principal: Principal, id: TemplateId) {
+    const get = operation("Templates.get")(function*(principal: Principal, id: TemplateId) {
       yield* authorize(principal, "templates:read")
       return yield* owned(principal, id)
     })
 
     /** One page of the organization's templates, oldest first. */
-    const list = Effect.fnUntraced(function*(
+    const list = operation("Templates.list")(function*(
       principal: Principal,
       query: { readonly limit: number; readonly cursor?: string | undefined }
     ) {
@@ -117,7 +119,7 @@ export class Templates extends Effect.Service<Templates>()("roster/Templates", {
       return { ...cutPage(rows, query.limit, LIST_SORT, "asc", (t) => t.createdAt.toISOString()), total }
     })
 
-    const listPage = Effect.fnUntraced(function*(principal: Principal, request: PageNumberRequest) {
+    const listPage = operation("Templates.listPage")(function*(principal: Principal, request: PageNumberRequest) {
       yield* authorize(principal, "templates:read")
       const window = yield* pageWindow(request, [], [])
       const organizationId = principal.organization.id
@@ -128,7 +130,7 @@ export class Templates extends Effect.Service<Templates>()("roster/Templates", {
       return numberedPage(items, total, request)
     })
 
-    const update = Effect.fnUntraced(function*(principal: Principal, id: TemplateId, changes: TemplateChanges) {
+    const update = operation("Templates.update")(function*(principal: Principal, id: TemplateId, changes: TemplateChanges) {
       yield* authorize(principal, "templates:write")
       const current = yield* owned(principal, id)
       const next = {
@@ -144,7 +146,7 @@ export class Templates extends Effect.Service<Templates>()("roster/Templates", {
       return updated
     })
 
-    const remove = Effect.fnUntraced(function*(principal: Principal, id: TemplateId) {
+    const remove = operation("Templates.remove")(function*(principal: Principal, id: TemplateId) {
       yield* authorize(principal, "templates:write")
       yield* owned(principal, id)
       yield* templates.delete(principal.organization.id, id)
@@ -154,7 +156,7 @@ export class Templates extends Effect.Service<Templates>()("roster/Templates", {
      * Renders the template for a subscriber of the organization (a sample one when none is named)
      * with the caller's data, as a send would, except that its links carry no real token.
      */
-    const preview = Effect.fnUntraced(function*(
+    const preview = operation("Templates.preview")(function*(
       principal: Principal,
       id: TemplateId,
       request: TemplatePreviewRequest

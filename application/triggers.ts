@@ -26,6 +26,7 @@ import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { requireFound } from "./support/ownership.js"
+import { operations } from "./support/operation.js"
 
 export interface NewTrigger {
   readonly name: string
@@ -56,6 +57,7 @@ const noFirings = { pending: 0, sent: 0, skipped: 0, failed: 0 } as const
  */
 export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const triggers = yield* TriggerRepository
     const templates = yield* TemplateRepository
     const tags = yield* TagRepository
@@ -86,7 +88,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
         }
       })
 
-    const create = Effect.fnUntraced(function*(principal: Principal, input: NewTrigger) {
+    const create = operation("Triggers.create")(function*(principal: Principal, input: NewTrigger) {
       yield* authorize(principal, "triggers:write")
       const at = yield* now
       const trigger = new EmailTrigger({
@@ -108,12 +110,12 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
       return yield* record(trigger)
     })
 
-    const get = Effect.fnUntraced(function*(principal: Principal, id: TriggerId) {
+    const get = operation("Triggers.get")(function*(principal: Principal, id: TriggerId) {
       yield* authorize(principal, "triggers:read")
       return yield* record(yield* owned(principal, id))
     })
 
-    const list = Effect.fnUntraced(function*(
+    const list = operation("Triggers.list")(function*(
       principal: Principal,
       query: { readonly limit: number; readonly cursor?: string | undefined }
     ) {
@@ -128,7 +130,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
       return { items: yield* withFirings(page.items), nextCursor: page.nextCursor, total }
     })
 
-    const listPage = Effect.fnUntraced(function*(principal: Principal, request: PageNumberRequest) {
+    const listPage = operation("Triggers.listPage")(function*(principal: Principal, request: PageNumberRequest) {
       yield* authorize(principal, "triggers:read")
       const window = yield* pageWindow(request, [], [])
       const organizationId = principal.organization.id
@@ -140,7 +142,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
     })
 
     /** Fields left out stay; `status: "paused"` stops new firings, and waiting ones wait until it is active again. */
-    const update = Effect.fnUntraced(function*(principal: Principal, id: TriggerId, changes: TriggerChanges) {
+    const update = operation("Triggers.update")(function*(principal: Principal, id: TriggerId, changes: TriggerChanges) {
       yield* authorize(principal, "triggers:write")
       const current = yield* owned(principal, id)
       const event = changes.event ?? current.event
@@ -162,7 +164,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
       return yield* record(next)
     })
 
-    const remove = Effect.fnUntraced(function*(principal: Principal, id: TriggerId) {
+    const remove = operation("Triggers.remove")(function*(principal: Principal, id: TriggerId) {
       yield* authorize(principal, "triggers:write")
       yield* owned(principal, id)
       yield* triggers.delete(principal.organization.id, id)
@@ -179,6 +181,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
  */
 export class TriggerFiring extends Effect.Service<TriggerFiring>()("roster/TriggerFiring", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const triggers = yield* TriggerRepository
     const templates = yield* TemplateRepository
     const subscribers = yield* SubscriberRepository
@@ -224,12 +227,12 @@ export class TriggerFiring extends Effect.Service<TriggerFiring>()("roster/Trigg
       })
 
     /** Fires up to `limit` due firings; how many. */
-    const fireDue = (limit: number, leaseMs: number) =>
+    const fireDue = operation("TriggerFiring.fireDue")((limit: number, leaseMs: number) =>
       Effect.gen(function*() {
         const due = yield* triggers.claimDue(yield* now, limit, leaseMs)
         yield* Effect.forEach(due, fireOne, { discard: true })
         return due.length
-      })
+      }))
 
     return { fireDue } as const
   }),

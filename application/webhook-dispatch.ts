@@ -21,6 +21,7 @@ import { type LeasedDelivery, WebhookDeliveryRepository } from "./ports/webhook-
 import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.js"
 import { WebhookTransport } from "./ports/webhook-transport.js"
 import { isImportEvent } from "./support/event-payloads.js"
+import { operations } from "./support/operation.js"
 
 /** The shortest lease that still outlasts a send. */
 export const MIN_LEASE_MS = DELIVERY_TIMEOUT_MS + 2_000
@@ -53,6 +54,7 @@ export interface ClaimRequest {
  */
 export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/WebhookDispatch", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const outbox = yield* Outbox
     const triggers = yield* TriggerRepository
     const endpoints = yield* WebhookEndpointRepository
@@ -65,7 +67,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
      * Takes up to `limit` recorded events and makes a delivery, due at once, for every active
      * endpoint of the event's organization that hears its kind.
      */
-    const fanOut = (limit: number): Effect.Effect<FanOutResult> =>
+    const fanOut = operation("WebhookDispatch.fanOut")((limit: number): Effect.Effect<FanOutResult> =>
       unitOfWork.transaction(Effect.gen(function*() {
         const events = yield* outbox.claimUndispatched(limit)
         if (events.length === 0) return { events: 0, deliveries: 0 }
@@ -94,7 +96,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         yield* triggers.recordFirings(events.filter((event) => !isImportEvent(event)), at)
         yield* outbox.markDispatched(events.map((event) => event.id))
         return { events: events.length, deliveries: made.length }
-      }))
+      })))
 
     /** Disables the endpoint; its pending deliveries wait, out of every claim, until it is resumed. */
     const disable = (endpoint: WebhookEndpoint, reason: WebhookDisabledReason, at: Date) =>
@@ -109,7 +111,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
       )
 
     /** Sends one leased delivery and records the attempt; then what the answer means for the endpoint. */
-    const attempt = (leased: LeasedDelivery, leaseToken: string) =>
+    const attempt = operation("WebhookDispatch.attempt")((leased: LeasedDelivery, leaseToken: string) =>
       Effect.gen(function*() {
         const { delivery, endpoint, event } = leased
         const at = yield* now
@@ -165,10 +167,10 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
             }
           }
         }
-      })
+      }))
 
     /** Leases up to `limit` due deliveries for this caller alone, until the lease runs out. */
-    const claimDue = (request: ClaimRequest): Effect.Effect<LeasedBatch> =>
+    const claimDue = operation("WebhookDispatch.claimDue")((request: ClaimRequest): Effect.Effect<LeasedBatch> =>
       Effect.gen(function*() {
         const at = yield* now
         const leaseToken = yield* ids.next
@@ -180,7 +182,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
           skipEndpoints: request.skipEndpoints
         })
         return { leased, leaseToken }
-      })
+      }))
 
     /**
      * Leases up to `limit` due deliveries, sends them side by side and waits for them all: one
@@ -188,25 +190,25 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
      * claims and attempts on its own schedule instead. The batch is not interrupted: each send ends
      * within the delivery time-out. How many it sent.
      */
-    const deliverDue = (limit: number, leaseMs: number) =>
+    const deliverDue = operation("WebhookDispatch.deliverDue")((limit: number, leaseMs: number) =>
       Effect.flatMap(claimDue({ limit, leaseMs }), ({ leaseToken, leased }) =>
         Effect.as(
           Effect.forEach(leased, (item) => attempt(item, leaseToken), { concurrency: "unbounded", discard: true }),
           leased.length
-        )).pipe(Effect.uninterruptible)
+        )).pipe(Effect.uninterruptible))
 
     /**
      * Forgets webhook history older than {@link WEBHOOK_HISTORY_RETENTION_MS}: finished deliveries
      * with their attempts, then dispatched events no delivery refers to. Up to `limit` of each;
      * how many rows it deleted.
      */
-    const pruneHistory = (limit: number) =>
+    const pruneHistory = operation("WebhookDispatch.pruneHistory")((limit: number) =>
       Effect.gen(function*() {
         const before = new Date((yield* now).getTime() - WEBHOOK_HISTORY_RETENTION_MS)
         const deliveriesPruned = yield* deliveries.pruneFinished(before, limit)
         const eventsPruned = yield* outbox.pruneDispatched(before, limit)
         return Math.max(deliveriesPruned, eventsPruned)
-      })
+      }))
 
     return { fanOut, claimDue, attempt, deliverDue, pruneHistory } as const
   })

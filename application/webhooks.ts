@@ -29,6 +29,7 @@ import { WebhookDeliveryRepository } from "./ports/webhook-delivery-repository.j
 import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.js"
 import { WebhookTransport } from "./ports/webhook-transport.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { operations } from "./support/operation.js"
 
 export interface NewWebhookEndpoint {
   readonly url: string
@@ -59,6 +60,7 @@ export const WEBHOOK_STATS_SPAN_MS = 7 * 24 * 3_600_000
 
 export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const endpoints = yield* WebhookEndpointRepository
     const deliveries = yield* WebhookDeliveryRepository
     const transport = yield* WebhookTransport
@@ -71,7 +73,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     const owned = (principal: Principal, id: WebhookEndpointId) =>
       requireOwned("webhook", id, endpoints.findById(principal.organization.id, id), () => endpoints.organizationOf(id))
 
-    const create = Effect.fnUntraced(function*(principal: Principal, input: NewWebhookEndpoint) {
+    const create = operation("Webhooks.create")(function*(principal: Principal, input: NewWebhookEndpoint) {
       yield* authorize(principal, "webhooks:manage")
       yield* transport.checkTarget(input.url, "url")
       const at = yield* now
@@ -99,17 +101,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       return endpoint
     })
 
-    const list = Effect.fnUntraced(function*(principal: Principal) {
+    const list = operation("Webhooks.list")(function*(principal: Principal) {
       yield* authorize(principal, "webhooks:manage")
       return yield* endpoints.listByOrganization(principal.organization.id)
     })
 
-    const get = Effect.fnUntraced(function*(principal: Principal, id: WebhookEndpointId) {
+    const get = operation("Webhooks.get")(function*(principal: Principal, id: WebhookEndpointId) {
       yield* authorize(principal, "webhooks:manage")
       return yield* owned(principal, id)
     })
 
-    const update = Effect.fnUntraced(function*(
+    const update = operation("Webhooks.update")(function*(
       principal: Principal,
       id: WebhookEndpointId,
       changes: WebhookEndpointChanges
@@ -138,14 +140,14 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       return updated
     })
 
-    const remove = Effect.fnUntraced(function*(principal: Principal, id: WebhookEndpointId) {
+    const remove = operation("Webhooks.remove")(function*(principal: Principal, id: WebhookEndpointId) {
       yield* authorize(principal, "webhooks:manage")
       yield* owned(principal, id)
       yield* endpoints.delete(principal.organization.id, id)
     })
 
     /** A new signing secret, shown this once; the old one keeps signing beside it for 24 hours. */
-    const regenerateSecret = Effect.fnUntraced(function*(
+    const regenerateSecret = operation("Webhooks.regenerateSecret")(function*(
       principal: Principal,
       id: WebhookEndpointId
     ) {
@@ -160,7 +162,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
      * Sends a `webhook.test` message to the endpoint at once, signed like any delivery, and reports
      * what came back. It is not recorded as a delivery.
      */
-    const test = Effect.fnUntraced(function*(principal: Principal, id: WebhookEndpointId) {
+    const test = operation("Webhooks.test")(function*(principal: Principal, id: WebhookEndpointId) {
       yield* authorize(principal, "webhooks:manage")
       const endpoint = yield* owned(principal, id)
       const at = yield* now
@@ -189,7 +191,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     })
 
     /** The endpoint's deliveries, newest first, each with its attempts. */
-    const listDeliveries = Effect.fnUntraced(function*(
+    const listDeliveries = operation("Webhooks.listDeliveries")(function*(
       principal: Principal,
       id: WebhookEndpointId,
       query: {
@@ -222,7 +224,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
         onSome: (history: WebhookDeliveryHistory) => Effect.succeed(history)
       })
 
-    const getDelivery = Effect.fnUntraced(function*(
+    const getDelivery = operation("Webhooks.getDelivery")(function*(
       principal: Principal,
       endpointId: WebhookEndpointId,
       deliveryId: WebhookDeliveryId
@@ -239,7 +241,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
      * Sends a delivery again as soon as a worker is free, whatever became of it: a new attempt with
      * the same `webhook-id`. An endpoint that is disabled holds it until resumed.
      */
-    const retryDelivery = Effect.fnUntraced(function*(
+    const retryDelivery = operation("Webhooks.retryDelivery")(function*(
       principal: Principal,
       endpointId: WebhookEndpointId,
       deliveryId: WebhookDeliveryId
@@ -253,7 +255,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     const statsSince = Effect.map(now, (at) => ({ at, since: new Date(at.getTime() - WEBHOOK_STATS_SPAN_MS) }))
 
     /** The endpoint's attempts of the last seven days. */
-    const stats = Effect.fnUntraced(function*(principal: Principal, id: WebhookEndpointId) {
+    const stats = operation("Webhooks.stats")(function*(principal: Principal, id: WebhookEndpointId) {
       yield* authorize(principal, "webhooks:manage")
       const endpoint = yield* owned(principal, id)
       const { since } = yield* statsSince
@@ -266,7 +268,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     })
 
     /** Every endpoint's attempts of the last seven days, with how many endpoints are active and disabled. */
-    const globalStats = Effect.fnUntraced(function*(principal: Principal) {
+    const globalStats = operation("Webhooks.globalStats")(function*(principal: Principal) {
       yield* authorize(principal, "webhooks:manage")
       const { since } = yield* statsSince
       const all = yield* endpoints.listByOrganization(principal.organization.id)

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { now } from "./support/clock.js"
 import { type Backlog, WorkBacklog, type WorkBacklogSnapshot } from "./ports/work-backlog.js"
+import { operations } from "./support/operation.js"
 
 /** The kinds of work whose lag tells whether workers keep up. */
 export type WatchedWork = "events" | "webhook_deliveries" | "emails" | "scheduled_campaigns" | "trigger_firings" | "imports"
@@ -31,9 +32,10 @@ export const lagSeconds = (backlog: Backlog, at: Date): number | null =>
  */
 export class WorkerHealth extends Effect.Service<WorkerHealth>()("roster/WorkerHealth", {
   effect: Effect.gen(function*() {
+    const operation = yield* operations
     const backlog = yield* WorkBacklog
 
-    const check = Effect.fnUntraced(function*(maxLagSeconds: number) {
+    const check = operation("WorkerHealth.check")(function*(maxLagSeconds: number) {
       const at = yield* now
       const snapshot = yield* backlog.snapshot(at)
       const watched: ReadonlyArray<readonly [WatchedWork, Backlog]> = [

@@ -21,7 +21,7 @@ export { CurrentSessionUser } from "./shared/current-session-user.js"
 export { type ErrorCode, errorCatalog, errorCodes } from "./shared/error-catalog.js"
 export { HttpSettings, type HttpSettingsShape } from "./shared/http-settings.js"
 export { ProviderEventReaders, type ProviderEventReadersShape } from "./shared/provider-event-readers.js"
-export { CurrentRequestId, loggablePath, RequestLine } from "./shared/request-log.js"
+export { CurrentRequestId, loggablePath, RequestLine, traceableAttribute } from "./shared/request-log.js"
 export { SESSION_COOKIE } from "./shared/session-cookie.js"
 
 const MAX_PATH_PARAMETER_LENGTH = 1024
@@ -80,6 +80,12 @@ export interface HttpServerOptions {
   readonly host: string
   /** Whether the form's direct lane serves its busiest requests (shared/direct-lane.ts); on unless `false`. */
   readonly directLane?: boolean
+  /**
+   * Whether each request runs in a span (`http.server POST`, its parent taken from a
+   * `traceparent` header); off unless `true`. A traced server has no direct lane: every request
+   * goes through the HttpApi, whose middleware makes the span.
+   */
+  readonly traced?: boolean
 }
 
 /**
@@ -98,15 +104,18 @@ const directLaneOf = (form: WireForm, settings: HttpSettingsShape) =>
     : Effect.succeed<DirectLane | undefined>(undefined)
 
 /** A form listening on a Node HTTP server; the server stays open while the layer lives. */
-export const makeHttpServerLive = (options: HttpServerOptions) =>
-  makeHttpApiLive(options.form, options.settings, options.eventReaders).pipe(
+export const makeHttpServerLive = (options: HttpServerOptions) => {
+  const served = makeHttpApiLive(options.form, options.settings, options.eventReaders).pipe(
     Layer.provideMerge(Layer.unwrapEffect(Effect.map(
-      options.directLane === false ? Effect.succeed(undefined) : directLaneOf(options.form, options.settings),
+      options.directLane === false || options.traced === true
+        ? Effect.succeed(undefined)
+        : directLaneOf(options.form, options.settings),
       (lane) =>
       NodeHttpServer.layer(
         () => lane === undefined ? createServer() : withDirectLane(createServer(), lane),
         { port: options.port, host: options.host }
-      )))),
-    // No span per request (its URL parsed, its headers copied): no traces are exported.
-    HttpMiddleware.withTracerDisabledWhen(() => true)
+      ))))
   )
+  // Untraced, no span per request (its URL parsed, its headers copied).
+  return options.traced === true ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true)
+}

@@ -1,7 +1,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Redacted, Stream } from "effect"
+import { Context, Duration, Effect, FiberRef, Layer, Redacted, Stream } from "effect"
 import pg from "pg"
 import { to as copyTo } from "pg-copy-streams"
 import { type CopyRow, makeCopyTextReader } from "./copy-text.js"
@@ -97,21 +97,33 @@ const makeCopyOut = (pool: pg.Pool) => (query: string, batchSize: number) =>
     ({ stream }) => Stream.fromAsyncIterable(copyBatches(stream, batchSize), copyFailed)
   ))
 
-const makePgStatements = (pool: pg.Pool): PgStatements["Type"] => {
+/**
+ * `traced`: each statement in a span as @effect/sql makes one (`sql.execute`, with the statement's
+ * text); read once, from the tracer's switch where the layer is made.
+ */
+const makePgStatements = (pool: pg.Pool, traced: boolean): PgStatements["Type"] => {
   const shapes: RowShapes = new Map()
   const submit = (pool.query as unknown as SubmitQuery).bind(pool)
+  const run: PgStatements["Type"]["run"] = (name, text, values) =>
+    Effect.async((resume) => {
+      submit(new PreparedQuery(name, text, values, shapes), (cause, rows) => {
+        resume(
+          cause
+            ? Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
+            : Effect.succeed(rows!)
+        )
+      })
+    })
   return {
     copyOut: makeCopyOut(pool),
-    run: (name, text, values) =>
-      Effect.async((resume) => {
-        submit(new PreparedQuery(name, text, values, shapes), (cause, rows) => {
-          resume(
-            cause
-              ? Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
-              : Effect.succeed(rows!)
-          )
+    run: traced
+      ? (name, text, values) =>
+        Effect.withSpan(run(name, text, values), "sql.execute", {
+          kind: "client",
+          captureStackTrace: false,
+          attributes: { "db.system.name": "postgresql", "db.operation.name": "execute", "db.query.text": text }
         })
-      })
+      : run
   }
 }
 
@@ -158,6 +170,9 @@ export const makePgClient = (
       Layer.merge(
         // The pool ends with this layer, not with the client.
         PgClient.layerFromPool({ applicationName: "roster", acquire: Effect.succeed(pool) }),
-        Layer.succeed(PgStatements, makePgStatements(pool))
+        Layer.effect(
+          PgStatements,
+          Effect.map(FiberRef.get(FiberRef.currentTracerEnabled), (traced) => makePgStatements(pool, traced))
+        )
       )
   ))

@@ -1,8 +1,9 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { describeLimits, loadConfig } from "../shared/config.js"
 import { runProgram } from "../shared/launch.js"
-import { describeDatabase } from "../shared/layers.js"
+import { describeDatabase, tracingLayer } from "../shared/layers.js"
 import { serverLayer } from "../shared/server.js"
+import { traceableAttribute } from "../../adapters/http/index.js"
 
 /** `npm run api`: the HTTP API alone. Runs pending migrations at start unless MIGRATE=false. */
 const main = Effect.map(loadConfig, (config) => ({
@@ -11,7 +12,7 @@ const main = Effect.map(loadConfig, (config) => ({
     Effect.zipRight(
       Effect.logInfo(`Roster API listening on ${url} (${config.apiForm} form, ${describeDatabase(config)})`),
       Effect.logInfo(describeLimits(config))
-    ))
+    )).pipe(Layer.provide(tracingLayer(config, "roster-api", { attribute: traceableAttribute })))
 }))
 
 runProgram(main)

@@ -56,6 +56,27 @@ const DEFAULT_IMPORT_MAX_BYTES = 100 * 1024 * 1024
 /** The largest IMPORT_MAX_BYTES may be. */
 const MAX_IMPORT_MAX_BYTES = 1024 * 1024 * 1024
 
+/**
+ * The headers of OTEL_EXPORTER_OTLP_HEADERS (`name=value,name=value`, values percent-encoded as
+ * OpenTelemetry specifies), or `undefined` when a pair has no `=` or
+ * its name is not a header name.
+ */
+export const otlpHeadersOf = (text: string): Record<string, string> | undefined => {
+  const headers: Record<string, string> = {}
+  for (const pair of text.split(",")) {
+    if (pair.trim() === "") continue
+    const at = pair.indexOf("=")
+    const name = pair.slice(0, at).trim()
+    if (at < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return undefined
+    try {
+      headers[name] = decodeURIComponent(pair.slice(at + 1).trim())
+    } catch {
+      return undefined
+    }
+  }
+  return headers
+}
+
 export const LogFormat = Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.option)
 
 export const RosterConfig = Config.all({
@@ -135,6 +156,18 @@ export const RosterConfig = Config.all({
   ),
   workerMetricsPort: Config.port("WORKER_METRICS_PORT").pipe(Config.option),
   migrate: flag("MIGRATE", true),
+  otlpEndpoint: url("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(Config.option),
+  otlpHeaders: Config.redacted("OTEL_EXPORTER_OTLP_HEADERS").pipe(
+    Config.validate({
+      message: "OTEL_EXPORTER_OTLP_HEADERS: must be name=value pairs separated by commas, such as x-api-key=secret",
+      validation: (r) => otlpHeadersOf(Redacted.value(r)) !== undefined
+    }),
+    Config.option
+  ),
+  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(
+    Config.validate({ message: "OTEL_SERVICE_NAME: must not be empty when set", validation: (s) => s.trim() !== "" }),
+    Config.option
+  ),
   logLevel: logLevel.pipe(Config.withDefault(LogLevel.Info)),
   logFormat: LogFormat
 }).pipe(

@@ -19,10 +19,11 @@ import { makeResendDomainVerifier, makeResendMailer } from "../../adapters/resen
 import { makeTokenSignerLive } from "../../adapters/jose/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 import { makeStripePaymentGateway } from "../../adapters/stripe/index.js"
+import { makeOtlpTracingLive } from "../../adapters/opentelemetry/index.js"
 import { UnconfiguredPaymentGatewayLive } from "../../adapters/in-process/index.js"
 import { BillingSettings, Limits, OutgoingMailConfig } from "@roster/application"
-import { Data, Effect, FiberRef, HashSet, Layer, Logger, LogLevel, Option } from "effect"
-import { limitPolicyOf, publicBaseUrl, type RosterConfig } from "./config.js"
+import { Data, Effect, FiberRef, HashSet, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { limitPolicyOf, otlpHeadersOf, publicBaseUrl, type RosterConfig } from "./config.js"
 import { bufferedJsonLogger, prettyLogger, requestLineJson } from "./logging.js"
 
 export { describeDatabase, MigrationsLive, persistenceLayer } from "./persistence.js"
@@ -121,10 +122,7 @@ export const emailLayer = (config: RosterConfig) =>
 export const webhookTransportLayer = (config: RosterConfig) =>
   makeHttpWebhookTransport({ allowPrivateTargets: config.webhookAllowPrivateTargets })
 
-/**
- * Log level and format (JSON in production or off a terminal, pretty on a terminal), and traces,
- * which are off: nothing exports them, and every span is work on every request.
- */
+/** Log level and format: JSON in production or off a terminal, pretty on a terminal. */
 export const loggerLayer = (config: RosterConfig) => {
   const format = Option.getOrElse(config.logFormat, () =>
     config.nodeEnv === "production" || !process.stdout.isTTY ? "json" as const : "pretty" as const)
@@ -139,10 +137,36 @@ export const loggerLayer = (config: RosterConfig) => {
     Layer.succeed(RequestLines, {
       logged: !LogLevel.greaterThan(config.logLevel, LogLevel.Info),
       write: output === undefined ? undefined : (requestId, line) => output.writeLine(requestLineJson(requestId, line))
-    }),
-    Layer.setTracerEnabled(false)
+    })
   )
 }
+
+/** Whether spans are made and sent: only when OTEL_EXPORTER_OTLP_ENDPOINT names a collector. */
+export const tracingOn = (config: RosterConfig): boolean => Option.isSome(config.otlpEndpoint)
+
+/**
+ * Traces, for a process's root (provided around everything else, which reads it when it is made):
+ * sent to OTEL_EXPORTER_OTLP_ENDPOINT as OTEL_SERVICE_NAME (else `serviceName`), with the headers
+ * of OTEL_EXPORTER_OTLP_HEADERS, each attribute passed through `options.attribute` (for a server,
+ * `traceableAttribute`: of a request, spans keep what logs keep). Without an endpoint the tracer
+ * is off and nothing makes a span: use cases run their operations untraced, and the HTTP server
+ * opens no span per request.
+ */
+export const tracingLayer = (
+  config: RosterConfig,
+  serviceName: string,
+  options: { readonly attribute?: (key: string, value: unknown) => unknown } = {}
+) =>
+  Option.match(config.otlpEndpoint, {
+    onNone: () => Layer.setTracerEnabled(false),
+    onSome: (endpoint) =>
+      makeOtlpTracingLive({
+        endpoint,
+        serviceName: Option.getOrElse(config.otelServiceName, () => serviceName),
+        headers: Option.getOrUndefined(Option.map(config.otlpHeaders, (text) => otlpHeadersOf(Redacted.value(text)))),
+        attribute: options.attribute
+      })
+  })
 
 /** The process's JSON log: one output buffer, and one logger on it, for every layer that logs. */
 let jsonOutput: ReturnType<typeof makeBufferedOutput> | undefined

@@ -5,7 +5,7 @@ import { readResendEvent } from "../../adapters/resend/index.js"
 import { stripePaymentEvents } from "../../adapters/stripe/index.js"
 import { applicationLayer } from "./application.js"
 import { httpSettingsOf, type RosterConfig } from "./config.js"
-import { loggerLayer } from "./layers.js"
+import { loggerLayer, tracingOn } from "./layers.js"
 
 /** The address a person can open: `localhost` for the wildcard addresses. */
 export const reachableAddress = (address: HttpServer.Address): string =>
@@ -15,7 +15,7 @@ export const reachableAddress = (address: HttpServer.Address): string =>
 
 /**
  * The API server over the configured adapters. `announce` runs once it listens, with the address
- * a person can open.
+ * a person can open. Provide `tracingLayer` around it.
  */
 export const serverLayer = <E, R>(
   config: RosterConfig,
@@ -30,7 +30,8 @@ export const serverLayer = <E, R>(
       settings: httpSettingsOf(config),
       eventReaders: { payment: stripePaymentEvents, email: readResendEvent },
       port: config.port,
-      host: config.host
+      host: config.host,
+      traced: tracingOn(config)
     })),
     Layer.provideMerge(applicationLayer(config)),
     Layer.provide(loggerLayer(config))

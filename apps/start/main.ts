@@ -4,8 +4,9 @@ import { workerSettingsLayer } from "../worker/settings.js"
 import { WorkerLive } from "../worker/worker.js"
 import { describeLimits, loadConfig, type RosterConfig } from "../shared/config.js"
 import { runProgram } from "../shared/launch.js"
-import { describeDatabase, loggerLayer } from "../shared/layers.js"
+import { describeDatabase, loggerLayer, tracingLayer } from "../shared/layers.js"
 import { serverLayer } from "../shared/server.js"
+import { traceableAttribute } from "../../adapters/http/index.js"
 
 /**
  * `npm start`: the API and the worker in one process, on zero-setup defaults (embedded database
@@ -53,7 +54,8 @@ const main = Effect.map(loadConfig, (config) => ({
   layer: WorkerLive.pipe(
     Layer.provide(workerSettingsLayer(config)),
     Layer.provideMerge(serverLayer(config, (url) => welcome(config, url))),
-    Layer.provide(loggerLayer(config))
+    Layer.provide(loggerLayer(config)),
+    Layer.provide(tracingLayer(config, "roster", { attribute: traceableAttribute }))
   )
 }))
 

@@ -1,4 +1,4 @@
-import { Cause, Duration, Effect, Layer, Schedule, type Scope } from "effect"
+import { Cause, Duration, Effect, FiberRef, Layer, Schedule, type Scope } from "effect"
 
 import { workerBatches, workerClaims, workerWakeUps } from "../../adapters/observability/index.js"
 
@@ -46,9 +46,13 @@ const pause = (job: Job, emptyRuns: number): Effect.Effect<void> => {
   return Effect.raceFirst(Effect.sleep(ms), woken)
 }
 
-/** One lane of a job: batch after batch, pausing when there was little to do. */
-const lane = (job: Job): Effect.Effect<never> => {
-  const counted = Effect.tap(job.run, (handled) =>
+/**
+ * One lane of a job: batch after batch, pausing when there was little to do. Where the tracer is
+ * on, each batch is a trace of its own (`job webhook delivery`), its statements and use cases in it.
+ */
+const lane = (job: Job, traced: boolean): Effect.Effect<never> => {
+  const run = traced ? Effect.withSpan(job.run, `job ${job.name}`, { root: true, captureStackTrace: false }) : job.run
+  const counted = Effect.tap(run, (handled) =>
     Effect.sync(() => {
       workerBatches.inc({ job: job.name })
       if (handled > 0) workerClaims.inc({ job: job.name }, handled)
@@ -75,11 +79,12 @@ const lane = (job: Job): Effect.Effect<never> => {
  * in its pause), so stopping waits only for the batches in hand.
  */
 export const runJobs = (jobs: ReadonlyArray<Job>): Effect.Effect<never> =>
-  Effect.forEach(
-    jobs.flatMap((job) => Array.from({ length: Math.max(1, job.lanes) }, () => job)),
-    lane,
-    { concurrency: "unbounded", discard: true }
-  ).pipe(Effect.zipRight(Effect.never))
+  Effect.flatMap(FiberRef.get(FiberRef.currentTracerEnabled), (traced) =>
+    Effect.forEach(
+      jobs.flatMap((job) => Array.from({ length: Math.max(1, job.lanes) }, () => job)),
+      (job) => lane(job, traced),
+      { concurrency: "unbounded", discard: true }
+    )).pipe(Effect.zipRight(Effect.never))
 
 /**
  * A job as a layer: made when the layer is built (with whatever it needs for the life of the

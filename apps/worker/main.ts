@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import { workerApplicationLayer } from "../shared/application.js"
 import { describeLimits, loadConfig } from "../shared/config.js"
 import { runProgram } from "../shared/launch.js"
-import { describeDatabase, loggerLayer } from "../shared/layers.js"
+import { describeDatabase, loggerLayer, tracingLayer } from "../shared/layers.js"
 import { workerMetricsLayer } from "./metrics-server.js"
 import { workerSettingsLayer } from "./settings.js"
 import { WorkerLive } from "./worker.js"
@@ -20,7 +20,8 @@ const main = Effect.gen(function*() {
     Layer.provide(workerMetricsLayer(config)),
     Layer.provide(workerSettingsLayer(config)),
     Layer.provide(workerApplicationLayer(config)),
-    Layer.provide(loggerLayer(config))
+    Layer.provide(loggerLayer(config)),
+    Layer.provide(tracingLayer(config, "roster-worker"))
   )
   return { config, layer }
 })

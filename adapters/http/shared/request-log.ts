@@ -18,6 +18,28 @@ const emailSegment = /[^/]*(?:@|%40)[^/]*/gi
 export const loggablePath = (path: string): string =>
   path.includes("@") || path.includes("%40") ? path.replace(emailSegment, "***") : path
 
+/**
+ * What a span keeps of a request's attributes (`attribute` of adapters/opentelemetry): the path
+ * and URL with email addresses masked, as logs keep them, and no query string or `Referer`, where
+ * preference and sign-in tokens travel.
+ */
+export const traceableAttribute = (key: string, value: unknown): unknown => {
+  switch (key) {
+    case "url.path":
+      return typeof value === "string" ? loggablePath(value) : value
+    case "url.full": {
+      if (typeof value !== "string" || !URL.canParse(value)) return undefined
+      const url = new URL(value)
+      return `${url.origin}${loggablePath(url.pathname)}`
+    }
+    case "url.query":
+    case "http.request.header.referer":
+      return undefined
+    default:
+      return value
+  }
+}
+
 /** The caller as a request line names it: the API key's id, or the session's user. */
 const credentialOf = (principal: Principal | undefined) => {
   if (principal === undefined) return { organization_id: null, credential: null }
