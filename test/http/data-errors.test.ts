@@ -187,8 +187,14 @@ for (const form of forms) {
 }
 
 /** The database error a statement fails with, as the repositories see it. */
-const refusal = (client: Layer.Layer<SqlClient.SqlClient, unknown>, statement: string) =>
-  Effect.runPromise(Effect.flip(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement))).pipe(Effect.provide(client), Effect.scoped))
+/** What the database answers to each statement, all asked of one client, by statement. */
+const refusals = (client: Layer.Layer<SqlClient.SqlClient, unknown>, statements: ReadonlyArray<string>) =>
+  Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.forEach(statements, (statement) => Effect.flip(sql.unsafe(statement)))).pipe(
+      Effect.map((errors) => new Map<string, unknown>(statements.map((statement, i) => [statement, errors[i]]))),
+      Effect.provide(client),
+      Effect.scoped
+    ))
 
 /** Statements PostgreSQL refuses with a data exception (SQLSTATE class 22), and the code each gives. */
 const dataExceptions = [
@@ -202,9 +208,13 @@ const dataExceptions = [
 ] as const
 
 const dataExceptionsAre400 = (client: () => Layer.Layer<SqlClient.SqlClient, unknown>) => {
+  let refused = new Map<string, unknown>()
+  beforeAll(async () => {
+    refused = await refusals(client(), dataExceptions.map(({ statement }) => statement))
+  })
   for (const { code, message, statement } of dataExceptions) {
     it(`${code} from the database is a 400 validation_error, in both forms`, async () => {
-      const error = await refusal(client(), statement)
+      const error = refused.get(statement)
       expect((error as { cause: { code: string } }).cause.code).toBe(code)
       for (const form of forms) {
         const server = await startHttpServer({ form, adapters: failingSubscriberRepository(error) })
