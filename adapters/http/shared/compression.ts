@@ -1,5 +1,6 @@
 import { HttpApp, HttpBody, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import Negotiator from "negotiator"
 import { brotliCompress, constants, gzip } from "node:zlib"
 
 /** Answers smaller than this go as they are: compressing them saves less than it costs. */
@@ -10,22 +11,18 @@ type Encoding = "br" | "gzip"
 /** Text answers compress well; images, archives and already-encoded bodies do not. */
 const compressible = /^(?:application\/(?:json|problem\+json|javascript|xml)|text\/)/
 
+const encodings: Array<Encoding> = ["br", "gzip"]
+
 /**
- * The encoding a client accepts that we prefer (Brotli, then gzip), from `Accept-Encoding`;
- * `undefined` when it accepts neither, or refuses both with `q=0`.
+ * The encoding to answer in, from `Accept-Encoding` (RFC 9110 quality values): the one the client
+ * ranks highest, Brotli where it ranks both alike; `undefined` when it accepts neither.
  */
-export const preferredEncoding = (acceptEncoding: string | undefined): Encoding | undefined => {
-  if (acceptEncoding === undefined) return undefined
-  const accepted = new Set<string>()
-  for (const part of acceptEncoding.toLowerCase().split(",")) {
-    const [name, ...parameters] = part.split(";").map((piece) => piece.trim())
-    const refused = parameters.some((parameter) => /^q=0(?:\.0*)?$/.test(parameter))
-    if (name !== undefined && name !== "" && !refused) accepted.add(name)
-  }
-  if (accepted.has("br")) return "br"
-  if (accepted.has("gzip") || accepted.has("*")) return "gzip"
-  return undefined
-}
+export const preferredEncoding = (acceptEncoding: string | undefined): Encoding | undefined =>
+  acceptEncoding === undefined
+    ? undefined
+    : new Negotiator({ headers: { "accept-encoding": acceptEncoding } }).encoding(encodings, { preferred: encodings }) as
+      | Encoding
+      | undefined
 
 const compress = (encoding: Encoding, bytes: Uint8Array) =>
   Effect.async<Uint8Array, Error>((resume) => {

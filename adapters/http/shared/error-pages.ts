@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import type { ErrorCodeEntry } from "./error-catalog.js"
+import { pageTemplate, renderPage } from "./page-templates.js"
 
 /** What `GET /errors/{code}` answers to clients that ask for JSON. */
 export const ErrorCodeDocument = Schema.Struct({
@@ -20,18 +21,12 @@ export const errorCodeDocument = (entry: ErrorCodeEntry, errorsBaseUrl: string):
   remedy: entry.remedy
 })
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
-
-/** A small self-contained page for people who follow a problem's `type` link. */
-export const errorCodePage = (entry: ErrorCodeEntry, errorsBaseUrl: string): string => {
-  const doc = errorCodeDocument(entry, errorsBaseUrl)
-  return `<!DOCTYPE html>
+const errorCodeTemplate = pageTemplate(`<!DOCTYPE html>
 <html lang="en">
 <head>
   <meta charset="utf-8" />
   <meta name="viewport" content="width=device-width, initial-scale=1" />
-  <title>${escapeHtml(doc.title)} (${doc.status}) · Roster errors</title>
+  <title>{{ title }} ({{ status }}) · Roster errors</title>
   <style>
     body { font-family: system-ui, sans-serif; max-width: 42rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.5; color: #1f2328; }
     code { background: #f3f4f6; padding: 0.1rem 0.3rem; border-radius: 4px; }
@@ -40,18 +35,21 @@ export const errorCodePage = (entry: ErrorCodeEntry, errorsBaseUrl: string): str
   </style>
 </head>
 <body>
-  <h1>${escapeHtml(doc.title)}</h1>
+  <h1>{{ title }}</h1>
   <dl>
-    <dt>Code</dt><dd><code>${escapeHtml(doc.code)}</code></dd>
-    <dt>HTTP status</dt><dd>${doc.status}</dd>
-    <dt>Problem type</dt><dd><code>${escapeHtml(doc.type)}</code></dd>
-    <dt>What it means</dt><dd>${escapeHtml(doc.meaning)}</dd>
-    <dt>What to do</dt><dd>${escapeHtml(doc.remedy)}</dd>
+    <dt>Code</dt><dd><code>{{ code }}</code></dd>
+    <dt>HTTP status</dt><dd>{{ status }}</dd>
+    <dt>Problem type</dt><dd><code>{{ type }}</code></dd>
+    <dt>What it means</dt><dd>{{ meaning }}</dd>
+    <dt>What to do</dt><dd>{{ remedy }}</dd>
   </dl>
 </body>
 </html>
-`
-}
+`)
+
+/** A small self-contained page for people who follow a problem's `type` link. */
+export const errorCodePage = (entry: ErrorCodeEntry, errorsBaseUrl: string): string =>
+  renderPage(errorCodeTemplate, errorCodeDocument(entry, errorsBaseUrl))
 
 /** Whether the Accept header asks for JSON rather than a page. */
 export const prefersJson = (accept: string | undefined): boolean => {

@@ -1,6 +1,8 @@
 import { DEFAULT_LOCALE, Locale } from "@roster/domain"
 import { Schema } from "effect"
+import Negotiator from "negotiator"
 import { createHash } from "node:crypto"
+import { pageTemplate, renderPage } from "./page-templates.js"
 
 /**
  * The page a sign-in email links to. Opening it signs no one in: its button calls
@@ -11,25 +13,18 @@ import { createHash } from "node:crypto"
 
 const isLocale = Schema.is(Locale)
 
+const locales = Locale.literals
+
 /**
  * The language of the page: `?locale=` when it names one we have, else the best of
- * `Accept-Language` (RFC 9110 quality values, primary tags), else English.
+ * `Accept-Language` (RFC 9110 quality values; `de-CH` is German), else English.
  */
 export const negotiateLocale = (requested: string | undefined, acceptLanguage: string | undefined): Locale => {
   const asked = requested?.trim().toLowerCase()
   if (asked !== undefined && isLocale(asked)) return asked
   if (acceptLanguage === undefined) return DEFAULT_LOCALE
-  let best: { readonly locale: Locale; readonly quality: number } | undefined
-  for (const part of acceptLanguage.split(",").slice(0, 50)) {
-    const [range, ...parameters] = part.split(";").map((s) => s.trim())
-    const primary = range?.split("-")[0]?.toLowerCase()
-    if (primary === undefined || !isLocale(primary)) continue
-    const q = parameters.find((p) => p.toLowerCase().startsWith("q="))
-    const quality = q === undefined ? 1 : Number(q.slice(2))
-    if (!Number.isFinite(quality) || quality <= 0) continue
-    if (best === undefined || quality > best.quality) best = { locale: primary, quality }
-  }
-  return best?.locale ?? DEFAULT_LOCALE
+  const best = new Negotiator({ headers: { "accept-language": acceptLanguage } }).language(locales)
+  return best !== undefined && isLocale(best) ? best : DEFAULT_LOCALE
 }
 
 interface PageText {
@@ -74,9 +69,6 @@ const texts: Readonly<Record<Locale, PageText>> = {
   }
 }
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
-
 /** The same in every language: it reads the token from the page's own address, never from the HTML. */
 const script = `
 (function () {
@@ -108,7 +100,10 @@ const script = `
           show("signed-in");
           return;
         }
-        var code = typeof body.type === "string" ? body.type.split("/").pop() : "";
+        // The reference form names the problem by its type's last segment, the overview form by error.code.
+        var code = typeof body.type === "string" ? body.type.split("/").pop()
+          : body.error && typeof body.error.code === "string" ? body.error.code
+          : "";
         show(code === "magic_link_expired" ? "expired"
           : code === "magic_link_already_used" ? "used"
           : code === "invalid_token" ? "invalid"
@@ -153,32 +148,31 @@ export const signInPageHeaders: Readonly<Record<string, string>> = {
   "X-Frame-Options": "DENY"
 }
 
-export const signInPage = (locale: Locale): string => {
-  const t = texts[locale]
-  return `<!DOCTYPE html>
-<html lang="${locale}">
+const signInTemplate = pageTemplate(`<!DOCTYPE html>
+<html lang="{{ locale }}">
 <head>
   <meta charset="utf-8" />
   <meta name="viewport" content="width=device-width, initial-scale=1" />
   <meta name="referrer" content="no-referrer" />
-  <title>${escapeHtml(t.title)}</title>
+  <title>{{ t.title }}</title>
   <style>${style}</style>
 </head>
 <body>
   <main>
-    <h1>${escapeHtml(t.title)}</h1>
-    <p class="note">${escapeHtml(t.intro)}</p>
-    <p><button id="sign-in" type="button">${escapeHtml(t.button)}</button></p>
-    <p id="working" class="note" hidden>${escapeHtml(t.working)}</p>
-    <p id="signed-in" hidden>${escapeHtml(t.signedIn)} <strong id="email"></strong>.</p>
-    <p id="expired" class="error" hidden>${escapeHtml(t.expired)}</p>
-    <p id="used" class="error" hidden>${escapeHtml(t.used)}</p>
-    <p id="invalid" class="error" hidden>${escapeHtml(t.invalid)}</p>
-    <p id="missing" class="error" hidden>${escapeHtml(t.missing)}</p>
-    <p id="failed" class="error" hidden>${escapeHtml(t.failed)}</p>
+    <h1>{{ t.title }}</h1>
+    <p class="note">{{ t.intro }}</p>
+    <p><button id="sign-in" type="button">{{ t.button }}</button></p>
+    <p id="working" class="note" hidden>{{ t.working }}</p>
+    <p id="signed-in" hidden>{{ t.signedIn }} <strong id="email"></strong>.</p>
+    <p id="expired" class="error" hidden>{{ t.expired }}</p>
+    <p id="used" class="error" hidden>{{ t.used }}</p>
+    <p id="invalid" class="error" hidden>{{ t.invalid }}</p>
+    <p id="missing" class="error" hidden>{{ t.missing }}</p>
+    <p id="failed" class="error" hidden>{{ t.failed }}</p>
   </main>
   <script>${script}</script>
 </body>
 </html>
-`
-}
+`)
+
+export const signInPage = (locale: Locale): string => renderPage(signInTemplate, { locale, t: texts[locale] })

@@ -1,6 +1,7 @@
 import type { Locale } from "@roster/domain"
-import { Liquid, type Template } from "liquidjs"
+import type { Template } from "liquidjs"
 import { createHash } from "node:crypto"
+import { pageTemplate, renderPage } from "./page-templates.js"
 
 /**
  * The pages subscribers see (their preferences, unsubscribing, erasure, and a link that no longer
@@ -15,15 +16,6 @@ import { createHash } from "node:crypto"
  * tag's row is kept small for the same reason: one form for the whole list, no whitespace, no
  * end tags HTML lets go.
  */
-
-const engine = new Liquid({
-  templates: {},
-  relativeReference: false,
-  strictVariables: true,
-  strictFilters: true,
-  ownPropertyOnly: true,
-  outputEscape: "escape"
-})
 
 const style = `
 body { font-family: system-ui, sans-serif; max-width: 34rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.5; color: #1f2328; }
@@ -61,7 +53,7 @@ export const subscriberPageHeaders: Readonly<Record<string, string>> = {
 }
 
 const layout = (body: string) =>
-  engine.parse(`<!DOCTYPE html>
+  pageTemplate(`<!DOCTYPE html>
 <html lang="{{ locale }}">
 <head>
   <meta charset="utf-8" />
@@ -284,7 +276,7 @@ const templateOf = (kind: PageKind, locale: Locale) => {
     found = templates[kind](locale)
     parsed.set(key, found)
   }
-  return found as Array<Template>
+  return found
 }
 
 export interface SubscriberPageScope {
@@ -300,7 +292,7 @@ export interface SubscriberPageScope {
 
 /** A subscriber page in `locale`; every value of `scope` is escaped. */
 export const subscriberPage = (kind: PageKind, locale: Locale, scope: SubscriberPageScope = {}): string =>
-  String(engine.renderSync(templateOf(kind, locale), {
+  renderPage(templateOf(kind, locale), {
     locale,
     t: texts[locale][kind],
     organization: scope.organization ?? "",
@@ -312,4 +304,4 @@ export const subscriberPage = (kind: PageKind, locale: Locale, scope: Subscriber
     tags: scope.tags ?? [],
     // Forms post back to the page's own address, with the token that proves who asks.
     action: `/preference-center?token=${encodeURIComponent(scope.token ?? "")}&locale=${locale}`
-  }))
+  })
