@@ -6,7 +6,6 @@ import { OrganizationId, SubscriberId } from "./ids.js"
 import type { Metadata } from "./metadata.js"
 import {
   applySubscriberChanges,
-  canReceiveMail,
   type StatusActor,
   Subscriber,
   type SubscriberChanges,
@@ -157,10 +156,6 @@ describe("the rules of DESIGN.md §6", () => {
     for (const s of subscriberStatuses) {
       for (const a of actors) expect(transitionStatus(s, s, a)).toEqual(Either.right(s))
     }
-  })
-
-  it("only active subscribers receive mail", () => {
-    expect(subscriberStatuses.filter(canReceiveMail)).toEqual(["active"])
   })
 })
 

@@ -51,9 +51,6 @@ export const transitionStatus = (
     : Either.left(new InvalidStatusTransition({ from, to, actor }))
 }
 
-/** Only active subscribers receive campaigns and triggered mail. */
-export const canReceiveMail = (status: SubscriberStatus): boolean => status === "active"
-
 export const MAX_NAME_LENGTH = 100
 
 /** Why `s` (already trimmed) cannot be a first or last name, if it cannot. */

@@ -92,11 +92,11 @@ describe("@roster/domain, packed and installed in an empty project", () => {
   it("answers every move of the subscriber state table as the sources do", async () => {
     const script = `
       import { Either } from "effect"
-      import { statusTransitions, subscriberStatuses, transitionStatus, canReceiveMail } from "@roster/domain"
+      import { statusTransitions, subscriberStatuses, transitionStatus, withheld } from "@roster/domain"
       const actors = ["api", "subscriber", "provider", "import"]
       const answers = subscriberStatuses.flatMap((from) => subscriberStatuses.flatMap((to) => actors.map((actor) =>
         Either.match(transitionStatus(from, to, actor), { onLeft: (e) => [from, to, actor, e._tag], onRight: (s) => [from, to, actor, s] }))))
-      console.log(JSON.stringify({ statusTransitions, answers, mail: subscriberStatuses.map(canReceiveMail) }))`
+      console.log(JSON.stringify({ statusTransitions, answers, mail: subscriberStatuses.map((status) => withheld(status, "marketing", false)) }))`
     const built = JSON.parse(await succeed(process.execPath, ["--input-type=module", "-e", script], project()))
     const actors = source.StatusActor.literals
     const answers = source.subscriberStatuses.flatMap((from) => source.subscriberStatuses.flatMap((to) => actors.map((actor) => {
@@ -107,7 +107,7 @@ describe("@roster/domain, packed and installed in an empty project", () => {
     expect(built).toEqual({
       statusTransitions: source.statusTransitions,
       answers,
-      mail: source.subscriberStatuses.map(source.canReceiveMail)
+      mail: source.subscriberStatuses.map((status) => source.withheld(status, "marketing", false))
     })
     // Some answers by name, so an empty table on both sides could not pass.
     expect(answers).toContainEqual(["active", "bounced", "provider", "bounced"])
