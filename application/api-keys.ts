@@ -75,8 +75,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       return { apiKey, key } satisfies IssuedApiKey
     })
 
-    /** The principal a presented `X-API-Key` stands for. */
-    /** The principal of a key, answered from memory when the key was established within the last second. */
+    /**
+     * The principal a presented `X-API-Key` stands for, answered from memory when the key was
+     * established within the last second.
+     */
     const authenticate = operation("ApiKeys.authenticate")((presented: string): Effect.Effect<Principal, Unauthenticated> => {
       const parsed = parseApiKey(presented.trim())
       if (Option.isNone(parsed)) return Effect.fail(new Unauthenticated({ reason: "the API key is malformed" }))

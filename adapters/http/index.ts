@@ -38,11 +38,6 @@ const wireForms: Record<WireForm, typeof ReferenceApiLive | typeof OverviewApiLi
 }
 
 /**
- * Every route of a form (the API, probes, error pages, OpenAPI and docs), served on whatever
- * `HttpServer` is provided. Needs the use cases Auth, Organizations, Subscribers, Tags, ApiKeys,
- * Webhooks, Admin, Readiness, RateLimits and Idempotency.
- */
-/**
  * Counts each request by method, route template (not the path, whose ids would make a series
  * each) and status, and times it.
  */
@@ -59,6 +54,10 @@ const observeRequests = (form: WireForm): RequestObserver => {
   }
 }
 
+/**
+ * Every route of a form (the API, probes, error pages, OpenAPI and docs), served on whatever
+ * `HttpServer` is provided. Needs the use cases the handlers of the form run.
+ */
 export const makeHttpApiLive = (form: WireForm, settings: HttpSettingsShape, eventReaders: ProviderEventReadersShape) =>
   HttpApiBuilder.serve((app) =>
     requestLogging(compressAnswers(app), settings.metricsToken == null ? undefined : observeRequests(form))

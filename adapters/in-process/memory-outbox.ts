@@ -3,17 +3,17 @@ import { DomainEvent } from "@roster/domain"
 import { Effect, Layer } from "effect"
 import { MemoryStore } from "./memory-store.js"
 
-/**
- * Events in the order they were recorded. A claim takes no lock of its own: a transaction holds
- * the store's turn until it ends, so no other dispatcher claims while one is between its claim and
- * its mark.
- */
 /** The subscriber an event is about: its `data.subscriber.id`, as every subscriber and tag event writes it. */
 const subscriberOf = (event: DomainEvent): unknown => {
   const subscriber = (event.data as { readonly subscriber?: unknown }).subscriber
   return typeof subscriber === "object" && subscriber !== null ? (subscriber as { readonly id?: unknown }).id : undefined
 }
 
+/**
+ * Events in the order they were recorded. A claim takes no lock of its own: a transaction holds
+ * the store's turn until it ends, so no other dispatcher claims while one is between its claim and
+ * its mark.
+ */
 export const MemoryOutboxLive = Layer.effect(
   Outbox,
   Effect.gen(function*() {

@@ -55,13 +55,13 @@ const decodeStats = decodeRow(Schema.Struct({
 /** A statement takes at most 65,535 parameters; ten per delivery. */
 const DELIVERIES_PER_INSERT = 5_000
 
+/** Attempts recorded in one statement at most. */
+const ATTEMPTS_PER_STATEMENT = 500
+
 /**
  * Deliveries and their attempts. Workers lease due deliveries with one statement each, skipping
  * rows another worker is leasing, and record an attempt only while their lease holds.
  */
-/** Attempts recorded in one statement at most. */
-const ATTEMPTS_PER_STATEMENT = 500
-
 export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
   WebhookDeliveryRepository,
   Effect.gen(function*() {

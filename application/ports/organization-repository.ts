@@ -13,7 +13,6 @@ export class OrganizationRepository extends Context.Tag("roster/OrganizationRepo
    * memberships and its recorded events. Whether it existed.
    */
   readonly delete: (id: OrganizationId) => Effect.Effect<boolean>
-  /** Organizations oldest first (created_at, then id), after the position. */
   /** Oldest first, after `after` (keyset pages) or past the first `offset` rows (numbered pages). */
   readonly list: (query: OldestFirstQuery) => Effect.Effect<
     ReadonlyArray<Organization>

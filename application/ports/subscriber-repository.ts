@@ -30,7 +30,6 @@ export interface SubscriberPageQuery {
   readonly limit: number
 }
 
-/** A keyset position: rows strictly after (`asc`) or before (`desc`) this sort value and id. */
 /** What a subscriber's preference tokens are checked against. */
 export interface PreferenceAccess {
   /** The version their tokens are issued under (0 at first); a token of another version is revoked. */
@@ -58,15 +57,6 @@ export interface SubscriberListQuery extends SubscriberFilter {
   readonly limit: number
 }
 
-/**
- * Subscribers, always within one organization. Sort values: `created_at` and `updated_at` compare
- * as instants (the position holds an ISO string), `email` as the email key in code-point order;
- * ties break on the id in the same direction.
- *
- * Numbered pages (`listPage`) compare the same values, and `status` as its name in code-point
- * order; after the sort keys, ties break on the id in the direction of the last key (ascending
- * when there is none), so that every row has one place and pages never overlap.
- */
 /** A subscriber as an export writes it out: plain values, read in bulk. */
 export interface ExportedSubscriber {
   readonly id: SubscriberId
@@ -81,6 +71,15 @@ export interface ExportedSubscriber {
   readonly createdAt: string
 }
 
+/**
+ * Subscribers, always within one organization. Sort values: `created_at` and `updated_at` compare
+ * as instants (the position holds an ISO string), `email` as the email key in code-point order;
+ * ties break on the id in the same direction.
+ *
+ * Numbered pages (`listPage`) compare the same values, and `status` as its name in code-point
+ * order; after the sort keys, ties break on the id in the direction of the last key (ascending
+ * when there is none), so that every row has one place and pages never overlap.
+ */
 export class SubscriberRepository extends Context.Tag("roster/SubscriberRepository")<SubscriberRepository, {
   readonly insert: (subscriber: Subscriber) => Effect.Effect<void, EmailAlreadyExists>
   readonly update: (subscriber: Subscriber) => Effect.Effect<void>
@@ -130,7 +129,6 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
     query: SubscriberPageQuery
   ) => Effect.Effect<ReadonlyArray<Subscriber>>
   readonly count: (organizationId: OrganizationId, filter: SubscriberFilter) => Effect.Effect<number>
-  /** Every key the metadata of the matching subscribers uses, each once, in code-point order. */
   /**
    * The next `limit` subscribers matching `filter` after `after`, oldest first (by creation,
    * then id), as an export writes them.
@@ -139,6 +137,7 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
     organizationId: OrganizationId,
     query: SubscriberFilter & { readonly after?: KeysetPosition | undefined; readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<ExportedSubscriber>>
+  /** Every key the metadata of the matching subscribers uses, each once, in code-point order. */
   readonly metadataKeys: (organizationId: OrganizationId, filter: SubscriberFilter) => Effect.Effect<ReadonlyArray<string>>
   /**
    * Every subscriber matching `filter`, oldest first (by creation, then id), as `exportPage` gives

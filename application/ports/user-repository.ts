@@ -10,7 +10,6 @@ export class UserRepository extends Context.Tag("roster/UserRepository")<UserRep
   readonly signIn: (candidate: User, at: Date) => Effect.Effect<User>
   readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>>
-  /** Users oldest first (created_at, then id), after the position. */
   /** Oldest first, after `after` (keyset pages) or past the first `offset` rows (numbered pages). */
   readonly list: (query: OldestFirstQuery) => Effect.Effect<
     ReadonlyArray<User>

@@ -47,12 +47,6 @@ export const cryptoLayer = CryptoLive
 export const csvLayer = CsvParseReaderLive
 
 /**
- * Resend when RESEND_API_KEY is set (at RESEND_BASE_URL, if given), else the console mailer, which
- * prints each email. Emails that name no sender come from EMAIL_FROM. Without `retries`, a failure
- * is answered at once: the worker reschedules queued email itself, honouring the provider's
- * `Retry-After`, while a sign-in email is tried again on the spot.
- */
-/**
  * In production, emails printed to the output would put sign-in links in the logs: the console
  * mailer is refused there unless ALLOW_CONSOLE_MAILER=true says it is meant.
  */
@@ -65,6 +59,12 @@ export class ConsoleMailerInProduction extends Data.TaggedError("ConsoleMailerIn
   }
 }
 
+/**
+ * Resend when RESEND_API_KEY is set (at RESEND_BASE_URL, if given), else the console mailer, which
+ * prints each email. Emails that name no sender come from EMAIL_FROM. Without `retries`, a failure
+ * is answered at once: the worker reschedules queued email itself, honouring the provider's
+ * `Retry-After`, while a sign-in email is tried again on the spot.
+ */
 export const mailerLayer = (config: RosterConfig, options: { readonly retries: boolean } = { retries: true }) =>
   Option.match(config.resendApiKey, {
     onSome: (apiKey) =>
@@ -88,16 +88,16 @@ export const mailerLayer = (config: RosterConfig, options: { readonly retries: b
   })
 
 /**
- * Signing in: session tokens signed with SESSION_SECRET (else the secret kept in DATA_DIR), and the
- * sign-in email with links under the public address, over the configured mailer.
- */
-/**
  * Tokens signed with SESSION_SECRET, else the secret kept in DATA_DIR: the api and the worker (whose
  * campaign emails carry preference links) must share it.
  */
 export const tokenSignerLayer = (config: RosterConfig) =>
   makeTokenSignerLive({ configured: config.sessionSecret, dataDir: config.dataDir })
 
+/**
+ * Signing in: session tokens signed with SESSION_SECRET (else the secret kept in DATA_DIR), and the
+ * sign-in email with links under the public address, over the configured mailer.
+ */
 export const signInLayer = (config: RosterConfig) =>
   Layer.merge(
     tokenSignerLayer(config),

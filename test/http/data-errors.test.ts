@@ -186,7 +186,6 @@ for (const form of forms) {
   })
 }
 
-/** The database error a statement fails with, as the repositories see it. */
 /** What the database answers to each statement, all asked of one client, by statement. */
 const refusals = (client: Layer.Layer<SqlClient.SqlClient, unknown>, statements: ReadonlyArray<string>) =>
   Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>

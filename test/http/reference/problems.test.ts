@@ -272,10 +272,6 @@ describe("the errors base URL", () => {
   })
 })
 
-/** A subscriber repository whose every operation dies with `defect`. */
-/** Subscribers' storage whose every operation dies with `defect`: the repository and the intake. */
-
-
 describe("failures of the service", () => {
   it("answers 500 internal_error telling nothing of the fault, and logs it with the request id", async () => {
     const lines: Array<Record<string, unknown>> = []
