@@ -18,6 +18,7 @@ export {
 export { InProcessWorkSignalLive } from "./in-process-work-signal.js"
 export { MemoryEmailUsageLive } from "./memory-email-usage.js"
 export { MemoryMessageRepositoryLive } from "./memory-message-repository.js"
+export { MemoryOutgoingMailLive } from "./memory-outgoing-mail.js"
 export { makeWakeUp, type WakeUp } from "./wake-up.js"
 export { InProcessDomainVerifierLive } from "./in-process-domain-verifier.js"
 export { UnconfiguredPaymentGatewayLive } from "./unconfigured-payment-gateway.js"
