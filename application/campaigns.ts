@@ -347,7 +347,10 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       return yield* record(Option.getOrElse(moved, () => campaign))
     })
 
-    /** Sends a failed campaign's failed emails again, and the rest of its audience if it stopped midway. */
+    /**
+     * Sends a failed campaign's failed emails again, and the rest of its audience if it stopped
+     * midway; one that could not start is started, its content checked as a send checks it.
+     */
     const retry = Effect.fnUntraced(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
@@ -361,9 +364,11 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
           max
         })
       }
+      // One that failed before it started has no audience yet: the retry starts it, as a send does.
+      const sendout = campaign.startedAt === null ? yield* sendoutOf(campaign) : undefined
       // The campaign moves and its failed emails are queued again together, or neither.
       const moved = yield* unitOfWork.transaction(
-        Effect.tap(campaigns.transition(id, "retry", { at }), (moved) =>
+        Effect.tap(campaigns.transition(id, "retry", { at, sendout }), (moved) =>
           Option.isSome(moved) ? outgoing.requeueFailed(id, at) : Effect.void)
       )
       if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), "retry")

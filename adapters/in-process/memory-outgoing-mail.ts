@@ -26,6 +26,20 @@ const changeBatch = (t: Tables, key: string, change: (stored: StoredMessage) => 
 const withEvent = (stored: StoredMessage, type: MessageEventType, at: Date, detail: string | null) =>
   [...stored.history, new MessageEvent({ type, occurredAt: at, detail })]
 
+/** Removes what was sent to a subscriber, as the database's ON DELETE CASCADE does. */
+export const deleteSubscriberMail = (t: Tables, subscriberId: string): void => {
+  for (const [id, stored] of t.messages) if (stored.message.subscriberId === subscriberId) t.messages.delete(id)
+}
+
+/** As the database's ON DELETE SET NULL: an email keeps what it was, without its deleted template. */
+export const forgetMailTemplate = (t: Tables, templateId: string): void => {
+  for (const [key, stored] of t.messages) {
+    if (stored.message.templateId === templateId) {
+      t.messages.set(key, { ...stored, message: new Message({ ...stored.message, templateId: null }) })
+    }
+  }
+}
+
 const campaignMessages = (t: Tables, id: string) => [...t.messages.values()].filter((s) => s.message.campaignId === id)
 
 const isSending = (t: Tables, id: string | null) => id !== null && t.campaigns.get(id)?.campaign.status === "sending"
