@@ -79,6 +79,8 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
      */
     const finish = (id: CampaignId) =>
       Effect.gen(function*() {
+        // Most calls come while the campaign still sends: its emails are counted only once it is done.
+        if ((yield* campaigns.doneSending(1, id)).length === 0) return Option.none()
         const counts = (yield* messages.campaignStats([id])).get(id) ?? {}
         if ((counts.queued ?? 0) > 0) return Option.none()
         const failed = counts.failed ?? 0

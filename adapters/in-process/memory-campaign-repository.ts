@@ -145,9 +145,11 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
           return Option.some({ campaign, from: sendout!.from, subscriberIds: taken as Array<SubscriberId>, complete })
         }),
 
-      doneSending: (limit) =>
+      doneSending: (limit, only) =>
         store.read((t) =>
-          [...t.campaigns.keys()].filter((id) => isDone(t, id as CampaignId)).slice(0, limit) as Array<CampaignId>
+          [...t.campaigns.keys()]
+            .filter((id) => (only === undefined || id === only) && isDone(t, id as CampaignId))
+            .slice(0, limit) as Array<CampaignId>
         )
     })
   })

@@ -253,10 +253,10 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
           return Option.some({ campaign, from: String(row.from_header), subscriberIds, complete })
         })).pipe(Effect.orDie),
 
-      doneSending: (limit) =>
+      doneSending: (limit, id) =>
         sql`
           SELECT c.id FROM campaigns c
-          WHERE c.status = 'sending'
+          WHERE c.status = 'sending' ${id === undefined ? sql`` : sql`AND c.id = ${id}`}
             AND EXISTS (SELECT 1 FROM campaign_audiences a WHERE a.campaign_id = c.id AND a.complete)
             AND NOT EXISTS (SELECT 1 FROM messages q WHERE q.campaign_id = c.id AND q.status = 'queued')
           LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map((row) => CampaignId.make(String(row.id)))), Effect.orDie)

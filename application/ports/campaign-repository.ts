@@ -107,6 +107,9 @@ export class CampaignRepository extends Context.Tag("roster/CampaignRepository")
    * becomes messages in the same transaction.
    */
   readonly takeAudience: (limit: number) => Effect.Effect<Option.Option<AudienceChunk>>
-  /** Sending campaigns whose audience is taken whole and none of whose emails is queued: their ids. */
-  readonly doneSending: (limit: number) => Effect.Effect<ReadonlyArray<CampaignId>>
+  /**
+   * Sending campaigns whose audience is taken whole and none of whose emails is queued (only `id`,
+   * when given): their ids. A cheap look, before their emails are counted to end them.
+   */
+  readonly doneSending: (limit: number, id?: CampaignId) => Effect.Effect<ReadonlyArray<CampaignId>>
 }>() {}

@@ -1,6 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { CampaignRepository, MessageRepository, OutgoingMail, TagAssignments } from "@roster/application"
-import { Campaign, type CampaignId, type Subscriber } from "@roster/domain"
+import { Campaign, CampaignId, type Subscriber } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { deletingAfterwards, givenOrganization, givenTag, instant, type PersistenceLayer } from "./fixtures.js"
@@ -201,6 +201,7 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           // Taken, but its emails are queued.
           assert.isTrue(Option.isNone(yield* finish(0, instant(12))))
           expect(yield* campaigns.doneSending(10_000)).not.toContain(campaign.id)
+          expect(yield* campaigns.doneSending(10, campaign.id)).toStrictEqual([])
 
           const batch = Option.getOrThrow(yield* outgoing.leaseCampaign({ limit: 10, leaseMs: 30_000, now: instant(13), newKey: randomUUID() }))
           yield* outgoing.settle(batch.key, batch.recipients.map((r, i) =>
@@ -209,6 +210,8 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
               : { id: r.message.id, status: "sent" as const, providerId: `p-${randomUUID()}`, subject: "Hello" }
           ), instant(14))
           expect(yield* campaigns.doneSending(10_000)).toContain(campaign.id)
+          expect(yield* campaigns.doneSending(10, campaign.id)).toStrictEqual([campaign.id])
+          expect(yield* campaigns.doneSending(10, CampaignId.make(randomUUID()))).toStrictEqual([])
           // A count of failures that is no longer true moves nothing.
           assert.isTrue(Option.isNone(yield* finish(0, instant(15))))
           const ended = yield* finish(1, instant(15))
