@@ -13,6 +13,7 @@ import {
   SubscriberId
 } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
+import { transactional } from "./transactions.js"
 import { decodeFirst, decodeRow, decodeRows, jsonb, type Row } from "./rows.js"
 
 /** A campaign's columns, each named with `prefix`: the audience as the domain holds it. */
@@ -57,6 +58,8 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
   CampaignRepository,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    /** The caller's transaction when there is one (joined, no savepoint), else one of its own. */
+    const transaction = transactional(sql)
     const columns = sql.literal(campaignColumns("campaigns"))
     const aliasedColumns = sql.literal(campaignColumns("c"))
 
@@ -172,7 +175,7 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
 
       transition: (id, action, changes) =>
-        sql.withTransaction(Effect.gen(function*() {
+        transaction(Effect.gen(function*() {
           const moves = campaignMovesOf(action)
           const { at, sendout, whenDone } = changes
           const moved = yield* sql`
@@ -220,7 +223,7 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
           ORDER BY scheduled_at LIMIT ${limit}`.pipe(Effect.flatMap(decodeCampaigns), Effect.orDie),
 
       takeAudience: (limit) =>
-        sql.withTransaction(Effect.gen(function*() {
+        transaction(Effect.gen(function*() {
           const open = yield* sql`
             SELECT a.cursor, c.sendout->>'from' AS from_header, ${aliasedColumns}
             FROM campaign_audiences a JOIN campaigns c ON c.id = a.campaign_id

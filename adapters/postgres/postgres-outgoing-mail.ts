@@ -23,6 +23,7 @@ import {
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { campaignColumns } from "./postgres-campaign-repository.js"
 import { MESSAGE_COLUMNS } from "./postgres-message-repository.js"
+import { transactional } from "./transactions.js"
 import { decodeFirst, decodeRow, decodeRows, type Row } from "./rows.js"
 
 /** Before every uuid: the position of a campaign none of whose recipients was leased yet. */
@@ -94,6 +95,8 @@ export const PostgresOutgoingMailLive = Layer.effect(
   OutgoingMail,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    /** The caller's transaction when there is one (joined, no savepoint), else one of its own. */
+    const transaction = transactional(sql)
     const columns = sql.literal(campaignColumns("campaigns"))
     const returning = sql.literal(MESSAGE_COLUMNS.replace(/(^|,\s*)(\w+)/g, "$1m.$2"))
     /**
@@ -354,7 +357,7 @@ export const PostgresOutgoingMailLive = Layer.effect(
           WHERE lease_token = ${key} AND status = 'queued'`.pipe(Effect.asVoid, Effect.orDie),
 
       requeueFailed: (campaignId, at) =>
-        sql.withTransaction(Effect.gen(function*() {
+        transaction(Effect.gen(function*() {
           const queued = yield* sql`
             UPDATE messages SET status = 'queued', error = NULL, attempt_count = 0, lease_token = NULL,
                    next_attempt_at = ${at}, updated_at = ${at}
@@ -364,7 +367,7 @@ export const PostgresOutgoingMailLive = Layer.effect(
         })).pipe(Effect.orDie),
 
       failQueued: (campaignId, reason, at) =>
-        sql.withTransaction(Effect.gen(function*() {
+        transaction(Effect.gen(function*() {
           const failed = yield* sql`
             UPDATE messages SET status = 'failed', error = ${reason}, next_attempt_at = NULL, updated_at = ${at}
             WHERE campaign_id = ${campaignId} AND status = 'queued' AND lease_token IS NULL
