@@ -1,16 +1,19 @@
 import { type CampaignId, failedEmailsReason, withheld } from "@roster/domain"
 import { Effect, Either, Option } from "effect"
 import { unsubscribeHeaders } from "./emails.js"
+import { CampaignRepository } from "./ports/campaign-repository.js"
+import type { OutgoingEmail } from "./ports/mailer.js"
+import { MessageRepository } from "./ports/message-repository.js"
 import {
   type CampaignRecipient,
-  CampaignRepository,
   type LeasedCampaignBatch,
+  OutgoingMail,
   type RecipientOutcome
-} from "./ports/campaign-repository.js"
-import type { OutgoingEmail } from "./ports/mailer.js"
+} from "./ports/outgoing-mail.js"
 import { OutgoingMailConfig } from "./ports/outgoing-mail-config.js"
 import { TemplateEngine } from "./ports/template-engine.js"
 import { TokenSigner } from "./ports/token-signer.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
 import { WorkSignal } from "./ports/work-signal.js"
 import { makeCampaignSendout } from "./support/campaign-content.js"
 import { now } from "./support/clock.js"
@@ -37,6 +40,9 @@ export interface PreparedBatch {
 export class CampaignSending extends Effect.Service<CampaignSending>()("roster/CampaignSending", {
   effect: Effect.gen(function*() {
     const campaigns = yield* CampaignRepository
+    const messages = yield* MessageRepository
+    const outgoing = yield* OutgoingMail
+    const unitOfWork = yield* UnitOfWork
     const engine = yield* TemplateEngine
     const signer = yield* TokenSigner
     const mail = yield* OutgoingMailConfig
@@ -55,24 +61,48 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
           const at = yield* now
           const sendout = yield* Effect.either(sendoutOf(campaign))
           if (sendout._tag === "Left") {
-            yield* campaigns.transition(campaign.id, ["scheduled"], "failed", {
+            yield* campaigns.transition(campaign.id, "fail", {
               at,
               failureReason: `could not start: ${sendout.left.message}`
             })
             continue
           }
-          if (Option.isSome(yield* campaigns.start(campaign.id, ["scheduled"], sendout.right, at))) started += 1
+          if (Option.isSome(yield* campaigns.transition(campaign.id, "start", { at, sendout: sendout.right }))) started += 1
         }
         if (started > 0) yield* signal.emailQueued
         return started
       })
 
-    const finish = (id: CampaignId) => Effect.flatMap(now, (at) => campaigns.finishIfDone(id, at, failedEmailsReason))
+    /**
+     * Ends a sending campaign once its audience is taken whole and no email of it is queued: `sent`,
+     * or `failed` when some failed. The campaign as it ends, or `none` while it is not done.
+     */
+    const finish = (id: CampaignId) =>
+      Effect.gen(function*() {
+        // Most calls come while the campaign still sends: its emails are counted only once it is done.
+        if ((yield* campaigns.doneSending(1, id)).length === 0) return Option.none()
+        const counts = (yield* messages.campaignStats([id])).get(id) ?? {}
+        if ((counts.queued ?? 0) > 0) return Option.none()
+        const failed = counts.failed ?? 0
+        return yield* campaigns.transition(id, failed > 0 ? "fail" : "complete", {
+          at: yield* now,
+          failureReason: failed > 0 ? failedEmailsReason(failed) : null,
+          whenDone: { failed }
+        })
+      })
 
-    /** Takes the next chunk of an open audience; how many recipients it added, if any audience was open. */
+    /**
+     * Takes the next chunk of an open audience and queues its emails, both or neither; how many it
+     * queued, if any audience was open.
+     */
     const fixNextChunk = (chunk: number) =>
       Effect.gen(function*() {
-        const fixed = yield* campaigns.fixAudience(chunk, yield* now)
+        const fixed = yield* unitOfWork.transaction(Effect.gen(function*() {
+          const taken = yield* campaigns.takeAudience(chunk)
+          if (Option.isNone(taken)) return Option.none()
+          const added = yield* outgoing.enqueueAudience(taken.value, yield* now)
+          return Option.some({ id: taken.value.campaign.id, added, complete: taken.value.complete })
+        }))
         if (Option.isNone(fixed)) return Option.none<number>()
         if (fixed.value.added > 0) yield* signal.emailQueued
         if (fixed.value.complete) yield* finish(fixed.value.id)
@@ -83,7 +113,7 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
     const tidy = (limit: number) =>
       Effect.gen(function*() {
         for (const id of yield* campaigns.doneSending(limit)) yield* finish(id)
-        return yield* campaigns.withdrawCancelled(limit)
+        return yield* outgoing.withdrawCancelled(limit)
       })
 
     /**

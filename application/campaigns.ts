@@ -1,13 +1,13 @@
 import {
   Campaign,
   type CampaignAction,
+  campaignActionFrom,
   CampaignId,
   CampaignStateConflict,
   type CampaignStats,
   campaignStats,
   type CampaignStatus,
-  campaignTransitions,
-  canCampaign,
+  transitionCampaign,
   duplicateName,
   InvalidInput,
   MAX_AUDIENCE_TAGS,
@@ -20,10 +20,13 @@ import {
   type TemplateId,
   usageMonth
 } from "@roster/domain"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { CampaignRepository } from "./ports/campaign-repository.js"
 import { EmailUsage } from "./ports/email-usage.js"
 import { Ids } from "./ports/ids.js"
+import { MessageRepository } from "./ports/message-repository.js"
+import { OutgoingMail } from "./ports/outgoing-mail.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { TemplateEngine } from "./ports/template-engine.js"
 import { WorkSignal } from "./ports/work-signal.js"
@@ -84,6 +87,9 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
   effect: Effect.gen(function*() {
     const operation = yield* operations
     const campaigns = yield* CampaignRepository
+    const messages = yield* MessageRepository
+    const outgoing = yield* OutgoingMail
+    const unitOfWork = yield* UnitOfWork
     const tags = yield* TagRepository
     const usage = yield* EmailUsage
     const limits = yield* Limits
@@ -98,17 +104,25 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       requireFound("campaign", id, campaigns.findById(principal.organization.id, id))
 
     const withStats = (items: ReadonlyArray<Campaign>) =>
-      Effect.map(campaigns.stats(items.map((c) => c.id)), (stats) =>
+      Effect.map(messages.campaignStats(items.map((c) => c.id)), (stats) =>
         items.map((campaign): CampaignRecord => ({ campaign, stats: campaignStats(stats.get(campaign.id) ?? {}) })))
 
     const record = (campaign: Campaign) => Effect.map(withStats([campaign]), (records) => records[0]!)
 
-    const conflict = (campaign: Campaign, action: CampaignAction) =>
+    /** The state `action` moves the campaign to, or the conflict, in the words of the client's `asked`. */
+    const nextStatus = (campaign: Campaign, action: CampaignAction, asked: string = action) =>
+      Either.match(transitionCampaign(campaign, action, asked), {
+        onLeft: (conflict) => Effect.fail(conflict),
+        onRight: (status) => Effect.succeed(status)
+      })
+
+    /** A move lost to another request: the conflict as the campaign is now. */
+    const conflict = (campaign: Campaign, action: CampaignAction, asked: string = action) =>
       new CampaignStateConflict({
         id: campaign.id,
         status: campaign.status,
-        action,
-        allowed: campaignTransitions[action]
+        action: asked,
+        allowed: campaignActionFrom(action)
       })
 
     /** The audience's tags, each one of the organization's (another organization's is not found), none twice. */
@@ -237,13 +251,18 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     const update = operation("Campaigns.update")(function*(principal: Principal, id: CampaignId, changes: CampaignChanges) {
       yield* authorize(principal, "campaigns:write")
       const current = yield* owned(principal, id)
-      if (!canCampaign("update", current.status)) return yield* conflict(current, "update")
+      yield* nextStatus(current, "update")
       const at = yield* now
       const naming = changes.templateId !== undefined && changes.templateId !== null
       const writing = [changes.subject, changes.html, changes.text].some((v) => v !== undefined && v !== null)
       const keep = <A>(given: A | undefined, was: A, dropped: boolean, empty: A) =>
         given !== undefined ? given : dropped ? empty : was
       const scheduledAt = changes.scheduledAt === undefined ? current.scheduledAt : changes.scheduledAt
+      const status = yield* nextStatus(
+        current,
+        current.status === "scheduled" && scheduledAt === null ? "unschedule" : "update",
+        "update"
+      )
       const next = new Campaign({
         ...current,
         name: changes.name ?? current.name,
@@ -258,11 +277,11 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
         },
         data: changes.data ?? current.data,
         scheduledAt,
-        status: current.status === "scheduled" && scheduledAt === null ? "draft" : current.status,
+        status,
         updatedAt: at
       })
       yield* check(principal, next, at)
-      if (!(yield* campaigns.save(next, [current.status]))) {
+      if (!(yield* campaigns.save(next, current.status))) {
         return yield* conflict(Option.getOrElse(yield* campaigns.findById(current.organizationId, id), () => current), "update")
       }
       return yield* record(next)
@@ -283,7 +302,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     const send = operation("Campaigns.send")(function*(principal: Principal, id: CampaignId, options: CampaignSendOptions = {}) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
-      if (!canCampaign("send", campaign.status)) return yield* conflict(campaign, "send")
+      yield* nextStatus(campaign, "send")
       const at = yield* now
       if (options.scheduledAt !== undefined) {
         yield* checkSchedule(options.scheduledAt, at)
@@ -309,10 +328,13 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
           max
         })
       }
-      const moved = scheduledAt !== null
-        ? yield* campaigns.transition(id, campaignTransitions.send, "scheduled", { at, sandboxed, scheduledAt })
-        : yield* campaigns.start(id, campaignTransitions.send, sendout, at, sandboxed)
-      if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), "send")
+      const action = scheduledAt !== null ? "schedule" : "send"
+      const moved = yield* campaigns.transition(
+        id,
+        action,
+        scheduledAt !== null ? { at, sandboxed, scheduledAt } : { at, sandboxed, sendout }
+      )
+      if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), action, "send")
       if (moved.value.status === "sending") yield* signal.emailQueued
       return yield* record(moved.value)
     })
@@ -321,17 +343,20 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     const cancel = operation("Campaigns.cancel")(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
-      const moved = yield* campaigns.transition(id, campaignTransitions.cancel, "cancelled", { at: yield* now })
+      const moved = yield* campaigns.transition(id, "cancel", { at: yield* now })
       if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), "cancel")
       yield* signal.emailQueued
       return yield* record(Option.getOrElse(moved, () => campaign))
     })
 
-    /** Sends a failed campaign's failed emails again, and the rest of its audience if it stopped midway. */
+    /**
+     * Sends a failed campaign's failed emails again, and the rest of its audience if it stopped
+     * midway; one that could not start is started, its content checked as a send checks it.
+     */
     const retry = operation("Campaigns.retry")(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:write")
       const campaign = yield* owned(principal, id)
-      if (!canCampaign("retry", campaign.status)) return yield* conflict(campaign, "retry")
+      yield* nextStatus(campaign, "retry")
       const max = limits.emailsPerMonth(principal.organization.tier)
       const at = yield* now
       if (!campaign.sandboxed && max !== null && (yield* usage.sentIn(campaign.organizationId, usageMonth(at))) >= max) {
@@ -341,7 +366,13 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
           max
         })
       }
-      const moved = yield* campaigns.retry(id, at)
+      // One that failed before it started has no audience yet: the retry starts it, as a send does.
+      const sendout = campaign.startedAt === null ? yield* sendoutOf(campaign) : undefined
+      // The campaign moves and its failed emails are queued again together, or neither.
+      const moved = yield* unitOfWork.transaction(
+        Effect.tap(campaigns.transition(id, "retry", { at, sendout }), (moved) =>
+          Option.isSome(moved) ? outgoing.requeueFailed(id, at) : Effect.void)
+      )
       if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), "retry")
       yield* signal.emailQueued
       return yield* record(moved.value)

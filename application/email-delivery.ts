@@ -8,12 +8,13 @@ import {
 } from "@roster/domain"
 import { Clock, Effect, Option, Ref } from "effect"
 import { CampaignSending } from "./campaign-sending.js"
-import { CampaignRepository, type LeasedCampaignBatch, type RecipientOutcome } from "./ports/campaign-repository.js"
+import { CampaignRepository } from "./ports/campaign-repository.js"
 import { EmailUsage } from "./ports/email-usage.js"
 import { Ids } from "./ports/ids.js"
 import { Mailer, type MailerError, type OutgoingEmail } from "./ports/mailer.js"
-import { MessageRepository } from "./ports/message-repository.js"
+import { type LeasedCampaignBatch, OutgoingMail, type RecipientOutcome } from "./ports/outgoing-mail.js"
 import { type AdaptiveRate, RateLimiter } from "./ports/rate-limiter.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
 import { Limits } from "./support/limits.js"
 
@@ -80,8 +81,9 @@ const outgoing = (message: Message): OutgoingEmail => ({
  */
 export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/EmailDelivery", {
   effect: Effect.gen(function*() {
-    const messages = yield* MessageRepository
+    const queue = yield* OutgoingMail
     const campaigns = yield* CampaignRepository
+    const unitOfWork = yield* UnitOfWork
     const sending = yield* CampaignSending
     const usage = yield* EmailUsage
     const limits = yield* Limits
@@ -154,8 +156,12 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
           )
         )
 
+    /** The batch's messages fail with `error`. */
+    const failBatch = (key: string, ids: ReadonlyArray<Message["id"]>, error: string, at: Date) =>
+      queue.settle(key, ids.map((id): RecipientOutcome => ({ id, status: "failed", detail: error })), at)
+
     /** A failed call: the batch waits for its next attempt, breaks up, or fails when it has had them all. */
-    const settleFailure = (key: string, size: number, attempts: number, error: MailerError) =>
+    const settleFailure = (key: string, ids: ReadonlyArray<Message["id"]>, attempts: number, error: MailerError) =>
       Effect.gen(function*() {
         const at = yield* now
         // The provider said when to come back: every worker waits that long, not only this batch.
@@ -164,16 +170,16 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
           // Calls came too fast, which says nothing of the emails: the batch goes again once the
           // provider's wait is over, at the slower pace, and is never given up for it.
           const retryAt = new Date(at.getTime() + Math.max(RATE_WINDOW_MS, error.retryAfterMs ?? 0))
-          return yield* messages.postpone(key, retryAt, error.reason, at)
+          return yield* queue.postpone(key, retryAt, error.reason, at)
         }
         if (!error.retryable) {
-          if (size > 1) return yield* messages.unbatch(key, at)
-          return yield* messages.markFailed(key, error.reason, at)
+          if (ids.length > 1) return yield* queue.unbatch(key, at)
+          return yield* failBatch(key, ids, error.reason, at)
         }
         const retryAt = nextAttemptAt(attempts, at, error.retryAfterMs ?? null)
         return yield* retryAt === null
-          ? messages.markFailed(key, `gave up after ${attempts} attempts: ${error.reason}`, at)
-          : messages.postpone(key, retryAt, error.reason, at)
+          ? failBatch(key, ids, `gave up after ${attempts} attempts: ${error.reason}`, at)
+          : queue.postpone(key, retryAt, error.reason, at)
       })
 
     /**
@@ -189,7 +195,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
         const { emails, settled } = yield* sending.prepare(leased)
         const at = yield* now
         if (emails.length === 0) {
-          yield* campaigns.settle(key, settled, at)
+          yield* queue.settle(key, settled, at)
           return last ? yield* sending.finish(campaign.id) : undefined
         }
         const month = usageMonth(at)
@@ -197,21 +203,25 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
         if (!(yield* usage.reserve(campaign.organizationId, month, emails.length, max))) {
           const reason = emailLimitReason(max ?? 0)
           const unsent = emails.map(({ id }): RecipientOutcome => ({ id, status: "failed", detail: reason, subject: "" }))
-          yield* campaigns.settle(key, [...settled, ...unsent], at)
-          return yield* campaigns.stop(campaign.id, reason, at)
+          yield* queue.settle(key, [...settled, ...unsent], at)
+          // The campaign stops, and what of it was not handed over fails with it, both or neither.
+          return yield* unitOfWork.transaction(
+            Effect.tap(campaigns.transition(campaign.id, "fail", { at, failureReason: reason }), (stopped) =>
+              Option.isSome(stopped) ? queue.failQueued(campaign.id, reason, at) : Effect.void)
+          )
         }
         yield* handOver(emails.map((e) => e.email), key, pace, paceNow).pipe(
           Effect.matchEffect({
             onFailure: (error) =>
               Effect.all([
-                campaigns.settle(key, settled, at),
+                queue.settle(key, settled, at),
                 // Not handed over: counted again when it is.
                 usage.release(campaign.organizationId, month, emails.length),
-                settleFailure(key, emails.length, Math.max(...leased.recipients.map((r) => r.message.attemptCount)), error)
+                settleFailure(key, emails.map((e) => e.id), Math.max(...leased.recipients.map((r) => r.message.attemptCount)), error)
               ], { discard: true }),
             onSuccess: (accepted) =>
               Effect.flatMap(now, (sentAt) =>
-                campaigns.settle(key, [
+                queue.settle(key, [
                   ...settled,
                   ...emails.map(({ email, id }, i): RecipientOutcome => ({
                     id,
@@ -238,10 +248,10 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
         if (overdue) yield* Ref.set(overdueLookedAt, lease.now.getTime())
         const after = yield* Ref.get(lastServed)
         const known = yield* Ref.get(positions)
-        let leased = yield* campaigns.leaseDue({ ...lease, after, overdue, positions: known })
+        let leased = yield* queue.leaseCampaign({ ...lease, after, overdue, positions: known })
         if (Option.isNone(leased) && known.size > 0) {
           yield* Ref.set(positions, new Map())
-          leased = yield* campaigns.leaseDue({ ...lease, after, overdue: false })
+          leased = yield* queue.leaseCampaign({ ...lease, after, overdue: false })
         }
         if (Option.isSome(leased)) {
           const { campaign: { campaign }, position } = leased.value
@@ -262,7 +272,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
       Effect.gen(function*() {
         // The turn comes before the lease, so that the batch takes everything that came meanwhile.
         const at = yield* now
-        if (!(yield* Ref.get(busy)) && !(yield* messages.anyDue(at)) && !(yield* campaigns.anyDue(at))) return 0
+        if (!(yield* Ref.get(busy)) && !(yield* queue.anyDue(at))) return 0
         const pace = paceFor(settings.providerRate)
         const paceNow = yield* providerTurn(pace)
         const lease = {
@@ -271,7 +281,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
           now: yield* now,
           newKey: yield* ids.next
         }
-        const leased = yield* messages.leaseDue(lease)
+        const leased = yield* queue.lease(lease)
         if (Option.isNone(leased)) {
           const campaignBatch = yield* leaseCampaignBatch(lease)
           if (Option.isNone(campaignBatch)) return yield* Ref.set(busy, false).pipe(Effect.as(0))
@@ -286,10 +296,14 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
         yield* handOver(batch.map(outgoing), key, pace, paceNow).pipe(
           Effect.matchEffect({
             onFailure: (error) =>
-              settleFailure(key, batch.length, Math.max(...batch.map((m) => m.attemptCount)), error),
+              settleFailure(key, batch.map((m) => m.id), Math.max(...batch.map((m) => m.attemptCount)), error),
             onSuccess: (accepted) =>
               Effect.flatMap(now, (at) =>
-                messages.markSent(key, batch.map((m, i) => ({ id: m.id, providerId: accepted[i]!.providerId })), at))
+                queue.settle(
+                  key,
+                  batch.map((m, i): RecipientOutcome => ({ id: m.id, status: "sent", providerId: accepted[i]!.providerId })),
+                  at
+                ))
           })
         )
         return batch.length

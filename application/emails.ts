@@ -20,6 +20,7 @@ import { EmailUsage } from "./ports/email-usage.js"
 import { Ids } from "./ports/ids.js"
 import { MessageRepository } from "./ports/message-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
+import { OutgoingMail } from "./ports/outgoing-mail.js"
 import { OutgoingMailConfig } from "./ports/outgoing-mail-config.js"
 import { SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
@@ -85,6 +86,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
   effect: Effect.gen(function*() {
     const operation = yield* operations
     const messages = yield* MessageRepository
+    const outgoing = yield* OutgoingMail
     const subscribers = yield* SubscriberRepository
     const assignments = yield* TagAssignments
     const templates = yield* TemplateRepository
@@ -239,7 +241,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         })
         const first = new MessageEvent({ type: message.status, occurredAt: at, detail: hold?.reason ?? null })
         if (hold !== null) {
-          yield* messages.insert(message, first)
+          yield* outgoing.enqueue(message, first)
           return { message, history: [first] } satisfies MessageRecord
         }
         const month = usageMonth(at)
@@ -251,7 +253,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
             max: max ?? 0
           })
         }
-        const inserted = yield* messages.insert(message, first).pipe(
+        const inserted = yield* outgoing.enqueue(message, first).pipe(
           Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : usage.release(organizationId, month, 1))
         )
         // Made before: counted then.

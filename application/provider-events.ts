@@ -13,6 +13,7 @@ import { Effect, Either, Option } from "effect"
 import { Ids } from "./ports/ids.js"
 import { MessageRepository } from "./ports/message-repository.js"
 import { Outbox } from "./ports/outbox.js"
+import { OutgoingMail } from "./ports/outgoing-mail.js"
 import { SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
@@ -54,6 +55,7 @@ export class ProviderEvents extends Effect.Service<ProviderEvents>()("roster/Pro
   effect: Effect.gen(function*() {
     const operation = yield* operations
     const messages = yield* MessageRepository
+    const outgoing = yield* OutgoingMail
     const subscribers = yield* SubscriberRepository
     const assignments = yield* TagAssignments
     const outbox = yield* Outbox
@@ -121,7 +123,7 @@ export class ProviderEvents extends Effect.Service<ProviderEvents>()("roster/Pro
 
     /** Records the report on the message; whether it was recorded now. */
     const recordOn = (message: Message, type: MessageEventType, report: ProviderEventReport, alone: boolean) =>
-      messages.recordReport(
+      outgoing.recordReport(
         message.id,
         { type, occurredAt: report.occurredAt, detail: report.detail, key: alone ? report.key : `${report.key}/${message.id}` },
         (current) => statusAfter(current, type)
@@ -144,7 +146,7 @@ export class ProviderEvents extends Effect.Service<ProviderEvents>()("roster/Pro
       let recorded = 0
       for (const organizationId of organizations) {
         recorded += yield* unitOfWork.transaction(Effect.gen(function*() {
-          if (!(yield* messages.claimReport(organizationId, report.key, report.occurredAt))) return 0
+          if (!(yield* outgoing.claimReport(organizationId, report.key, report.occurredAt))) return 0
           const own = found.filter((m) => m.organizationId === organizationId)
           let fresh = 0
           for (const message of own) if (yield* recordOn(message, type, report, alone)) fresh++

@@ -1,20 +1,17 @@
-import { type CampaignFilter, CampaignRepository, type LeasedCampaignBatch } from "@roster/application"
+import { type CampaignFilter, CampaignRepository } from "@roster/application"
 import {
   audienceStatuses,
   Campaign,
   type CampaignAudience,
   type CampaignId,
-  type CampaignStatus,
-  Message,
-  MessageEvent,
-  MessageId,
+  campaignEnded,
   type MessageKind,
-  type MessageStatus,
-  type OrganizationId
+  nextCampaignStatus,
+  type OrganizationId,
+  type SubscriberId
 } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
-import { randomUUID } from "node:crypto"
-import { MemoryStore, type StoredMessage, type Tables } from "./memory-store.js"
+import { MemoryStore, type Tables } from "./memory-store.js"
 import { compareBy, compareText } from "./ordering.js"
 
 const newestFirst = compareBy((c: Campaign) => c.createdAt.toISOString(), "desc")
@@ -35,69 +32,20 @@ const audienceOf = (t: Tables, organizationId: OrganizationId, audience: Campaig
   }).sort((a, b) => compareText(a.id, b.id))
 }
 
-const withEvent = (stored: StoredMessage, type: MessageEvent["type"], at: Date, detail: string | null) =>
-  [...stored.history, new MessageEvent({ type, occurredAt: at, detail })]
-
 const campaignMessages = (t: Tables, id: CampaignId) => [...t.messages.values()].filter((s) => s.message.campaignId === id)
 
 const isSending = (t: Tables, id: string | null) => id !== null && t.campaigns.get(id)?.campaign.status === "sending"
 
-/** Campaigns in memory, with their recipients' messages among the other messages, leased as PostgreSQL leases them. */
+/** Campaigns in memory, moved as the transition table says and as PostgreSQL moves them. */
 export const MemoryCampaignRepositoryLive = Layer.effect(
   CampaignRepository,
   Effect.gen(function*() {
     const store = yield* MemoryStore
 
-    const moved = (t: Tables, id: CampaignId, changes: Partial<Campaign>) => {
-      const stored = t.campaigns.get(id)!
-      const campaign = new Campaign({ ...stored.campaign, ...changes })
-      t.campaigns.set(id, { ...stored, campaign })
-      return campaign
-    }
-
-    const finishedAt = (to: CampaignStatus, at: Date) => ["sent", "failed", "cancelled"].includes(to) ? at : null
-
     const isDone = (t: Tables, id: CampaignId) =>
       t.campaigns.get(id)?.campaign.status === "sending" &&
       t.campaignAudiences.get(id)?.complete === true &&
       !campaignMessages(t, id).some((s) => s.message.status === "queued")
-
-    const batchOf = (t: Tables, key: string, taken: ReadonlyArray<StoredMessage>): Option.Option<LeasedCampaignBatch> => {
-      if (taken.length === 0) return Option.none()
-      const stored = t.campaigns.get(taken[0]!.message.campaignId!)!
-      const ordered = [...taken].sort((a, b) => compareText(a.message.subscriberId, b.message.subscriberId))
-      const recipients = ordered.map(({ message }) => {
-        const subscriber = t.subscribers.get(message.subscriberId)!
-        const tagNames = [...(t.assignments.get(subscriber.id)?.keys() ?? [])]
-          .map((id) => t.tags.get(id)?.name)
-          .filter((name): name is string => name !== undefined)
-          .sort(compareText)
-        return {
-          message: new Message({ ...message, to: subscriber.email }),
-          status: subscriber.status,
-          firstName: subscriber.firstName,
-          lastName: subscriber.lastName,
-          metadata: subscriber.metadata,
-          tagNames,
-          tokenVersion: t.preferenceTokenVersions.get(subscriber.id) ?? 0,
-          erasureRequested: t.erasureRequests.has(subscriber.id)
-        }
-      })
-      return Option.some({
-        key,
-        campaign: { campaign: stored.campaign, sendout: stored.sendout! },
-        tier: t.organizations.get(stored.campaign.organizationId)!.tier,
-        recipients,
-        position: ordered.at(-1)!.message.subscriberId
-      })
-    }
-
-    const lease = (t: Tables, stored: StoredMessage, key: string, now: Date, until: Date) => {
-      const message = new Message({ ...stored.message, attemptCount: stored.message.attemptCount + 1, updatedAt: now })
-      const leased = { ...stored, message, leaseToken: key, nextAttemptAt: until }
-      t.messages.set(message.id, leased)
-      return leased
-    }
 
     return CampaignRepository.of({
       insert: (campaign) =>
@@ -123,75 +71,45 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
 
       count: (filter) => store.read((t) => matching(t, filter).length),
 
-      stats: (ids) =>
-        store.read((t) => {
-          const byCampaign = new Map<CampaignId, Partial<Record<MessageStatus, number>>>()
-          for (const { message } of t.messages.values()) {
-            const id = message.campaignId
-            if (id === null || !ids.includes(id)) continue
-            const counts = byCampaign.get(id) ?? {}
-            byCampaign.set(id, { ...counts, [message.status]: (counts[message.status] ?? 0) + 1 })
-          }
-          return byCampaign
-        }),
-
       save: (campaign, from) =>
         store.write((t) => {
           const stored = t.campaigns.get(campaign.id)
           if (stored === undefined || stored.campaign.organizationId !== campaign.organizationId) return false
-          if (!from.includes(stored.campaign.status)) return false
+          if (stored.campaign.status !== from) return false
           t.campaigns.set(campaign.id, { ...stored, campaign })
           return true
         }),
 
-      transition: (id, from, to, changes) =>
+      transition: (id, action, changes) =>
         store.write((t) => {
           const stored = t.campaigns.get(id)
-          if (stored === undefined || !from.includes(stored.campaign.status)) return Option.none()
-          const progress = t.campaignAudiences.get(id)
-          if (to === "cancelled" && progress !== undefined) t.campaignAudiences.set(id, { ...progress, members: [] })
-          return Option.some(moved(t, id, {
-            status: to,
-            updatedAt: changes.at,
-            finishedAt: finishedAt(to, changes.at),
+          if (stored === undefined) return Option.none()
+          const to = nextCampaignStatus(stored.campaign.status, action)
+          if (Option.isNone(to)) return Option.none()
+          const { at, sendout, whenDone } = changes
+          if (whenDone !== undefined) {
+            const failed = campaignMessages(t, id).filter((s) => s.message.status === "failed").length
+            if (!isDone(t, id) || failed !== whenDone.failed) return Option.none()
+          }
+          const campaign = new Campaign({
+            ...stored.campaign,
+            status: to.value,
+            updatedAt: at,
+            finishedAt: campaignEnded(to.value) ? at : null,
             failureReason: changes.failureReason ?? null,
             ...(changes.scheduledAt === undefined ? {} : { scheduledAt: changes.scheduledAt }),
-            ...(changes.sandboxed === undefined ? {} : { sandboxed: changes.sandboxed })
-          }))
-        }),
-
-      start: (id, from, sendout, at, sandboxed) =>
-        store.write((t) => {
-          const stored = t.campaigns.get(id)
-          if (stored === undefined || !from.includes(stored.campaign.status)) return Option.none()
-          t.campaigns.set(id, { ...stored, sendout })
-          const campaign = moved(t, id, {
-            status: "sending",
-            startedAt: stored.campaign.startedAt ?? at,
-            updatedAt: at,
-            ...(sandboxed === undefined ? {} : { sandboxed })
+            ...(changes.sandboxed === undefined ? {} : { sandboxed: changes.sandboxed }),
+            ...(sendout === undefined ? {} : { startedAt: stored.campaign.startedAt ?? at })
           })
-          if (!t.campaignAudiences.has(id)) {
+          t.campaigns.set(id, { campaign, sendout: sendout ?? stored.sendout })
+          const progress = t.campaignAudiences.get(id)
+          if (sendout !== undefined && progress === undefined) {
             const { audience, kind, organizationId } = campaign
             const members = audienceOf(t, organizationId, audience, kind).map((s) => s.id as string)
             t.campaignAudiences.set(id, { fixedAt: at, members, cursor: null, complete: false })
           }
-          return Option.some(campaign)
-        }),
-
-      retry: (id, at) =>
-        store.write((t) => {
-          if (t.campaigns.get(id)?.campaign.status !== "failed") return Option.none()
-          const campaign = moved(t, id, { status: "sending", failureReason: null, finishedAt: null, updatedAt: at })
-          for (const stored of campaignMessages(t, id)) {
-            if (stored.message.status !== "failed") continue
-            t.messages.set(stored.message.id, {
-              message: new Message({ ...stored.message, status: "queued", error: null, attemptCount: 0, updatedAt: at }),
-              history: withEvent(stored, "queued", at, "the campaign was retried"),
-              leaseToken: null,
-              nextAttemptAt: at
-            })
-          }
+          // A cancelled campaign's audience is taken no further: what was left of it goes.
+          if (action === "cancel" && progress !== undefined) t.campaignAudiences.set(id, { ...progress, members: [] })
           return Option.some(campaign)
         }),
 
@@ -206,7 +124,7 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
             .slice(0, limit)
         ),
 
-      fixAudience: (limit, at) =>
+      takeAudience: (limit) =>
         store.write((t) => {
           const open = [...t.campaignAudiences.entries()]
             .filter(([id, progress]) => !progress.complete && isSending(t, id))
@@ -217,35 +135,6 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
           const taken = progress.members
             .filter((id) => progress.cursor === null || compareText(id, progress.cursor) > 0)
             .slice(0, limit)
-          // A subscriber deleted since the start is no longer there to send to.
-          const chosen = taken.map((id) => t.subscribers.get(id)).filter((s) => s !== undefined)
-          const present = new Set(campaignMessages(t, campaign.id).map((s) => s.message.subscriberId as string))
-          let added = 0
-          for (const subscriber of chosen) {
-            if (present.has(subscriber.id)) continue
-            const message = new Message({
-              id: MessageId.make(randomUUID()),
-              organizationId: campaign.organizationId,
-              subscriberId: subscriber.id,
-              templateId: campaign.templateId,
-              campaignId: campaign.id,
-              kind: campaign.kind,
-              to: subscriber.email,
-              from: sendout!.from,
-              subject: "",
-              html: null,
-              text: null,
-              headers: {},
-              status: "queued",
-              providerId: null,
-              error: null,
-              attemptCount: 0,
-              createdAt: at,
-              updatedAt: at
-            })
-            t.messages.set(message.id, { message, history: [], leaseToken: null, nextAttemptAt: at })
-            added += 1
-          }
           const complete = taken.length < limit
           t.campaignAudiences.set(id, {
             ...progress,
@@ -253,119 +142,15 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
             cursor: taken.at(-1) ?? progress.cursor,
             complete
           })
-          return Option.some({ id: campaign.id, added, complete })
+          return Option.some({ campaign, from: sendout!.from, subscriberIds: taken as Array<SubscriberId>, complete })
         }),
 
-      anyDue: (now) =>
-        store.read((t) => {
-          for (const s of t.messages.values()) {
-            if (s.message.status !== "queued" || !isSending(t, s.message.campaignId)) continue
-            if (s.leaseToken === null || s.nextAttemptAt! <= now) return true
-          }
-          return false
-        }),
-
-      leaseDue: ({ after, leaseMs, limit, newKey, now, overdue = true, positions = new Map() }) =>
-        store.write((t) => {
-          const until = new Date(now.getTime() + leaseMs)
-          const queued = [...t.messages.values()].filter((s) =>
-            s.message.status === "queued" && isSending(t, s.message.campaignId)
-          )
-          const again = overdue
-            ? queued
-              .filter((s) => s.leaseToken !== null && s.nextAttemptAt! <= now)
-              .sort((a, b) =>
-                a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || compareText(a.message.id, b.message.id)
-              )[0]
-            : undefined
-          if (again !== undefined) {
-            const key = again.leaseToken!
-            const batch = queued.filter((s) => s.leaseToken === key && s.nextAttemptAt! <= now)
-            return batchOf(t, key, batch.map((s) => lease(t, s, key, now, until)))
-          }
-          const fresh = queued.filter((s) => {
-            const position = positions.get(s.message.campaignId!)
-            return s.leaseToken === null && (position === undefined || compareText(s.message.subscriberId, position) > 0)
-          })
-          const sending = [...new Set(fresh.map((s) => s.message.campaignId!))].sort(compareText)
-          const next = sending.find((id) => after !== undefined && compareText(id, after) > 0) ?? sending[0]
-          if (next === undefined) return Option.none()
-          const batch = fresh
-            .filter((s) => s.message.campaignId === next)
-            .sort((a, b) => compareText(a.message.subscriberId, b.message.subscriberId))
-            .slice(0, limit)
-          return batchOf(t, newKey, batch.map((s) => lease(t, s, newKey, now, until)))
-        }),
-
-      settle: (key, outcomes, at) =>
-        store.write((t) => {
-          for (const outcome of outcomes) {
-            const stored = t.messages.get(outcome.id)
-            if (stored === undefined || stored.leaseToken !== key || stored.message.status !== "queued") continue
-            const detail = outcome.status === "sent" ? null : outcome.detail
-            t.messages.set(outcome.id, {
-              message: new Message({
-                ...stored.message,
-                status: outcome.status,
-                providerId: outcome.status === "sent" ? outcome.providerId : null,
-                subject: outcome.subject,
-                error: detail,
-                updatedAt: at
-              }),
-              history: withEvent(stored, outcome.status, at, detail),
-              leaseToken: null,
-              nextAttemptAt: null
-            })
-          }
-        }),
-
-      stop: (id, reason, at) =>
-        store.write((t) => {
-          if (t.campaigns.get(id)?.campaign.status !== "sending") return
-          moved(t, id, { status: "failed", failureReason: reason, finishedAt: at, updatedAt: at })
-          for (const stored of campaignMessages(t, id)) {
-            if (stored.message.status !== "queued" || stored.leaseToken !== null) continue
-            t.messages.set(stored.message.id, {
-              message: new Message({ ...stored.message, status: "failed", error: reason, updatedAt: at }),
-              history: withEvent(stored, "failed", at, reason),
-              leaseToken: null,
-              nextAttemptAt: null
-            })
-          }
-        }),
-
-      finishIfDone: (id, at, failedReason) =>
-        store.write((t) => {
-          if (!isDone(t, id)) return Option.none()
-          const failed = campaignMessages(t, id).filter((s) => s.message.status === "failed").length
-          return Option.some(moved(t, id, {
-            status: failed > 0 ? "failed" : "sent",
-            failureReason: failed > 0 ? failedReason(failed) : null,
-            finishedAt: at,
-            updatedAt: at
-          }))
-        }),
-
-      doneSending: (limit) =>
+      doneSending: (limit, only) =>
         store.read((t) =>
-          [...t.campaigns.keys()].filter((id) => isDone(t, id as CampaignId)).slice(0, limit) as Array<CampaignId>
-        ),
-
-      withdrawCancelled: (limit) =>
-        store.write((t) => {
-          const now = new Date()
-          let withdrawn = 0
-          for (const stored of [...t.messages.values()]) {
-            if (withdrawn >= limit) break
-            const id = stored.message.campaignId
-            if (id === null || t.campaigns.get(id)?.campaign.status !== "cancelled") continue
-            if (stored.message.status !== "queued") continue
-            if (stored.leaseToken !== null && stored.nextAttemptAt! > now) continue
-            t.messages.delete(stored.message.id)
-            withdrawn += 1
-          }
-          return withdrawn
-        })
+          [...t.campaigns.keys()]
+            .filter((id) => (only === undefined || id === only) && isDone(t, id as CampaignId))
+            .slice(0, limit) as Array<CampaignId>
+        )
     })
   })
 )

@@ -2,6 +2,7 @@ import { OrganizationRepository } from "@roster/application"
 import { Organization, OrganizationSlugTaken, withinLimit } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
+import { deleteSubscriberMail } from "./memory-outgoing-mail.js"
 import { deleteWebhookEndpoint } from "./memory-webhook-endpoint-repository.js"
 import { oldestFirstPage } from "./ordering.js"
 
@@ -17,6 +18,7 @@ const deleteOwnedBy = (t: Tables, id: string) => {
     t.erasureRequests.delete(subscriber.id)
     t.assignments.delete(subscriber.id)
     deleteSubscriberRecords(t, subscriber.id)
+    deleteSubscriberMail(t, subscriber.id)
   }
   for (const [key] of t.emailUsage) if (key.startsWith(`${id}/`)) t.emailUsage.delete(key)
   for (const [key] of t.providerReports) if (key.startsWith(`${id}/`)) t.providerReports.delete(key)

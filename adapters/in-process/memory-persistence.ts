@@ -12,6 +12,7 @@ import { MemoryMessageRepositoryLive } from "./memory-message-repository.js"
 import { MemoryNoteRepositoryLive } from "./memory-note-repository.js"
 import { MemoryOrganizationRepositoryLive } from "./memory-organization-repository.js"
 import { MemoryOutboxLive } from "./memory-outbox.js"
+import { MemoryOutgoingMailLive } from "./memory-outgoing-mail.js"
 import { MemorySessionRepositoryLive } from "./memory-session-repository.js"
 import { MemoryStore, MemoryStoreLive } from "./memory-store.js"
 import { MemorySubscriberRepositoryLive } from "./memory-subscriber-repository.js"
@@ -49,6 +50,7 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryWebhookEndpointRepositoryLive,
   MemoryWebhookDeliveryRepositoryLive,
   MemoryMessageRepositoryLive,
+  MemoryOutgoingMailLive,
   MemoryEmailUsageLive,
   MemoryEmailSettingsRepositoryLive,
   MemoryTemplateRepositoryLive,

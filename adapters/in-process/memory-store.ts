@@ -123,9 +123,11 @@ export interface StoredMessage {
   readonly nextAttemptAt: Date | null
 }
 
-/** Removes what was sent to a subscriber and the notes kept on them, as the database's cascades do. */
+/**
+ * Removes the notes kept on a subscriber and their trigger firings, as the database's cascades do
+ * (what was sent to them goes with `deleteSubscriberMail`).
+ */
 export const deleteSubscriberRecords = (t: Tables, subscriberId: string): void => {
-  for (const [id, stored] of t.messages) if (stored.message.subscriberId === subscriberId) t.messages.delete(id)
   for (const [id, note] of t.notes) if (note.subscriberId === subscriberId) t.notes.delete(id)
   for (const [id, firing] of t.triggerFirings) if (firing.subscriberId === subscriberId) t.triggerFirings.delete(id)
 }

@@ -2,6 +2,7 @@ import { exportByKeyset, type SubscriberFilter, type SubscriberPageSort, Subscri
 import { EmailAlreadyExists, emailKey, type Subscriber, SubscriberId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
+import { deleteSubscriberMail } from "./memory-outgoing-mail.js"
 import { adjustCount, tagSubscriptionsOf } from "./memory-tag-assignments.js"
 import { compareBy, compareByKeys, compareText, instant, isAfter, type SortKey } from "./ordering.js"
 
@@ -90,6 +91,7 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
           for (const tagId of t.assignments.get(id)?.keys() ?? []) adjustCount(t, tagId, -1)
           t.assignments.delete(id)
           deleteSubscriberRecords(t, id)
+          deleteSubscriberMail(t, id)
           return true
         }),
       findById,

@@ -1,7 +1,8 @@
 import { TemplateRepository } from "@roster/application"
-import { Campaign, type EmailTemplate, EmailTrigger, Message } from "@roster/domain"
+import { Campaign, type EmailTemplate, EmailTrigger } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore } from "./memory-store.js"
+import { forgetMailTemplate } from "./memory-outgoing-mail.js"
 import { compareBy } from "./ordering.js"
 
 const oldestFirst = compareBy((template: EmailTemplate) => template.createdAt.toISOString(), "asc")
@@ -32,12 +33,7 @@ export const MemoryTemplateRepositoryLive = Layer.effect(
         store.write((t) => {
           if (t.templates.get(id)?.organizationId !== organizationId) return false
           t.templates.delete(id)
-          for (const [key, stored] of t.messages) {
-            if (stored.message.templateId === id) {
-              // As the database's ON DELETE SET NULL: the email keeps what it was, without the template.
-              t.messages.set(key, { ...stored, message: new Message({ ...stored.message, templateId: null }) })
-            }
-          }
+          forgetMailTemplate(t, id)
           for (const [key, trigger] of t.triggers) {
             if (trigger.templateId === id) t.triggers.set(key, new EmailTrigger({ ...trigger, templateId: null }))
           }

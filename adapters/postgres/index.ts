@@ -12,6 +12,7 @@ import { PostgresMessageRepositoryLive } from "./postgres-message-repository.js"
 import { PostgresNoteRepositoryLive } from "./postgres-note-repository.js"
 import { PostgresOrganizationRepositoryLive } from "./postgres-organization-repository.js"
 import { PostgresOutboxLive } from "./postgres-outbox.js"
+import { PostgresOutgoingMailLive } from "./postgres-outgoing-mail.js"
 import { PostgresSessionRepositoryLive } from "./postgres-session-repository.js"
 import { PostgresSubscriberIntakeLive } from "./postgres-subscriber-intake.js"
 import { PostgresSubscriberRepositoryLive } from "./postgres-subscriber-repository.js"
@@ -51,6 +52,7 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresWebhookEndpointRepositoryLive,
   PostgresWebhookDeliveryRepositoryLive,
   PostgresMessageRepositoryLive,
+  PostgresOutgoingMailLive,
   PostgresEmailUsageLive,
   PostgresEmailSettingsRepositoryLive,
   PostgresTemplateRepositoryLive,

@@ -1,15 +1,13 @@
 import type {
   Campaign,
+  CampaignAction,
   CampaignAudience,
   CampaignContent,
   CampaignId,
   CampaignStatus,
-  Message,
   MessageKind,
-  MessageStatus,
   OrganizationId,
-  PlanTier,
-  SubscriberStatus
+  SubscriberId
 } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
 import type { KeysetPosition } from "./subscriber-repository.js"
@@ -40,79 +38,60 @@ export interface SendingCampaign {
   readonly sendout: CampaignSendout
 }
 
-/** A recipient as their email is rendered, read when the email is handed over. */
-export interface CampaignRecipient {
-  readonly message: Message
-  readonly status: SubscriberStatus
-  readonly firstName: string | null
-  readonly lastName: string | null
-  readonly metadata: Readonly<Record<string, unknown>>
-  readonly tagNames: ReadonlyArray<string>
-  readonly tokenVersion: number
-  readonly erasureRequested: boolean
+/** The next recipients of a sending campaign's fixed audience, taken to become its messages. */
+export interface AudienceChunk {
+  readonly campaign: Campaign
+  /** The `From` header fixed when sending started. */
+  readonly from: string
+  /** Subscriber ids in id order, after the last chunk's. */
+  readonly subscriberIds: ReadonlyArray<SubscriberId>
+  /** Whether the audience is taken whole with this chunk. */
+  readonly complete: boolean
 }
 
-/** Recipients leased together, under `key`, for one call to the provider. */
-export interface LeasedCampaignBatch {
-  readonly key: string
-  readonly campaign: SendingCampaign
-  /** The organization's plan now, for its monthly email limit. */
-  readonly tier: PlanTier
-  readonly recipients: ReadonlyArray<CampaignRecipient>
-  /** Where the batch ends in its campaign's order: the next lease of the campaign can start after it. */
-  readonly position: string
+/** What a move records besides the new state. */
+export interface CampaignMoveChanges {
+  readonly at: Date
+  /** Why the campaign failed; cleared on any other move. */
+  readonly failureReason?: string | null | undefined
+  readonly scheduledAt?: Date | null | undefined
+  readonly sandboxed?: boolean | undefined
+  /**
+   * What its emails are made of, on a move into `sending` from a draft or a schedule: the
+   * audience is fixed as it is now (once), and taken later by {@link CampaignRepository.takeAudience}.
+   */
+  readonly sendout?: CampaignSendout | undefined
+  /**
+   * Moves only a campaign that is done: its audience taken whole, none of its emails queued, and
+   * `failed` of them failed (a count read before the move, checked again with it).
+   */
+  readonly whenDone?: { readonly failed: number } | undefined
 }
-
-/** What became of one leased email. */
-export type RecipientOutcome =
-  | { readonly id: Message["id"]; readonly status: "sent"; readonly providerId: string; readonly subject: string }
-  | {
-    readonly id: Message["id"]
-    readonly status: Extract<MessageStatus, "suppressed" | "failed" | "sandboxed">
-    readonly detail: string
-    readonly subject: string
-  }
 
 /**
- * Campaigns, and the messages of their recipients. The audience is one query, used alike to
- * count recipients and to make their messages, so the two numbers agree. Changes of state are
- * conditional on the state they start from: of two requests racing, one wins and the other sees
- * `none`.
+ * Campaigns: their records, and their moves from state to state as the domain's transition table
+ * says (`campaignMoves`). Every move is conditional on the state it starts from: of two requests
+ * racing, one wins and the other sees `none`. The audience is one query, used alike to count
+ * recipients and to fix them, so the two numbers agree. The messages of a campaign are the
+ * outgoing mail queue's ({@link OutgoingMail}).
  */
 export class CampaignRepository extends Context.Tag("roster/CampaignRepository")<CampaignRepository, {
   readonly insert: (campaign: Campaign) => Effect.Effect<void>
   readonly findById: (organizationId: OrganizationId, id: CampaignId) => Effect.Effect<Option.Option<Campaign>>
+  /** One page of the filter's campaigns, and how many the filter holds in all. */
   readonly list: (query: CampaignPageQuery) => Effect.Effect<ReadonlyArray<Campaign>>
   readonly count: (filter: CampaignFilter) => Effect.Effect<number>
-  /** The campaign's messages by status, for each of `ids`. */
-  readonly stats: (ids: ReadonlyArray<CampaignId>) => Effect.Effect<ReadonlyMap<CampaignId, Partial<Record<MessageStatus, number>>>>
-  /** Stores the campaign as given if it is still in one of `from`; whether it was. */
-  readonly save: (campaign: Campaign, from: ReadonlyArray<CampaignStatus>) => Effect.Effect<boolean>
+  /** Stores the campaign as given (its state chosen by the table) if it is still in `from`; whether it was. */
+  readonly save: (campaign: Campaign, from: CampaignStatus) => Effect.Effect<boolean>
   /**
-   * Moves the campaign from one of `from` to `to`, with `changes` (when, why); the campaign as it
-   * is now, or `none` when it was in none of `from`.
+   * Moves the campaign as the table's moves for `action` say, with `changes`; the campaign as it
+   * is now, or `none` when it was in no state the action starts from (or, `whenDone`, not done).
    */
   readonly transition: (
     id: CampaignId,
-    from: ReadonlyArray<CampaignStatus>,
-    to: CampaignStatus,
-    changes: { readonly at: Date; readonly failureReason?: string | null; readonly scheduledAt?: Date | null; readonly sandboxed?: boolean }
+    action: CampaignAction,
+    changes: CampaignMoveChanges
   ) => Effect.Effect<Option.Option<Campaign>>
-  /**
-   * Moves the campaign from one of `from` to `sending` with what its emails are made of (and, when
-   * given, whether they are sandboxed); the
-   * audience is taken from now on, in chunks, by {@link fixAudience}. Subscribers who join later
-   * are not in it.
-   */
-  readonly start: (
-    id: CampaignId,
-    from: ReadonlyArray<CampaignStatus>,
-    sendout: CampaignSendout,
-    at: Date,
-    sandboxed?: boolean
-  ) => Effect.Effect<Option.Option<Campaign>>
-  /** A failed campaign goes `sending` again, its failed emails queued anew; `none` if it was not failed. */
-  readonly retry: (id: CampaignId, at: Date) => Effect.Effect<Option.Option<Campaign>>
   /** How many subscribers of the organization the audience holds now. */
   readonly countAudience: (
     organizationId: OrganizationId,
@@ -122,52 +101,15 @@ export class CampaignRepository extends Context.Tag("roster/CampaignRepository")
   /** Scheduled campaigns whose time has come, oldest schedule first. */
   readonly dueScheduled: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<Campaign>>
   /**
-   * Makes the messages of the next `limit` recipients of a sending campaign whose audience is not
-   * complete yet (one statement, recipients in id order after the last chunk's); which campaign,
-   * and whether its audience is now complete. Workers never take the same campaign at once.
+   * Takes the next `limit` recipients of a sending campaign whose audience is not complete yet,
+   * in id order after the last chunk's, and moves its place on. Inside a transaction the campaign
+   * stays held until it ends, so that workers never take the same campaign at once and the chunk
+   * becomes messages in the same transaction.
    */
-  readonly fixAudience: (
-    limit: number,
-    at: Date
-  ) => Effect.Effect<Option.Option<{ readonly id: CampaignId; readonly added: number; readonly complete: boolean }>>
-  /** Whether any campaign email is due: a cheap look before waiting for the provider's rate. */
-  readonly anyDue: (now: Date) => Effect.Effect<boolean>
+  readonly takeAudience: (limit: number) => Effect.Effect<Option.Option<AudienceChunk>>
   /**
-   * Leases the next campaign batch due at `now` until `now + leaseMs`: when `overdue` (the default),
-   * a batch whose lease ran out or whose retry came due, whole and under its own key; else up to
-   * `limit` queued emails of the next sending campaign after `after` in id order (the first when
-   * none is after it), under `newKey`, in the campaign's order and, for a campaign in `positions`,
-   * after that position (a batch's `position`). Campaigns take turns, and leasing writes nothing
-   * that every lease of a campaign would wait for. Only campaigns in `sending` are served. Emails
-   * queued again behind a position (a retried campaign's) are found by a lease without positions.
+   * Sending campaigns whose audience is taken whole and none of whose emails is queued (only `id`,
+   * when given): their ids. A cheap look, before their emails are counted to end them.
    */
-  readonly leaseDue: (options: {
-    readonly limit: number
-    readonly leaseMs: number
-    readonly now: Date
-    readonly newKey: string
-    readonly after?: CampaignId | undefined
-    readonly overdue?: boolean | undefined
-    readonly positions?: ReadonlyMap<CampaignId, string> | undefined
-  }) => Effect.Effect<Option.Option<LeasedCampaignBatch>>
-  /** Records what became of each email of the batch. */
-  readonly settle: (key: string, outcomes: ReadonlyArray<RecipientOutcome>, at: Date) => Effect.Effect<void>
-  /**
-   * Stops a sending campaign as `failed` with `reason`: its emails not handed over yet fail with
-   * the same reason (and `retry` queues them again).
-   */
-  readonly stop: (id: CampaignId, reason: string, at: Date) => Effect.Effect<void>
-  /**
-   * Ends a sending campaign once its audience is complete and no email is queued: `sent`, or
-   * `failed` when some failed. The campaign as it ends, or `none` while it is not done.
-   */
-  readonly finishIfDone: (
-    id: CampaignId,
-    at: Date,
-    failedReason: (failed: number) => string
-  ) => Effect.Effect<Option.Option<Campaign>>
-  /** Sending campaigns that are done, for a worker that missed their end; their ids. */
-  readonly doneSending: (limit: number) => Effect.Effect<ReadonlyArray<CampaignId>>
-  /** Deletes up to `limit` emails of cancelled campaigns that were never handed over; how many. */
-  readonly withdrawCancelled: (limit: number) => Effect.Effect<number>
+  readonly doneSending: (limit: number, id?: CampaignId) => Effect.Effect<ReadonlyArray<CampaignId>>
 }>() {}

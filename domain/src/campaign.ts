@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Either, Option, Schema } from "effect"
+import { CampaignStateConflict } from "./errors.js"
 import { CampaignId, OrganizationId, TagId, TemplateId } from "./ids.js"
 import { MessageKind, type MessageStatus } from "./message.js"
 import type { SubscriberStatus } from "./subscriber.js"
@@ -53,27 +54,97 @@ export class Campaign extends Schema.Class<Campaign>("Campaign")({
   updatedAt: Schema.DateFromSelf
 }) {}
 
-/** What a campaign may be asked to do, by a client or by the worker. */
-export type CampaignAction = "update" | "send" | "start" | "finish" | "cancel" | "retry"
+/** What may move a campaign: a client through the API, or the worker sending it. */
+export const CampaignActor = Schema.Literal("client", "worker")
+export type CampaignActor = typeof CampaignActor.Type
 
 /**
- * The transition table: the states each action starts from. `send` moves a draft to `scheduled`
- * (with a time to come) or `sending`; `start` is the worker's, when a scheduled time comes;
- * `finish` ends a send as `sent`, or `failed` when some emails failed or the plan stopped it;
- * `retry` sends a failed campaign's failed emails again; `update` keeps the state (a scheduled
- * campaign whose time is removed goes back to `draft`).
+ * What a campaign may be asked to do. A client's `send` is `schedule` with a time to come and
+ * `send` without one; `unschedule` is an update that removes a scheduled campaign's time.
  */
-export const campaignTransitions: Readonly<Record<CampaignAction, ReadonlyArray<CampaignStatus>>> = {
-  update: ["draft", "scheduled"],
-  send: ["draft"],
-  start: ["scheduled"],
-  finish: ["sending"],
-  cancel: ["scheduled", "sending"],
-  retry: ["failed"]
+export const CampaignAction = Schema.Literal(
+  "update",
+  "unschedule",
+  "schedule",
+  "send",
+  "start",
+  "complete",
+  "fail",
+  "cancel",
+  "retry"
+)
+export type CampaignAction = typeof CampaignAction.Type
+export const campaignActions: ReadonlyArray<CampaignAction> = CampaignAction.literals
+export const campaignStatuses: ReadonlyArray<CampaignStatus> = CampaignStatus.literals
+
+export interface CampaignMove {
+  readonly from: CampaignStatus
+  readonly action: CampaignAction
+  readonly to: CampaignStatus
+  readonly by: CampaignActor
+  readonly why: string
 }
 
+/**
+ * Every move a campaign's state may make: from a state, on an action, to the next state. Any
+ * (state, action) not listed here is refused. Entering `sending` from a draft or a scheduled
+ * campaign fixes its audience; `sent`, `failed` and `cancelled` end a send.
+ */
+export const campaignMoves: ReadonlyArray<CampaignMove> = [
+  { from: "draft", action: "update", to: "draft", by: "client", why: "a draft is written" },
+  { from: "scheduled", action: "update", to: "scheduled", by: "client", why: "a scheduled campaign is changed, its time kept or moved" },
+  { from: "scheduled", action: "unschedule", to: "draft", by: "client", why: "its time is removed: it waits as a draft" },
+  { from: "draft", action: "schedule", to: "scheduled", by: "client", why: "sent with a time to come" },
+  { from: "draft", action: "send", to: "sending", by: "client", why: "sent now: its audience is fixed" },
+  { from: "scheduled", action: "start", to: "sending", by: "worker", why: "its time came: its audience is fixed" },
+  { from: "scheduled", action: "fail", to: "failed", by: "worker", why: "its content no longer renders when its time comes" },
+  { from: "sending", action: "complete", to: "sent", by: "worker", why: "every email settled, none failed" },
+  { from: "sending", action: "fail", to: "failed", by: "worker", why: "some emails failed, or the plan's monthly limit stopped it" },
+  { from: "scheduled", action: "cancel", to: "cancelled", by: "client", why: "called off before its time" },
+  { from: "sending", action: "cancel", to: "cancelled", by: "client", why: "stopped midway: what went out stays counted" },
+  { from: "failed", action: "retry", to: "sending", by: "client", why: "its failed emails are queued again" }
+]
+
+/** The states a send has ended in. */
+export const campaignEnded = (status: CampaignStatus): boolean =>
+  status === "sent" || status === "failed" || status === "cancelled"
+
+/** The moves `action` makes, one per state it starts from. */
+export const campaignMovesOf = (action: CampaignAction): ReadonlyArray<CampaignMove> =>
+  campaignMoves.filter((move) => move.action === action)
+
+/** The states `action` starts from. */
+export const campaignActionFrom = (action: CampaignAction): ReadonlyArray<CampaignStatus> =>
+  campaignMovesOf(action).map((move) => move.from)
+
+/** The state after `action` from `status`, or none when the table has no such move. */
+export const nextCampaignStatus = (status: CampaignStatus, action: CampaignAction): Option.Option<CampaignStatus> =>
+  Option.map(Option.fromNullable(campaignMoves.find((m) => m.from === status && m.action === action)), (m) => m.to)
+
 export const canCampaign = (action: CampaignAction, status: CampaignStatus): boolean =>
-  campaignTransitions[action].includes(status)
+  Option.isSome(nextCampaignStatus(status, action))
+
+/**
+ * The state the campaign moves to on `action`, or the conflict, naming the states the action
+ * starts from. `asked` is the action as the client named it (a `send` that schedules is a send).
+ */
+export const transitionCampaign = (
+  campaign: Pick<Campaign, "id" | "status">,
+  action: CampaignAction,
+  asked: string = action
+): Either.Either<CampaignStatus, CampaignStateConflict> =>
+  Option.match(nextCampaignStatus(campaign.status, action), {
+    onNone: () =>
+      Either.left(
+        new CampaignStateConflict({
+          id: campaign.id,
+          status: campaign.status,
+          action: asked,
+          allowed: campaignActionFrom(action)
+        })
+      ),
+    onSome: Either.right
+  })
 
 /** The subscriber states a campaign of `kind` reaches: active ones, and unsubscribed ones for transactional mail. */
 export const audienceStatuses = (kind: MessageKind): ReadonlyArray<SubscriberStatus> =>

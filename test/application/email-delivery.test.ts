@@ -3,7 +3,15 @@
  * against a local server that speaks Resend's API: batches, a batch Resend refuses, failures that
  * may pass and the end of the retries. Time is the test clock's, so retries come due at once.
  */
-import { EmailDelivery, Ids, MessageRepository, Organizations, OutgoingMailConfig, SubscriberRepository } from "@roster/application"
+import {
+  EmailDelivery,
+  Ids,
+  MessageRepository,
+  Organizations,
+  OutgoingMail,
+  OutgoingMailConfig,
+  SubscriberRepository
+} from "@roster/application"
 import { EmailAddress, Message, MessageEvent, MessageId, MESSAGE_RETRY_DELAYS_MS, Slug, Subscriber, SubscriberId } from "@roster/domain"
 import { afterAll, assert, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Layer, Logger, Option, Redacted, TestClock } from "effect"
@@ -24,7 +32,7 @@ afterAll(() => resend.close())
 
 const settings = { batchSize: 100, leaseMs: 30_000, providerRate: 1_000 }
 
-const delivering = <A, E>(test: Effect.Effect<A, E, EmailDelivery | MessageRepository | SubscriberRepository | Organizations | Ids>) =>
+const delivering = <A, E>(test: Effect.Effect<A, E, EmailDelivery | MessageRepository | OutgoingMail | SubscriberRepository | Organizations | Ids>) =>
   Effect.suspend(() =>
     test.pipe(
       Effect.provide(Layer.mergeAll(EmailDelivery.Default, Organizations.Default).pipe(
@@ -85,7 +93,7 @@ const queued = (count: number, prefix: string) =>
         createdAt: at,
         updatedAt: at
       })
-      yield* (yield* MessageRepository).insert(message, new MessageEvent({ type: "queued", occurredAt: at, detail: null }))
+      yield* (yield* OutgoingMail).enqueue(message, new MessageEvent({ type: "queued", occurredAt: at, detail: null }))
       made.push(message.id)
     }
     return { organizationId: organization.id, ids: made }

@@ -1,70 +1,34 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { CampaignRepository, type CampaignSendout, TagAssignments } from "@roster/application"
-import { Campaign, CampaignId, type MessageStatus, type OrganizationId, type Subscriber, type TagId } from "@roster/domain"
+import { CampaignRepository, MessageRepository, OutgoingMail, TagAssignments } from "@roster/application"
+import { Campaign, CampaignId, type Subscriber } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { deletingAfterwards, givenOrganization, givenSubscriber, givenTag, instant, type PersistenceLayer } from "./fixtures.js"
+import { deletingAfterwards, givenOrganization, givenTag, instant, type PersistenceLayer } from "./fixtures.js"
+import { aCampaign, givenSendingCampaign, queueAll, sendout, tagged } from "./mail-fixtures.js"
 
-const aCampaign = (organizationId: OrganizationId, at: Date, fields: Partial<Campaign> = {}) =>
-  new Campaign({
-    id: CampaignId.make(randomUUID()),
-    organizationId,
-    name: "November issue",
-    kind: "marketing",
-    templateId: null,
-    subject: "Hello {{ subscriber.first_name }}",
-    html: "<p>Hi</p>",
-    text: null,
-    audience: { tagIds: [], excludeTagIds: [] },
-    data: { issue: 11 },
-    status: "draft",
-    scheduledAt: null,
-    startedAt: null,
-    finishedAt: null,
-    failureReason: null,
-    sandboxed: false,
-    createdAt: at,
-    updatedAt: at,
-    ...fields
-  })
-
-const sendout: CampaignSendout = {
-  content: { subject: "Hello", html: "<p>Hi</p>", text: null },
-  from: "\"Acme\" <news@acme.example>",
-  organizationName: "Acme"
-}
-
-/** Takes the audiences of every sending campaign, chunk by chunk; how many chunks. */
-const fixAll = (chunk: number, at: Date) =>
+const takeAll = (chunk: number) =>
   Effect.gen(function*() {
     const campaigns = yield* CampaignRepository
-    let chunks = 0
-    while (Option.isSome(yield* campaigns.fixAudience(chunk, at))) chunks += 1
-    return chunks
+    const chunks: Array<{ readonly ids: ReadonlyArray<string>; readonly complete: boolean }> = []
+    for (;;) {
+      const taken = yield* campaigns.takeAudience(chunk)
+      if (Option.isNone(taken)) return chunks
+      chunks.push({ ids: taken.value.subscriberIds, complete: taken.value.complete })
+    }
   })
 
 const statsOf = (id: CampaignId) =>
-  Effect.map(Effect.flatMap(CampaignRepository, (c) => c.stats([id])), (stats) => stats.get(id) ?? {})
-
-const lease = (limit: number, now: Date, newKey = randomUUID()) =>
-  Effect.flatMap(CampaignRepository, (c) => c.leaseDue({ limit, leaseMs: 30_000, now, newKey }))
-
-const tagged = (organizationId: OrganizationId, tagIds: ReadonlyArray<TagId>, fields: Parameters<typeof givenSubscriber>[1] = {}) =>
-  Effect.gen(function*() {
-    const subscriber = yield* givenSubscriber(organizationId, { createdAt: instant(1), ...fields })
-    if (tagIds.length > 0) yield* (yield* TagAssignments).attach(organizationId, subscriber.id, tagIds, instant(1), null)
-    return subscriber
-  })
+  Effect.map(Effect.flatMap(MessageRepository, (m) => m.campaignStats([id])), (stats) => stats.get(id) ?? {})
 
 export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
   layer(persistence)("CampaignRepository", (it) => {
-    it.effect("stores campaigns, lists them newest first, and changes state only from the states given", () =>
+    it.effect("stores campaigns, lists them newest first, and moves them only as the transition table says", () =>
       Effect.gen(function*() {
         const campaigns = yield* CampaignRepository
         const organization = yield* givenOrganization()
         yield* Effect.gen(function*() {
           const older = aCampaign(organization.id, instant(1))
-          const newer = aCampaign(organization.id, instant(2), { audience: { tagIds: [], excludeTagIds: [] }, name: "Later" })
+          const newer = aCampaign(organization.id, instant(2), { name: "Later" })
           yield* campaigns.insert(older)
           yield* campaigns.insert(newer)
           expect(yield* campaigns.findById(organization.id, older.id)).toStrictEqual(Option.some(older))
@@ -77,13 +41,14 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
             after: { value: newer.createdAt.toISOString(), id: newer.id }
           })).toStrictEqual([older])
           expect(yield* campaigns.count({ organizationId: organization.id, status: "draft" })).toBe(2)
+          expect(yield* campaigns.count({ organizationId: organization.id, status: "sending" })).toBe(0)
 
           const renamed = new Campaign({ ...older, name: "Renamed", updatedAt: instant(3) })
-          assert.isFalse(yield* campaigns.save(renamed, ["scheduled"]))
-          assert.isTrue(yield* campaigns.save(renamed, ["draft"]))
+          assert.isFalse(yield* campaigns.save(renamed, "scheduled"))
+          assert.isTrue(yield* campaigns.save(renamed, "draft"))
           expect(yield* campaigns.findById(organization.id, older.id)).toStrictEqual(Option.some(renamed))
 
-          const scheduled = yield* campaigns.transition(older.id, ["draft"], "scheduled", {
+          const scheduled = yield* campaigns.transition(older.id, "schedule", {
             at: instant(4),
             sandboxed: true,
             scheduledAt: instant(90)
@@ -91,18 +56,59 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           expect(Option.map(scheduled, (c) => [c.status, c.sandboxed, c.finishedAt, c.scheduledAt])).toStrictEqual(
             Option.some(["scheduled", true, null, instant(90)])
           )
-          expect(Option.map(yield* campaigns.findById(organization.id, older.id), (c) => c.scheduledAt)).toStrictEqual(
-            Option.some(instant(90))
-          )
-          // Of two moves from one state, the second finds it moved.
-          assert.isTrue(Option.isNone(yield* campaigns.transition(older.id, ["draft"], "scheduled", { at: instant(4) })))
-          const cancelled = yield* campaigns.transition(older.id, ["scheduled", "sending"], "cancelled", { at: instant(5) })
-          expect(Option.map(cancelled, (c) => [c.status, c.finishedAt])).toStrictEqual(Option.some(["cancelled", instant(5)]))
-          assert.isTrue(Option.isNone(yield* campaigns.start(older.id, ["draft"], sendout, instant(6))))
+          expect(yield* campaigns.findById(organization.id, older.id)).toStrictEqual(scheduled)
+          // Of two moves from one state, the second finds it moved; a move from no state of its action is refused.
+          assert.isTrue(Option.isNone(yield* campaigns.transition(older.id, "schedule", { at: instant(4) })))
+          assert.isTrue(Option.isNone(yield* campaigns.transition(older.id, "complete", { at: instant(4) })))
+          assert.isTrue(Option.isNone(yield* campaigns.transition(newer.id, "start", { at: instant(4), sendout })))
+
+          // Due once its time has come, oldest schedule first.
+          const due = (now: Date) => Effect.map(campaigns.dueScheduled(now, 1_000), (found) => found.map((c) => c.id))
+          expect(yield* due(instant(89))).not.toContain(older.id)
+          expect(yield* due(instant(90))).toContain(older.id)
+
+          const unscheduled = yield* campaigns.transition(older.id, "unschedule", { at: instant(5), scheduledAt: null })
+          expect(Option.map(unscheduled, (c) => [c.status, c.scheduledAt])).toStrictEqual(Option.some(["draft", null]))
+          yield* campaigns.transition(older.id, "schedule", { at: instant(6), scheduledAt: instant(90) })
+          const cancelled = yield* campaigns.transition(older.id, "cancel", { at: instant(7) })
+          expect(Option.map(cancelled, (c) => [c.status, c.finishedAt])).toStrictEqual(Option.some(["cancelled", instant(7)]))
+          expect(yield* due(instant(90))).not.toContain(older.id)
+          assert.isTrue(Option.isNone(yield* campaigns.transition(older.id, "send", { at: instant(8), sendout })))
+          expect(yield* campaigns.count({ organizationId: organization.id, status: "cancelled" })).toBe(1)
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
-    it.effect("counts the audience and takes it in chunks with the same condition, once per subscriber, none created later", () =>
+    it.effect("a scheduled campaign starts, or fails with why; a failed one is retried", () =>
+      Effect.gen(function*() {
+        const campaigns = yield* CampaignRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          yield* tagged(organization.id, [])
+          const starting = aCampaign(organization.id, instant(1), { status: "scheduled", scheduledAt: instant(5) })
+          const failing = aCampaign(organization.id, instant(1), { status: "scheduled", scheduledAt: instant(5) })
+          yield* campaigns.insert(starting)
+          yield* campaigns.insert(failing)
+          const started = yield* campaigns.transition(starting.id, "start", { at: instant(6), sendout })
+          expect(Option.map(started, (c) => [c.status, c.startedAt, c.finishedAt])).toStrictEqual(
+            Option.some(["sending", instant(6), null])
+          )
+          const failed = yield* campaigns.transition(failing.id, "fail", { at: instant(6), failureReason: "could not start" })
+          expect(Option.map(failed, (c) => [c.status, c.failureReason, c.finishedAt])).toStrictEqual(
+            Option.some(["failed", "could not start", instant(6)])
+          )
+          const retried = yield* campaigns.transition(failing.id, "retry", { at: instant(7) })
+          expect(Option.map(retried, (c) => [c.status, c.failureReason, c.finishedAt])).toStrictEqual(
+            Option.some(["sending", null, null])
+          )
+          // A campaign retried keeps the time it first started.
+          const stopped = yield* campaigns.transition(starting.id, "fail", { at: instant(8), failureReason: "limit" })
+          expect(Option.map(stopped, (c) => c.status)).toStrictEqual(Option.some("failed"))
+          const again = yield* campaigns.transition(starting.id, "retry", { at: instant(9) })
+          expect(Option.map(again, (c) => [c.status, c.startedAt])).toStrictEqual(Option.some(["sending", instant(6)]))
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("counts the audience and takes it in chunks with the same condition, once, none created later", () =>
       Effect.gen(function*() {
         const campaigns = yield* CampaignRepository
         const organization = yield* givenOrganization()
@@ -110,7 +116,7 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
         yield* Effect.gen(function*() {
           const news = yield* givenTag(organization.id)
           const muted = yield* givenTag(organization.id)
-          const members = []
+          const members: Array<Subscriber> = []
           for (let i = 0; i < 5; i++) members.push(yield* tagged(organization.id, [news.id]))
           yield* tagged(organization.id, [news.id, muted.id])
           yield* tagged(organization.id, [news.id], { status: "unsubscribed" })
@@ -122,68 +128,21 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           expect(yield* campaigns.countAudience(organization.id, audience, "transactional")).toBe(6)
           expect(yield* campaigns.countAudience(organization.id, { tagIds: [], excludeTagIds: [] }, "marketing")).toBe(7)
 
-          const campaign = aCampaign(organization.id, instant(1), { audience })
-          yield* campaigns.insert(campaign)
-          const started = yield* campaigns.start(campaign.id, ["draft"], sendout, instant(10), false)
-          expect(Option.map(started, (c) => [c.status, c.startedAt])).toStrictEqual(Option.some(["sending", instant(10)]))
+          const campaign = yield* givenSendingCampaign(organization.id, instant(10), { audience })
+          expect([campaign.status, campaign.startedAt]).toStrictEqual(["sending", instant(10)])
           // Created after the start: not in the audience.
           yield* tagged(organization.id, [news.id], { createdAt: instant(11) })
 
-          expect(yield* fixAll(2, instant(12))).toBe(3)
-          expect(yield* statsOf(campaign.id)).toStrictEqual({ queued: 5 })
-          // Taken again, the audience adds nothing.
-          assert.isTrue(Option.isNone(yield* campaigns.fixAudience(2, instant(13))))
-          assert.isTrue(Option.isNone(yield* campaigns.finishIfDone(campaign.id, instant(13), (n) => `${n} failed`)))
-
-          const first = Option.getOrThrow(yield* lease(3, instant(14)))
-          expect(first.campaign.campaign.id).toBe(campaign.id)
-          expect(first.campaign.sendout).toStrictEqual(sendout)
-          expect(first.tier).toBe(organization.tier)
-          expect(first.recipients).toHaveLength(3)
-          const ids = new Set(members.map((m) => m.id as string))
-          for (const r of first.recipients) {
-            assert.isTrue(ids.has(r.message.subscriberId))
-            expect(r.message).toMatchObject({ campaignId: campaign.id, status: "queued", attemptCount: 1, from: sendout.from })
-            expect(r.status).toBe("active")
-            expect(r.tagNames).toStrictEqual([news.name])
-          }
-          const second = Option.getOrThrow(yield* lease(3, instant(14)))
-          expect(second.recipients).toHaveLength(2)
-          assert.isTrue(Option.isNone(yield* lease(3, instant(14))))
-
-          yield* campaigns.settle(first.key, first.recipients.map((r, i) =>
-            i === 0
-              ? { id: r.message.id, status: "suppressed" as const, detail: "unsubscribed", subject: "" }
-              : { id: r.message.id, status: "sent" as const, providerId: `p-${randomUUID()}`, subject: "Hello" }
-          ), instant(15))
-          yield* campaigns.settle(second.key, second.recipients.map((r) => ({
-            id: r.message.id,
-            status: "failed" as const,
-            detail: "refused",
-            subject: ""
-          })), instant(15))
-          const stats: Partial<Record<MessageStatus, number>> = { sent: 2, suppressed: 1, failed: 2 }
-          expect(yield* statsOf(campaign.id)).toStrictEqual(stats)
-          const finished = yield* campaigns.finishIfDone(campaign.id, instant(16), (n) => `${n} failed`)
-          expect(Option.map(finished, (c) => [c.status, c.failureReason, c.finishedAt])).toStrictEqual(
-            Option.some(["failed", "2 failed", instant(16)])
-          )
-
-          const retried = yield* campaigns.retry(campaign.id, instant(17))
-          expect(Option.map(retried, (c) => [c.status, c.failureReason])).toStrictEqual(Option.some(["sending", null]))
-          expect(yield* statsOf(campaign.id)).toStrictEqual({ sent: 2, suppressed: 1, queued: 2 })
-          assert.isTrue(yield* campaigns.anyDue(instant(17)))
-          const again = Option.getOrThrow(yield* lease(10, instant(17)))
-          expect(again.recipients.map((r) => r.message.attemptCount)).toStrictEqual([1, 1])
-          yield* campaigns.settle(again.key, again.recipients.map((r) => ({
-            id: r.message.id,
-            status: "sent" as const,
-            providerId: `p-${randomUUID()}`,
-            subject: "Hello"
-          })), instant(18))
-          expect(yield* campaigns.doneSending(100)).toContain(campaign.id)
-          const sent = yield* campaigns.finishIfDone(campaign.id, instant(19), (n) => `${n} failed`)
-          expect(Option.map(sent, (c) => [c.status, c.failureReason])).toStrictEqual(Option.some(["sent", null]))
+          const chunks = yield* takeAll(2)
+          const ids = members.map((m) => m.id as string).sort()
+          expect(chunks).toStrictEqual([
+            { ids: ids.slice(0, 2), complete: false },
+            { ids: ids.slice(2, 4), complete: false },
+            { ids: ids.slice(4), complete: true }
+          ])
+          // Taken whole, the audience gives nothing more.
+          assert.isTrue(Option.isNone(yield* campaigns.takeAudience(2)))
+          expect(yield* statsOf(campaign.id)).toStrictEqual({})
         }).pipe(deletingAfterwards([organization.id, other.id]))
       }))
 
@@ -204,11 +163,11 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           const audience = { tagIds: [news.id], excludeTagIds: [muted.id] }
           expect(yield* campaigns.countAudience(organization.id, audience, "marketing")).toBe(4)
 
-          const campaign = aCampaign(organization.id, instant(1), { audience })
-          yield* campaigns.insert(campaign)
-          assert.isTrue(Option.isSome(yield* campaigns.start(campaign.id, ["draft"], sendout, instant(10), false)))
-          const first = Option.getOrThrow(yield* campaigns.fixAudience(1, instant(11)))
-          expect(first).toStrictEqual({ id: campaign.id, added: 1, complete: false })
+          const campaign = yield* givenSendingCampaign(organization.id, instant(10), { audience })
+          const first = Option.getOrThrow(yield* campaigns.takeAudience(1))
+          expect(first.campaign.id).toBe(campaign.id)
+          expect(first.from).toBe(sendout.from)
+          expect([first.subscriberIds, first.complete]).toStrictEqual([[people[0]!.id], false])
           // Midway, past the first chunk: two lose the tag, two get it, one is muted and one no longer is.
           for (const i of [4, 8]) yield* assignments.detach(organization.id, people[i]!.id, news.id)
           for (const i of [5, 9]) yield* assignments.attach(organization.id, people[i]!.id, [news.id], instant(12), null)
@@ -216,83 +175,66 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           yield* assignments.attach(organization.id, people[6]!.id, [muted.id], instant(12), null)
           expect(yield* campaigns.countAudience(organization.id, audience, "marketing")).toBe(4)
 
-          yield* fixAll(2, instant(13))
-          const leased = Option.getOrThrow(yield* lease(100, instant(14)))
-          expect(leased.recipients.map((r) => r.message.subscriberId)).toStrictEqual([0, 4, 6, 8].map((i) => people[i]!.id))
-          expect(yield* statsOf(campaign.id)).toStrictEqual({ queued: 4 })
+          const rest = yield* takeAll(2)
+          expect(rest.flatMap((chunk) => chunk.ids)).toStrictEqual([4, 6, 8].map((i) => people[i]!.id))
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
-    it.effect("leases a campaign in subscriber order from a position on; what was queued again behind it, without one", () =>
+    it.effect("a sending campaign ends only once done: its audience taken, nothing queued, its failures as counted", () =>
       Effect.gen(function*() {
         const campaigns = yield* CampaignRepository
+        const outgoing = yield* OutgoingMail
         const organization = yield* givenOrganization()
         yield* Effect.gen(function*() {
-          const subscribers = []
-          for (let i = 0; i < 5; i++) subscribers.push((yield* tagged(organization.id, [])).id as string)
-          const inOrder = [...subscribers].sort()
-          const campaign = aCampaign(organization.id, instant(1))
-          yield* campaigns.insert(campaign)
-          yield* campaigns.start(campaign.id, ["draft"], sendout, instant(10))
-          yield* fixAll(100, instant(11))
-          const leaseFrom = (limit: number, positions: ReadonlyMap<CampaignId, string>) =>
-            campaigns.leaseDue({ limit, leaseMs: 30_000, now: instant(12), newKey: randomUUID(), overdue: false, positions })
+          for (let i = 0; i < 3; i++) yield* tagged(organization.id, [])
+          const campaign = yield* givenSendingCampaign(organization.id, instant(10))
+          const finish = (failed: number, at: Date) =>
+            campaigns.transition(campaign.id, failed > 0 ? "fail" : "complete", {
+              at,
+              failureReason: failed > 0 ? `${failed} failed` : null,
+              whenDone: { failed }
+            })
+          // The audience is not taken yet.
+          assert.isTrue(Option.isNone(yield* finish(0, instant(11))))
+          expect(yield* campaigns.doneSending(10_000)).not.toContain(campaign.id)
+          yield* queueAll(100, instant(11))
+          // Taken, but its emails are queued.
+          assert.isTrue(Option.isNone(yield* finish(0, instant(12))))
+          expect(yield* campaigns.doneSending(10_000)).not.toContain(campaign.id)
+          expect(yield* campaigns.doneSending(10, campaign.id)).toStrictEqual([])
 
-          const first = Option.getOrThrow(yield* leaseFrom(2, new Map()))
-          expect(first.recipients.map((r) => r.message.subscriberId)).toStrictEqual(inOrder.slice(0, 2))
-          expect(first.position).toBe(inOrder[1])
-          // From the third subscriber's position on: the fourth and fifth, in order.
-          const rest = Option.getOrThrow(yield* leaseFrom(10, new Map([[campaign.id, inOrder[2]!]])))
-          expect(rest.recipients.map((r) => r.message.subscriberId)).toStrictEqual(inOrder.slice(3))
-          expect(rest.position).toBe(inOrder[4])
-          // Nothing after the last position; the third, behind it, is found without positions.
-          assert.isTrue(Option.isNone(yield* leaseFrom(10, new Map([[campaign.id, rest.position]]))))
-          const behind = Option.getOrThrow(yield* leaseFrom(10, new Map()))
-          expect(behind.recipients.map((r) => r.message.subscriberId)).toStrictEqual([inOrder[2]])
-          // Overdue batches are looked for only when asked.
-          const later = (overdue: boolean) =>
-            campaigns.leaseDue({ limit: 10, leaseMs: 30_000, now: instant(50), newKey: randomUUID(), overdue })
-          assert.isTrue(Option.isNone(yield* later(false)))
-          expect([first.key, rest.key, behind.key]).toContain(Option.getOrThrow(yield* later(true)).key)
+          const batch = Option.getOrThrow(yield* outgoing.leaseCampaign({ limit: 10, leaseMs: 30_000, now: instant(13), newKey: randomUUID() }))
+          yield* outgoing.settle(batch.key, batch.recipients.map((r, i) =>
+            i === 0
+              ? { id: r.message.id, status: "failed" as const, detail: "refused", subject: "" }
+              : { id: r.message.id, status: "sent" as const, providerId: `p-${randomUUID()}`, subject: "Hello" }
+          ), instant(14))
+          expect(yield* campaigns.doneSending(10_000)).toContain(campaign.id)
+          expect(yield* campaigns.doneSending(10, campaign.id)).toStrictEqual([campaign.id])
+          expect(yield* campaigns.doneSending(10, CampaignId.make(randomUUID()))).toStrictEqual([])
+          // A count of failures that is no longer true moves nothing.
+          assert.isTrue(Option.isNone(yield* finish(0, instant(15))))
+          const ended = yield* finish(1, instant(15))
+          expect(Option.map(ended, (c) => [c.status, c.failureReason, c.finishedAt])).toStrictEqual(
+            Option.some(["failed", "1 failed", instant(15)])
+          )
+          expect(yield* campaigns.doneSending(10_000)).not.toContain(campaign.id)
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
-    it.effect("stop fails what was not handed over; a cancelled campaign is served no more and its queue is withdrawn", () =>
+    it.effect("a cancelled campaign's audience is taken no further", () =>
       Effect.gen(function*() {
         const campaigns = yield* CampaignRepository
         const organization = yield* givenOrganization()
         yield* Effect.gen(function*() {
           for (let i = 0; i < 4; i++) yield* tagged(organization.id, [])
-          const stopped = aCampaign(organization.id, instant(1))
-          const cancelled = aCampaign(organization.id, instant(2))
-          yield* campaigns.insert(stopped)
-          yield* campaigns.insert(cancelled)
-          yield* campaigns.start(stopped.id, ["draft"], sendout, instant(10))
-          yield* fixAll(100, instant(11))
-          const inFlight = Option.getOrThrow(yield* lease(1, instant(12)))
-          yield* campaigns.stop(stopped.id, "the plan's monthly email limit was reached", instant(13))
-          expect(yield* statsOf(stopped.id)).toStrictEqual({ queued: 1, failed: 3 })
-          expect(Option.getOrThrow(yield* campaigns.findById(organization.id, stopped.id))).toMatchObject({
-            status: "failed",
-            failureReason: "the plan's monthly email limit was reached"
-          })
-          // The batch in flight settles as it went.
-          yield* campaigns.settle(inFlight.key, [{
-            id: inFlight.recipients[0]!.message.id,
-            status: "sent",
-            providerId: `p-${randomUUID()}`,
-            subject: "Hello"
-          }], instant(14))
-          expect(yield* statsOf(stopped.id)).toStrictEqual({ sent: 1, failed: 3 })
-
-          yield* campaigns.start(cancelled.id, ["draft"], sendout, instant(20))
-          yield* fixAll(100, instant(21))
-          yield* campaigns.transition(cancelled.id, ["sending"], "cancelled", { at: instant(22) })
-          assert.isFalse(yield* campaigns.anyDue(instant(23)))
-          assert.isTrue(Option.isNone(yield* lease(10, instant(23))))
-          expect(yield* campaigns.withdrawCancelled(2)).toBe(2)
-          expect(yield* campaigns.withdrawCancelled(100)).toBe(2)
-          expect(yield* statsOf(cancelled.id)).toStrictEqual({})
+          const campaign = yield* givenSendingCampaign(organization.id, instant(10))
+          const first = Option.getOrThrow(yield* campaigns.takeAudience(2))
+          expect(first.subscriberIds).toHaveLength(2)
+          const cancelled = yield* campaigns.transition(campaign.id, "cancel", { at: instant(11) })
+          expect(Option.map(cancelled, (c) => [c.status, c.finishedAt])).toStrictEqual(Option.some(["cancelled", instant(11)]))
+          expect(yield* takeAll(2)).toStrictEqual([])
+          assert.isTrue(Option.isNone(yield* campaigns.transition(campaign.id, "retry", { at: instant(12) })))
         }).pipe(deletingAfterwards([organization.id]))
       }))
   })

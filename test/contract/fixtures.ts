@@ -12,6 +12,7 @@ import {
   type NoteRepository,
   OrganizationRepository,
   Outbox,
+  type OutgoingMail,
   type SessionRepository,
   SubscriberIntake,
   SubscriberRepository,
@@ -85,6 +86,7 @@ export type Persistence =
   | WebhookEndpointRepository
   | WebhookDeliveryRepository
   | MessageRepository
+  | OutgoingMail
   | EmailUsage
   | TemplateRepository
   | EmailSettingsRepository

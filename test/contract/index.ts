@@ -10,6 +10,7 @@ import { messageRepositoryContract } from "./message-repository-contract.js"
 import { noteRepositoryContract } from "./note-repository-contract.js"
 import { organizationRepositoryContract } from "./organization-repository-contract.js"
 import { outboxContract } from "./outbox-contract.js"
+import { outgoingMailContract } from "./outgoing-mail-contract.js"
 import { sessionRepositoryContract } from "./session-repository-contract.js"
 import { subscriberImportsContract } from "./subscriber-imports-contract.js"
 import { subscriberIntakeContract } from "./subscriber-intake-contract.js"
@@ -53,6 +54,7 @@ export const persistenceContracts = <R = never>(
   webhookEndpointRepositoryContract(persistence)
   webhookDeliveryRepositoryContract(persistence)
   messageRepositoryContract(persistence)
+  outgoingMailContract(persistence)
   emailUsageContract(persistence)
   templateRepositoryContract(persistence)
   noteRepositoryContract(persistence)

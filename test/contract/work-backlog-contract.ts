@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { CampaignRepository, ImportJobRepository, MessageRepository, Outbox, type WorkBacklogSnapshot, WorkBacklog } from "@roster/application"
+import { CampaignRepository, ImportJobRepository, Outbox, OutgoingMail, type WorkBacklogSnapshot, WorkBacklog } from "@roster/application"
 import { Campaign, CampaignId, DomainEvent, EventId, Message, MessageEvent, MessageId, type OrganizationId, type Subscriber } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
@@ -93,10 +93,10 @@ export const workBacklogContract = (persistence: PersistenceLayer) =>
           yield* givenDelivery(endpoint, { createdAt: era(0), status: "succeeded" })
 
           const subscriber = yield* givenSubscriber(organization.id)
-          const messages = yield* MessageRepository
+          const outgoing = yield* OutgoingMail
           for (const seconds of [30, 40, 9_000]) {
             const email = aQueuedEmail(subscriber, era(seconds))
-            yield* messages.insert(email, new MessageEvent({ type: "queued", occurredAt: email.createdAt, detail: null }))
+            yield* outgoing.enqueue(email, new MessageEvent({ type: "queued", occurredAt: email.createdAt, detail: null }))
           }
 
           const campaigns = yield* CampaignRepository

@@ -277,6 +277,42 @@ describe("campaigns", () => {
     expect((await call(server, "GET", `${path}/${campaign.id}`, { key })).body.status).toBe("sent")
   })
 
+  it("a scheduled campaign that could not start fails with why, and retry starts it once its content renders again", async () => {
+    const { key, readers, tag } = await audience(1)
+    const template = await call(server, "POST", "/api/v1/templates", { key, json: { name: "T", subject: "S", text: "Hi" } })
+    expect(template.status, template.text).toBe(201)
+    const soon = new Date(Date.now() + 1_500).toISOString()
+    const campaign = (await draft(key, {
+      subject: undefined,
+      html: undefined,
+      template_id: template.body.id,
+      audience: { tag_ids: [tag.id] },
+      scheduled_at: soon
+    })).body
+    expect((await action(key, campaign.id, "send")).body.status).toBe("scheduled")
+    const templatePath = `/api/v1/templates/${template.body.id}`
+    const broken = await call(server, "PUT", templatePath, { key, json: { text: runawayTemplate } })
+    expect(broken.status, broken.text).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 1_600))
+    expect(await work()).toBe(0)
+    const failed = (await call(server, "GET", `${path}/${campaign.id}`, { key })).body
+    expect(failed).toMatchObject({ status: "failed", started_at: null })
+    expect(failed.failure_reason).toContain("could not start")
+    // While its content still does not render, a retry is refused and the campaign stays failed.
+    expectInvalid(await action(key, campaign.id, "retry"), `${path}/${campaign.id}/retry`, ["text"])
+    expect((await call(server, "GET", `${path}/${campaign.id}`, { key })).body.status).toBe("failed")
+    expect((await call(server, "PUT", templatePath, { key, json: { text: "Hi again" } })).status).toBe(200)
+    const retried = await action(key, campaign.id, "retry")
+    expect(retried.status, retried.text).toBe(200)
+    expect(retried.body.status).toBe("sending")
+    expect(await work()).toBe(1)
+    expect(printedTo(readers[0].email)).toHaveLength(1)
+    expect((await call(server, "GET", `${path}/${campaign.id}`, { key })).body).toMatchObject({
+      status: "sent",
+      stats: { recipients: 1, sent: 1 }
+    })
+  })
+
   it("send with scheduled_at schedules the campaign for that time instead of sending it", async () => {
     const { key, readers, tag } = await audience(1)
     const campaign = (await draft(key, { audience: { tag_ids: [tag.id] } })).body
