@@ -19,6 +19,7 @@ import { makeCampaignSendout } from "./support/campaign-content.js"
 import { now } from "./support/clock.js"
 import { signPreferenceTokens } from "./support/preference-tokens.js"
 import { preferencesUrl, templateScope, unsubscribeUrl } from "./support/template-scope.js"
+import { operations } from "./support/operation.js"
 
 /** An email of a campaign batch, rendered and ready for the provider. */
 export interface PreparedEmail {
@@ -48,12 +49,13 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
     const mail = yield* OutgoingMailConfig
     const signal = yield* WorkSignal
     const sendoutOf = yield* makeCampaignSendout
+    const operation = yield* operations
 
     /**
      * Starts the scheduled campaigns whose time has come. One whose content no longer renders (its
      * template deleted or changed) fails with why. How many it started.
      */
-    const startDue = (limit: number) =>
+    const startDue = operation("CampaignSending.startDue")((limit: number) =>
       Effect.gen(function*() {
         const due = yield* campaigns.dueScheduled(yield* now, limit)
         let started = 0
@@ -71,13 +73,13 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
         }
         if (started > 0) yield* signal.emailQueued
         return started
-      })
+      }))
 
     /**
      * Ends a sending campaign once its audience is taken whole and no email of it is queued: `sent`,
      * or `failed` when some failed. The campaign as it ends, or `none` while it is not done.
      */
-    const finish = (id: CampaignId) =>
+    const finish = operation("CampaignSending.finish")((id: CampaignId) =>
       Effect.gen(function*() {
         // Most calls come while the campaign still sends: its emails are counted only once it is done.
         if ((yield* campaigns.doneSending(1, id)).length === 0) return Option.none()
@@ -89,13 +91,13 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
           failureReason: failed > 0 ? failedEmailsReason(failed) : null,
           whenDone: { failed }
         })
-      })
+      }))
 
     /**
      * Takes the next chunk of an open audience and queues its emails, both or neither; how many it
      * queued, if any audience was open.
      */
-    const fixNextChunk = (chunk: number) =>
+    const fixNextChunk = operation("CampaignSending.fixNextChunk")((chunk: number) =>
       Effect.gen(function*() {
         const fixed = yield* unitOfWork.transaction(Effect.gen(function*() {
           const taken = yield* campaigns.takeAudience(chunk)
@@ -107,14 +109,14 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
         if (fixed.value.added > 0) yield* signal.emailQueued
         if (fixed.value.complete) yield* finish(fixed.value.id)
         return Option.some(fixed.value.added)
-      })
+      }))
 
     /** Ends the campaigns whose last email was settled by a worker that stopped before ending them, and clears cancelled ones' queues. */
-    const tidy = (limit: number) =>
+    const tidy = operation("CampaignSending.tidy")((limit: number) =>
       Effect.gen(function*() {
         for (const id of yield* campaigns.doneSending(limit)) yield* finish(id)
         return yield* outgoing.withdrawCancelled(limit)
-      })
+      }))
 
     /**
      * Renders the batch's emails, each for its recipient as they are now: recipients who must get
@@ -122,7 +124,7 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
      * signed as a whole, outside the runtime's per-email steps: a campaign's worker spends its time
      * on little else.
      */
-    const prepare = (batch: LeasedCampaignBatch) =>
+    const prepare = operation("CampaignSending.prepare")((batch: LeasedCampaignBatch) =>
       Effect.gen(function*() {
         const { campaign, sendout } = batch.campaign
         const settled: Array<RecipientOutcome> = []
@@ -194,7 +196,7 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
           })
         })
         return { emails, settled } satisfies PreparedBatch
-      })
+      }))
 
     return { startDue, fixNextChunk, tidy, prepare, finish } as const
   })

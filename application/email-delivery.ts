@@ -17,6 +17,7 @@ import { type AdaptiveRate, RateLimiter } from "./ports/rate-limiter.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
 import { Limits } from "./support/limits.js"
+import { operations } from "./support/operation.js"
 
 export interface DeliverySettings {
   /** Emails per provider call at most (the provider's batch limit, 100 for Resend). */
@@ -98,6 +99,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
     const overdueLookedAt = yield* Ref.make(0)
     /** Whether the last lease came back full: then more is likely due, and the cheap look is skipped. */
     const busy = yield* Ref.make(false)
+    const operation = yield* operations
 
     /**
      * Waits for a turn within the provider's pace, however many workers ask, and for as long as the
@@ -268,7 +270,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
      * Leases the next due batch and hands it over; how many emails it took (0: nothing was due).
      * Single sends go first; campaign batches go to the sending campaigns in turn.
      */
-    const deliverNext = (settings: DeliverySettings) =>
+    const deliverNext = operation("EmailDelivery.deliverNext")((settings: DeliverySettings) =>
       Effect.gen(function*() {
         // The turn comes before the lease, so that the batch takes everything that came meanwhile.
         const at = yield* now
@@ -307,7 +309,7 @@ export class EmailDelivery extends Effect.Service<EmailDelivery>()("roster/Email
           })
         )
         return batch.length
-      })
+      }))
 
     return { deliverNext } as const
   }),

@@ -170,7 +170,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
      * Renders an email of the organization for one of its subscribers and records it, as {@link send}
      * does once it knows what to send: for the worker's triggers too.
      */
-    const queue = (
+    const queue = operation("Emails.queue")((
       organization: Pick<Principal["organization"], "id" | "tier">,
       recipient: Subscriber,
       email: {
@@ -260,7 +260,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         if (!inserted) yield* usage.release(organizationId, month, 1)
         else yield* signal.emailQueued
         return { message, history: [first] } satisfies MessageRecord
-      })
+      }))
 
     const owned = (principal: Principal, id: MessageId) =>
       requireOwned("message", id, messages.findById(principal.organization.id, id), () => messages.organizationOf(id))
@@ -307,8 +307,8 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
     })
 
     /** How many emails the organization handed over this month, for billing figures. */
-    const sentThisMonth = (principal: Principal) =>
-      Effect.flatMap(now, (at) => usage.sentIn(principal.organization.id, usageMonth(at)))
+    const sentThisMonth = operation("Emails.sentThisMonth")((principal: Principal) =>
+      Effect.flatMap(now, (at) => usage.sentIn(principal.organization.id, usageMonth(at))))
 
     return { send, queue, get, list, listPage, sentThisMonth } as const
   })
