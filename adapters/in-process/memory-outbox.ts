@@ -49,26 +49,28 @@ export const MemoryOutboxLive = Layer.effect(
           }
           return claimed
         }),
-      markDispatched: (ids) =>
+      // An event dispatched already keeps its first time.
+      markDispatched: (ids, at) =>
         ids.length === 0 ? Effect.void : store.write((t) => {
-          for (const id of ids) t.dispatchedEvents.add(id)
+          const marked = new Set<string>(ids)
+          for (const event of t.events) {
+            if (marked.has(event.id) && !t.dispatchedEvents.has(event.id)) t.dispatchedEvents.set(event.id, at)
+          }
         }),
 
       pruneDispatched: (before, limit) =>
         store.write((t) => {
           const referenced = new Set([...t.webhookDeliveries.values()].map(({ delivery }) => delivery.eventId as string))
-          const pruned = new Set(
-            t.events
-              .filter((event) =>
-                event.occurredAt.getTime() < before.getTime() && t.dispatchedEvents.has(event.id) && !referenced.has(event.id)
-              )
-              .slice(0, limit)
-              .map((event) => event.id as string)
-          )
-          const kept = t.events.filter((event) => !pruned.has(event.id))
+          const pruned = [...t.dispatchedEvents]
+            .filter(([id, at]) => at.getTime() < before.getTime() && !referenced.has(id))
+            .sort(([, a], [, b]) => a.getTime() - b.getTime())
+            .slice(0, limit)
+            .map(([id]) => id)
+          const gone = new Set(pruned)
+          const kept = t.events.filter((event) => !gone.has(event.id))
           t.events.splice(0, t.events.length, ...kept)
           for (const id of pruned) t.dispatchedEvents.delete(id)
-          return pruned.size
+          return pruned.length
         })
     })
   })

@@ -45,8 +45,8 @@ export interface Tables {
   readonly magicLinks: Map<string, MagicLink>
   readonly sessions: Map<string, Session>
   readonly events: Array<DomainEvent>
-  /** the ids of dispatched events; an event not here waits for a dispatcher */
-  readonly dispatchedEvents: Set<string>
+  /** event id -> when it was dispatched; an event not here is undispatched */
+  readonly dispatchedEvents: Map<string, Date>
   readonly webhookEndpoints: Map<string, WebhookEndpoint>
   readonly webhookDeliveries: Map<string, StoredDelivery>
   /** delivery id -> its attempts, oldest first (each list is replaced, never changed in place) */
@@ -154,7 +154,7 @@ const emptyTables = (): Tables => ({
   magicLinks: new Map(),
   sessions: new Map(),
   events: [],
-  dispatchedEvents: new Set(),
+  dispatchedEvents: new Map(),
   webhookEndpoints: new Map(),
   webhookDeliveries: new Map(),
   webhookAttempts: new Map(),
@@ -188,7 +188,7 @@ const copyTables = (t: Tables): Tables => ({
   magicLinks: new Map(t.magicLinks),
   sessions: new Map(t.sessions),
   events: [...t.events],
-  dispatchedEvents: new Set(t.dispatchedEvents),
+  dispatchedEvents: new Map(t.dispatchedEvents),
   webhookEndpoints: new Map(t.webhookEndpoints),
   webhookDeliveries: new Map(t.webhookDeliveries),
   webhookAttempts: new Map(t.webhookAttempts),

@@ -11,9 +11,8 @@ const EVENTS_PER_INSERT = 1_000
 
 /**
  * Events are kept in the order they were recorded (`position`), which a dispatcher follows. An
- * event waits for a dispatcher while `outbox_pending` holds its position (a trigger puts it there
- * as the event is written, see migration 0025); dispatching deletes that row and leaves the event
- * as it was written.
+ * event is undispatched until `dispatched_at` is set; the partial index `outbox_events_pending_idx`
+ * holds exactly those, so a claim reads only what is left to do.
  */
 export const PostgresOutboxLive = Layer.effect(
   Outbox,
@@ -62,28 +61,29 @@ export const PostgresOutboxLive = Layer.effect(
               OR (data ? 'note' AND data -> 'note' <> jsonb_build_object('id', data -> 'note' -> 'id')))
           RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
 
-      // Inside a transaction the claimed pending rows stay locked until it ends; other dispatchers
-      // skip them rather than wait. Outside one, the lock ends with the statement.
+      // Inside a transaction the rows stay locked until it ends; other dispatchers skip them
+      // rather than wait. Outside one, the lock ends with the statement.
       claimUndispatched: (limit) =>
         sql`
-          SELECT e.id, e.organization_id, e.type, e.occurred_at, e.data
-          FROM (SELECT position FROM outbox_pending ORDER BY position LIMIT ${limit} FOR UPDATE SKIP LOCKED) AS claimed
-          JOIN outbox_events e ON e.position = claimed.position
-          ORDER BY claimed.position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
+          SELECT id, organization_id, type, occurred_at, data FROM outbox_events
+          WHERE dispatched_at IS NULL
+          ORDER BY position
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
 
-      markDispatched: (ids) =>
+      // An event dispatched already keeps its first time.
+      markDispatched: (ids, at) =>
         ids.length === 0 ? Effect.void : sql`
-          DELETE FROM outbox_pending p USING outbox_events e
-          WHERE e.id = ANY(${ids}::uuid[]) AND p.position = e.position`.pipe(Effect.asVoid, Effect.orDie),
+          UPDATE outbox_events SET dispatched_at = ${at}
+          WHERE id = ANY(${ids}::uuid[]) AND dispatched_at IS NULL`.pipe(Effect.asVoid, Effect.orDie),
 
-      // Old events are found by a BRIN index on `occurred_at`; which of them go first does not matter.
       pruneDispatched: (before, limit) =>
         sql<{ readonly id: string }>`
           DELETE FROM outbox_events WHERE id IN (
             SELECT e.id FROM outbox_events e
-            WHERE e.occurred_at < ${before}
-              AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.position = e.position)
+            WHERE e.dispatched_at < ${before}
               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+            ORDER BY e.dispatched_at
             LIMIT ${limit}
           )
           RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)

@@ -23,11 +23,10 @@ export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
    * ends, and other dispatchers skip them (`FOR UPDATE SKIP LOCKED`) rather than wait.
    */
   readonly claimUndispatched: (limit: number) => Effect.Effect<ReadonlyArray<DomainEvent>>
-  /** The events stop waiting for a dispatcher; marking one twice changes nothing. */
-  readonly markDispatched: (ids: ReadonlyArray<EventId>) => Effect.Effect<void>
+  readonly markDispatched: (ids: ReadonlyArray<EventId>, at: Date) => Effect.Effect<void>
   /**
-   * Deletes up to `limit` dispatched events recorded before `before` that no webhook delivery
-   * refers to any more; how many it deleted.
+   * Deletes up to `limit` events dispatched before `before` that no webhook delivery refers to any
+   * more; how many it deleted.
    */
   readonly pruneDispatched: (before: Date, limit: number) => Effect.Effect<number>
 }>() {}

@@ -11,6 +11,7 @@ import {
   deletingAfterwards,
   givenEndpoint,
   givenOrganization,
+  instant,
   type Persistence
 } from "../contract/fixtures.js"
 import { dispatchEverything } from "../contract/outbox-contract.js"
@@ -91,7 +92,7 @@ export const concurrentClaims = (persistence: Layer.Layer<Persistence | SqlClien
             const taken = yield* outbox.claimUndispatched(20)
             yield* claimed
             yield* beforeMarking
-            yield* outbox.markDispatched(taken.map((event) => event.id))
+            yield* outbox.markDispatched(taken.map((event) => event.id), instant(1))
             return taken
           }))
 

@@ -3,7 +3,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Redacted } from "effect"
 import { makePgClient, makePgliteClient, runMigrations } from "../../adapters/postgres/index.js"
 import unlimitedSubscriberSlots from "../../adapters/postgres/migrations/0021_unlimited_subscriber_slots.js"
-import pendingEvents from "../../adapters/postgres/migrations/0025_pending_events.js"
 import { postgres } from "../support/servers.js"
 
 const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -53,8 +52,7 @@ describe("migrations", () => {
           [21, "unlimited_subscriber_slots"],
           [22, "provider_reports_by_address"],
           [23, "tag_visibility"],
-          [24, "tag_assignments_with_their_time"],
-          [25, "pending_events"]
+          [24, "tag_assignments_with_their_time"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -78,7 +76,6 @@ describe("migrations", () => {
           "organization_subscriber_slots",
           "organizations",
           "outbox_events",
-          "outbox_pending",
           "provider_reports",
           "sending_domains",
           "sessions",
@@ -127,43 +124,6 @@ describe("migrations", () => {
           { organizationId: unlimited, rows: 128, used: 7, shards: 128 },
           { organizationId: limited, rows: 16, used: 5, shards: 16 }
         ])
-      }))
-
-    it.effect("events not yet dispatched wait in their own table, and new events join them as they are written", () =>
-      Effect.gen(function*() {
-        yield* runMigrations
-        const sql = yield* SqlClient.SqlClient
-        // The outbox as it stood before: a dispatched_at on each event, and no table of waiting ones.
-        yield* sql`
-          DROP TRIGGER outbox_events_wait ON outbox_events;
-          DROP TRIGGER outbox_events_forget ON outbox_events;
-          DROP FUNCTION outbox_events_wait();
-          DROP FUNCTION outbox_events_forget();
-          DROP TABLE outbox_pending;
-          DROP INDEX outbox_events_occurred_at_brin;
-          ALTER TABLE outbox_events ADD COLUMN dispatched_at timestamptz;
-          CREATE INDEX outbox_events_pending_idx ON outbox_events (position) WHERE dispatched_at IS NULL;
-          CREATE INDEX outbox_events_dispatched_idx ON outbox_events (dispatched_at) WHERE dispatched_at IS NOT NULL;`
-        const organization = "00000000-0000-4000-8000-000000000003"
-        const event = (n: number) => `00000000-0000-4000-8000-00000000010${n}`
-        yield* sql`INSERT INTO outbox_events (id, organization_id, type, occurred_at, data, dispatched_at) VALUES
-          (${event(1)}, ${organization}, 'subscriber.created', now(), '{}', now()),
-          (${event(2)}, ${organization}, 'subscriber.created', now(), '{}', NULL),
-          (${event(3)}, ${organization}, 'subscriber.updated', now(), '{}', now()),
-          (${event(4)}, ${organization}, 'subscriber.deleted', now(), '{}', NULL)`
-        yield* pendingEvents
-        const waiting = sql<{ readonly id: string }>`
-          SELECT e.id FROM outbox_pending JOIN outbox_events e USING (position) ORDER BY position`.pipe(
-          Effect.map((rows) => rows.map((row) => row.id))
-        )
-        expect(yield* waiting).toStrictEqual([event(2), event(4)])
-
-        yield* sql`INSERT INTO outbox_events (id, organization_id, type, occurred_at, data) VALUES
-          (${event(5)}, ${organization}, 'tag.subscribed', now(), '{}'), (${event(6)}, ${organization}, 'tag.unsubscribed', now(), '{}')`
-        expect(yield* waiting).toStrictEqual([event(2), event(4), event(5), event(6)])
-        yield* sql`DELETE FROM outbox_events WHERE id IN (${event(1)}, ${event(4)}, ${event(5)})`
-        expect(yield* waiting).toStrictEqual([event(2), event(6)])
-        expect(yield* sql`SELECT count(*)::integer AS n FROM outbox_pending`).toStrictEqual([{ n: 2 }])
       }))
 
     it.effect("subscribers are indexed by their email key alone, for a provider's report about an address in every organization", () =>

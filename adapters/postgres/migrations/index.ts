@@ -26,7 +26,6 @@ import unlimitedSubscriberSlots from "./0021_unlimited_subscriber_slots.js"
 import providerReportsByAddress from "./0022_provider_reports_by_address.js"
 import tagVisibility from "./0023_tag_visibility.js"
 import tagAssignmentsWithTheirTime from "./0024_tag_assignments_with_their_time.js"
-import pendingEvents from "./0025_pending_events.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -52,8 +51,7 @@ const migrations = Migrator.fromRecord({
   "0021_unlimited_subscriber_slots": unlimitedSubscriberSlots,
   "0022_provider_reports_by_address": providerReportsByAddress,
   "0023_tag_visibility": tagVisibility,
-  "0024_tag_assignments_with_their_time": tagAssignmentsWithTheirTime,
-  "0025_pending_events": pendingEvents
+  "0024_tag_assignments_with_their_time": tagAssignmentsWithTheirTime
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
