@@ -194,13 +194,15 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
   it("a worker sends each batch of a job as a trace of its own, its statements in it, as roster-worker", async () => {
     collector.spans.length = 0
     const worker = await startWorker({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url })
+    // Time for whole batches: one the stop interrupts may end before its first statement.
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
     expect(await worker.stop()).toBe(0)
     const { spans } = collector
     expect(new Set(spans.map((s) => s.service))).toEqual(new Set(["roster-worker"]))
-    const fanOut = spans.find((s) => s.name === "job webhook fan-out")
-    expect(fanOut, `a batch of webhook fan-out among ${[...new Set(spans.map((s) => s.name))].join(", ")}`).toBeDefined()
-    expect(fanOut!.parentSpanId ?? "").toBe("")
-    expect(spans.some((s) => s.name === "sql.execute" && descends(spans, s, fanOut!))).toBe(true)
+    const fanOuts = spans.filter((s) => s.name === "job webhook fan-out")
+    expect(fanOuts.length, `batches of webhook fan-out among ${[...new Set(spans.map((s) => s.name))].join(", ")}`).toBeGreaterThan(0)
+    for (const fanOut of fanOuts) expect(fanOut.parentSpanId ?? "").toBe("")
+    expect(fanOuts.some((fanOut) => spans.some((s) => s.name === "sql.execute" && descends(spans, s, fanOut)))).toBe(true)
   })
 
   it("without OTEL_EXPORTER_OTLP_ENDPOINT nothing is sent, not even where OpenTelemetry's other variables point", async () => {
