@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { OverviewAuthentication } from "./authentication.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import { CreatedWebhookEndpointData, WebhookEndpointList, WebhookListParams, WebhookPath } from "./schemas.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
+import { withoutBody } from "../shared/action-body.js"
 import { webhookEndpoints as webhooks, webhookTerms } from "../shared/webhook-endpoints.js"
 import { envelopes } from "./errors.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
@@ -30,8 +30,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.del("delete", "/webhooks/:id")
       .setPath(WebhookPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
+      .pipe(withoutBody)
       .pipe(envelopes.describe({
         ...webhooks.delete,
         description: `Deletes the endpoint with its deliveries; nothing more is sent to it. ${scope}`

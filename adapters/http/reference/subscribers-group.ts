@@ -16,7 +16,7 @@ import {
   SubscriberTagPath,
   UpdateSubscriberRequest
 } from "./subscriber-schemas.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
+import { withoutBody } from "../shared/action-body.js"
 import { subscriberEndpoints } from "../shared/subscriber-endpoints.js"
 
 const subscribers = subscriberEndpoints("subscriber_id")
@@ -60,8 +60,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
   .add(
     HttpApiEndpoint.del("detachTag", `${subscribers.address}/tags/:tag_id`)
       .setPath(SubscriberTagPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
+      .pipe(withoutBody)
       .pipe(problems.describe(subscribers.detachTag))
   )
   .add(problems.declare(subscribers.listTags).addSuccess(SubscriberTagList))

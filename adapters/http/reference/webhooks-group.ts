@@ -19,7 +19,7 @@ import {
   WebhookStats,
   WebhookTestResult
 } from "./webhook-schemas.js"
-import { NoFields, optionalBody } from "../shared/action-body.js"
+import { NoFields, optionalBody, withoutBody } from "../shared/action-body.js"
 import { webhookEndpoints as webhooks, webhookTerms } from "../shared/webhook-endpoints.js"
 
 const { scope } = webhookTerms
@@ -76,8 +76,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.del("delete", "/webhooks/:webhook_id")
       .setPath(WebhookPath)
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody)
+      .pipe(withoutBody)
       .pipe(problems.describe(webhooks.delete))
   )
   .add(

@@ -1,3 +1,4 @@
+import { type HttpApiEndpoint, type HttpMethod, OpenApi } from "@effect/platform"
 import { JSONSchema, ParseResult, Predicate, Schema } from "effect"
 import { operationTransform } from "./openapi-model.js"
 import { strictInput } from "./wire-fields.js"
@@ -65,3 +66,36 @@ export const optionalBody = operationTransform((operation) => {
   }
   return operation
 })
+
+/**
+ * The endpoint takes no fields: its body is {@link NoFields}, which OpenAPI shows as one that may be
+ * left out. For an action that carries nothing but its path (delete, rotate, sign out...).
+ */
+export const withoutBody = <
+  Name extends string,
+  Method extends HttpMethod.HttpMethod,
+  Path,
+  UrlParams,
+  Headers,
+  Success,
+  Error,
+  R,
+  RE
+>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, never, Headers, Success, Error, R, RE>
+): HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, typeof NoFields.Type, Headers, Success, Error, R, RE> =>
+  // NoFields decodes from anything, so it suits an endpoint of every method.
+  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint<Name, "POST", Path, UrlParams, never, Headers, Success, Error, R, RE>)
+    .setPayload(NoFields)
+    .annotate(OpenApi.Transform, optionalBody) as unknown as HttpApiEndpoint.HttpApiEndpoint<
+      Name,
+      Method,
+      Path,
+      UrlParams,
+      typeof NoFields.Type,
+      Headers,
+      Success,
+      Error,
+      R,
+      RE
+    >

@@ -1,6 +1,6 @@
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint } from "@effect/platform"
 import { OrganizationId, UserId } from "@roster/domain"
-import { NoFields, optionalBody } from "./action-body.js"
+import { withoutBody } from "./action-body.js"
 import { AddMemberRequest, UpdateOrganizationRequest } from "./admin-schemas.js"
 import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
 import { idParam } from "./id-param.js"
@@ -49,8 +49,7 @@ export const adminEndpoints = <const O extends string, const U extends string>(k
     deleteOrganization: sharedEndpoint({
       endpoint: HttpApiEndpoint.del("deleteOrganization", one)
         .setPath(organization.path)
-        .setPayload(NoFields)
-        .annotate(OpenApi.Transform, optionalBody),
+        .pipe(withoutBody),
       summary: "Delete an organization",
       description: "Deletes the organization with everything it owns: subscribers, tags, API keys and memberships. " +
         "Its keys answer 401 at once. The organization acting here cannot delete itself (400 on " +
@@ -75,8 +74,7 @@ export const adminEndpoints = <const O extends string, const U extends string>(k
     removeMember: sharedEndpoint({
       endpoint: HttpApiEndpoint.del("removeMember", `${one}/members/:user_id`)
         .setPath(member)
-        .setPayload(NoFields)
-        .annotate(OpenApi.Transform, optionalBody),
+        .pipe(withoutBody),
       summary: "Remove a member",
       description: "Ends the user's membership; their sessions lose the organization at once (403). 404 when the " +
         `organization does not exist or the user is not a member of it. ${adminsOnly}`,

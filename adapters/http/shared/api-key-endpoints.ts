@@ -1,6 +1,6 @@
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint } from "@effect/platform"
 import { ApiKeyId } from "@roster/domain"
-import { NoFields, optionalBody } from "./action-body.js"
+import { withoutBody } from "./action-body.js"
 import { CreateApiKeyRequest, UpdateApiKeyRequest } from "./api-key-schemas.js"
 import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
 import { idParam } from "./id-param.js"
@@ -53,8 +53,7 @@ export const apiKeyEndpoints = <const K extends string>(key: K) => {
     rotate: sharedEndpoint({
       endpoint: HttpApiEndpoint.post("rotate", `${address}/rotate`)
         .setPath(apiKey.path)
-        .setPayload(NoFields)
-        .annotate(OpenApi.Transform, optionalBody),
+        .pipe(withoutBody),
       summary: "Rotate an API key",
       description: "Gives the key a new secret and answers it in full, this once; the old key stops working at once. " +
         `Name, scopes and id stay. ${ownersOnly}`,
@@ -63,8 +62,7 @@ export const apiKeyEndpoints = <const K extends string>(key: K) => {
     delete: sharedEndpoint({
       endpoint: HttpApiEndpoint.del("delete", address)
         .setPath(apiKey.path)
-        .setPayload(NoFields)
-        .annotate(OpenApi.Transform, optionalBody),
+        .pipe(withoutBody),
       summary: "Delete an API key",
       description: `Deletes the key; it stops working at once. ${ownersOnly}`,
       errors: ["not_found", ...BODY_ERRORS]

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
-import { NoFields, optionalBody } from "./action-body.js"
+import { HttpApiEndpoint } from "@effect/platform"
+import { withoutBody } from "./action-body.js"
 import { CreateCheckoutSessionRequest } from "./billing-schemas.js"
 import { sharedEndpoint } from "./endpoint-description.js"
 import { POST_ERRORS } from "./wire-errors.js"
@@ -29,8 +29,7 @@ export const billingEndpoints = {
   }),
   customerPortal: sharedEndpoint({
     endpoint: HttpApiEndpoint.post("customerPortal", "/billing/customer-portal")
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody),
+      .pipe(withoutBody),
     summary: "Open the customer portal",
     description: "A hosted page of the payment provider where the owner changes or cancels the plan and manages " +
       "payment methods and invoices; it sends them back to PUBLIC_BASE_URL. Scope `*`.",
@@ -38,8 +37,7 @@ export const billingEndpoints = {
   }),
   syncSubscription: sharedEndpoint({
     endpoint: HttpApiEndpoint.post("syncSubscription", "/billing/sync-subscription")
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody),
+      .pipe(withoutBody),
     summary: "Sync the subscription from the payment provider",
     description: "Reads the organization's subscription from the provider (a paid one if there is one, else the " +
       "newest), applies it as events would, and answers the billing subscription. Scope `*`.",

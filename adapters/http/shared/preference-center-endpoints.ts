@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, OpenApi } from "@effect/platform"
-import { NoFields, optionalBody } from "./action-body.js"
+import { withoutBody } from "./action-body.js"
 import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
 import { pageAnswers } from "./openapi-model.js"
 import { PreferenceTagPath, PreferenceTokenParams } from "./preference-schemas.js"
@@ -34,9 +34,8 @@ export const preferenceCenterEndpoints = {
   subscribe: sharedEndpoint({
     endpoint: HttpApiEndpoint.put("subscribe", "/preference-center/tags/:tag_id")
       .setPath(PreferenceTagPath)
-      .setPayload(NoFields)
       .setUrlParams(PreferenceTokenParams)
-      .annotate(OpenApi.Transform, optionalBody),
+      .pipe(withoutBody),
     summary: "Subscribe to a tag",
     description: "Answers the preferences afterwards. A subscriber who subscribes becomes `active` again, whatever " +
       "their status was: it is their own action. 404 for a tag the organization does not have or keeps private; " +
@@ -46,9 +45,8 @@ export const preferenceCenterEndpoints = {
   unsubscribe: sharedEndpoint({
     endpoint: HttpApiEndpoint.del("unsubscribe", "/preference-center/tags/:tag_id")
       .setPath(PreferenceTagPath)
-      .setPayload(NoFields)
       .setUrlParams(PreferenceTokenParams)
-      .annotate(OpenApi.Transform, optionalBody),
+      .pipe(withoutBody),
     summary: "Unsubscribe from a tag",
     description: `Answers the preferences afterwards. 404 for a tag the organization does not have or keeps private. ${tokenErrors}`,
     errors: ["not_found", ...BODY_ERRORS]
@@ -62,9 +60,8 @@ export const preferenceCenterEndpoints = {
   }),
   requestErasure: sharedEndpoint({
     endpoint: HttpApiEndpoint.del("requestErasure", "/preference-center/account")
-      .setPayload(NoFields)
       .setUrlParams(PreferenceTokenParams)
-      .annotate(OpenApi.Transform, optionalBody),
+      .pipe(withoutBody),
     summary: "Delete one's data",
     description: "202: the subscriber, their tags and everything else stored about them are erased within a minute, " +
       "and `subscriber.deleted` goes to webhooks. The subscriber's links stop working at once; asking again " +

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
-import { NoFields, optionalBody } from "./action-body.js"
+import { HttpApiEndpoint } from "@effect/platform"
+import { withoutBody } from "./action-body.js"
 import { AddSendingDomainRequest } from "./email-settings-schemas.js"
 import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
 import { BODY_ERRORS, POST_ERRORS } from "./wire-errors.js"
@@ -44,8 +44,7 @@ export const settingsEndpoints = {
   }),
   removeDomain: sharedEndpoint({
     endpoint: HttpApiEndpoint.del("removeDomain", "/settings/email/domain")
-      .setPayload(NoFields)
-      .annotate(OpenApi.Transform, optionalBody),
+      .pipe(withoutBody),
     summary: "Remove the custom sending domain",
     description: "Removes the domain at the email provider and here; a `from_address` on it goes back to the service's " +
       "address. While the provider cannot be reached, 503 `service_unavailable` and nothing changes. Owner only: scope `*`.",

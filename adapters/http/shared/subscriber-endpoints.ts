@@ -1,6 +1,6 @@
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint } from "@effect/platform"
 import { SubscriberId } from "@roster/domain"
-import { NoFields, optionalBody } from "./action-body.js"
+import { withoutBody } from "./action-body.js"
 import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
 import { idParam } from "./id-param.js"
 import { IdInput } from "./wire-fields.js"
@@ -51,8 +51,7 @@ export const subscriberEndpoints = <const K extends string>(key: K) => {
     delete: sharedEndpoint({
       endpoint: HttpApiEndpoint.del("delete", one)
         .setPath(subscriber.path)
-        .setPayload(NoFields)
-        .annotate(OpenApi.Transform, optionalBody),
+        .pipe(withoutBody),
       summary: "Delete a subscriber",
       description: "Deletes the subscriber permanently, with its tag associations. Scope `subscribers:delete`.",
       errors: ["not_found", ...BODY_ERRORS]
@@ -79,8 +78,7 @@ export const subscriberEndpoints = <const K extends string>(key: K) => {
     issuePreferenceLink: sharedEndpoint({
       endpoint: HttpApiEndpoint.post("issuePreferenceLink", `${one}/token`)
         .setPath(subscriber.path)
-        .setPayload(NoFields)
-        .annotate(OpenApi.Transform, optionalBody),
+        .pipe(withoutBody),
       summary: "Make a preference link",
       description: "A token, good for 30 days, with which the subscriber sees and changes their own subscriptions at " +
         "`url` (the preference center), exports their data or asks for its erasure, without an account. Scope " +
@@ -90,8 +88,7 @@ export const subscriberEndpoints = <const K extends string>(key: K) => {
     revokePreferenceLinks: sharedEndpoint({
       endpoint: HttpApiEndpoint.del("revokePreferenceLinks", `${one}/token`)
         .setPath(subscriber.path)
-        .setPayload(NoFields)
-        .annotate(OpenApi.Transform, optionalBody),
+        .pipe(withoutBody),
       summary: "Revoke a subscriber's preference links",
       description: "Every preference token issued for the subscriber so far stops working at once (401 " +
         "`invalid_token`); tokens made afterwards work. Scope `subscribers:write`.",

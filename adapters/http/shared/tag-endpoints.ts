@@ -1,6 +1,6 @@
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint } from "@effect/platform"
 import { TagId } from "@roster/domain"
-import { NoFields, optionalBody } from "./action-body.js"
+import { withoutBody } from "./action-body.js"
 import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
 import { idParam } from "./id-param.js"
 import { BODY_ERRORS, POST_ERRORS } from "./wire-errors.js"
@@ -45,8 +45,7 @@ export const tagEndpoints = <const K extends string>(key: K) => {
     delete: sharedEndpoint({
       endpoint: HttpApiEndpoint.del("delete", address)
         .setPath(tag.path)
-        .setPayload(NoFields)
-        .annotate(OpenApi.Transform, optionalBody),
+        .pipe(withoutBody),
       summary: "Delete a tag",
       description: "Deletes the tag and detaches it from every subscriber that carried it. Scope `tags:write`.",
       errors: ["not_found", ...BODY_ERRORS]

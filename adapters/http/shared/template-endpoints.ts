@@ -1,6 +1,6 @@
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint } from "@effect/platform"
 import { TemplateId } from "@roster/domain"
-import { NoFields, optionalBody } from "./action-body.js"
+import { withoutBody } from "./action-body.js"
 import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
 import { idParam } from "./id-param.js"
 import { CreateTemplateRequest, PreviewTemplateRequest } from "./template-schemas.js"
@@ -43,8 +43,7 @@ export const templateEndpoints = <const K extends string>(key: K) => {
     delete: sharedEndpoint({
       endpoint: HttpApiEndpoint.del("delete", one)
         .setPath(template.path)
-        .setPayload(NoFields)
-        .annotate(OpenApi.Transform, optionalBody),
+        .pipe(withoutBody),
       summary: "Delete a template",
       description: `Deletes the template; emails sent with it keep what they were. ${write}`,
       errors: ["not_found", ...BODY_ERRORS]

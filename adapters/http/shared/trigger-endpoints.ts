@@ -1,6 +1,6 @@
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint } from "@effect/platform"
 import { TriggerId } from "@roster/domain"
-import { NoFields, optionalBody } from "./action-body.js"
+import { withoutBody } from "./action-body.js"
 import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
 import { idParam } from "./id-param.js"
 import { CreateTriggerRequest } from "./trigger-schemas.js"
@@ -42,8 +42,7 @@ export const triggerEndpoints = <const K extends string>(key: K) => {
     delete: sharedEndpoint({
       endpoint: HttpApiEndpoint.del("delete", one)
         .setPath(trigger.path)
-        .setPayload(NoFields)
-        .annotate(OpenApi.Transform, optionalBody),
+        .pipe(withoutBody),
       summary: "Delete an email trigger",
       description: `Its waiting emails are not sent; emails it sent stay. ${write}`,
       errors: ["not_found", ...BODY_ERRORS]
