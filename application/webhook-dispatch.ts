@@ -94,7 +94,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         // Email triggers hear the same events, in the same transaction: each committed event fires
         // them once. An import's events fire none (a list brought over is not a wave of sign-ups).
         yield* triggers.recordFirings(events.filter((event) => !isImportEvent(event)), at)
-        yield* outbox.markDispatched(events.map((event) => event.id), at)
+        yield* outbox.markDispatchedThrough(events[events.length - 1]!.id, at)
         return { events: events.length, deliveries: made.length }
       })))
 

@@ -185,7 +185,11 @@ export const runWebhookBench = async (context: WebhookBenchContext): Promise<voi
   const stops: Array<() => Promise<unknown>> = []
   try {
     // Events the API bench left behind have no endpoint; they would only slow the first fan-out.
-    await pool.query("UPDATE outbox_events SET dispatched_at = now() WHERE dispatched_at IS NULL")
+    await pool.query(
+      `UPDATE outbox_dispatch_mark SET (xid, position, dispatched_at) =
+         (SELECT xid, position, now() FROM outbox_events ORDER BY xid DESC, position DESC LIMIT 1)
+       WHERE EXISTS (SELECT 1 FROM outbox_events)`
+    )
     const hooks = await tenant(context, "hooks", receiver.url)
 
     // 1. Throughput of one worker.
@@ -202,7 +206,9 @@ export const runWebhookBench = async (context: WebhookBenchContext): Promise<voi
     let worker = await startWorker(context)
     stops.push(worker.stop)
     const fannedOutAt = await waitFor(async () => {
-      const pending = await pool.query("SELECT 1 FROM outbox_events WHERE dispatched_at IS NULL LIMIT 1")
+      const pending = await pool.query(
+        `SELECT 1 FROM outbox_dispatch_mark m JOIN outbox_events e ON (e.xid, e.position) > (m.xid, m.position) LIMIT 1`
+      )
       return pending.rowCount === 0
     }, "fan-out", 600_000)
     const receivedAtFanOut = receiver.arrivals().size

@@ -49,23 +49,25 @@ export const MemoryOutboxLive = Layer.effect(
           }
           return claimed
         }),
-      // An event dispatched already keeps its first time.
-      markDispatched: (ids, at) =>
-        ids.length === 0 ? Effect.void : store.write((t) => {
-          const marked = new Set<string>(ids)
+      // Events are claimed in the order recorded, so those up to `last` are the claimed ones.
+      markDispatchedThrough: (last, at) =>
+        store.write((t) => {
+          if (!t.events.some((event) => event.id === last)) return
           for (const event of t.events) {
-            if (marked.has(event.id) && !t.dispatchedEvents.has(event.id)) t.dispatchedEvents.set(event.id, at)
+            if (!t.dispatchedEvents.has(event.id)) t.dispatchedEvents.set(event.id, at)
+            if (event.id === last) return
           }
         }),
 
       pruneDispatched: (before, limit) =>
         store.write((t) => {
           const referenced = new Set([...t.webhookDeliveries.values()].map(({ delivery }) => delivery.eventId as string))
-          const pruned = [...t.dispatchedEvents]
-            .filter(([id, at]) => at.getTime() < before.getTime() && !referenced.has(id))
-            .sort(([, a], [, b]) => a.getTime() - b.getTime())
+          const pruned = t.events
+            .filter((event) =>
+              t.dispatchedEvents.has(event.id) && event.occurredAt.getTime() < before.getTime() && !referenced.has(event.id)
+            )
             .slice(0, limit)
-            .map(([id]) => id)
+            .map((event) => event.id as string)
           const gone = new Set(pruned)
           const kept = t.events.filter((event) => !gone.has(event.id))
           t.events.splice(0, t.events.length, ...kept)

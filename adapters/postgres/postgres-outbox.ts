@@ -10,9 +10,11 @@ const decodeEvents = decodeRows(DomainEvent)
 const EVENTS_PER_INSERT = 1_000
 
 /**
- * Events are kept in the order they were recorded (`position`), which a dispatcher follows. An
- * event is undispatched until `dispatched_at` is set; the partial index `outbox_events_pending_idx`
- * holds exactly those, so a claim reads only what is left to do.
+ * Events are kept in the order they were recorded (`position`), each with the transaction that
+ * recorded it (`xid`). A dispatcher follows `(xid, position)` from the one-row
+ * `outbox_dispatch_mark` up to the oldest transaction still open (`pg_snapshot_xmin`): everything
+ * before that point has committed or never will, so no event can commit behind the mark. Dispatch
+ * moves the mark and writes nothing to the events themselves.
  */
 export const PostgresOutboxLive = Layer.effect(
   Outbox,
@@ -29,6 +31,12 @@ export const PostgresOutboxLive = Layer.effect(
           data: jsonb(event.data)
         })))
       }`
+
+    /** The events ahead of a mark (`mark`, its alias) that no open transaction can still precede. */
+    const ahead = (mark: string) =>
+      sql`
+        SELECT e.id, e.organization_id, e.type, e.occurred_at, e.data FROM outbox_events e
+        WHERE (e.xid, e.position) > (${sql(mark)}.xid, ${sql(mark)}.position) AND e.xid < pg_snapshot_xmin(pg_current_snapshot())`
 
     return Outbox.of({
       // One multi-row INSERT per thousand events, in order, so positions follow the given order.
@@ -61,29 +69,32 @@ export const PostgresOutboxLive = Layer.effect(
               OR (data ? 'note' AND data -> 'note' <> jsonb_build_object('id', data -> 'note' -> 'id')))
           RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
 
-      // Inside a transaction the rows stay locked until it ends; other dispatchers skip them
-      // rather than wait. Outside one, the lock ends with the statement.
+      // Locking the mark makes the claim: another dispatcher skips it and gets nothing rather than
+      // wait. The mark is locked only when there are events to claim, so that a claim that finds
+      // none writes nothing. Outside a transaction the lock ends with the statement.
       claimUndispatched: (limit) =>
         sql`
-          SELECT id, organization_id, type, occurred_at, data FROM outbox_events
-          WHERE dispatched_at IS NULL
-          ORDER BY position
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
+          SELECT e.id, e.organization_id, e.type, e.occurred_at, e.data
+          FROM (
+            SELECT xid, position FROM outbox_dispatch_mark m
+            WHERE EXISTS (${ahead("m")})
+            FOR UPDATE SKIP LOCKED
+          ) mark
+          CROSS JOIN LATERAL (${ahead("mark")} ORDER BY e.xid, e.position LIMIT ${limit}) e`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
 
-      // An event dispatched already keeps its first time.
-      markDispatched: (ids, at) =>
-        ids.length === 0 ? Effect.void : sql`
-          UPDATE outbox_events SET dispatched_at = ${at}
-          WHERE id = ANY(${ids}::uuid[]) AND dispatched_at IS NULL`.pipe(Effect.asVoid, Effect.orDie),
+      // The mark only moves forward.
+      markDispatchedThrough: (last, at) =>
+        sql`
+          UPDATE outbox_dispatch_mark m SET xid = e.xid, position = e.position, dispatched_at = ${at}
+          FROM outbox_events e
+          WHERE e.id = ${last} AND (e.xid, e.position) > (m.xid, m.position)`.pipe(Effect.asVoid, Effect.orDie),
 
       pruneDispatched: (before, limit) =>
         sql<{ readonly id: string }>`
           DELETE FROM outbox_events WHERE id IN (
-            SELECT e.id FROM outbox_events e
-            WHERE e.dispatched_at < ${before}
+            SELECT e.id FROM outbox_dispatch_mark m JOIN outbox_events e ON (e.xid, e.position) <= (m.xid, m.position)
+            WHERE e.occurred_at < ${before}
               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
-            ORDER BY e.dispatched_at
             LIMIT ${limit}
           )
           RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)

@@ -29,7 +29,7 @@ export const PostgresWorkBacklogLive = Layer.effect(
             SELECT count(*)::integer AS waiting,
                    (count(*) FILTER (WHERE occurred_at <= ${at}))::integer AS due,
                    min(occurred_at) FILTER (WHERE occurred_at <= ${at}) AS oldest_due_at
-            FROM outbox_events WHERE dispatched_at IS NULL
+            FROM outbox_dispatch_mark m JOIN outbox_events e ON (e.xid, e.position) > (m.xid, m.position)
           ), webhook_deliveries AS (
             SELECT count(*)::integer AS waiting,
                    (count(*) FILTER (WHERE next_attempt_at <= ${at}))::integer AS due,

@@ -4,7 +4,7 @@ import { Context, type Effect } from "effect"
 /**
  * Events written in the same transaction as the change they describe, for delivery later. An
  * event is dispatched once: a dispatcher claims undispatched events, hands them on, and marks them
- * dispatched, all in one transaction.
+ * dispatched through the last one, all in one transaction.
  */
 export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
   readonly record: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void>
@@ -19,14 +19,18 @@ export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
    */
   readonly forgetSubscriber: (organizationId: OrganizationId, subscriberId: SubscriberId) => Effect.Effect<number>
   /**
-   * Up to `limit` undispatched events, oldest first. Inside a transaction they stay locked until it
-   * ends, and other dispatchers skip them (`FOR UPDATE SKIP LOCKED`) rather than wait.
+   * Up to `limit` undispatched events, in dispatch order: transaction by transaction as they
+   * committed, each transaction's events in the order recorded. An event waits while the
+   * transaction that recorded it, or one older than it, is still open. Inside a transaction the
+   * claim holds the outbox until the transaction ends: another dispatcher's claim answers none
+   * meanwhile rather than wait.
    */
   readonly claimUndispatched: (limit: number) => Effect.Effect<ReadonlyArray<DomainEvent>>
-  readonly markDispatched: (ids: ReadonlyArray<EventId>, at: Date) => Effect.Effect<void>
+  /** Marks the claimed events up to and including `last` dispatched at `at`, in the claim's transaction. */
+  readonly markDispatchedThrough: (last: EventId, at: Date) => Effect.Effect<void>
   /**
-   * Deletes up to `limit` events dispatched before `before` that no webhook delivery refers to any
-   * more; how many it deleted.
+   * Deletes up to `limit` dispatched events that occurred before `before` and that no webhook
+   * delivery refers to any more; how many it deleted.
    */
   readonly pruneDispatched: (before: Date, limit: number) => Effect.Effect<number>
 }>() {}

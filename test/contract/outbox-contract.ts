@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Outbox, UnitOfWork, WebhookDeliveryRepository } from "@roster/application"
-import { type DomainEvent, OrganizationId, SubscriberId } from "@roster/domain"
-import { Effect, Exit } from "effect"
+import { DomainEvent, EventId, OrganizationId, SubscriberId } from "@roster/domain"
+import { Effect, Exit, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import {
   aDelivery,
@@ -19,22 +19,44 @@ export const dispatchBatch = (limit: number) =>
   Effect.flatMap(Effect.all([Outbox, UnitOfWork]), ([outbox, unitOfWork]) =>
     unitOfWork.transaction(Effect.gen(function*() {
       const events = yield* outbox.claimUndispatched(limit)
-      yield* outbox.markDispatched(events.map((event) => event.id), instant(0))
+      if (events.length > 0) yield* outbox.markDispatchedThrough(events[events.length - 1]!.id, instant(0))
       return events
     })))
 
 /**
- * Dispatches every event recorded so far, whoever recorded it, so that a test's claims see only
- * the events it records next. The outbox is one queue for every organization; the tests of a file
- * run one after another, and no other file claims from its database.
+ * What claims of `limit` answer once every transaction older than the test's own has ended: an
+ * event waits while one is open, and other files' tests write to the same server at the same time.
+ * Claims again until the answer is `expected`, for at most ten seconds, and answers the last.
  */
-export const dispatchEverything: Effect.Effect<void, never, Outbox | UnitOfWork> = Effect.flatMap(
-  dispatchBatch(5_000),
-  (events) => events.length === 0 ? Effect.void : dispatchEverything
-)
+const idsOf = (events: ReadonlyArray<DomainEvent>) => events.map((event) => event.id).join()
+
+export const claimedOnceSettled = (limit: number, expected: ReadonlyArray<DomainEvent>) =>
+  Effect.flatMap(Outbox, (outbox) =>
+    outbox.claimUndispatched(limit).pipe(
+      Effect.filterOrFail((claimed) => idsOf(claimed) === idsOf(expected), (claimed) => claimed),
+      Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds"))),
+      Effect.merge
+    ))
+
+/**
+ * Dispatches every event recorded so far, whoever recorded it, so that a test's claims see only
+ * the events it records next: records a last event of its own and dispatches until that one is
+ * gone too. The outbox is one queue for every organization; the tests of a file run one after
+ * another, and no other file claims from its database.
+ */
+export const dispatchEverything: Effect.Effect<void, never, Outbox | UnitOfWork> = Effect.gen(function*() {
+  const fence = anEvent(OrganizationId.make(randomUUID()), "subscriber.deleted")
+  yield* (yield* Outbox).record([fence])
+  yield* dispatchBatch(5_000).pipe(
+    Effect.filterOrFail((events) => events.some((event) => event.id === fence.id)),
+    Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds"))),
+    Effect.orDie
+  )
+})
 
 export const outboxContract = (persistence: PersistenceLayer) =>
-  layer(persistence)("Outbox", (it) => {
+  // On the live clock: an event waits, for real, while an older transaction is open.
+  layer(persistence, { excludeTestServices: true })("Outbox", (it) => {
     it.effect("answers an organization's events in the order they were recorded", () =>
       Effect.gen(function*() {
         const outbox = yield* Outbox
@@ -143,36 +165,43 @@ export const outboxContract = (persistence: PersistenceLayer) =>
         const later = anEvent(organization.id, "subscriber.deleted", { n: 3 })
         yield* outbox.record([later])
 
-        expect(yield* outbox.claimUndispatched(2)).toStrictEqual(events.slice(0, 2))
+        expect(yield* claimedOnceSettled(2, events.slice(0, 2))).toStrictEqual(events.slice(0, 2))
         // Outside a transaction nothing stays claimed: the same events come again.
-        expect(yield* outbox.claimUndispatched(10)).toStrictEqual([...events, later])
+        expect(yield* claimedOnceSettled(10, [...events, later])).toStrictEqual([...events, later])
 
-        yield* outbox.markDispatched([events[0]!.id, events[2]!.id], instant(5))
-        yield* outbox.markDispatched([], instant(5))
-        expect(yield* outbox.claimUndispatched(10)).toStrictEqual([events[1], later])
-        yield* outbox.markDispatched([events[1]!.id, later.id, events[0]!.id], instant(6))
+        yield* outbox.markDispatchedThrough(events[1]!.id, instant(5))
+        expect(yield* outbox.claimUndispatched(10)).toStrictEqual([events[2], later])
+        // The mark never moves back.
+        yield* outbox.markDispatchedThrough(events[0]!.id, instant(6))
+        expect(yield* outbox.claimUndispatched(10)).toStrictEqual([events[2], later])
+        yield* outbox.markDispatchedThrough(later.id, instant(6))
         expect(yield* outbox.claimUndispatched(10)).toStrictEqual([])
         expect(yield* outbox.claimUndispatched(0)).toStrictEqual([])
+        // An id the outbox never recorded marks nothing.
+        const unmarked = anEvent(other.id, "tag.subscribed")
+        yield* outbox.record([unmarked])
+        yield* outbox.markDispatchedThrough(EventId.make(randomUUID()), instant(7))
+        expect(yield* claimedOnceSettled(10, [unmarked])).toStrictEqual([unmarked])
 
         // Dispatched events are still the organization's record.
         expect(yield* outbox.recorded(organization.id)).toStrictEqual([events[0], events[2], later])
       }))
 
-    it.effect("forgets events dispatched before a moment once no delivery refers to them", () =>
+    it.effect("forgets dispatched events that occurred before a moment once no delivery refers to them", () =>
       Effect.gen(function*() {
         const outbox = yield* Outbox
         const organization = yield* givenOrganization()
         const era = anEraOfItsOwn()
         yield* Effect.gen(function*() {
+          const occurred = (event: DomainEvent, second: number) => new DomainEvent({ ...event, occurredAt: era(second) })
           const [old, delivered, recent, waiting] = [
-            anEvent(organization.id, "subscriber.created", { n: 0 }),
-            anEvent(organization.id, "subscriber.updated", { n: 1 }),
-            anEvent(organization.id, "subscriber.deleted", { n: 2 }),
-            anEvent(organization.id, "tag.subscribed", { n: 3 })
+            occurred(anEvent(organization.id, "subscriber.created", { n: 0 }), 10),
+            occurred(anEvent(organization.id, "subscriber.updated", { n: 1 }), 10),
+            occurred(anEvent(organization.id, "subscriber.deleted", { n: 2 }), 100),
+            occurred(anEvent(organization.id, "tag.subscribed", { n: 3 }), 10)
           ]
           yield* outbox.record([old, delivered, recent, waiting])
-          yield* outbox.markDispatched([old.id, delivered.id], era(10))
-          yield* outbox.markDispatched([recent.id], era(100))
+          yield* outbox.markDispatchedThrough(recent.id, era(100))
           const endpoint = yield* givenEndpoint(organization.id)
           yield* (yield* WebhookDeliveryRepository).insertMany([
             aDelivery(endpoint, delivered, { status: "succeeded", createdAt: era(11) })
@@ -191,6 +220,7 @@ export const outboxContract = (persistence: PersistenceLayer) =>
         const organization = yield* givenOrganization()
         const events = Array.from({ length: 60 }, (_, n) => anEvent(organization.id, "tag.subscribed", { n }))
         yield* outbox.record(events)
+        yield* claimedOnceSettled(events.length, events)
 
         const dispatcher: Effect.Effect<ReadonlyArray<DomainEvent>, never, Outbox | UnitOfWork> = Effect.flatMap(
           dispatchBatch(7),
@@ -212,10 +242,11 @@ export const outboxContract = (persistence: PersistenceLayer) =>
         const organization = yield* givenOrganization()
         const events = [anEvent(organization.id), anEvent(organization.id, "subscriber.note_added")]
         yield* outbox.record(events)
+        yield* claimedOnceSettled(10, events)
 
         const exit = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
           const claimed = yield* outbox.claimUndispatched(10)
-          yield* outbox.markDispatched(claimed.map((event) => event.id), instant(1))
+          yield* outbox.markDispatchedThrough(claimed[claimed.length - 1]!.id, instant(1))
           return yield* Effect.fail("the fan-out failed")
         })).pipe(Effect.exit)
 

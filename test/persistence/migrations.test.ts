@@ -3,6 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Redacted } from "effect"
 import { makePgClient, makePgliteClient, runMigrations } from "../../adapters/postgres/index.js"
 import unlimitedSubscriberSlots from "../../adapters/postgres/migrations/0021_unlimited_subscriber_slots.js"
+import outboxDispatchMark from "../../adapters/postgres/migrations/0025_outbox_dispatch_mark.js"
 import { postgres } from "../support/servers.js"
 
 const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -52,7 +53,8 @@ describe("migrations", () => {
           [21, "unlimited_subscriber_slots"],
           [22, "provider_reports_by_address"],
           [23, "tag_visibility"],
-          [24, "tag_assignments_with_their_time"]
+          [24, "tag_assignments_with_their_time"],
+          [25, "outbox_dispatch_mark"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -75,6 +77,7 @@ describe("migrations", () => {
           "messages",
           "organization_subscriber_slots",
           "organizations",
+          "outbox_dispatch_mark",
           "outbox_events",
           "provider_reports",
           "sending_domains",
@@ -124,6 +127,36 @@ describe("migrations", () => {
           { organizationId: unlimited, rows: 128, used: 7, shards: 128 },
           { organizationId: limited, rows: 16, used: 5, shards: 16 }
         ])
+      }))
+
+    it.effect("events dispatched before the dispatch mark existed stay dispatched; those still waiting are claimed first", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        const sql = yield* SqlClient.SqlClient
+        // The outbox as it stood before: a dispatched_at per event, no transaction ids, no mark.
+        yield* sql`
+          DROP TABLE outbox_dispatch_mark;
+          DROP INDEX outbox_events_dispatch_order_idx;
+          DROP INDEX outbox_events_occurred_idx;
+          ALTER TABLE outbox_events DROP COLUMN xid, ADD COLUMN dispatched_at timestamptz;
+          CREATE INDEX outbox_events_pending_idx ON outbox_events (position) WHERE dispatched_at IS NULL;
+          CREATE INDEX outbox_events_dispatched_idx ON outbox_events (dispatched_at) WHERE dispatched_at IS NOT NULL`
+        const event = (n: number, dispatched: boolean) =>
+          sql`INSERT INTO outbox_events (id, organization_id, type, occurred_at, data, dispatched_at) VALUES (
+            ${`00000000-0000-4000-8000-00000000000${n}`}, ${"00000000-0000-4000-8000-000000000000"}, 'tag.subscribed',
+            now(), '{}', ${dispatched ? new Date() : null})`
+        yield* event(1, true)
+        yield* event(2, false)
+        yield* event(3, true)
+        yield* event(4, false)
+        yield* outboxDispatchMark
+        // One recorded after the change, by a transaction of its own.
+        yield* sql`INSERT INTO outbox_events (id, organization_id, type, occurred_at, data) VALUES (
+          ${"00000000-0000-4000-8000-000000000005"}, ${"00000000-0000-4000-8000-000000000000"}, 'tag.subscribed', now(), '{}')`
+        const waiting = yield* sql<{ readonly id: string }>`
+          SELECT e.id FROM outbox_dispatch_mark m JOIN outbox_events e ON (e.xid, e.position) > (m.xid, m.position)
+          ORDER BY e.xid, e.position`
+        expect(waiting.map((row) => row.id.slice(-1))).toStrictEqual(["2", "4", "5"])
       }))
 
     it.effect("subscribers are indexed by their email key alone, for a provider's report about an address in every organization", () =>

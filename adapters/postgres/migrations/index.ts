@@ -26,6 +26,7 @@ import unlimitedSubscriberSlots from "./0021_unlimited_subscriber_slots.js"
 import providerReportsByAddress from "./0022_provider_reports_by_address.js"
 import tagVisibility from "./0023_tag_visibility.js"
 import tagAssignmentsWithTheirTime from "./0024_tag_assignments_with_their_time.js"
+import outboxDispatchMark from "./0025_outbox_dispatch_mark.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -51,7 +52,8 @@ const migrations = Migrator.fromRecord({
   "0021_unlimited_subscriber_slots": unlimitedSubscriberSlots,
   "0022_provider_reports_by_address": providerReportsByAddress,
   "0023_tag_visibility": tagVisibility,
-  "0024_tag_assignments_with_their_time": tagAssignmentsWithTheirTime
+  "0024_tag_assignments_with_their_time": tagAssignmentsWithTheirTime,
+  "0025_outbox_dispatch_mark": outboxDispatchMark
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
