@@ -55,10 +55,11 @@ export interface Lease {
 
 /**
  * The claim's answer when the leased rows are not enough: a select over `due` (the rows as they
- * were picked) and `leased` (what the lease returned), with its own joins.
+ * were picked) and `leased` (what the lease returned).
  */
 export interface Answer {
   readonly select: Fragment
+  /** What follows FROM: `due` or `leased`, the tables joined to them, and the answer's order. */
   readonly from: Fragment
 }
 
@@ -82,7 +83,6 @@ export interface Held {
  * out and was taken over changes nothing.
  */
 export const makeWorkQueue = (sql: SqlClient.SqlClient, work: WorkTable) => {
-  const alias = sql.literal(work.alias)
   const table = sql.literal(`${work.table} ${work.alias}`)
   const qualified = (columns: ReadonlyArray<string>) => columns.map((column) => `${work.alias}.${column}`).join(", ")
   const keyColumns = sql.literal(qualified(work.key))
@@ -165,9 +165,6 @@ export const makeWorkQueue = (sql: SqlClient.SqlClient, work: WorkTable) => {
     release: (held: Held & { readonly at: Date | null }) =>
       underLease(held, [sql`${due()} = ${held.at}`, sql`${token()} = NULL`]),
     /** Any other change to the held rows (`set`). */
-    update: (held: Held & { readonly set: Fragment }) => underLease(held, []),
-    /** The table and its alias, for statements of the table's own. */
-    table,
-    alias
+    update: (held: Held & { readonly set: Fragment }) => underLease(held, [])
   } as const
 }
