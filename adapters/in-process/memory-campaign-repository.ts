@@ -12,6 +12,7 @@ import {
 } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
+import { pickDue } from "./memory-work-queue.js"
 import { compareBy, compareText } from "./ordering.js"
 
 const newestFirst = compareBy((c: Campaign) => c.createdAt.toISOString(), "desc")
@@ -126,9 +127,11 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
 
       takeAudience: (limit) =>
         store.write((t) => {
-          const open = [...t.campaignAudiences.entries()]
-            .filter(([id, progress]) => !progress.complete && isSending(t, id))
-            .sort(([, a], [, b]) => a.fixedAt.getTime() - b.fixedAt.getTime())[0]
+          const [open] = pickDue(t.campaignAudiences, {
+            claimable: ([id, progress]) => !progress.complete && isSending(t, id),
+            order: ([, a], [, b]) => a.fixedAt.getTime() - b.fixedAt.getTime(),
+            limit: 1
+          })
           if (open === undefined) return Option.none()
           const [id, progress] = open
           const { campaign, sendout } = t.campaigns.get(id)!

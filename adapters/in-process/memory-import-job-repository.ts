@@ -1,7 +1,8 @@
 import { ImportJobRepository } from "@roster/application"
 import { emailKey, type ImportJob, MAX_REPORTED_PROBLEMS, type RowProblem } from "@roster/domain"
-import { Effect, Layer, Option, Stream } from "effect"
+import { Array, Effect, Layer, Option, Stream } from "effect"
 import { MemoryStore, type StoredImportJob, type Tables } from "./memory-store.js"
+import { changeHeld, claimDue } from "./memory-work-queue.js"
 import { compareBy, instant, isAfter } from "./ordering.js"
 
 /** A problem as it is kept: the row's address only when it has one. */
@@ -22,11 +23,14 @@ const change = (t: Tables, id: string, f: (stored: StoredImportJob) => StoredImp
   return true
 }
 
-/** Whether the running import is still the worker's that claimed it with `leaseToken`. */
-const heldBy = (stored: StoredImportJob, leaseToken: string): boolean =>
-  stored.job.status === "running" && stored.leaseToken === leaseToken
+/** Changes the running import by `f` while it is still the worker's that claimed it with `leaseToken`; whether it did. */
+const whileHeld = (t: Tables, id: string, leaseToken: string, f: (stored: StoredImportJob) => StoredImportJob): boolean =>
+  changeHeld(t.importJobs, { token: leaseToken, tokenOf: (stored) => stored.leaseToken, keys: [id], where: running }, f).length > 0
+
+const running = (stored: StoredImportJob) => stored.job.status === "running"
 
 const createdAt = (job: ImportJob): number => job.createdAt.getTime()
+const oldestFirst = compareBy(createdAt, "asc")
 
 /** Imports sent over HTTP over the memory store, their files' parts with them. */
 export const MemoryImportJobRepositoryLive = Layer.effect(
@@ -92,19 +96,17 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
       count: (organizationId) => store.read((t) => listed(t, organizationId).length),
 
       claim: (now, leaseUntil, leaseToken) =>
-        store.write((t) => {
-          const due = [...t.importJobs.values()]
-            .filter(({ job, leaseUntil: held }) =>
-              job.status === "queued" || (job.status === "running" && held !== null && held.getTime() <= now.getTime())
-            )
-            .map(({ job }) => job)
-            .sort(compareBy(createdAt, "asc"))
-          const next = due[0]
-          if (next === undefined) return Option.none()
-          const job: ImportJob = { ...next, status: "running", startedAt: next.startedAt ?? now, updatedAt: now }
-          change(t, job.id, (stored) => ({ ...stored, job, leaseUntil, leaseToken }))
-          return Option.some(job)
-        }),
+        store.write((t) =>
+          Array.head(claimDue(t.importJobs, ({ job }) => job.id, {
+            claimable: ({ job, leaseUntil: held }) =>
+              job.status === "queued" || (job.status === "running" && held !== null && held.getTime() <= now.getTime()),
+            order: (a, b) => oldestFirst(a.job, b.job),
+            limit: 1
+          }, (stored) => {
+            const job: ImportJob = { ...stored.job, status: "running", startedAt: stored.job.startedAt ?? now, updatedAt: now }
+            return [{ ...stored, job, leaseUntil, leaseToken }, job]
+          }))
+        ),
 
       file: (id) =>
         Stream.unfoldEffect(0, (part) =>
@@ -114,8 +116,7 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
 
       saveProgress: (id, leaseToken, progress) =>
         store.write((t) =>
-          change(t, id, (stored) => {
-            if (!heldBy(stored, leaseToken)) return undefined
+          whileHeld(t, id, leaseToken, (stored) => {
             const room = Math.max(0, MAX_REPORTED_PROBLEMS - stored.job.problems.length)
             const job: ImportJob = {
               ...stored.job,
@@ -132,7 +133,7 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
 
       finish: (id, leaseToken, failure, at) =>
         store.write((t) =>
-          change(t, id, (stored) => !heldBy(stored, leaseToken) ? undefined : ({
+          whileHeld(t, id, leaseToken, (stored) => ({
             job: {
               ...stored.job,
               status: failure === null ? "completed" : "failed",
@@ -148,10 +149,7 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
 
       release: (id, leaseToken) =>
         store.write((t) =>
-          change(t, id, (stored) =>
-            !heldBy(stored, leaseToken)
-              ? undefined
-              : { ...stored, job: { ...stored.job, status: "queued" }, leaseUntil: null, leaseToken: null })
+          whileHeld(t, id, leaseToken, (stored) => ({ ...stored, job: { ...stored.job, status: "queued" }, leaseUntil: null, leaseToken: null }))
         ),
 
       forgetAddresses: (organizationId, addresses) =>

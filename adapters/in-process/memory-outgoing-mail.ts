@@ -3,6 +3,7 @@ import { Message, MessageEvent, MessageId, type MessageEventType } from "@roster
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { MemoryStore, type StoredMessage, type Tables } from "./memory-store.js"
+import { changeHeld, claimDue, pickDue } from "./memory-work-queue.js"
 import { compareBy, compareText } from "./ordering.js"
 
 const oldestFirst = compareBy((m: Message) => m.createdAt.toISOString(), "asc")
@@ -14,14 +15,21 @@ const byDue = (a: StoredMessage, b: StoredMessage) =>
 const isDue = (s: StoredMessage, now: Date) =>
   s.message.campaignId === null && s.message.status === "queued" && s.nextAttemptAt !== null && s.nextAttemptAt <= now
 
-/** Sets each stored message of `batch` to `change(stored)`. */
-const changeBatch = (t: Tables, key: string, change: (stored: StoredMessage) => StoredMessage | undefined) => {
-  for (const [id, stored] of t.messages) {
-    if (stored.leaseToken !== key || stored.message.status !== "queued") continue
-    const changed = change(stored)
-    if (changed !== undefined) t.messages.set(id, changed)
-  }
-}
+/** Sets each queued message of the batch leased under `key` to `change(stored)`. */
+const changeBatch = (t: Tables, key: string, change: (stored: StoredMessage) => StoredMessage) =>
+  void changeHeld(t.messages, { token: key, tokenOf: (s) => s.leaseToken, where: (s) => s.message.status === "queued" }, change)
+
+/** The first message due again whose batch was leased before, in claim order: its batch is taken over whole. */
+const dueAgain = (rows: Iterable<StoredMessage>, claimable: (s: StoredMessage) => boolean, order: typeof byDue) =>
+  pickDue(rows, { claimable: (s) => s.leaseToken !== null && claimable(s), order, limit: 1 })[0]
+
+/** A message as leased under `key` until `until`: one attempt more. */
+const leasedAs = (stored: StoredMessage, key: string, now: Date, until: Date): StoredMessage => ({
+  ...stored,
+  message: new Message({ ...stored.message, attemptCount: stored.message.attemptCount + 1, updatedAt: now }),
+  leaseToken: key,
+  nextAttemptAt: until
+})
 
 const withEvent = (stored: StoredMessage, type: MessageEventType, at: Date, detail: string | null) =>
   [...stored.history, new MessageEvent({ type, occurredAt: at, detail })]
@@ -81,9 +89,8 @@ export const MemoryOutgoingMailLive = Layer.effect(
     }
 
     const lease = (t: Tables, stored: StoredMessage, key: string, now: Date, until: Date) => {
-      const message = new Message({ ...stored.message, attemptCount: stored.message.attemptCount + 1, updatedAt: now })
-      const leased = { ...stored, message, leaseToken: key, nextAttemptAt: until }
-      t.messages.set(message.id, leased)
+      const leased = leasedAs(stored, key, now, until)
+      t.messages.set(leased.message.id, leased)
       return leased
     }
 
@@ -147,21 +154,21 @@ export const MemoryOutgoingMailLive = Layer.effect(
       lease: ({ leaseMs, limit, newKey, now }) =>
         store.write((t) => {
           const until = new Date(now.getTime() + leaseMs)
-          const due = [...t.messages.values()]
-            .filter((s) => isDue(s, now))
-            .sort(byDue)
-          const again = due.find((s) => s.leaseToken !== null)
-          const taken = again !== undefined
-            ? due.filter((s) => s.leaseToken === again.leaseToken)
-            : due.filter((s) => s.leaseToken === null).slice(0, limit)
-          if (taken.length === 0) return Option.none()
+          const again = dueAgain(t.messages.values(), (s) => isDue(s, now), byDue)
           const key = again?.leaseToken ?? newKey
-          const leased = taken.map((s) => {
-            const message = new Message({ ...s.message, attemptCount: s.message.attemptCount + 1, updatedAt: now })
-            t.messages.set(message.id, { ...s, message, leaseToken: key, nextAttemptAt: until })
-            return message
-          })
-          return Option.some({ key, messages: leased.sort(oldestFirst) })
+          const leased = again !== undefined
+            ? changeHeld(t.messages, { token: key, tokenOf: (s) => s.leaseToken, where: (s) => isDue(s, now) }, (s) =>
+              leasedAs(s, key, now, until))
+            : claimDue(t.messages, (s) => s.message.id, {
+              claimable: (s) => isDue(s, now) && s.leaseToken === null,
+              order: byDue,
+              limit
+            }, (s) => {
+              const taken = leasedAs(s, key, now, until)
+              return [taken, taken]
+            })
+          if (leased.length === 0) return Option.none()
+          return Option.some({ key, messages: leased.map((s) => s.message).sort(oldestFirst) })
         }),
 
       leaseCampaign: ({ after, leaseMs, limit, newKey, now, overdue = true, positions = new Map() }) =>
@@ -171,16 +178,20 @@ export const MemoryOutgoingMailLive = Layer.effect(
             s.message.status === "queued" && isSending(t, s.message.campaignId)
           )
           const again = overdue
-            ? queued
-              .filter((s) => s.leaseToken !== null && s.nextAttemptAt! <= now)
-              .sort((a, b) =>
-                a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || compareText(a.message.id, b.message.id)
-              )[0]
+            ? dueAgain(
+              queued,
+              (s) => s.nextAttemptAt! <= now,
+              (a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || compareText(a.message.id, b.message.id)
+            )
             : undefined
           if (again !== undefined) {
             const key = again.leaseToken!
-            const batch = queued.filter((s) => s.leaseToken === key && s.nextAttemptAt! <= now)
-            return batchOf(t, key, batch.map((s) => lease(t, s, key, now, until)))
+            const batch = changeHeld(t.messages, {
+              token: key,
+              tokenOf: (s) => s.leaseToken,
+              where: (s) => s.message.status === "queued" && isSending(t, s.message.campaignId) && s.nextAttemptAt! <= now
+            }, (s) => leasedAs(s, key, now, until))
+            return batchOf(t, key, batch)
           }
           const fresh = queued.filter((s) => {
             const position = positions.get(s.message.campaignId!)
@@ -189,10 +200,11 @@ export const MemoryOutgoingMailLive = Layer.effect(
           const sending = [...new Set(fresh.map((s) => s.message.campaignId!))].sort(compareText)
           const next = sending.find((id) => after !== undefined && compareText(id, after) > 0) ?? sending[0]
           if (next === undefined) return Option.none()
-          const batch = fresh
-            .filter((s) => s.message.campaignId === next)
-            .sort((a, b) => compareText(a.message.subscriberId, b.message.subscriberId))
-            .slice(0, limit)
+          const batch = pickDue(fresh, {
+            claimable: (s) => s.message.campaignId === next,
+            order: (a, b) => compareText(a.message.subscriberId, b.message.subscriberId),
+            limit
+          })
           return batchOf(t, newKey, batch.map((s) => lease(t, s, newKey, now, until)))
         }),
 

@@ -2,6 +2,8 @@ import { SendingDomainRepository } from "@roster/application"
 import { type OrganizationId, SendingDomain, SendingDomainExists, SendingDomainTaken } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore } from "./memory-store.js"
+import { claimDue } from "./memory-work-queue.js"
+import { compareText } from "./ordering.js"
 
 export const MemorySendingDomainRepositoryLive = Layer.effect(
   SendingDomainRepository,
@@ -37,15 +39,14 @@ export const MemorySendingDomainRepositoryLive = Layer.effect(
           return Option.fromNullable(stored)
         }),
       claimDueChecks: (limit, at, leaseUntil) =>
-        store.write((t) => {
-          const due = [...t.sendingDomains.values()]
-            .filter((d) => d.status === "pending" && d.nextCheckAt !== null && d.nextCheckAt.getTime() <= at.getTime())
-            .sort((a, b) => a.nextCheckAt!.getTime() - b.nextCheckAt!.getTime())
-            .slice(0, limit)
-          return due.map((domain) => {
+        store.write((t) =>
+          claimDue(t.sendingDomains, (d) => d.organizationId, {
+            claimable: (d) => d.status === "pending" && d.nextCheckAt !== null && d.nextCheckAt.getTime() <= at.getTime(),
+            order: (a, b) => a.nextCheckAt!.getTime() - b.nextCheckAt!.getTime() || compareText(a.organizationId, b.organizationId),
+            limit
+          }, (domain) => {
             const leased = new SendingDomain({ ...domain, nextCheckAt: leaseUntil })
-            t.sendingDomains.set(domain.organizationId, leased)
-            return leased
+            return [leased, leased]
           })
-        })
+        )
     })))

@@ -4,6 +4,7 @@ import { Effect, Layer, Option } from "effect"
 import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
 import { deleteSubscriberMail } from "./memory-outgoing-mail.js"
 import { adjustCount, tagSubscriptionsOf } from "./memory-tag-assignments.js"
+import { pickDue } from "./memory-work-queue.js"
 import { compareBy, compareByKeys, compareText, instant, isAfter, type SortKey } from "./ordering.js"
 
 const sortValue = (sort: SubscriberSort) => (s: Subscriber): SortKey =>
@@ -67,10 +68,11 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
 
       claimErasures: (limit) =>
         store.read((t) =>
-          [...t.erasureRequests]
-            .sort(([a, at], [b, bt]) => at.getTime() - bt.getTime() || (a < b ? -1 : 1))
-            .slice(0, limit)
-            .map(([id]) => ({ organizationId: t.subscribers.get(id)!.organizationId, id: SubscriberId.make(id) }))
+          pickDue(t.erasureRequests, {
+            claimable: () => true,
+            order: ([a, at], [b, bt]) => at.getTime() - bt.getTime() || (a < b ? -1 : 1),
+            limit
+          }).map(([id]) => ({ organizationId: t.subscribers.get(id)!.organizationId, id: SubscriberId.make(id) }))
         ),
 
       revokePreferenceTokens: (organizationId, id) =>

@@ -3,6 +3,7 @@ import { type EmailTrigger, type FiringStatus, firesOn, SubscriberId, type Trigg
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { MemoryStore } from "./memory-store.js"
+import { claimDue } from "./memory-work-queue.js"
 import { compareBy, compareText } from "./ordering.js"
 
 const oldestFirst = compareBy((t: EmailTrigger) => t.createdAt.toISOString(), "asc")
@@ -85,16 +86,16 @@ export const MemoryTriggerRepositoryLive = Layer.effect(
         }),
 
       claimDue: (now, limit, leaseMs) =>
-        store.write((t) => {
-          const due = [...t.triggerFirings.values()]
-            .filter((f) => f.status === "pending" && f.dueAt <= now && t.triggers.get(f.triggerId)?.status === "active")
-            .sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime() || compareText(a.id, b.id))
-            .slice(0, limit)
-          return due.map((firing) => {
-            t.triggerFirings.set(firing.id, { ...firing, dueAt: new Date(now.getTime() + leaseMs) })
-            return { id: firing.id, subscriberId: SubscriberId.make(firing.subscriberId), trigger: t.triggers.get(firing.triggerId)! }
-          })
-        }),
+        store.write((t) =>
+          claimDue(t.triggerFirings, (f) => f.id, {
+            claimable: (f) => f.status === "pending" && f.dueAt <= now && t.triggers.get(f.triggerId)?.status === "active",
+            order: (a, b) => a.dueAt.getTime() - b.dueAt.getTime() || compareText(a.id, b.id),
+            limit
+          }, (firing) => [
+            { ...firing, dueAt: new Date(now.getTime() + leaseMs) },
+            { id: firing.id, subscriberId: SubscriberId.make(firing.subscriberId), trigger: t.triggers.get(firing.triggerId)! }
+          ])
+        ),
 
       settle: (id, outcome) =>
         store.write((t) => {

@@ -2,9 +2,11 @@ import { type LeasedDelivery, type WebhookAttemptStats, WebhookDeliveryRepositor
 import { type DomainEvent, WebhookDelivery, type WebhookDeliveryHistory } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type StoredDelivery, type Tables } from "./memory-store.js"
+import { changeHeld, claimDue } from "./memory-work-queue.js"
 import { compareBy, compareText } from "./ordering.js"
 
 const dueFirst = compareBy((delivery: WebhookDelivery) => delivery.nextAttemptAt?.getTime() ?? 0, "asc")
+const held = (stored: StoredDelivery) => stored.leaseToken
 
 /**
  * The `p`-th percentile of sorted values as PostgreSQL's percentile_cont computes it (linear
@@ -62,24 +64,22 @@ export const MemoryWebhookDeliveryRepositoryLive = Layer.effect(
       claimDue: ({ leaseToken, leasedUntil, limit, now, skipEndpoints = [] }) =>
         store.write((t) => {
           const skipped = new Set<string>(skipEndpoints)
-          const due = [...t.webhookDeliveries.values()]
-            .map((stored) => stored.delivery)
-            .filter((delivery) =>
+          const due = claimDue(t.webhookDeliveries, ({ delivery }) => delivery.id, {
+            claimable: ({ delivery }) =>
               delivery.status === "pending" && delivery.nextAttemptAt !== null && !skipped.has(delivery.endpointId) &&
               delivery.nextAttemptAt.getTime() <= now.getTime() &&
-              t.webhookEndpoints.get(delivery.endpointId)?.status === "active"
-            )
-            .sort(dueFirst)
-            .slice(0, Math.max(limit, 0))
+              t.webhookEndpoints.get(delivery.endpointId)?.status === "active",
+            order: (a, b) => dueFirst(a.delivery, b.delivery),
+            limit
+          }, ({ delivery }) => [
+            { delivery: new WebhookDelivery({ ...delivery, nextAttemptAt: leasedUntil, updatedAt: now }), leaseToken },
+            delivery
+          ])
           const events = new Map<string, DomainEvent>()
           const wanted = new Set<string>(due.map((delivery) => delivery.eventId))
           for (const event of t.events) if (wanted.has(event.id)) events.set(event.id, event)
           const leased: Array<LeasedDelivery> = []
           for (const delivery of due) {
-            t.webhookDeliveries.set(delivery.id, {
-              delivery: new WebhookDelivery({ ...delivery, nextAttemptAt: leasedUntil, updatedAt: now }),
-              leaseToken
-            })
             const endpoint = t.webhookEndpoints.get(delivery.endpointId)
             const event = events.get(delivery.eventId)
             if (endpoint !== undefined && event !== undefined) leased.push({ delivery, endpoint, event })
@@ -89,18 +89,11 @@ export const MemoryWebhookDeliveryRepositoryLive = Layer.effect(
 
       recordAttempt: ({ attempt, deliveryId, leaseToken, nextAttemptAt, status }) =>
         store.write((t) => {
-          const stored = t.webhookDeliveries.get(deliveryId)
-          if (stored === undefined || stored.leaseToken !== leaseToken) return false
-          t.webhookDeliveries.set(deliveryId, {
-            delivery: new WebhookDelivery({
-              ...stored.delivery,
-              status,
-              attemptCount: attempt.number,
-              nextAttemptAt,
-              updatedAt: attempt.attemptedAt
-            }),
+          const recorded = changeHeld(t.webhookDeliveries, { token: leaseToken, tokenOf: held, keys: [deliveryId] }, ({ delivery }) => ({
+            delivery: new WebhookDelivery({ ...delivery, status, attemptCount: attempt.number, nextAttemptAt, updatedAt: attempt.attemptedAt }),
             leaseToken: null
-          })
+          }))
+          if (recorded.length === 0) return false
           t.webhookAttempts.set(deliveryId, [...(t.webhookAttempts.get(deliveryId) ?? []), attempt])
           return true
         }),
@@ -135,16 +128,12 @@ export const MemoryWebhookDeliveryRepositoryLive = Layer.effect(
         }),
 
       release: (leaseToken, ids, now) =>
-        store.write((t) => {
-          for (const id of ids) {
-            const stored = t.webhookDeliveries.get(id)
-            if (stored === undefined || stored.leaseToken !== leaseToken) continue
-            t.webhookDeliveries.set(id, {
-              delivery: new WebhookDelivery({ ...stored.delivery, nextAttemptAt: now, updatedAt: now }),
-              leaseToken: null
-            })
-          }
-        }),
+        store.write((t) =>
+          void changeHeld(t.webhookDeliveries, { token: leaseToken, tokenOf: held, keys: ids }, ({ delivery }) => ({
+            delivery: new WebhookDelivery({ ...delivery, nextAttemptAt: now, updatedAt: now }),
+            leaseToken: null
+          }))
+        ),
 
       findById: (organizationId, endpointId, id) =>
         store.read((t) => Option.map(owned(t, organizationId, endpointId, id), ({ delivery }) => historyOf(t, delivery))),

@@ -14,6 +14,7 @@ import {
 } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { transactional } from "./transactions.js"
+import { makeWorkQueue } from "./work-queue.js"
 import { decodeFirst, decodeRow, decodeRows, jsonb, type Row } from "./rows.js"
 
 /** A campaign's columns, each named with `prefix`: the audience as the domain holds it. */
@@ -62,6 +63,8 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
     const transaction = transactional(sql)
     const columns = sql.literal(campaignColumns("campaigns"))
     const aliasedColumns = sql.literal(campaignColumns("c"))
+    // An audience being taken is held by the transaction that takes its next part.
+    const audienceQueue = makeWorkQueue(sql, { table: "campaign_audiences", alias: "a", key: ["campaign_id"] })
 
     /**
      * The audience's subscribers (alias `s`): one condition for counting them and for fixing them
@@ -224,13 +227,13 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
 
       takeAudience: (limit) =>
         transaction(Effect.gen(function*() {
-          const open = yield* sql`
-            SELECT a.cursor, c.sendout->>'from' AS from_header, ${aliasedColumns}
-            FROM campaign_audiences a JOIN campaigns c ON c.id = a.campaign_id
-            WHERE NOT a.complete AND c.status = 'sending'
-            ORDER BY a.fixed_at
-            LIMIT 1
-            FOR UPDATE OF a SKIP LOCKED`
+          const open = yield* audienceQueue.pick({
+            columns: sql`a.cursor, c.sendout->>'from' AS from_header, ${aliasedColumns}`,
+            join: sql`JOIN campaigns c ON c.id = a.campaign_id`,
+            where: sql`NOT a.complete AND c.status = 'sending'`,
+            orderBy: sql`a.fixed_at`,
+            limit: 1
+          })
           if (open.length === 0) return Option.none()
           const row = open[0]!
           const campaign = yield* decodeRow(Campaign)(row)

@@ -14,6 +14,7 @@ import { Array, Effect, Layer, Option, Stream } from "effect"
 import { instant, keyset } from "./keyset.js"
 import { decodeCount, jsonb, type Row } from "./rows.js"
 import { transactional } from "./transactions.js"
+import { makeWorkQueue } from "./work-queue.js"
 
 const COLUMNS = "id, organization_id, status, file_name, byte_size, options, counts, records_done, problems, " +
   "problem_count, ignored_columns, failure, created_at, started_at, finished_at, updated_at"
@@ -54,6 +55,16 @@ export const PostgresImportJobRepositoryLive = Layer.effect(
   ImportJobRepository,
   Effect.map(SqlClient.SqlClient, (sql) => {
     const columns = sql.literal(COLUMNS)
+    const qualified = sql.literal(COLUMNS.split(", ").map((column) => `j.${column}`).join(", "))
+    // An import is due while queued, or while running under a lease that ran out.
+    const jobQueue = makeWorkQueue(sql, {
+      table: "import_jobs",
+      alias: "j",
+      key: ["id"],
+      due: "lease_until",
+      token: "lease_token"
+    })
+    const running = sql`j.status = 'running'`
 
     const readPart = (id: ImportId, part: number) =>
       sql<{ readonly bytes: Uint8Array }>`SELECT bytes FROM import_job_parts WHERE job_id = ${id} AND part = ${part}`.pipe(
@@ -121,62 +132,70 @@ export const PostgresImportJobRepositoryLive = Layer.effect(
           WHERE organization_id = ${organizationId} AND status <> 'receiving'`.pipe(Effect.flatMap(decodeCount), Effect.orDie),
 
       claim: (now, leaseUntil, leaseToken) =>
-        sql`
-          UPDATE import_jobs
-          SET status = 'running', lease_until = ${leaseUntil}, lease_token = ${leaseToken}, started_at = coalesce(started_at, ${now}), updated_at = ${now}
-          WHERE id = (
-            SELECT id FROM import_jobs
-            WHERE status = 'queued' OR (status = 'running' AND lease_until <= ${now})
-            ORDER BY created_at, id
-            LIMIT 1
-            FOR UPDATE SKIP LOCKED
-          )
-          RETURNING ${columns}`.pipe(Effect.map(firstJob), Effect.orDie),
+        jobQueue.claim({
+          pick: {
+            where: sql`j.status = 'queued' OR (j.status = 'running' AND j.lease_until <= ${now})`,
+            orderBy: sql`j.created_at, j.id`,
+            limit: 1
+          },
+          lease: {
+            token: leaseToken,
+            until: leaseUntil,
+            set: sql`status = 'running', started_at = coalesce(j.started_at, ${now}), updated_at = ${now}`
+          },
+          returning: qualified
+        }).pipe(Effect.map(firstJob), Effect.orDie),
 
       file: (id) =>
         Stream.unfoldEffect(0, (part) => Effect.map(readPart(id, part), Option.map((bytes) => [bytes, part + 1] as const))),
 
       saveProgress: (id, leaseToken, progress) => {
         const problems = jsonb(progress.problems.map(storedProblem))
-        return sql`
-          UPDATE import_jobs SET
+        return jobQueue.renew({
+          token: leaseToken,
+          keys: [id],
+          until: progress.leaseUntil,
+          where: running,
+          set: sql`
             records_done = ${progress.recordsDone},
             counts = ${jsonb(progress.counts)}::jsonb,
             problems = CASE
-              WHEN jsonb_array_length(problems) >= ${MAX_REPORTED_PROBLEMS} THEN problems
+              WHEN jsonb_array_length(j.problems) >= ${MAX_REPORTED_PROBLEMS} THEN j.problems
               ELSE (
                 SELECT coalesce(jsonb_agg(p.value ORDER BY p.n), '[]'::jsonb)
-                FROM jsonb_array_elements(problems || ${problems}::jsonb) WITH ORDINALITY AS p(value, n)
+                FROM jsonb_array_elements(j.problems || ${problems}::jsonb) WITH ORDINALITY AS p(value, n)
                 WHERE p.n <= ${MAX_REPORTED_PROBLEMS}
               )
             END,
-            problem_count = problem_count + ${progress.problems.length},
+            problem_count = j.problem_count + ${progress.problems.length},
             ignored_columns = ${jsonb(progress.ignoredColumns)}::jsonb,
-            lease_until = ${progress.leaseUntil},
-            updated_at = ${progress.at}
-          WHERE id = ${id} AND status = 'running' AND lease_token = ${leaseToken}
-          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
+            updated_at = ${progress.at}`,
+          returning: sql`j.id`
+        }).pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
       },
 
+      // The lease ends with the import: its parts go in the same transaction.
       finish: (id, leaseToken, failure, at) =>
         transactional(sql)(Effect.gen(function*() {
-          const finished = yield* sql`
-            UPDATE import_jobs SET
+          const finished = yield* jobQueue.release({
+            token: leaseToken,
+            keys: [id],
+            at: null,
+            where: running,
+            set: sql`
               status = ${failure === null ? "completed" : "failed"},
               failure = ${failure === null ? null : jsonb(failure)}::jsonb,
-              lease_until = NULL, lease_token = NULL, finished_at = ${at}, updated_at = ${at}
-            WHERE id = ${id} AND status = 'running' AND lease_token = ${leaseToken}
-            RETURNING id`
+              finished_at = ${at}, updated_at = ${at}`,
+            returning: sql`j.id`
+          })
           if (finished.length === 0) return false
           yield* sql`DELETE FROM import_job_parts WHERE job_id = ${id}`
           return true
         })).pipe(Effect.orDie),
 
       release: (id, leaseToken) =>
-        sql`
-          UPDATE import_jobs SET status = 'queued', lease_until = NULL, lease_token = NULL
-          WHERE id = ${id} AND status = 'running' AND lease_token = ${leaseToken}
-          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+        jobQueue.release({ token: leaseToken, keys: [id], at: null, where: running, set: sql`status = 'queued'`, returning: sql`j.id` })
+          .pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
 
       forgetAddresses: (organizationId, addresses) =>
         addresses.length === 0 ? Effect.succeed(0) : sql`

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Statement } from "@effect/sql/Statement"
+import type { Fragment } from "@effect/sql/Statement"
 import {
   type CampaignRecipient,
   type LeasedCampaignBatch,
@@ -25,6 +25,7 @@ import { campaignColumns } from "./postgres-campaign-repository.js"
 import { MESSAGE_COLUMNS } from "./postgres-message-repository.js"
 import { transactional } from "./transactions.js"
 import { decodeFirst, decodeRow, decodeRows, type Row } from "./rows.js"
+import { type Answer, makeWorkQueue } from "./work-queue.js"
 
 /** Before every uuid: the position of a campaign none of whose recipients was leased yet. */
 const NO_POSITION = "00000000-0000-0000-0000-000000000000"
@@ -99,6 +100,14 @@ export const PostgresOutgoingMailLive = Layer.effect(
     const transaction = transactional(sql)
     const columns = sql.literal(campaignColumns("campaigns"))
     const returning = sql.literal(MESSAGE_COLUMNS.replace(/(^|,\s*)(\w+)/g, "$1m.$2"))
+    const messageQueue = makeWorkQueue(sql, {
+      table: "messages",
+      alias: "m",
+      key: ["id"],
+      due: "next_attempt_at",
+      token: "lease_token"
+    })
+    const queued = sql`m.status = 'queued'`
     /**
      * What a sending campaign's emails are made of, kept once read: while a campaign is `sending`
      * nothing its emails are made of changes (it is edited only as a draft or scheduled).
@@ -136,23 +145,42 @@ export const PostgresOutgoingMailLive = Layer.effect(
           AS m(id, organization_id)`.pipe(Effect.asVoid)
 
     /** The leased batch's recipients, with their subscribers as they are now, and their organization's plan. */
-    const leasedWith = (ctes: Statement<Row>, lease: Statement<Row>) =>
-      sql`
-        WITH ${ctes}, leased AS (${lease})
-        SELECT leased.lease_token AS key, leased.id, leased.organization_id, leased.subscriber_id, leased.template_id,
-               leased.campaign_id, leased.kind, leased.from_header, leased.subject, leased.error, leased.attempt_count,
-               leased.created_at, leased.updated_at, s.email AS to,
-               s.status AS s_status, s.first_name AS s_first_name, s.last_name AS s_last_name, s.metadata AS s_metadata,
-               s.preference_token_version AS s_token_version, s.erasure_requested_at IS NOT NULL AS s_erasure_requested,
-               COALESCE((
-                 SELECT array_agg(t.name ORDER BY t.name) FROM subscriber_tags st JOIN tags t ON t.id = st.tag_id
-                 WHERE st.subscriber_id = s.id
-               ), '{}') AS s_tag_names,
-               o.tier
-        FROM leased
+    const recipients: Answer = {
+      select: sql`
+        leased.lease_token AS key, leased.id, leased.organization_id, leased.subscriber_id, leased.template_id,
+        leased.campaign_id, leased.kind, leased.from_header, leased.subject, leased.error, leased.attempt_count,
+        leased.created_at, leased.updated_at, s.email AS to,
+        s.status AS s_status, s.first_name AS s_first_name, s.last_name AS s_last_name, s.metadata AS s_metadata,
+        s.preference_token_version AS s_token_version, s.erasure_requested_at IS NOT NULL AS s_erasure_requested,
+        COALESCE((
+          SELECT array_agg(t.name ORDER BY t.name) FROM subscriber_tags st JOIN tags t ON t.id = st.tag_id
+          WHERE st.subscriber_id = s.id
+        ), '{}') AS s_tag_names,
+        o.tier`,
+      from: sql`leased
         JOIN subscribers s ON s.id = leased.subscriber_id
         JOIN organizations o ON o.id = leased.organization_id
         ORDER BY leased.subscriber_id`
+    }
+
+    /**
+     * A batch due again: the rows of the lease of the first message due whose lease ran out (or
+     * that was postponed), taken over whole. The row lock makes a second claimer skip the head;
+     * `next_attempt_at <= now` under the lock makes it skip a batch leased again since it looked.
+     */
+    const batchDueAgain = (now: Date, until: Date, kind: Fragment) => ({
+      pick: {
+        columns: sql`m.lease_token`,
+        where: sql`m.status = 'queued' AND m.lease_token IS NOT NULL AND ${kind} AND m.next_attempt_at <= ${now}`,
+        orderBy: sql`m.next_attempt_at, m.id`,
+        limit: 1
+      },
+      lease: {
+        until,
+        set: sql`attempt_count = m.attempt_count + 1, updated_at = ${now}`,
+        match: sql`m.lease_token = due.lease_token AND m.status = 'queued' AND m.next_attempt_at <= ${now}`
+      }
+    })
 
     const toBatch = (rows: ReadonlyArray<Row>): Effect.Effect<Option.Option<LeasedCampaignBatch>, SqlError | ParseResult.ParseError> =>
       rows.length === 0 ? Effect.succeed(Option.none()) : Effect.gen(function*() {
@@ -222,36 +250,22 @@ export const PostgresOutgoingMailLive = Layer.effect(
       lease: ({ leaseMs, limit, newKey, now }) =>
         Effect.gen(function*() {
           const until = new Date(now.getTime() + leaseMs)
-          const again = yield* sql`
-            WITH head AS (
-              SELECT lease_token FROM messages
-              WHERE status = 'queued' AND lease_token IS NOT NULL AND campaign_id IS NULL AND next_attempt_at <= ${now}
-              ORDER BY next_attempt_at, id
-              LIMIT 1
-              FOR UPDATE SKIP LOCKED
-            )
-            UPDATE messages m
-            SET next_attempt_at = ${until}, attempt_count = m.attempt_count + 1, updated_at = ${now}
-            FROM head
-            WHERE m.lease_token = head.lease_token AND m.status = 'queued' AND m.next_attempt_at <= ${now}
-            RETURNING m.lease_token AS key, ${returning}`
+          const again = yield* messageQueue.claim({
+            ...batchDueAgain(now, until, sql`m.campaign_id IS NULL`),
+            returning: sql`m.lease_token AS key, ${returning}`
+          })
           if (again.length > 0) {
             return Option.some({ key: String(again[0]!.key), messages: inOrder(yield* decodeMessages(again)) })
           }
-          const fresh = yield* sql`
-            WITH due AS (
-              SELECT id FROM messages
-              WHERE status = 'queued' AND lease_token IS NULL AND campaign_id IS NULL AND next_attempt_at <= ${now}
-              ORDER BY next_attempt_at, id
-              LIMIT ${limit}
-              FOR UPDATE SKIP LOCKED
-            )
-            UPDATE messages m
-            SET lease_token = ${newKey}, next_attempt_at = ${until}, attempt_count = m.attempt_count + 1,
-                updated_at = ${now}
-            FROM due
-            WHERE m.id = due.id
-            RETURNING ${returning}`
+          const fresh = yield* messageQueue.claim({
+            pick: {
+              where: sql`m.status = 'queued' AND m.lease_token IS NULL AND m.campaign_id IS NULL AND m.next_attempt_at <= ${now}`,
+              orderBy: sql`m.next_attempt_at, m.id`,
+              limit
+            },
+            lease: { token: newKey, until, set: sql`attempt_count = m.attempt_count + 1, updated_at = ${now}` },
+            returning
+          })
           return fresh.length === 0
             ? Option.none()
             : Option.some({ key: newKey, messages: inOrder(yield* decodeMessages(fresh)) })
@@ -261,61 +275,53 @@ export const PostgresOutgoingMailLive = Layer.effect(
         Effect.gen(function*() {
           const until = new Date(now.getTime() + leaseMs)
           if (overdue) {
-            const again = yield* leasedWith(
-              sql`head AS (
-                SELECT m.lease_token FROM messages m
-                WHERE m.status = 'queued' AND m.lease_token IS NOT NULL AND m.campaign_id IS NOT NULL
-                  AND m.next_attempt_at <= ${now}
-                  AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = m.campaign_id AND c.status = 'sending')
-                ORDER BY m.next_attempt_at, m.id
-                LIMIT 1
-                FOR UPDATE OF m SKIP LOCKED
-              )`,
-              sql`
-              UPDATE messages m
-              SET next_attempt_at = ${until}, attempt_count = m.attempt_count + 1, updated_at = ${now}
-              FROM head
-              WHERE m.lease_token = head.lease_token AND m.status = 'queued' AND m.next_attempt_at <= ${now}
-              RETURNING m.*`
-            )
+            const again = yield* messageQueue.claim({
+              ...batchDueAgain(
+                now,
+                until,
+                sql`m.campaign_id IS NOT NULL
+                  AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = m.campaign_id AND c.status = 'sending')`
+              ),
+              returning: sql`m.*`,
+              answer: recipients
+            })
             if (again.length > 0) return yield* toBatch(again)
           }
           // A campaign's recipients are leased in subscriber order, from where the caller's last batch of
           // it ended: the index is read from there on, not across every email settled before it. The
-          // look for a campaign and the lease are subqueries of their own, so that the position bounds
+          // look for a campaign and the pick are subqueries of their own, so that the position bounds
           // the index scan instead of filtering its rows.
-          const fresh = yield* leasedWith(
-            sql`position AS (
-              SELECT * FROM unnest(${[...positions.keys()]}::uuid[], ${[...positions.values()]}::uuid[])
-                AS p(campaign_id, subscriber_id)
-            ), pick AS (
-              SELECT c.id, COALESCE(p.subscriber_id, ${NO_POSITION}::uuid) AS position
-              FROM campaigns c LEFT JOIN position p ON p.campaign_id = c.id
-              WHERE c.status = 'sending' AND (
-                SELECT true FROM messages q
-                WHERE q.campaign_id = c.id AND q.status = 'queued' AND q.lease_token IS NULL
-                  AND q.subscriber_id > COALESCE(p.subscriber_id, ${NO_POSITION}::uuid)
+          const fresh = yield* messageQueue.claim({
+            pick: {
+              ctes: sql`position AS (
+                SELECT * FROM unnest(${[...positions.keys()]}::uuid[], ${[...positions.values()]}::uuid[])
+                  AS p(campaign_id, subscriber_id)
+              ), pick AS (
+                SELECT c.id, COALESCE(p.subscriber_id, ${NO_POSITION}::uuid) AS position
+                FROM campaigns c LEFT JOIN position p ON p.campaign_id = c.id
+                WHERE c.status = 'sending' AND (
+                  SELECT true FROM messages q
+                  WHERE q.campaign_id = c.id AND q.status = 'queued' AND q.lease_token IS NULL
+                    AND q.subscriber_id > COALESCE(p.subscriber_id, ${NO_POSITION}::uuid)
+                  LIMIT 1
+                )
+                ORDER BY (c.id > ${after ?? NO_POSITION}::uuid) DESC, c.id
                 LIMIT 1
-              )
-              ORDER BY (c.id > ${after ?? NO_POSITION}::uuid) DESC, c.id
-              LIMIT 1
-            ), due AS (
-              SELECT d.id FROM pick CROSS JOIN LATERAL (
-                SELECT m.id FROM messages m
-                WHERE m.campaign_id = pick.id AND m.status = 'queued' AND m.lease_token IS NULL
-                  AND m.subscriber_id > pick.position
-                ORDER BY m.subscriber_id
-                LIMIT ${limit}
-                FOR UPDATE OF m SKIP LOCKED
-              ) d
-            )`,
-            sql`
-            UPDATE messages m
-            SET lease_token = ${newKey}, next_attempt_at = ${until}, attempt_count = m.attempt_count + 1, updated_at = ${now}
-            FROM due
-            WHERE m.id = due.id
-            RETURNING m.*`
-          )
+              ), due AS (
+                SELECT d.id FROM pick CROSS JOIN LATERAL (${
+                messageQueue.pick({
+                  where: sql`m.campaign_id = pick.id AND m.status = 'queued' AND m.lease_token IS NULL
+                    AND m.subscriber_id > pick.position`,
+                  orderBy: sql`m.subscriber_id`,
+                  limit
+                })
+              }) d
+              )`
+            },
+            lease: { token: newKey, until, set: sql`attempt_count = m.attempt_count + 1, updated_at = ${now}` },
+            returning: sql`m.*`,
+            answer: recipients
+          })
           return yield* toBatch(fresh)
         }).pipe(Effect.orDie),
 
@@ -344,17 +350,20 @@ export const PostgresOutgoingMailLive = Layer.effect(
 
       postpone: (key, retryAt, error, at) =>
         sql.withTransaction(Effect.gen(function*() {
-          const waiting = yield* sql`
-            UPDATE messages SET next_attempt_at = ${retryAt}, error = ${error}, updated_at = ${at}
-            WHERE lease_token = ${key} AND status = 'queued'
-            RETURNING id`
+          const waiting = yield* messageQueue.retry({
+            token: key,
+            at: retryAt,
+            where: queued,
+            set: sql`error = ${error}, updated_at = ${at}`,
+            returning: sql`m.id`
+          })
           yield* insertEvent(waiting.map((row) => String(row.id)), { type: "retrying", occurredAt: at, detail: error })
         })).pipe(Effect.orDie),
 
+      // Each message becomes a lease of its own, due at once: taken again one by one.
       unbatch: (key, at) =>
-        sql`
-          UPDATE messages SET lease_token = id, next_attempt_at = ${at}, updated_at = ${at}
-          WHERE lease_token = ${key} AND status = 'queued'`.pipe(Effect.asVoid, Effect.orDie),
+        messageQueue.update({ token: key, where: queued, set: sql`lease_token = m.id, next_attempt_at = ${at}, updated_at = ${at}` })
+          .pipe(Effect.asVoid, Effect.orDie),
 
       requeueFailed: (campaignId, at) =>
         transaction(Effect.gen(function*() {

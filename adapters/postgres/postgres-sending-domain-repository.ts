@@ -4,8 +4,10 @@ import { OrganizationId, SendingDomain, SendingDomainExists, SendingDomainTaken 
 import { Effect, Layer, Option, Schema } from "effect"
 import { decodeFirst, decodeRows, jsonb } from "./rows.js"
 import { onUniqueViolation, withSavepoint } from "./transactions.js"
+import { makeWorkQueue } from "./work-queue.js"
 
 const COLUMNS = "organization_id, name, provider_id, status, records, created_at, updated_at, checked_at, verified_at, next_check_at"
+const qualified = (alias: string) => COLUMNS.split(", ").map((column) => `${alias}.${column}`).join(", ")
 
 const decodeDomain = decodeFirst(SendingDomain)
 const decodeDomains = decodeRows(SendingDomain)
@@ -16,6 +18,8 @@ export const PostgresSendingDomainRepositoryLive = Layer.effect(
   SendingDomainRepository,
   Effect.map(SqlClient.SqlClient, (sql) => {
     const columns = sql.literal(COLUMNS)
+    // A check is leased by pushing the domain's next check on; the check's outcome sets the next one.
+    const checkQueue = makeWorkQueue(sql, { table: "sending_domains", alias: "d", key: ["organization_id"], due: "next_check_at" })
     const find = (organizationId: OrganizationId) =>
       sql`SELECT ${columns} FROM sending_domains WHERE organization_id = ${organizationId}`.pipe(
         Effect.flatMap(decodeDomain),
@@ -66,16 +70,15 @@ export const PostgresSendingDomainRepositoryLive = Layer.effect(
           Effect.orDie
         ),
       claimDueChecks: (limit, at, leaseUntil) =>
-        sql`
-          UPDATE sending_domains SET next_check_at = ${leaseUntil}
-          WHERE organization_id IN (
-            SELECT organization_id FROM sending_domains
-            WHERE status = 'pending' AND next_check_at <= ${at}
-            ORDER BY next_check_at, organization_id
-            LIMIT ${limit}
-            FOR UPDATE SKIP LOCKED
-          )
-          RETURNING ${columns}`.pipe(
+        checkQueue.claim({
+          pick: {
+            where: sql`d.status = 'pending' AND d.next_check_at <= ${at}`,
+            orderBy: sql`d.next_check_at, d.organization_id`,
+            limit
+          },
+          lease: { until: leaseUntil },
+          returning: sql.literal(qualified("d"))
+        }).pipe(
           Effect.flatMap(decodeDomains),
           Effect.orDie
         )

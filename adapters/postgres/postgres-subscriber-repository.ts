@@ -18,6 +18,7 @@ import { subscriberOfRow, tagSubscriptionsJson, tagSubscriptionsOfJson } from ".
 import { detachAllTagsOf } from "./tag-counts.js"
 import { PgStatements } from "./pg-client.js"
 import { inTransaction, transactional } from "./transactions.js"
+import { makeWorkQueue } from "./work-queue.js"
 
 const sortColumns: Record<SubscriberSort, string> = {
   created_at: "created_at",
@@ -127,6 +128,8 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = selectList(sql, subscriberColumns)
     const statements = yield* Effect.serviceOption(PgStatements)
+    // An erasure is held by the transaction that carries it out: its row stays locked until then.
+    const erasureQueue = makeWorkQueue(sql, { table: "subscribers", alias: "s", key: ["organization_id", "id"] })
     const findWithTagsText = `SELECT ${subscriberColumns.map((c) => `s.${c}`).join(", ")}, ${tagSubscriptionsJson} AS tags
       FROM subscribers s WHERE s.organization_id = $1 AND s.id = $2`
 
@@ -193,12 +196,12 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
 
       // Inside a transaction the rows stay locked until it ends; other workers skip them.
       claimErasures: (limit) =>
-        sql`
-          SELECT organization_id, id FROM subscribers
-          WHERE erasure_requested_at IS NOT NULL
-          ORDER BY erasure_requested_at, id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeErasures), Effect.orDie),
+        erasureQueue.pick({
+          columns: sql`s.organization_id, s.id`,
+          where: sql`s.erasure_requested_at IS NOT NULL`,
+          orderBy: sql`s.erasure_requested_at, s.id`,
+          limit
+        }).pipe(Effect.flatMap(decodeErasures), Effect.orDie),
 
       revokePreferenceTokens: (organizationId, id) =>
         sql`

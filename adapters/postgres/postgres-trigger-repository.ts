@@ -3,6 +3,7 @@ import { TriggerRepository } from "@roster/application"
 import { EmailTrigger, type FiringStatus, SubscriberId, TriggerEvent, TriggerId } from "@roster/domain"
 import { Effect, Layer } from "effect"
 import { decodeFirst, decodeRow, decodeRows, jsonb } from "./rows.js"
+import { makeWorkQueue } from "./work-queue.js"
 
 const columns = (table: string, prefix = "") =>
   ["id", "organization_id", "name", "event", "tag_id", "template_id", "kind", "delay_seconds", "status", "data", "created_at", "updated_at"]
@@ -27,6 +28,8 @@ export const PostgresTriggerRepositoryLive = Layer.effect(
   Effect.map(SqlClient.SqlClient, (sql) => {
     const all = sql.literal(columns("email_triggers"))
     const claimed = sql.literal(columns("t", "t_"))
+    // A firing is leased by pushing its due time on; settling it is what takes it off the queue.
+    const firingQueue = makeWorkQueue(sql, { table: "trigger_firings", alias: "f", key: ["id"], due: "due_at" })
     return TriggerRepository.of({
       insert: (trigger) =>
         sql`
@@ -93,20 +96,20 @@ export const PostgresTriggerRepositoryLive = Layer.effect(
       },
 
       claimDue: (now, limit, leaseMs) =>
-        sql`
-          WITH due AS (
-            SELECT f.id FROM trigger_firings f JOIN email_triggers t ON t.id = f.trigger_id
-            WHERE f.status = 'pending' AND f.due_at <= ${now} AND t.status = 'active'
-            ORDER BY f.due_at, f.id
-            LIMIT ${limit}
-            FOR UPDATE OF f SKIP LOCKED
-          ), held AS (
-            UPDATE trigger_firings f SET due_at = ${new Date(now.getTime() + leaseMs)}, updated_at = ${now}
-            FROM due WHERE f.id = due.id
-            RETURNING f.id, f.subscriber_id, f.trigger_id
-          )
-          SELECT held.id AS firing_id, held.subscriber_id AS firing_subscriber_id, ${claimed}
-          FROM held JOIN email_triggers t ON t.id = held.trigger_id`.pipe(
+        firingQueue.claim({
+          pick: {
+            join: sql`JOIN email_triggers t ON t.id = f.trigger_id`,
+            where: sql`f.status = 'pending' AND f.due_at <= ${now} AND t.status = 'active'`,
+            orderBy: sql`f.due_at, f.id`,
+            limit
+          },
+          lease: { until: new Date(now.getTime() + leaseMs), set: sql`updated_at = ${now}` },
+          returning: sql`f.id, f.subscriber_id, f.trigger_id`,
+          answer: {
+            select: sql`leased.id AS firing_id, leased.subscriber_id AS firing_subscriber_id, ${claimed}`,
+            from: sql`leased JOIN email_triggers t ON t.id = leased.trigger_id`
+          }
+        }).pipe(
           Effect.flatMap((rows) =>
             Effect.forEach(rows, (row) =>
               Effect.map(decodeClaimedTrigger(row), (trigger) => ({

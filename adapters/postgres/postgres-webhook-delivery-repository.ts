@@ -12,6 +12,7 @@ import { selectList } from "./columns.js"
 import { webhookEndpointColumns } from "./postgres-webhook-endpoint-repository.js"
 import { decodeFirst, decodeRow, decodeRows, type Row } from "./rows.js"
 import { makeStatementBatcher } from "./statement-batcher.js"
+import { makeWorkQueue } from "./work-queue.js"
 
 const deliveryColumns = [
   "id", "organization_id", "endpoint_id", "event_id", "event_type", "status", "attempt_count", "next_attempt_at",
@@ -67,6 +68,14 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = selectList(sql, deliveryColumns)
+    const deliveryQueue = makeWorkQueue(sql, {
+      table: "webhook_deliveries",
+      alias: "d",
+      key: ["id"],
+      due: "next_attempt_at",
+      token: "lease_token",
+      lock: "NO KEY UPDATE"
+    })
 
     // Sends finish many at a time: their attempts are recorded together, one statement for all
     // that finished while the previous statement ran.
@@ -157,32 +166,33 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
       // picking (FOR NO KEY UPDATE: the lock the update itself takes, which lets attempts keep
       // referencing the row); MATERIALIZED keeps it one evaluation. The answer is each delivery
       // as it was before the lease: `nextAttemptAt` is when it came due, not `leasedUntil`.
+      // One statement. The pick is MATERIALIZED, one evaluation for the lease and the answer, and
+      // locks FOR NO KEY UPDATE, which lets attempts keep referencing the row. The answer is each
+      // delivery as it was before the lease: `nextAttemptAt` is when it came due, not `leasedUntil`.
       claimDue: ({ leaseToken, leasedUntil, limit, now, skipEndpoints = [] }) =>
-        sql`
-          WITH due AS MATERIALIZED (
-            SELECT ${selectList(sql, deliveryColumns, { from: "d" })}
-            FROM webhook_deliveries d
-              JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.status = 'active'
-            WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}
-              ${skipEndpoints.length === 0 ? sql`` : sql`AND d.endpoint_id <> ALL(${skipEndpoints}::uuid[])`}
-            ORDER BY d.next_attempt_at, d.id
-            LIMIT ${limit}
-            FOR NO KEY UPDATE OF d SKIP LOCKED
-          ), leased AS (
-            UPDATE webhook_deliveries d
-            SET lease_token = ${leaseToken}, next_attempt_at = ${leasedUntil}, updated_at = ${now}
-            FROM due
-            WHERE d.id = due.id
-            RETURNING d.id
-          )
-          SELECT ${selectList(sql, deliveryColumns, { from: "due", prefix: DELIVERY })},
-                 ${selectList(sql, webhookEndpointColumns, { from: "e", prefix: ENDPOINT })},
-                 ${selectList(sql, eventColumns, { from: "ev", prefix: EVENT })}
-          FROM due
-            JOIN leased ON leased.id = due.id
-            JOIN webhook_endpoints e ON e.id = due.endpoint_id
-            JOIN outbox_events ev ON ev.id = due.event_id
-          ORDER BY due.next_attempt_at, due.id`.pipe(
+        deliveryQueue.claim({
+          pick: {
+            columns: selectList(sql, deliveryColumns, { from: "d" }),
+            join: sql`JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.status = 'active'`,
+            where: sql`d.status = 'pending' AND d.next_attempt_at <= ${now}
+              ${skipEndpoints.length === 0 ? sql`` : sql`AND d.endpoint_id <> ALL(${skipEndpoints}::uuid[])`}`,
+            orderBy: sql`d.next_attempt_at, d.id`,
+            limit,
+            materialized: true
+          },
+          lease: { token: leaseToken, until: leasedUntil, set: sql`updated_at = ${now}` },
+          returning: sql`d.id`,
+          answer: {
+            select: sql`${selectList(sql, deliveryColumns, { from: "due", prefix: DELIVERY })},
+              ${selectList(sql, webhookEndpointColumns, { from: "e", prefix: ENDPOINT })},
+              ${selectList(sql, eventColumns, { from: "ev", prefix: EVENT })}`,
+            from: sql`due
+              JOIN leased ON leased.id = due.id
+              JOIN webhook_endpoints e ON e.id = due.endpoint_id
+              JOIN outbox_events ev ON ev.id = due.event_id
+              ORDER BY due.next_attempt_at, due.id`
+          }
+        }).pipe(
           Effect.flatMap((rows) => Effect.forEach(rows, decodeLeased)),
           Effect.orDie
         ),
@@ -211,9 +221,12 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
         ),
 
       release: (leaseToken, ids, now) =>
-        ids.length === 0 ? Effect.void : sql`
-          UPDATE webhook_deliveries SET next_attempt_at = ${now}, lease_token = NULL, updated_at = ${now}
-          WHERE id = ANY(${ids}::uuid[]) AND lease_token = ${leaseToken}`.pipe(Effect.asVoid, Effect.orDie),
+        ids.length === 0
+          ? Effect.void
+          : deliveryQueue.release({ token: leaseToken, keys: ids, at: now, set: sql`updated_at = ${now}` }).pipe(
+            Effect.asVoid,
+            Effect.orDie
+          ),
 
       findById: (organizationId, endpointId, id) =>
         sql`

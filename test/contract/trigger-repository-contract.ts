@@ -118,4 +118,29 @@ export const triggerRepositoryContract = (persistence: PersistenceLayer) =>
           assert.isFalse(counts.has(paused.id))
         }).pipe(deletingAfterwards([organization.id]))
       }))
+
+    it.effect("a firing claimed and never settled is handed out again once its lease runs out, and held again", () =>
+      Effect.gen(function*() {
+        const triggers = yield* TriggerRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const template = yield* givenTemplate(organization.id)
+          const welcome = aTrigger(organization.id, template.id)
+          yield* triggers.insert(welcome)
+          const reader = yield* givenSubscriber(organization.id)
+          const created = anEvent(organization.id, "subscriber.created", { subscriber: { id: reader.id } }, instant(10))
+          expect(yield* triggers.recordFirings([created], instant(10))).toBe(1)
+
+          const first = yield* triggers.claimDue(instant(20), 10, 30_000)
+          expect(first.map((f) => [f.trigger.id, f.subscriberId])).toStrictEqual([[welcome.id, reader.id]])
+          // Its claimer stopped without settling it: held until the lease ends, then due again.
+          expect(yield* triggers.claimDue(instant(49), 10, 30_000)).toStrictEqual([])
+          const again = yield* triggers.claimDue(instant(50), 10, 30_000)
+          expect(again.map((f) => f.id)).toStrictEqual([first[0]!.id])
+          expect(yield* triggers.claimDue(instant(51), 10, 30_000)).toStrictEqual([])
+          yield* triggers.settle(again[0]!.id, { status: "sent", messageId: null, detail: null }, instant(52))
+          expect(yield* triggers.claimDue(instant(200), 10, 30_000)).toStrictEqual([])
+          expect((yield* triggers.firingCounts([welcome.id])).get(welcome.id)).toStrictEqual({ sent: 1 })
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
   })
