@@ -353,6 +353,7 @@ const send = async (side: Side, generated: Generated): Promise<Answer | string> 
 const comparableOrFailure = (answer: Answer | string) => typeof answer === "string" ? answer : comparable(answer)
 
 describe("the direct lane against the HttpApi, over generated requests", () => {
+  // Bodies of a mebibyte and more go to both servers: more than the default deadline allows on a busy machine.
   it("answers every request as the HttpApi does", async () => {
     const statuses: Array<number> = []
     await fc.assert(
@@ -373,5 +374,5 @@ describe("the direct lane against the HttpApi, over generated requests", () => {
     // The runs reached the use cases: subscribers were created and read, not only refused.
     expect(statuses).toContain(201)
     expect(statuses).toContain(200)
-  })
+  }, 120_000)
 })
