@@ -65,8 +65,14 @@ export const makeHttpApiLive = (form: WireForm, settings: HttpSettingsShape, eve
     Layer.provide(wireForms[form]),
     Layer.provide(Layer.succeed(HttpSettings, settings)),
     Layer.provide(Layer.succeed(ProviderEventReaders, eventReaders)),
-    // Path parameters as long as the longest email address, percent-encoded, still route.
-    Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: MAX_PATH_PARAMETER_LENGTH }))
+    // Path parameters as long as the longest email address, percent-encoded, still route. A path
+    // routes as it is written, letter case and slashes included, as the routes are declared and as
+    // the middleware that bounds bodies and counts requests against rate limits reads it.
+    Layer.provide(HttpRouter.setRouterConfig({
+      maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+      caseSensitive: true,
+      ignoreDuplicateSlashes: false
+    }))
   )
 
 export interface HttpServerOptions {
@@ -77,7 +83,10 @@ export interface HttpServerOptions {
   /** 0 picks a free port; read the bound one from `HttpServer.HttpServer`'s `address`. */
   readonly port: number
   readonly host: string
-  /** Whether the form's direct lane serves its busiest requests (shared/direct-lane.ts); on unless `false`. */
+  /**
+   * Whether the form's direct lane serves its busiest requests (shared/direct-lane.ts); on unless
+   * `false` (the service reads it from `HTTP_DIRECT_LANE`).
+   */
   readonly directLane?: boolean
   /**
    * Whether each request runs in a span (`http.server POST`, its parent taken from a

@@ -87,6 +87,11 @@ export const RosterConfig = Config.all({
   ),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   apiForm: Config.literal("reference", "overview")("API_FORM").pipe(Config.withDefault("reference")),
+  /** Whether the API serves its busiest requests on its direct lane beside the HttpApi (`on`), or all through the HttpApi. */
+  directLane: Config.literal("on", "off")("HTTP_DIRECT_LANE").pipe(
+    Config.withDefault("on"),
+    Config.map((value) => value === "on")
+  ),
   databaseUrl: connectionUrl("DATABASE_URL", ["postgres:", "postgresql:"], "postgres://user@host:5432/roster").pipe(Config.option),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".roster"), Config.map((dir) => path.resolve(dir))),
   redisUrl: connectionUrl("REDIS_URL", ["redis:", "rediss:"], "redis://127.0.0.1:6379").pipe(Config.option),

@@ -31,6 +31,7 @@ export const serverLayer = <E, R>(
       eventReaders: { payment: stripePaymentEvents, email: readResendEvent },
       port: config.port,
       host: config.host,
+      directLane: config.directLane,
       traced: tracingOn(config)
     })),
     Layer.provideMerge(applicationLayer(config)),

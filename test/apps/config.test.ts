@@ -23,6 +23,9 @@ describe("configuration", () => {
       expect(config.webhookAllowPrivateTargets).toBe(false)
       expect(config.workerLeaseSeconds).toBe(30)
       expect(config.importMaxBytes).toBe(100 * 1024 * 1024)
+      expect(config.directLane).toBe(true)
+      expect(Either.getOrThrow(yield* read({ HTTP_DIRECT_LANE: "off" })).directLane).toBe(false)
+      expect(Either.getOrThrow(yield* read({ HTTP_DIRECT_LANE: "on" })).directLane).toBe(true)
       expect(Either.getOrThrow(yield* read({ IMPORT_MAX_BYTES: "1048576" })).importMaxBytes).toBe(1048576)
     }))
 
@@ -46,6 +49,7 @@ describe("configuration", () => {
     [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: expected one of trace, debug, info, warning, error, fatal, none; got "loud"$/],
     [{ MIGRATE: "maybe" }, /^MIGRATE: expected one of/],
     [{ PLAN_LIMITS: "none" }, /^PLAN_LIMITS: expected one of \(on, off\)/],
+    [{ HTTP_DIRECT_LANE: "false" }, /^HTTP_DIRECT_LANE: expected one of \(on, off\), got "false"$/],
     [
       { PLAN_LIMITS: "off", STRIPE_SECRET_KEY: "sk_test_x" },
       /^PLAN_LIMITS: off runs without plans and so without billing, but STRIPE_SECRET_KEY is set; unset it or PLAN_LIMITS$/

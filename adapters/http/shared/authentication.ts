@@ -2,22 +2,14 @@ import { type HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } f
 import { ApiKeys, Auth, type Principal } from "@roster/application"
 import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { type ApiError, apiError, withHeaders } from "./api-error.js"
+import { API_KEY_HEADER, type apiKeyScheme, presentedApiKey } from "./api-key.js"
 import { apiErrorOf, ORGANIZATION_HEADER } from "./application-errors.js"
 import type { CurrentPrincipal } from "./current-principal.js"
 import type { CurrentSessionUser } from "./current-session-user.js"
 import { HttpSettings } from "./http-settings.js"
 import { crossSiteReason, SESSION_COOKIE, sessionCookieOf } from "./session-cookie.js"
 
-const API_KEY_HEADER = "X-API-Key"
-
-export const apiKeyScheme = HttpApiSecurity.apiKey({ in: "header", key: API_KEY_HEADER }).pipe(
-  HttpApiSecurity.annotate(
-    OpenApi.Description,
-    "An API key of the organization (`svc_live_...` or `svc_test_...`), sent in the `X-API-Key` header. " +
-      "The key's organization is the one acted for; its scopes decide what it may do. When a request carries " +
-      "both a key and a session cookie, the key decides alone."
-  )
-)
+export { apiKeyScheme } from "./api-key.js"
 
 export const sessionScheme = HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }).pipe(
   HttpApiSecurity.annotate(
@@ -36,11 +28,6 @@ const challengedWith = (scheme: string) => <A, C extends AuthenticationErrorCode
   Effect.mapError(effect, (error) => error.code === "unauthorized" ? withHeaders(error, { "WWW-Authenticate": scheme }) : error)
 const apiKeyChallenge = `ApiKey header="${API_KEY_HEADER}"`
 const sessionChallenge = `Cookie cookie-name="${SESSION_COOKIE}"`
-
-const presentedApiKey = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
-  const value = request.headers[API_KEY_HEADER.toLowerCase()]
-  return value === undefined || value.trim() === "" ? undefined : value.trim()
-}
 
 const unauthorized = (detail: string) => Effect.fail(apiError("unauthorized", detail))
 
@@ -99,7 +86,7 @@ export const RequestAuthenticationLive = Layer.effect(
      */
     const authenticateAnew = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const key = presentedApiKey(request)
+      const key = presentedApiKey(request.headers)
       if (key !== undefined) {
         return yield* apiKeys.authenticate(key).pipe(Effect.catchTag("Unauthenticated", (e) => unauthorized(e.reason)))
       }

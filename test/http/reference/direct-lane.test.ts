@@ -1,8 +1,24 @@
+import {
+  HttpApi,
+  HttpApiEndpoint,
+  HttpApiError,
+  HttpApiGroup,
+  HttpApiMiddleware,
+  HttpApiSchema,
+  type HttpServerResponse
+} from "@effect/platform"
 import { SqlError } from "@effect/sql"
-import { Layer, Redacted } from "effect"
+import type { Principal } from "@roster/application"
+import { Cause, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { once } from "node:events"
+import type { IncomingMessage } from "node:http"
 import { connect } from "node:net"
+import { Readable } from "node:stream"
+import { ReferenceApi } from "../../../adapters/http/index.js"
+import { apiKeyScheme } from "../../../adapters/http/shared/api-key.js"
+import { type DirectAnswer, directRoute } from "../../../adapters/http/shared/direct-lane.js"
+import { FileBody } from "../../../adapters/http/shared/route-table.js"
 import { makeRedisClient, RedisRateLimiterLive } from "../../../adapters/redis/index.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -14,6 +30,7 @@ import {
   startHttpServer,
   type TestHttpServer
 } from "../../support/http-server.js"
+import { comparable } from "../../support/comparable-answer.js"
 import { redis, whenRunning } from "../../support/servers.js"
 import { expectProblem, freshEmail } from "../helpers.js"
 
@@ -38,27 +55,6 @@ afterAll(() => Promise.all([lane.close(), api.close()]))
 
 /** Organizations without a rate limit, whose keys' requests the lane takes. */
 const unlimited = { tier: "enterprise", customRateLimit: 0 } as const
-
-const uuids = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
-const instants = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g
-
-/**
- * An answer as the two servers can agree on it: ids and times masked, the headers that belong to
- * it (not the date, the request id or the window's end).
- */
-const comparable = (answer: Answer) => {
-  const headers: Record<string, string> = {}
-  answer.headers.forEach((value, name) => {
-    if (name !== "date" && name !== "x-request-id" && name !== "x-ratelimit-reset") headers[name] = value
-  })
-  // Compressed, the ids and times make the length vary.
-  if (headers["content-encoding"] !== undefined) delete headers["content-length"]
-  return {
-    status: answer.status,
-    headers,
-    text: answer.text.replace(uuids, "<uuid>").replace(instants, "<instant>")
-  }
-}
 
 interface Side {
   readonly server: TestHttpServer
@@ -431,5 +427,186 @@ describe("a client that disconnects on the direct lane", () => {
     const created = await call(lane, "POST", collection, { key: side.key, json: { email } })
     expect(created.status, created.text).toBe(201)
     expect(laneLines.filter((line) => line.level === "error")).toHaveLength(errorsBefore)
+  })
+})
+
+/** A Node request as the lane sees it, its body (when given) sent as JSON of a declared length. */
+const incoming = (method: string, url: string, headers: Readonly<Record<string, string>> = {}, body?: string) =>
+  Object.assign(Readable.from(body === undefined ? [] : [Buffer.from(body)]), {
+    method,
+    url,
+    headers: body === undefined
+      ? { ...headers }
+      : { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...headers }
+  }) as unknown as IncomingMessage
+
+/** The answer of a route that took the request, for a principal its use case does not look at. */
+const answered = (taken: DirectAnswer | undefined) => {
+  expect(taken).toBeDefined()
+  return Effect.runPromise(Effect.exit(taken!({} as Principal)))
+}
+
+const bodyOf = (response: HttpServerResponse.HttpServerResponse) =>
+  response.body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(response.body.body)) : response.body._tag
+
+const shown = {
+  id: "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10",
+  email: "ada@example.com",
+  status: "active",
+  tags: [],
+  metadata: { plan: "gold" },
+  created_at: "2026-01-02T03:04:05.000Z",
+  updated_at: "2026-01-02T03:04:05.000Z"
+} as const
+
+class KeyAuthentication extends HttpApiMiddleware.Tag<KeyAuthentication>()("test/KeyAuthentication", {
+  security: { apiKey: apiKeyScheme }
+}) {}
+class Audit extends HttpApiMiddleware.Tag<Audit>()("test/Audit") {}
+
+const Thing = Schema.Struct({ name: Schema.String })
+const ThingPath = Schema.Struct({ name: Schema.String })
+
+/** Endpoints of every kind the lane takes or refuses. */
+const ThingsApi = HttpApi.make("things")
+  .add(
+    HttpApiGroup.make("things")
+      .add(HttpApiEndpoint.get("byName", "/things/:name").setPath(ThingPath).addSuccess(Thing))
+      .add(HttpApiEndpoint.get("special", "/things/special").addSuccess(Thing))
+      .add(HttpApiEndpoint.del("remove", "/things/:name").setPath(ThingPath))
+      .add(HttpApiEndpoint.get("search", "/things").setUrlParams(Schema.Struct({ q: Schema.String })).addSuccess(Thing))
+      .add(HttpApiEndpoint.post("upload", "/things").setPayload(HttpApiSchema.Multipart(Schema.Struct({}))))
+      .add(HttpApiEndpoint.get("text", "/texts/:name").setPath(ThingPath).addSuccess(HttpApiSchema.Text()))
+      .add(HttpApiEndpoint.get("either", "/either").addSuccess(Thing).addSuccess(Schema.Struct({}), { status: 202 }))
+      .add(HttpApiEndpoint.get("anything", "/files/*").addSuccess(Thing))
+      .add(HttpApiEndpoint.post("import", "/imports").setPayload(Thing).addSuccess(Thing).annotate(FileBody, true))
+      .middleware(KeyAuthentication)
+  )
+  .add(HttpApiGroup.make("open").add(HttpApiEndpoint.get("hello", "/hello").addSuccess(Thing)))
+  .add(
+    HttpApiGroup.make("audited").add(HttpApiEndpoint.get("hello", "/audited").addSuccess(Thing))
+      .middleware(KeyAuthentication)
+      .middleware(Audit)
+  )
+
+const unused = () => Effect.die("not run")
+
+describe("a route of the direct lane, read from its endpoint", () => {
+  const subscriber = "/api/v1/subscribers/0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"
+
+  it("takes the endpoint's method and path template, its parameter decoded by the path schema", async () => {
+    const seen: Array<unknown> = []
+    const get = directRoute(ReferenceApi, "subscribers", "get", ({ path }) => {
+      seen.push(path.subscriber_id)
+      return Effect.succeed(shown)
+    })
+    const taken = get(incoming("GET", subscriber), subscriber)
+    const exit = await answered(taken)
+    expect(Exit.isSuccess(exit)).toBe(true)
+    const response = Exit.isSuccess(exit) ? exit.value : undefined
+    expect(response?.status).toBe(200)
+    expect(response?.headers["content-type"] ?? response?.body.contentType).toMatch(/^application\/json/)
+    expect(bodyOf(response!)).toEqual(shown)
+    expect(seen).toEqual(["0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"])
+    expect(get(incoming("GET", subscriber.toUpperCase()), subscriber.replace(/[0-9a-f-]+$/, (id) => id.toUpperCase())))
+      .toBeDefined()
+    for (
+      const path of [
+        `${subscriber}/`,
+        subscriber.replace("/0193", "/%30193"),
+        "/api/v1/subscribers/not-an-id",
+        "/api/v1/subscribers/",
+        "/api/v1/subscribers",
+        subscriber.replace("subscribers", "Subscribers"),
+        `${subscriber};v=1`,
+        `/api/v1/subscribers/${"0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"}/tags`
+      ]
+    ) {
+      expect(get(incoming("GET", path), path), path).toBeUndefined()
+    }
+    expect(get(incoming("POST", subscriber), subscriber)).toBeUndefined()
+    expect(get(incoming("HEAD", subscriber), subscriber)).toBeUndefined()
+    // The endpoint takes no payload: a request with a body is the HttpApi's.
+    expect(get(incoming("GET", subscriber, {}, "{}"), subscriber)).toBeUndefined()
+  })
+
+  it("decodes the payload by the endpoint's schema and answers the endpoint's success status", async () => {
+    const seen: Array<unknown> = []
+    const create = directRoute(ReferenceApi, "subscribers", "create", ({ payload }) => {
+      seen.push(payload)
+      return Effect.succeed(shown)
+    })
+    const collection = "/api/v1/subscribers"
+    const exit = await answered(create(incoming("POST", collection, {}, JSON.stringify({ email: " ada@example.com ", metadata: { a: 1 } })), collection))
+    expect(Exit.isSuccess(exit) && exit.value.status).toBe(201)
+    expect(Exit.isSuccess(exit) && bodyOf(exit.value)).toEqual(shown)
+    expect(seen).toEqual([{ email: "ada@example.com", metadata: { a: 1 } }])
+
+    const refused = await answered(create(incoming("POST", collection, {}, JSON.stringify({ email: "nope", extra: 1 })), collection))
+    expect(Exit.isFailure(refused)).toBe(true)
+    const error = Exit.isFailure(refused) ? Cause.failureOption(refused.cause) : Option.none()
+    expect(Option.getOrThrow(error)).toBeInstanceOf(HttpApiError.HttpApiDecodeError)
+    const fields = (Option.getOrThrow(error) as HttpApiError.HttpApiDecodeError).issues.map((issue) => issue.path.join("."))
+    expect(fields.sort()).toEqual(["email", "extra"])
+    expect(seen).toHaveLength(1)
+  })
+
+  it("leaves to the HttpApi a body it does not read itself: another type, no length, too long, or a key to replay", () => {
+    const create = directRoute(ReferenceApi, "subscribers", "create", unused)
+    const collection = "/api/v1/subscribers"
+    const body = JSON.stringify({ email: "ada@example.com" })
+    expect(create(incoming("POST", collection, {}, body), collection)).toBeDefined()
+    expect(create(incoming("POST", collection, { "content-type": "application/json; charset=utf-8" }, body), collection)).toBeDefined()
+    for (
+      const headers of [
+        { "content-type": "text/plain" },
+        { "content-type": "application/merge-patch+json" },
+        { "content-length": "0" },
+        { "content-length": String(2 * 1024 * 1024) },
+        { "transfer-encoding": "chunked" },
+        { "idempotency-key": "once" }
+      ] as ReadonlyArray<Record<string, string>>
+    ) {
+      expect(create(incoming("POST", collection, headers, body), collection), JSON.stringify(headers)).toBeUndefined()
+    }
+    expect(create(incoming("POST", collection), collection)).toBeUndefined()
+    expect(create(incoming("POST", `${collection}/`, {}, body), `${collection}/`)).toBeUndefined()
+  })
+
+  it("leaves to the HttpApi a path that a route of the same method holds as a fixed segment", () => {
+    const byName = directRoute(ThingsApi, "things", "byName", ({ path }) => Effect.succeed({ name: path.name }))
+    expect(byName(incoming("GET", "/things/ada"), "/things/ada")).toBeDefined()
+    expect(byName(incoming("GET", "/things/special"), "/things/special")).toBeUndefined()
+    const remove = directRoute(ThingsApi, "things", "remove", () => Effect.void)
+    expect(remove(incoming("DELETE", "/things/special"), "/things/special")).toBeDefined()
+  })
+
+  it("answers a success without a body with its status alone", async () => {
+    const remove = directRoute(ThingsApi, "things", "remove", () => Effect.void)
+    const exit = await answered(remove(incoming("DELETE", "/things/ada"), "/things/ada"))
+    expect(Exit.isSuccess(exit) && exit.value.status).toBe(204)
+    expect(Exit.isSuccess(exit) && exit.value.body._tag).toBe("Empty")
+  })
+
+  it("fails as the HttpApi does when the success does not encode by the endpoint's schema", async () => {
+    const byName = directRoute(ThingsApi, "things", "byName", () => Effect.succeed({ name: 42 as unknown as string }))
+    const exit = await answered(byName(incoming("GET", "/things/ada"), "/things/ada"))
+    const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+    expect(error).toBeInstanceOf(HttpApiError.HttpApiDecodeError)
+  })
+
+  it.each([
+    [() => directRoute(ThingsApi, "things", "search", unused), /things\.search: it reads query parameters or headers$/],
+    [() => directRoute(ThingsApi, "things", "upload", unused), /things\.upload: its payload is not JSON$/],
+    [() => directRoute(ThingsApi, "things", "text", unused), /things\.text: its success is not JSON$/],
+    [() => directRoute(ThingsApi, "things", "either", unused), /things\.either: it does not answer exactly one success$/],
+    [() => directRoute(ThingsApi, "things", "anything", unused), /the path \/files\/\*: \* is not a fixed segment or a plain parameter$/],
+    [() => directRoute(ThingsApi, "open", "hello", unused), /open\.hello: it is not behind an authentication by API key$/],
+    [() => directRoute(ThingsApi, "audited", "hello", unused), /audited\.hello: its middleware test\/Audit is not an authentication by API key$/],
+    [() => directRoute(ThingsApi, "things", "import", unused), /things\.import: its body is not JSON$/],
+    [() => directRoute(ReferenceApi, "imports", "start", unused), /imports\.start: it reads query parameters or headers$/],
+    [() => directRoute(ReferenceApi, "subscribers", "list", unused), /subscribers\.list: it reads query parameters or headers$/]
+  ])("is not built for an endpoint it cannot serve as the HttpApi does (%#)", (build, reason) => {
+    expect(build).toThrow(reason)
   })
 })
