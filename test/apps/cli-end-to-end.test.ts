@@ -207,6 +207,18 @@ const refusesMaxLag = async (env: Record<string, string>) =>
   expect(await fails(env, ["worker", "health", "--max-lag", "soon"]))
     .toBe("roster: --max-lag: expected a whole number from 0 to 604800; got 'soon'")
 
+const metricsToken = "cli-end-to-end-metrics-token"
+
+/** The events waiting for a worker, as a running process's `/metrics` reads them from the database. */
+const eventsWaiting = async (url: string) => {
+  const answer = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+  const text = await answer.text()
+  expect(answer.status, text).toBe(200)
+  const waiting = /^roster_queue_waiting\{work="events"\} (\d+)$/m.exec(text)
+  expect(waiting, text).not.toBeNull()
+  return Number(waiting![1])
+}
+
 /** Subscribers made through the API for the export to find. */
 const subscribersToExport = async (url: string, key: string) => {
   const api = `${url}/api/v1`
@@ -312,9 +324,14 @@ describe("the CLI on the embedded database", () => {
       await expectEventsWaiting(env)
       if (checkOnce("embedded")) await refusesMaxLag(env)
 
-      const both = await start("start", env) // the API with its worker
+      const both = await start("start", { ...env, METRICS_TOKEN: metricsToken }) // the API with its worker
       try {
-        await new Promise((resolve) => setTimeout(resolve, 2_000))
+        // The embedded database is the running process's alone: its /metrics says when the events are handed on.
+        const deadline = Date.now() + 60_000
+        while (await eventsWaiting(both.url) > 0) {
+          if (Date.now() > deadline) throw new Error(`the worker did not hand the events on:\n${both.output()}`)
+          await new Promise((resolve) => setTimeout(resolve, 250))
+        }
       } finally {
         expect(await both.stop()).toBe(0)
       }
