@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 
 /**
  * Workspace packages resolve to their TypeScript sources (the `@roster/source` export condition),
@@ -6,21 +6,57 @@ import { defineConfig } from "vitest/config"
  */
 const sourceFirst = (defaults: ReadonlyArray<string>) => ["@roster/source", ...defaults]
 
+/**
+ * Suites that start nothing (no server, process, database server or browser) and keep no state of
+ * their own between files: the domain's rules, the use cases on in-memory adapters, CSV,
+ * tokens and the worker's jobs. They share one worker thread and their modules are
+ * loaded once, not once per file. The sessions' expiry on the test clock runs isolated: after the
+ * other suites in one thread its session comes out with another clock's time.
+ */
+const inMemory = [
+  "domain/**/*.test.ts",
+  "application/**/*.test.ts",
+  "test/application/!(auth-expiry).test.ts",
+  "test/csv/**/*.test.ts",
+  "test/tokens/**/*.test.ts",
+  "test/worker/billing-job.test.ts",
+  "test/worker/erasure-job.test.ts",
+  "test/worker/job-runner.test.ts",
+  "test/worker/webhook-jobs.test.ts"
+]
+
 export default defineConfig({
   resolve: { conditions: sourceFirst(["module", "browser", "development|production"]) },
   ssr: { resolve: { conditions: sourceFirst(["module", "node", "development|production"]) } },
   test: {
-    include: ["domain/**/*.test.ts", "application/**/*.test.ts", "adapters/**/*.test.ts", "test/**/*.test.ts"],
-    globalSetup: ["test/support/global-setup.ts"],
-    // Every answer of the test servers is checked against the OpenAPI document of its form.
-    setupFiles: ["test/support/conformance-setup.ts"],
     reporters: ["default", "./test/support/closing-line-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    pool: "forks",
-    // Two files at a time, also on two cores: the slowest files mostly wait on the processes they
-    // start, each suite of those has a database of its own, and contract suites isolate their rows.
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    sequence: { concurrent: false }
+    poolOptions: {
+      // Two files at a time, also on two cores: the slowest files mostly wait on the processes they
+      // start, each suite of those has a database of its own, and contract suites isolate their rows.
+      forks: { maxForks: 2, minForks: 1 },
+      // The in-memory suites, one after the other beside the two forks, without a fresh module graph each.
+      threads: { maxThreads: 1, minThreads: 1, isolate: false }
+    },
+    sequence: { concurrent: false },
+    projects: [
+      {
+        extends: true,
+        test: { name: "in-memory", include: inMemory, pool: "threads" }
+      },
+      {
+        extends: true,
+        test: {
+          name: "servers",
+          include: ["domain/**/*.test.ts", "application/**/*.test.ts", "adapters/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...inMemory],
+          globalSetup: ["test/support/global-setup.ts"],
+          // Every answer of the test servers is checked against the OpenAPI document of its form.
+          setupFiles: ["test/support/conformance-setup.ts"],
+          pool: "forks"
+        }
+      }
+    ]
   }
 })

@@ -72,7 +72,14 @@ const aFile = [
   "dee@example.com,Dee,,,Weekly,,,4"
 ].join("\r\n") + "\r\n"
 
-const importsAndExports = async (env: Record<string, string>, slug: string, dir: string) => {
+/**
+ * Running a file again and `--resubscribe` depend on the import and the SQL both databases share,
+ * not on which database runs it: they are checked once, on PostgreSQL when it is at hand, else on
+ * the embedded database.
+ */
+const checkOnce = (database: "embedded" | "postgres") => database === "postgres" || !postgres.available
+
+const importsAndExports = async (env: Record<string, string>, slug: string, dir: string, once: boolean) => {
   await organization(env, slug)
   const file = join(dir, "subscribers.csv")
   writeFileSync(file, aFile)
@@ -103,8 +110,10 @@ const importsAndExports = async (env: Record<string, string>, slug: string, dir:
     ["8", "email", "is also on line 2; only the first row with an address is imported", "ADA@example.com"]
   ])
 
-  const again = await imports(env, [file, "--org", slug])
-  expect(again.report).toMatchObject({ rows: 6, created: 0, updated: 0, unchanged: 3, failed: 3 })
+  if (once) {
+    const again = await imports(env, [file, "--org", slug])
+    expect(again.report).toMatchObject({ rows: 6, created: 0, updated: 0, unchanged: 3, failed: 3 })
+  }
 
   const rows = await exported(env, slug)
   expect(rows[0]).toEqual(["email", "first_name", "last_name", "status", "tags", "created_at", "metadata.note", "metadata.plan"])
@@ -124,6 +133,7 @@ const importsAndExports = async (env: Record<string, string>, slug: string, dir:
   const copy = await exported(env, `${slug}-copy`)
   expect(copy.map((row) => row.filter((_, i) => i !== 5))).toEqual(rows.map((row) => row.filter((_, i) => i !== 5)))
 
+  if (!once) return
   // Bob unsubscribed; a file that has him active brings him back only with --resubscribe.
   const back = join(dir, "back.csv")
   writeFileSync(back, "email,status\nbob@example.com,active\n")
@@ -173,7 +183,7 @@ describe("subscribers import on the embedded database", () => {
   it("imports a spreadsheet's file, reports its bad rows, and round-trips through export", async () => {
     const dir = mkdtempSync(join(tmpdir(), "roster-import-"))
     try {
-      await importsAndExports({ DATA_DIR: join(dir, "data") }, "acme", dir)
+      await importsAndExports({ DATA_DIR: join(dir, "data") }, "acme", dir, checkOnce("embedded"))
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -228,7 +238,7 @@ describe.skipIf(!postgres.available)(`subscribers import on ${postgres.label}`, 
   it("imports a spreadsheet's file, reports its bad rows, and round-trips through export", async () => {
     const dir = mkdtempSync(join(tmpdir(), "roster-import-"))
     try {
-      await importsAndExports({ DATABASE_URL: await postgres.database("cli_import") }, `import-${Date.now().toString(36)}`, dir)
+      await importsAndExports({ DATABASE_URL: await postgres.database("cli_import") }, `import-${Date.now().toString(36)}`, dir, checkOnce("postgres"))
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
