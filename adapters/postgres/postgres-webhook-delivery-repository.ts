@@ -162,10 +162,6 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
       insertMany: (deliveries) =>
         Effect.forEach(Array.chunksOf(deliveries, DELIVERIES_PER_INSERT), insert, { discard: true }).pipe(Effect.orDie),
 
-      // One statement. `due` locks the deliveries it picks and skips those another worker is
-      // picking (FOR NO KEY UPDATE: the lock the update itself takes, which lets attempts keep
-      // referencing the row); MATERIALIZED keeps it one evaluation. The answer is each delivery
-      // as it was before the lease: `nextAttemptAt` is when it came due, not `leasedUntil`.
       // One statement. The pick is MATERIALIZED, one evaluation for the lease and the answer, and
       // locks FOR NO KEY UPDATE, which lets attempts keep referencing the row. The answer is each
       // delivery as it was before the lease: `nextAttemptAt` is when it came due, not `leasedUntil`.
