@@ -1,10 +1,6 @@
 import { HttpApiMiddleware } from "@effect/platform"
-import {
-  apiKeyScheme,
-  makeAuthenticationLive,
-  makeSessionAuthenticationLive,
-  sessionScheme
-} from "../shared/authentication.js"
+import { apiKeyScheme } from "../shared/api-key.js"
+import { makeAuthenticationLive, makeSessionAuthenticationLive, sessionScheme } from "../shared/authentication.js"
 import { CurrentPrincipal } from "../shared/current-principal.js"
 import { CurrentSessionUser } from "../shared/current-session-user.js"
 import { envelopes } from "./errors.js"

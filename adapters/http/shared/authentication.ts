@@ -9,8 +9,6 @@ import type { CurrentSessionUser } from "./current-session-user.js"
 import { HttpSettings } from "./http-settings.js"
 import { crossSiteReason, SESSION_COOKIE, sessionCookieOf } from "./session-cookie.js"
 
-export { apiKeyScheme } from "./api-key.js"
-
 export const sessionScheme = HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
