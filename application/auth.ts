@@ -6,10 +6,7 @@ import {
   isSessionActive,
   isUuid,
   type Locale,
-  MAGIC_LINK_LIFETIME,
   MAGIC_LINK_REQUEST_LIMITS,
-  MAGIC_LINK_TOKEN_BYTES,
-  MagicLink,
   MagicLinkAlreadyUsed,
   MagicLinkExpired,
   magicLinkState,
@@ -22,7 +19,7 @@ import {
   User,
   UserId
 } from "@roster/domain"
-import { Duration, Effect, Encoding, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { now } from "./support/clock.js"
 import { AuthMail } from "./ports/auth-mail.js"
 import { Ids } from "./ports/ids.js"
@@ -35,6 +32,7 @@ import { TokenSigner } from "./ports/token-signer.js"
 import { UserRepository } from "./ports/user-repository.js"
 import { type Principal, Unauthenticated } from "./support/principal.js"
 import { Limits } from "./support/limits.js"
+import { MAGIC_LINK_MINUTES, magicLinkIssuer } from "./support/magic-links.js"
 import { operations } from "./support/operation.js"
 
 /** Too many sign-in links asked for; try again after `retryAfterSeconds`. */
@@ -91,6 +89,7 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
     const secrets = yield* Secrets
     const ids = yield* Ids
     const limits = yield* Limits
+    const issueLink = yield* magicLinkIssuer
 
     const limited = (key: string, limit: { readonly requests: number; readonly windowMs: number }) =>
       Effect.flatMap(limiter.consume(key, limit.requests, limit.windowMs), (decision) =>
@@ -112,21 +111,8 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
       function*(email: EmailAddress, locale: Locale, clientAddress: string) {
         yield* limited(`sign-in:ip:${clientAddress}`, MAGIC_LINK_REQUEST_LIMITS.perIp)
         yield* limited(`sign-in:email:${yield* secrets.sha256(emailKey(email))}`, MAGIC_LINK_REQUEST_LIMITS.perEmail)
-        const token = Encoding.encodeBase64Url(yield* secrets.randomBytes(MAGIC_LINK_TOKEN_BYTES))
-        const at = yield* now
-        yield* magicLinks.insert(
-          new MagicLink({
-            tokenHash: yield* secrets.sha256(token),
-            email,
-            locale,
-            createdAt: at,
-            expiresAt: expiresAt(at, MAGIC_LINK_LIFETIME),
-            consumedAt: null
-          })
-        )
-        yield* Effect.forkDaemon(
-          mail.sendSignInLink({ to: email, token, locale, expiresInMinutes: Duration.toMinutes(MAGIC_LINK_LIFETIME) })
-        )
+        const token = yield* issueLink(email, locale)
+        yield* Effect.forkDaemon(mail.sendSignInLink({ to: email, token, locale, expiresInMinutes: MAGIC_LINK_MINUTES }))
       }
     )
 

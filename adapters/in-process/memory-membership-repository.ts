@@ -47,6 +47,14 @@ export const MemoryMembershipRepositoryLive = Layer.effect(
             })
         ),
       remove: (organizationId, userId) => store.write((t) => t.memberships.delete(membershipKey(organizationId, userId))),
+      // The store's transactions take turns, so one that reads the owners holds them already.
+      holdOwners: (organizationId) =>
+        store.read((t) =>
+          [...t.memberships.values()]
+            .filter((m) => m.organizationId === organizationId && m.role === "owner")
+            .map((m) => m.userId)
+            .sort(compareText)
+        ),
       countWithRole: (organizationId, role) =>
         store.read((t) =>
           [...t.memberships.values()].filter((m) => m.organizationId === organizationId && m.role === role).length

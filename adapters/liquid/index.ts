@@ -1,4 +1,4 @@
-export { type SignInTemplates, signInTemplates } from "./sign-in-templates.js"
+export { invitationTemplates, type SignInTemplates, signInTemplates } from "./sign-in-templates.js"
 export { makeTemplatedAuthMail, signInLink } from "./templated-auth-mail.js"
 export {
   type LiquidTemplateEngineOptions,

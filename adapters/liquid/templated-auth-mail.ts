@@ -1,9 +1,9 @@
-import { AuthMail, Mailer, type OutgoingEmail, type SignInLinkMail } from "@roster/application"
+import { AuthMail, type InvitationMail, Mailer, type OutgoingEmail, type SignInLinkMail } from "@roster/application"
 import type { Locale } from "@roster/domain"
 import { Effect, Layer } from "effect"
 import { type LiquidOptions, Liquid, type Template } from "liquidjs"
 import { createHash } from "node:crypto"
-import { signInTemplates } from "./sign-in-templates.js"
+import { invitationTemplates, type SignInTemplates, signInTemplates } from "./sign-in-templates.js"
 
 /**
  * Templates come from this module only: the engines have an empty in-memory file system (no
@@ -26,7 +26,10 @@ interface ParsedSignIn {
   readonly text: ReadonlyArray<Template>
 }
 
-/** The sign-in email's templates could not be rendered. */
+/** What each kind of email's idempotency keys begin with. */
+const kindKeys = { signIn: "sign-in", invitation: "invitation" } as const
+
+/** An email's templates could not be rendered. */
 class RenderFailed {
   readonly _tag = "RenderFailed"
   constructor(readonly cause: unknown) {}
@@ -37,9 +40,9 @@ export const signInLink = (publicBaseUrl: string, token: string): string =>
   `${publicBaseUrl.replace(/\/+$/, "")}/auth/sign-in?token=${encodeURIComponent(token)}`
 
 /**
- * The emails of signing in, rendered from Liquid templates in the recipient's language (English
- * or German), with links under `publicBaseUrl`. A failed delivery is logged, never raised: the
- * person asks for another link.
+ * The emails of signing in and of invitations to an organization, rendered from Liquid templates
+ * in the recipient's language (English or German), with links under `publicBaseUrl`. A failed
+ * delivery is logged, never raised: the person asks for another link.
  */
 export const makeTemplatedAuthMail = (options: { readonly publicBaseUrl: string }): Layer.Layer<AuthMail, never, Mailer> =>
   Layer.effect(
@@ -48,55 +51,60 @@ export const makeTemplatedAuthMail = (options: { readonly publicBaseUrl: string 
       const mailer = yield* Mailer
       const html = new Liquid({ ...engineOptions, outputEscape: "escape" })
       const text = new Liquid(engineOptions)
-      const parsed = yield* Effect.sync(() => {
+      const parse = (templates: Readonly<Record<Locale, SignInTemplates>>) => {
         const byLocale = {} as Record<Locale, ParsedSignIn>
-        for (const [locale, templates] of Object.entries(signInTemplates) as Array<[Locale, typeof signInTemplates.en]>) {
-          byLocale[locale] = {
-            subject: text.parse(templates.subject),
-            html: html.parse(templates.html),
-            text: text.parse(templates.text)
-          }
+        for (const [locale, each] of Object.entries(templates) as Array<[Locale, SignInTemplates]>) {
+          byLocale[locale] = { subject: text.parse(each.subject), html: html.parse(each.html), text: text.parse(each.text) }
         }
         return byLocale
-      })
+      }
+      const parsed = yield* Effect.sync(() => ({ signIn: parse(signInTemplates), invitation: parse(invitationTemplates) }))
 
-      const render = (mail: SignInLinkMail) =>
+      /** One email of `kind` to `mail.to`, with `variables` beside the link's own. */
+      const render = (kind: keyof typeof parsed, mail: SignInLinkMail, variables: Readonly<Record<string, unknown>>) =>
         Effect.try({
           try: (): OutgoingEmail => {
-            const templates = parsed[mail.locale] ?? parsed.en
+            const templates = parsed[kind][mail.locale] ?? parsed[kind].en
             const scope = {
+              ...variables,
               email: mail.to,
               link: signInLink(options.publicBaseUrl, mail.token),
               minutes: mail.expiresInMinutes
             }
-            const subject = String(text.renderSync(templates.subject as Array<Template>, scope)).trim()
+            // One line, whatever the names in it hold.
+            const subject = String(text.renderSync(templates.subject as Array<Template>, scope)).replace(/\s+/g, " ").trim()
             return {
               to: mail.to,
               subject,
               html: String(html.renderSync(templates.html as Array<Template>, { ...scope, subject })),
               text: String(text.renderSync(templates.text as Array<Template>, scope)),
               // A retried send of this link is delivered once; the token itself never leaves in a header.
-              idempotencyKey: `sign-in-${createHash("sha256").update(mail.token).digest("hex")}`
+              idempotencyKey: `${kindKeys[kind]}-${createHash("sha256").update(mail.token).digest("hex")}`
             }
           },
           catch: (cause) => new RenderFailed(cause)
         })
 
-      const sendSignInLink = (mail: SignInLinkMail) =>
-        Effect.flatMap(render(mail), (email) => mailer.send(email)).pipe(
+      const send = (what: string, mail: SignInLinkMail, email: Effect.Effect<OutgoingEmail, RenderFailed>) =>
+        Effect.flatMap(email, (rendered) => mailer.send(rendered)).pipe(
           Effect.asVoid,
           Effect.catchTags({
             MailerError: (error) =>
-              Effect.logWarning("the sign-in email could not be delivered").pipe(
+              Effect.logWarning(`the ${what} email could not be delivered`).pipe(
                 Effect.annotateLogs({ reason: error.reason, retryable: error.retryable, locale: mail.locale })
               ),
             RenderFailed: (failure) =>
-              Effect.logError("the sign-in email could not be written", failure.cause).pipe(
+              Effect.logError(`the ${what} email could not be written`, failure.cause).pipe(
                 Effect.annotateLogs({ locale: mail.locale })
               )
           })
         )
 
-      return AuthMail.of({ sendSignInLink })
+      const sendSignInLink = (mail: SignInLinkMail) => send("sign-in", mail, render("signIn", mail, {}))
+
+      const sendInvitation = (mail: InvitationMail) =>
+        send("invitation", mail, render("invitation", mail, { organization: mail.organizationName, inviter: mail.invitedBy }))
+
+      return AuthMail.of({ sendSignInLink, sendInvitation })
     })
   )

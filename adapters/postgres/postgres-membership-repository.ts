@@ -19,6 +19,8 @@ const decodeWithOrganization = (row: Row) =>
 
 const decodeWithUser = (row: Row) => Effect.all({ membership: decodeMembershipOf(row), user: decodeUser(row) })
 
+const decodeUserIds = decodeRows(Schema.Struct({ userId: UserId }))
+
 const decodeMemberCounts = decodeRows(Schema.Struct({ organizationId: OrganizationId, count: Schema.Number }))
 
 /** Rows ordered by user, gathered per user in that order. */
@@ -77,6 +79,19 @@ export const PostgresMembershipRepositoryLive = Layer.effect(
       remove: (organizationId, userId) =>
         sql`DELETE FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId} RETURNING user_id`
           .pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+
+      // Row locks taken in one order, so that two holders never deadlock. A holder that waited reads
+      // the rows again as they were committed: a demoted owner's row no longer matches, a removed one is gone.
+      holdOwners: (organizationId) =>
+        sql`
+          SELECT user_id FROM memberships
+          WHERE organization_id = ${organizationId} AND role = 'owner'
+          ORDER BY user_id
+          FOR UPDATE`.pipe(
+          Effect.flatMap(decodeUserIds),
+          Effect.map((rows) => rows.map((row) => row.userId)),
+          Effect.orDie
+        ),
 
       countWithRole: (organizationId, role) =>
         sql`

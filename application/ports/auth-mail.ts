@@ -9,7 +9,15 @@ export interface SignInLinkMail {
   readonly expiresInMinutes: number
 }
 
+/** An invitation to an organization: a sign-in link that names the organization and who invited the person. */
+export interface InvitationMail extends SignInLinkMail {
+  readonly organizationName: string
+  /** The email address of the user who invited them; `null` when an API key did. */
+  readonly invitedBy: string | null
+}
+
 /** The emails of signing in, written in the recipient's language. Delivery failures are logged, not raised. */
 export class AuthMail extends Context.Tag("roster/AuthMail")<AuthMail, {
   readonly sendSignInLink: (mail: SignInLinkMail) => Effect.Effect<void>
+  readonly sendInvitation: (mail: InvitationMail) => Effect.Effect<void>
 }>() {}

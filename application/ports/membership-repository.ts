@@ -15,6 +15,12 @@ export class MembershipRepository extends Context.Tag("roster/MembershipReposito
   ) => Effect.Effect<ReadonlyArray<{ readonly membership: Membership; readonly user: User }>>
   /** Whether a membership was removed. */
   readonly remove: (organizationId: OrganizationId, userId: UserId) => Effect.Effect<boolean>
+  /**
+   * The user ids of the organization's owners, their memberships held until the caller's
+   * transaction ends: a concurrent holder waits, then sees what this one changed, so that two
+   * changes made at once never leave an organization without an owner. Inside a transaction only.
+   */
+  readonly holdOwners: (organizationId: OrganizationId) => Effect.Effect<ReadonlyArray<UserId>>
   readonly countWithRole: (organizationId: OrganizationId, role: Role) => Effect.Effect<number>
   /** How many members each of these organizations has; organizations without members are absent. */
   readonly countMembers: (organizationIds: ReadonlyArray<OrganizationId>) => Effect.Effect<ReadonlyMap<OrganizationId, number>>

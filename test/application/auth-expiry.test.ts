@@ -20,7 +20,8 @@ const OutboxLive = Layer.effect(Outbox, Queue.unbounded<SignInLinkMail>())
 
 const CapturedAuthMailLive = Layer.effect(
   AuthMail,
-  Effect.map(Outbox, (outbox) => AuthMail.of({ sendSignInLink: (mail) => Queue.offer(outbox, mail) }))
+  Effect.map(Outbox, (outbox) =>
+    AuthMail.of({ sendSignInLink: (mail) => Queue.offer(outbox, mail), sendInvitation: (mail) => Queue.offer(outbox, mail) }))
 )
 
 const AuthLive = Auth.Default.pipe(

@@ -1,22 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Auth, MembershipRepository, Organizations } from "@roster/application"
 import { EmailAddress, type Locale, Membership, OrganizationId, Slug } from "@roster/domain"
-import { Context, Effect, Either, Layer, Ref, Schema, TestClock } from "effect"
+import { Effect, Either, Layer, Ref, Schema, TestClock } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import { CryptoLive } from "../../adapters/node/index.js"
-import { InProcessRateLimiterLive, makeConsoleMailer, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
-import { makeTemplatedAuthMail, signInTemplates } from "../../adapters/liquid/index.js"
+import { InProcessRateLimiterLive, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { signInTemplates } from "../../adapters/liquid/index.js"
 import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
-
-/** The emails the console mailer printed, in order. */
-class PrintedMail extends Context.Tag("test/PrintedMail")<PrintedMail, Ref.Ref<ReadonlyArray<string>>>() {}
-
-const MailLive = Layer.unwrapEffect(
-  Effect.map(PrintedMail, (printed) =>
-    makeTemplatedAuthMail({ publicBaseUrl: "http://localhost:3000" }).pipe(
-      Layer.provide(makeConsoleMailer((text) => Ref.update(printed, (all) => [...all, text])))
-    ))
-).pipe(Layer.provideMerge(Layer.effect(PrintedMail, Ref.make<ReadonlyArray<string>>([]))))
+import { PrintedMail, PrintedMailLive, printedMail, tokenIn } from "./test-kit.js"
 
 const SignInLive = Layer.mergeAll(Auth.Default, Organizations.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(
@@ -24,27 +15,13 @@ const SignInLive = Layer.mergeAll(Auth.Default, Organizations.Default).pipe(
     CryptoLive,
     makeJoseTokenSigner(new Uint8Array(randomBytes(32))),
     InProcessRateLimiterLive,
-    MailLive
+    PrintedMailLive
   ))
 )
 
 const signingIn = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, SignInLive)
 
 const email = (text: string) => Schema.decodeSync(EmailAddress)(text)
-
-/** The sign-in emails go out in the background; wait until the `count`th has been printed. */
-const printedMail = (count: number) =>
-  Effect.gen(function*() {
-    const printed = yield* PrintedMail
-    for (let turn = 0; turn < 10_000; turn++) {
-      const all = yield* Ref.get(printed)
-      if (all.length >= count) return all[count - 1]!
-      yield* Effect.yieldNow()
-    }
-    return yield* Effect.dieMessage(`no sign-in email number ${count} was printed`)
-  })
-
-const tokenIn = (mail: string) => decodeURIComponent(/sign-in\?token=([^\s&]+)/.exec(mail)![1]!)
 
 /** Asks for a link for `address` and returns the token the email carries. */
 const linkFor = (address: string, locale: Locale = "en") =>

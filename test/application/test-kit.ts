@@ -4,9 +4,10 @@
  * Used by `*.test.ts` files only; like a composition root, it may reach into adapters/.
  */
 import { EmailAddress, type EventType, type PlanTier, type Scope, type SendResult, Slug, type WebhookEndpoint } from "@roster/domain"
-import { Deferred, Effect, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Layer, Option, Ref } from "effect"
 import { CryptoLive } from "../../adapters/node/index.js"
-import { MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { makeConsoleMailer, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
 import { makeRecordingWebhookTransport } from "../support/recording-webhook-transport.js"
 import {
   ApiKeys,
@@ -25,6 +26,32 @@ import {
 export const UseCasesInMemory = Layer.mergeAll(Subscribers.Default, Tags.Default, ApiKeys.Default, Organizations.Default).pipe(
   Layer.provideMerge(Layer.merge(MemoryPersistenceLive, CryptoLive))
 )
+
+/** The emails the console mailer printed, in order. */
+export class PrintedMail extends Context.Tag("test/PrintedMail")<PrintedMail, Ref.Ref<ReadonlyArray<string>>>() {}
+
+/** The sign-in emails, written as the service writes them and printed by the console mailer into {@link PrintedMail}. */
+export const PrintedMailLive = Layer.unwrapEffect(
+  Effect.map(PrintedMail, (printed) =>
+    makeTemplatedAuthMail({ publicBaseUrl: "http://localhost:3000" }).pipe(
+      Layer.provide(makeConsoleMailer((text) => Ref.update(printed, (all) => [...all, text])))
+    ))
+).pipe(Layer.provideMerge(Layer.effect(PrintedMail, Ref.make<ReadonlyArray<string>>([]))))
+
+/** The sign-in emails go out in the background; wait until the `count`th has been printed. */
+export const printedMail = (count: number) =>
+  Effect.gen(function*() {
+    const printed = yield* PrintedMail
+    for (let turn = 0; turn < 10_000; turn++) {
+      const all = yield* Ref.get(printed)
+      if (all.length >= count) return all[count - 1]!
+      yield* Effect.yieldNow()
+    }
+    return yield* Effect.dieMessage(`no sign-in email number ${count} was printed`)
+  })
+
+/** The token of the sign-in link a printed email carries. */
+export const tokenIn = (mail: string) => decodeURIComponent(/sign-in\?token=([^\s&]+)/.exec(mail)![1]!)
 
 /** A new organization and a principal acting for it through an API key with `scopes`. */
 export const openOrganization = (

@@ -1,7 +1,7 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { MembershipRepository } from "@roster/application"
+import { MembershipRepository, UnitOfWork } from "@roster/application"
 import { Membership, type Organization, UserId } from "@roster/domain"
-import { Effect, Option } from "effect"
+import { Deferred, Effect, Fiber, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { compareCodePoints, givenMembership, givenOrganization, givenUser, instant, type PersistenceLayer } from "./fixtures.js"
 
@@ -90,6 +90,50 @@ export const membershipRepositoryContract = (persistence: PersistenceLayer) =>
         assert.isTrue(Option.isNone(yield* memberships.find(organization.id, leaving.id)))
         expect(yield* memberships.listForUser(leaving.id)).toStrictEqual([])
         expect((yield* memberships.listForOrganization(organization.id)).map((m) => m.membership)).toStrictEqual([kept])
+      }))
+
+    it.effect("holds an organization's owners, by user id, and no one else", () =>
+      Effect.gen(function*() {
+        const memberships = yield* MembershipRepository
+        const unitOfWork = yield* UnitOfWork
+        const organization = yield* givenOrganization()
+        const [ada, grace, linus] = [yield* givenUser(), yield* givenUser(), yield* givenUser()]
+        yield* givenMembership(organization.id, ada.id, { role: "owner" })
+        yield* givenMembership(organization.id, grace.id, { role: "owner" })
+        yield* givenMembership(organization.id, linus.id, { role: "member" })
+        yield* givenMembership((yield* givenOrganization()).id, linus.id, { role: "owner" })
+
+        expect(yield* unitOfWork.transaction(memberships.holdOwners(organization.id))).toStrictEqual(
+          [ada.id, grace.id].sort(compareCodePoints)
+        )
+        expect(yield* unitOfWork.transaction(memberships.holdOwners((yield* givenOrganization()).id))).toStrictEqual([])
+      }))
+
+    it.effect("held owners wait for their holder's transaction: the next holder sees an owner demoted or removed meanwhile", () =>
+      Effect.gen(function*() {
+        const memberships = yield* MembershipRepository
+        const unitOfWork = yield* UnitOfWork
+        const organization = yield* givenOrganization()
+        const [ada, grace, linus] = [yield* givenUser(), yield* givenUser(), yield* givenUser()]
+        const graces = yield* givenMembership(organization.id, grace.id, { role: "owner" })
+        for (const user of [ada, linus]) yield* givenMembership(organization.id, user.id, { role: "owner" })
+
+        const holding = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const first = yield* Effect.fork(unitOfWork.transaction(Effect.gen(function*() {
+          expect(yield* memberships.holdOwners(organization.id)).toHaveLength(3)
+          yield* Deferred.succeed(holding, undefined)
+          yield* Deferred.await(release)
+          yield* memberships.upsert(new Membership({ ...graces, role: "member" }))
+          yield* memberships.remove(organization.id, linus.id)
+        })))
+        yield* Deferred.await(holding)
+        const second = yield* Effect.fork(unitOfWork.transaction(memberships.holdOwners(organization.id)))
+        // Real time (the test's clock stands still) for the second holder to reach the owners.
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(first)
+        expect(yield* Fiber.join(second)).toStrictEqual([ada.id])
       }))
 
     it.effect("counts an organization's members of each role", () =>

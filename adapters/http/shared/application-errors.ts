@@ -4,6 +4,8 @@ import type {
   DomainProviderUnavailable,
   IdempotencyKeyReused,
   IdempotentRequestInProgress,
+  LastOwner,
+  MemberAlreadyExists,
   MissingScope,
   NotAMember,
   NotPlatformAdmin,
@@ -108,6 +110,8 @@ const applicationErrors = {
   SendingDomainTaken: { code: "conflict", detail: itsMessage<SendingDomainTaken> },
   SendingDomainExists: { code: "conflict", detail: itsMessage<SendingDomainExists> },
   SubscriptionAlreadyActive: { code: "conflict", detail: itsMessage<SubscriptionAlreadyActive> },
+  MemberAlreadyExists: { code: "member_already_exists", detail: itsMessage<MemberAlreadyExists> },
+  LastOwner: { code: "last_owner", detail: itsMessage<LastOwner> },
   InvalidStatusTransition: {
     code: "invalid_status_transition",
     detail: (error: InvalidStatusTransition) =>

@@ -82,6 +82,18 @@ const entries = {
     meaning: "The request would break a uniqueness rule: a subscriber with this email address, or a tag with this name or slug, already exists in the organization, or an organization with this slug already exists. Email addresses and tag names compare regardless of letter case. A custom sending domain belongs to one organization, and an organization has one at a time.",
     remedy: "Update the existing resource instead, or choose another value."
   },
+  member_already_exists: {
+    status: 409,
+    title: "Member Already Exists",
+    meaning: "The person invited is a member of the organization already. Email addresses compare regardless of letter case.",
+    remedy: "Change the member's role instead, or invite another address."
+  },
+  last_owner: {
+    status: 409,
+    title: "Last Owner",
+    meaning: "The change would leave the organization without an owner: its only owner cannot be removed, leave, or become a member.",
+    remedy: "Make another member an owner first, then send the request again."
+  },
   invalid_status_transition: {
     status: 409,
     title: "Invalid Status Transition",
