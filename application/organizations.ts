@@ -37,13 +37,19 @@ export interface OrganizationOverview {
   readonly memberCount: number
   /** Requests a minute it may make, as the deployment's limit policy says; `null` for no limit. */
   readonly requestsPerMinute: number | null
+  /** Subscribers it may keep, as the deployment's limit policy says; `null` for no limit. */
+  readonly subscriberLimit: number | null
+  /** Emails it may hand to the provider in a calendar month; `null` for no limit. */
+  readonly emailLimit: number | null
 }
 
 /** An organization's overview under `limits`. */
 export const overviewOf = (limits: LimitPolicy, organization: Organization, memberCount: number): OrganizationOverview => ({
   organization,
   memberCount,
-  requestsPerMinute: limits.requestsPerMinute(organization.tier, organization.customRateLimit)
+  requestsPerMinute: limits.requestsPerMinute(organization.tier, organization.customRateLimit),
+  subscriberLimit: limits.subscribers(organization.tier),
+  emailLimit: limits.emailsPerMonth(organization.tier)
 })
 
 export interface OrganizationPageRequest {

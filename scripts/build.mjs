@@ -6,7 +6,8 @@
  * threads customer templates render in, `dist/pglite-initdb.mjs`, the process that makes a
  * new embedded database, and `dist/pglite-template-<PGlite version>.tar.gz`, the files of a new
  * embedded database that the programs load a new one from (made once for each PGlite version, so
- * that no program runs initdb). Left outside the bundles, and loaded from node_modules:
+ * that no program runs initdb), and `dist/dashboard/`, the dashboard's script and stylesheet.
+ * Left outside the bundles, and loaded from node_modules:
  * PGlite (it reads its WebAssembly next to its own files), Redoc and Swagger UI (served as
  * files), and piscina (it starts its threads from a file of its own).
  *
@@ -89,7 +90,8 @@ export const buildRoster = async ({ force = false } = {}) => {
     // Workspace packages are bundled from their sources (see domain/package.json's exports).
     conditions: ["@roster/source"],
     sourcemap: "linked",
-    external: ["@electric-sql/pglite", "redoc", "swagger-ui-dist", "piscina", "pg-native"],
+    // esbuild itself only makes the dashboard's assets when a server runs from the sources.
+    external: ["@electric-sql/pglite", "redoc", "swagger-ui-dist", "piscina", "pg-native", "esbuild"],
     // Bundled CommonJS dependencies (pg, ioredis) call `require` for Node's own modules.
     banner: {
       js: "import { createRequire as __rosterCreateRequire } from 'node:module'; const require = __rosterCreateRequire(import.meta.url);"
@@ -104,6 +106,15 @@ export const buildRoster = async ({ force = false } = {}) => {
     const temporary = `${file.path}.${process.pid}.tmp`
     writeFileSync(temporary, file.path.endsWith(".mjs") ? latin1Only(file.text) : file.contents)
     renameSync(temporary, file.path)
+  }
+  // The dashboard's script and stylesheet, which the programs serve from here.
+  const { buildDashboardAssets } = await import("../adapters/http/dashboard/client/build-assets.mjs")
+  const assets = await buildDashboardAssets({ build })
+  mkdirSync(join(dist, "dashboard"), { recursive: true })
+  for (const [name, text] of [["dashboard.js", assets.script], ["dashboard.css", assets.style]]) {
+    const temporary = join(dist, "dashboard", `${name}.${process.pid}.tmp`)
+    writeFileSync(temporary, text)
+    renameSync(temporary, join(dist, "dashboard", name))
   }
   // The template of this PGlite version, unless an earlier build made it; those of others go.
   const template = `pglite-template-${pgliteVersion()}.tar.gz`

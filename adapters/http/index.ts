@@ -1,7 +1,8 @@
-import { HttpApiBuilder, HttpMiddleware, HttpRouter } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpRouter, type HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
+import { DashboardLive } from "./dashboard/index.js"
 import { OverviewApi, OverviewApiLive } from "./overview/index.js"
 import { makeSubscriberDirectRoutes, ProblemRendererLive, ReferenceApi, ReferenceApiLive } from "./reference/index.js"
 import { type DirectLane, makeDirectLane, withDirectLane } from "./shared/direct-lane.js"
@@ -55,14 +56,23 @@ const observeRequests = (form: WireForm): RequestObserver => {
 }
 
 /**
- * Every route of a form (the API, probes, error pages, OpenAPI and docs), served on whatever
- * `HttpServer` is provided. Needs the use cases the handlers of the form run.
+ * Every route of a form (the API, probes, error pages, OpenAPI and docs) and the dashboard, served
+ * on the `HttpServer` that `server` makes. The routes are built first, then the server: a server
+ * that listened while its routes were still being built would take connections it could not answer,
+ * and a request sent then would wait forever. Needs the use cases the handlers of the form run.
  */
-export const makeHttpApiLive = (form: WireForm, settings: HttpSettingsShape, eventReaders: ProviderEventReadersShape) =>
+const makeHttpApiLive = <E, R>(
+  form: WireForm,
+  settings: HttpSettingsShape,
+  eventReaders: ProviderEventReadersShape,
+  server: Layer.Layer<HttpServer.HttpServer, E, R>
+) =>
   HttpApiBuilder.serve((app) =>
     requestLogging(compressAnswers(app), settings.metricsToken == null ? undefined : observeRequests(form))
   ).pipe(
-    Layer.provide(wireForms[form]),
+    Layer.provideMerge(server),
+    // The dashboard is served beside either form, on the same use cases.
+    Layer.provide(Layer.merge(wireForms[form], DashboardLive)),
     Layer.provide(Layer.succeed(HttpSettings, settings)),
     Layer.provide(Layer.succeed(ProviderEventReaders, eventReaders)),
     // Path parameters as long as the longest email address, percent-encoded, still route. A path
@@ -72,7 +82,9 @@ export const makeHttpApiLive = (form: WireForm, settings: HttpSettingsShape, eve
       maxParamLength: MAX_PATH_PARAMETER_LENGTH,
       caseSensitive: true,
       ignoreDuplicateSlashes: false
-    }))
+    })),
+    // What the routes read files and make ETags with, before any server exists.
+    Layer.provide(NodeHttpServer.layerContext)
   )
 
 export interface HttpServerOptions {
@@ -113,17 +125,17 @@ const directLaneOf = (form: WireForm, settings: HttpSettingsShape) =>
 
 /** A form listening on a Node HTTP server; the server stays open while the layer lives. */
 export const makeHttpServerLive = (options: HttpServerOptions) => {
-  const served = makeHttpApiLive(options.form, options.settings, options.eventReaders).pipe(
-    Layer.provideMerge(Layer.unwrapEffect(Effect.map(
-      options.directLane === false || options.traced === true
-        ? Effect.succeed(undefined)
-        : directLaneOf(options.form, options.settings),
-      (lane) =>
+  const server = Layer.unwrapEffect(Effect.map(
+    options.directLane === false || options.traced === true
+      ? Effect.succeed(undefined)
+      : directLaneOf(options.form, options.settings),
+    (lane) =>
       NodeHttpServer.layer(
         () => lane === undefined ? createServer() : withDirectLane(createServer(), lane),
         { port: options.port, host: options.host }
-      ))))
-  )
+      )
+  ))
+  const served = makeHttpApiLive(options.form, options.settings, options.eventReaders, server)
   // Untraced, no span per request (its URL parsed, its headers copied).
   return options.traced === true ? served : HttpMiddleware.withTracerDisabledWhen(served, () => true)
 }

@@ -33,6 +33,7 @@ interface PageText {
   readonly button: string
   readonly working: string
   readonly signedIn: string
+  readonly dashboard: string
   readonly expired: string
   readonly used: string
   readonly invalid: string
@@ -47,6 +48,7 @@ const texts: Readonly<Record<Locale, PageText>> = {
     button: "Sign in",
     working: "Signing in…",
     signedIn: "You are signed in as",
+    dashboard: "Open the dashboard",
     expired: "This sign-in link has expired. Ask for a new one.",
     used: "This sign-in link has been used already. Ask for a new one.",
     invalid: "This sign-in link is not valid. Open the link from the email exactly as it was sent, or ask for a new one.",
@@ -60,6 +62,7 @@ const texts: Readonly<Record<Locale, PageText>> = {
     button: "Anmelden",
     working: "Anmeldung läuft…",
     signedIn: "Sie sind angemeldet als",
+    dashboard: "Zum Dashboard",
     expired: "Dieser Anmeldelink ist abgelaufen. Fordern Sie einen neuen an.",
     used: "Dieser Anmeldelink wurde bereits verwendet. Fordern Sie einen neuen an.",
     invalid:
@@ -124,6 +127,7 @@ button { font: inherit; padding: 0.6rem 1.4rem; border: 0; border-radius: 6px; b
 button:disabled { background: #8c959f; cursor: default; }
 .note { color: #57606a; }
 .error { color: #b42318; }
+a.button { display: inline-block; padding: 0.6rem 1.4rem; border-radius: 6px; background: #1f6feb; color: #fff; text-decoration: none; }
 `
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
@@ -163,7 +167,10 @@ const signInTemplate = pageTemplate(`<!DOCTYPE html>
     <p class="note">{{ t.intro }}</p>
     <p><button id="sign-in" type="button">{{ t.button }}</button></p>
     <p id="working" class="note" hidden>{{ t.working }}</p>
-    <p id="signed-in" hidden>{{ t.signedIn }} <strong id="email"></strong>.</p>
+    <div id="signed-in" hidden>
+      <p>{{ t.signedIn }} <strong id="email"></strong>.</p>
+      <p><a class="button" href="/app">{{ t.dashboard }}</a></p>
+    </div>
     <p id="expired" class="error" hidden>{{ t.expired }}</p>
     <p id="used" class="error" hidden>{{ t.used }}</p>
     <p id="invalid" class="error" hidden>{{ t.invalid }}</p>

@@ -1,0 +1,242 @@
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { Principal } from "@roster/application"
+import type { Locale, Membership, Organization } from "@roster/domain"
+import { Effect, Option } from "effect"
+import { createHash, timingSafeEqual } from "node:crypto"
+import { type ApplicationError, apiErrorOf } from "../shared/application-errors.js"
+import type { HttpSettingsShape } from "../shared/http-settings.js"
+import { crossSiteReason, sessionCookieOf } from "../shared/session-cookie.js"
+import { negotiateLocale } from "../shared/sign-in-page.js"
+import type { DashboardAssets } from "./assets.js"
+import { dashboardTexts, type DashboardTexts } from "./texts.js"
+import { type DashboardView, renderView } from "./views.js"
+
+/**
+ * What every screen of the dashboard shares: who is looking, in which language, how a page is
+ * answered, how a form's refusal is shown beside its field, and the checks a form must pass before
+ * anything changes. Screens call use cases; no rule of the product lives here.
+ */
+
+export const LOCALE_COOKIE = "roster_locale"
+const FLASH_COOKIE = "roster_flash"
+
+/** Only the dashboard's own script and stylesheet run; it talks to, and sends forms to, itself alone. */
+export const DASHBOARD_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'"
+].join("; ")
+
+const pageHeaders: Readonly<Record<string, string>> = {
+  "Content-Security-Policy": DASHBOARD_CONTENT_SECURITY_POLICY,
+  "Cache-Control": "no-store",
+  "Referrer-Policy": "same-origin",
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY"
+}
+
+/** A message shown once, on the page a form's success leads to. */
+export interface Flash {
+  readonly kind: "ok" | "error"
+  readonly text: string
+}
+
+/** The person looking at a page: their language, and their session if they have one. */
+export interface Visitor {
+  readonly locale: Locale
+  readonly t: DashboardTexts
+  /** The path and query of the page, for links that come back to it. */
+  readonly path: string
+  readonly sessionToken: string | undefined
+  readonly flash: Flash | undefined
+}
+
+/** A signed-in person, and the organizations they belong to. */
+export interface Member extends Visitor {
+  readonly sessionToken: string
+  readonly user: { readonly id: string; readonly email: string }
+  readonly organizations: ReadonlyArray<{ readonly membership: Membership; readonly organization: Organization }>
+  /** The token every form of theirs carries, which another site cannot know. */
+  readonly csrf: string
+}
+
+/** A signed-in person working inside one of their organizations. */
+export interface Workspace extends Member {
+  readonly organization: Organization
+  readonly role: "owner" | "member"
+  readonly principal: Principal
+  /** The organization's pages start here: `/app/o/{slug}`. */
+  readonly base: string
+}
+
+const readFlash = (value: string | undefined): Flash | undefined => {
+  if (value === undefined) return undefined
+  try {
+    const parsed = JSON.parse(Buffer.from(value, "base64url").toString("utf8")) as Flash
+    return (parsed.kind === "ok" || parsed.kind === "error") && typeof parsed.text === "string" ? parsed : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export const visitorOf = (request: HttpServerRequest.HttpServerRequest): Visitor => {
+  const cookieLocale = request.cookies[LOCALE_COOKIE]
+  const locale = negotiateLocale(cookieLocale, request.headers["accept-language"])
+  return {
+    locale,
+    t: dashboardTexts[locale],
+    path: request.url,
+    sessionToken: sessionCookieOf(request),
+    flash: readFlash(request.cookies[FLASH_COOKIE])
+  }
+}
+
+/** The form token of a session: a digest of its cookie, which scripts of other sites cannot read. */
+export const csrfTokenOf = (sessionToken: string): string =>
+  createHash("sha256").update(`roster dashboard form\n${sessionToken}`).digest("base64url")
+
+const sameToken = (a: string, b: string) => {
+  const [x, y] = [Buffer.from(a), Buffer.from(b)]
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/** A form's fields, as the browser sent them (`application/x-www-form-urlencoded`). */
+export type FormFields = ReadonlyMap<string, ReadonlyArray<string>>
+
+export const readForm: Effect.Effect<FormFields, never, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const params = yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as ReadonlyArray<readonly [string, string]>)
+  const fields = new Map<string, Array<string>>()
+  for (const [name, value] of params) fields.set(name, [...(fields.get(name) ?? []), value])
+  return fields
+})
+
+export const field = (fields: FormFields, name: string): string => fields.get(name)?.[0]?.trim() ?? ""
+
+/**
+ * Why a form must not change anything, or `undefined`: it came from another site (its origin, or
+ * a missing or wrong form token for a signed-in person).
+ */
+export const forgedReason = (
+  request: HttpServerRequest.HttpServerRequest,
+  settings: HttpSettingsShape,
+  fields: FormFields,
+  sessionToken: string | undefined
+): string | undefined => {
+  const crossSite = crossSiteReason(request, settings.publicBaseUrl)
+  if (crossSite !== undefined) return crossSite
+  if (sessionToken === undefined) return undefined
+  const presented = request.headers["x-csrf-token"] ?? field(fields, "csrf")
+  return sameToken(presented, csrfTokenOf(sessionToken)) ? undefined : "the form token is missing or wrong"
+}
+
+const html = (body: string, status: number) =>
+  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: pageHeaders })
+
+/** The values every page is rendered with, beside its own. */
+const common = (visitor: Visitor, assets: DashboardAssets) => {
+  const member = "user" in visitor ? (visitor as Member) : undefined
+  const workspace = "organization" in visitor ? (visitor as Workspace) : undefined
+  return {
+    locale: visitor.locale,
+    t: visitor.t,
+    path: visitor.path,
+    flash: visitor.flash,
+    assets: { script: assets.script.path, style: assets.style.path },
+    csrf: member?.csrf,
+    user: member === undefined ? undefined : { email: member.user.email },
+    organizations: member?.organizations.map(({ membership, organization }) => ({
+      name: organization.name,
+      slug: organization.slug,
+      role: membership.role
+    })) ?? [],
+    organization: workspace === undefined
+      ? undefined
+      : { name: workspace.organization.name, slug: workspace.organization.slug, role: workspace.role },
+    base: workspace?.base
+  }
+}
+
+/** The screens of an organization's menu, the current one marked; owners see theirs too. */
+const menuOf = (workspace: Workspace, current: string) => {
+  const items: Array<{ readonly key: keyof DashboardTexts["nav"]; readonly path: string; readonly ownerOnly?: boolean }> = [
+    { key: "overview", path: "" },
+    { key: "tags", path: "/tags" }
+  ]
+  return items
+    .filter((item) => item.ownerOnly !== true || workspace.role === "owner")
+    .map((item) => ({ label: workspace.t.nav[item.key], href: `${workspace.base}${item.path}`, current: item.key === current }))
+}
+
+/** Answers a page; a flash it showed is then forgotten. */
+export const page = (
+  assets: DashboardAssets,
+  visitor: Visitor,
+  view: DashboardView,
+  values: object,
+  options: { readonly status?: number; readonly menu?: string } = {}
+): HttpServerResponse.HttpServerResponse => {
+  const menu = "organization" in visitor ? menuOf(visitor as Workspace, options.menu ?? "") : []
+  const response = html(renderView(view, { ...common(visitor, assets), menu, ...values }), options.status ?? 200)
+  return visitor.flash === undefined
+    ? response
+    : HttpServerResponse.expireCookie(response, FLASH_COOKIE, { path: "/app" })
+}
+
+/** After a form did its work: to the page that shows the outcome (303), with a message for it. */
+export const redirect = (location: string, flash?: Flash): HttpServerResponse.HttpServerResponse => {
+  const response = HttpServerResponse.empty({ status: 303, headers: { Location: location, "Cache-Control": "no-store" } })
+  return flash === undefined
+    ? response
+    : HttpServerResponse.unsafeSetCookie(response, FLASH_COOKIE, Buffer.from(JSON.stringify(flash)).toString("base64url"), {
+      path: "/app",
+      httpOnly: true,
+      sameSite: "lax",
+      maxAge: "1 minute"
+    })
+}
+
+/** How a refusal of a use case reads on a screen: beside a field it names, or for the form as a whole. */
+export interface Refusal {
+  readonly status: number
+  /** The form field it concerns, when it names one. */
+  readonly field: string | undefined
+  readonly text: string
+}
+
+export const refusalOf = (error: ApplicationError, t: DashboardTexts, fieldNames: ReadonlyArray<string> = []): Refusal => {
+  // What belongs to another organization is, on these pages, simply not there.
+  if (error._tag === "ResourceOfAnotherOrganization") return { status: 404, field: undefined, text: t.refusal.notFound }
+  const answer = apiErrorOf(error)
+  const named = answer.fields.find((issue) => fieldNames.includes(issue.field))
+  const text = answer.code === "conflict"
+    ? error._tag === "OrganizationSlugTaken" ? t.refusal.slugTaken : t.refusal.exists
+    : answer.code === "not_found"
+    ? t.refusal.notFound
+    : answer.code === "forbidden"
+    ? t.refusal.forbidden
+    : answer.code === "rate_limited"
+    ? t.refusal.rateLimited
+    : answer.code === "service_unavailable"
+    ? t.refusal.unavailable
+    : answer.code === "limit_exceeded" || answer.code === "tag_limit_reached"
+    ? t.refusal.limit.replace("{{ detail }}", answer.detail)
+    : named?.message ?? answer.detail
+  const conflictField = answer.code === "conflict"
+    ? fieldNames.find((name) => name === (error._tag === "OrganizationSlugTaken" ? "slug" : "name"))
+    : undefined
+  return { status: answer.status, field: named?.field ?? conflictField, text }
+}
+
+/** A form's errors by field (`form` for those of no field), as its template shows them. */
+export const errorsOf = (refusal: Refusal): Readonly<Record<string, string>> =>
+  refusal.field === undefined ? { form: refusal.text } : { [refusal.field]: refusal.text }
+
+/** The organization a path names, among the person's own. */
+export const membershipAt = (member: Member, slug: string) =>
+  Option.fromNullable(member.organizations.find(({ organization }) => organization.slug === slug))

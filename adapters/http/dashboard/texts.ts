@@ -1,0 +1,209 @@
+import type { Locale } from "@roster/domain"
+
+/**
+ * Every word the dashboard shows, in each language it speaks. German is checked against English
+ * by type: a key missing in one language does not compile.
+ */
+const en = {
+  product: "Roster",
+  skipToContent: "Skip to the content",
+  menu: "Menu",
+  language: "Language",
+  signOut: "Sign out",
+  organization: "Organization",
+  switchOrganization: "Switch organization",
+  yourOrganizations: "Your organizations",
+  nav: {
+    overview: "Overview",
+    subscribers: "Subscribers",
+    tags: "Tags",
+    imports: "Import and export",
+    apiKeys: "API keys",
+    members: "Members",
+    settings: "Settings"
+  },
+  role: { owner: "Owner", member: "Member" },
+  signIn: {
+    title: "Sign in",
+    intro: "Enter your email address. We send you a link that signs you in; it works once, within 15 minutes.",
+    email: "Email address",
+    submit: "Send me a sign-in link",
+    sentTitle: "Check your email",
+    sent: "If the address can sign in, a link is on its way to {{ email }}. Open it on this device within 15 minutes.",
+    again: "Send another link",
+    noPassword: "No password is needed.",
+    invalidEmail: "Enter an email address such as name@example.com."
+  },
+  organizations: {
+    title: "Your organizations",
+    none: "You are not a member of any organization yet. Create one to start; you will be its owner.",
+    choose: "Choose the organization to work in.",
+    createTitle: "Create an organization",
+    name: "Name",
+    slug: "Short name (slug)",
+    slugHint: "Lower-case letters, digits and hyphens; it appears in addresses.",
+    create: "Create organization",
+    invalidSlug: "Use up to 64 lower-case letters and digits, with single hyphens between them.",
+    missingName: "Give the organization a name."
+  },
+  overview: {
+    title: "Overview",
+    plan: "Plan",
+    subscribers: "Subscribers",
+    members: "Members",
+    of: "of",
+    unlimited: "no limit"
+  },
+  tags: {
+    title: "Tags",
+    intro: "Tags group subscribers. Public tags are offered in the preference center; private ones only here and through the API.",
+    name: "Name",
+    description: "Description",
+    visibility: "Visibility",
+    public: "Public",
+    private: "Private",
+    subscribers: "Subscribers",
+    created: "Created",
+    actions: "Actions",
+    none: "No tags yet.",
+    createTitle: "New tag",
+    create: "Create tag",
+    edit: "Edit",
+    save: "Save",
+    cancel: "Cancel",
+    delete: "Delete",
+    editTitle: "Edit the tag {{ name }}",
+    deleteTitle: "Delete the tag {{ name }}?",
+    deleteConsequence: "It is removed from {{ count }} subscribers. The subscribers stay.",
+    deleteConfirm: "Delete tag",
+    created_: "The tag {{ name }} was created.",
+    saved: "The tag {{ name }} was saved.",
+    deleted: "The tag {{ name }} was deleted.",
+    total: "{{ count }} tags",
+    missingName: "Give the tag a name."
+  },
+  refusal: {
+    title: "That did not work",
+    notFound: "It no longer exists: it may have been deleted meanwhile.",
+    forbidden: "Your role in this organization does not allow this.",
+    exists: "That name is taken already.",
+    slugTaken: "That short name is taken already; choose another.",
+    limit: "The limit of your plan is reached: {{ detail }}",
+    rateLimited: "Too many requests just now. Wait a moment and try again.",
+    unavailable: "The service cannot do this at the moment. Try again shortly.",
+    invalid: "{{ field }}: {{ problem }}",
+    crossSite: "This form was not sent from Roster's own pages, so nothing was changed. Reload the page and try again.",
+    signedOut: "Your session has ended. Sign in again."
+  },
+  notFound: {
+    title: "Not found",
+    text: "There is nothing at this address, or you are not a member of the organization it names."
+  },
+  back: "Back"
+}
+
+export type DashboardTexts = typeof en
+
+const de: DashboardTexts = {
+  product: "Roster",
+  skipToContent: "Zum Inhalt springen",
+  menu: "Menü",
+  language: "Sprache",
+  signOut: "Abmelden",
+  organization: "Organisation",
+  switchOrganization: "Organisation wechseln",
+  yourOrganizations: "Ihre Organisationen",
+  nav: {
+    overview: "Übersicht",
+    subscribers: "Abonnenten",
+    tags: "Tags",
+    imports: "Import und Export",
+    apiKeys: "API-Schlüssel",
+    members: "Mitglieder",
+    settings: "Einstellungen"
+  },
+  role: { owner: "Inhaber", member: "Mitglied" },
+  signIn: {
+    title: "Anmelden",
+    intro:
+      "Geben Sie Ihre E-Mail-Adresse ein. Wir senden Ihnen einen Link, der Sie anmeldet; er gilt einmal, innerhalb von 15 Minuten.",
+    email: "E-Mail-Adresse",
+    submit: "Anmeldelink senden",
+    sentTitle: "Sehen Sie in Ihr Postfach",
+    sent:
+      "Wenn sich diese Adresse anmelden kann, ist ein Link an {{ email }} unterwegs. Öffnen Sie ihn innerhalb von 15 Minuten auf diesem Gerät.",
+    again: "Einen weiteren Link senden",
+    noPassword: "Ein Passwort ist nicht nötig.",
+    invalidEmail: "Geben Sie eine E-Mail-Adresse wie name@example.com ein."
+  },
+  organizations: {
+    title: "Ihre Organisationen",
+    none: "Sie sind noch in keiner Organisation Mitglied. Legen Sie eine an; Sie werden ihr Inhaber.",
+    choose: "Wählen Sie die Organisation, in der Sie arbeiten möchten.",
+    createTitle: "Organisation anlegen",
+    name: "Name",
+    slug: "Kurzname (Slug)",
+    slugHint: "Kleinbuchstaben, Ziffern und Bindestriche; er erscheint in Adressen.",
+    create: "Organisation anlegen",
+    invalidSlug: "Verwenden Sie bis zu 64 Kleinbuchstaben und Ziffern, mit einzelnen Bindestrichen dazwischen.",
+    missingName: "Geben Sie der Organisation einen Namen."
+  },
+  overview: {
+    title: "Übersicht",
+    plan: "Tarif",
+    subscribers: "Abonnenten",
+    members: "Mitglieder",
+    of: "von",
+    unlimited: "unbegrenzt"
+  },
+  tags: {
+    title: "Tags",
+    intro:
+      "Tags gruppieren Abonnenten. Öffentliche Tags werden im Präferenzcenter angeboten, private nur hier und über die API.",
+    name: "Name",
+    description: "Beschreibung",
+    visibility: "Sichtbarkeit",
+    public: "Öffentlich",
+    private: "Privat",
+    subscribers: "Abonnenten",
+    created: "Angelegt",
+    actions: "Aktionen",
+    none: "Noch keine Tags.",
+    createTitle: "Neues Tag",
+    create: "Tag anlegen",
+    edit: "Bearbeiten",
+    save: "Speichern",
+    cancel: "Abbrechen",
+    delete: "Löschen",
+    editTitle: "Das Tag {{ name }} bearbeiten",
+    deleteTitle: "Das Tag {{ name }} löschen?",
+    deleteConsequence: "Es wird von {{ count }} Abonnenten entfernt. Die Abonnenten bleiben.",
+    deleteConfirm: "Tag löschen",
+    created_: "Das Tag {{ name }} wurde angelegt.",
+    saved: "Das Tag {{ name }} wurde gespeichert.",
+    deleted: "Das Tag {{ name }} wurde gelöscht.",
+    total: "{{ count }} Tags",
+    missingName: "Geben Sie dem Tag einen Namen."
+  },
+  refusal: {
+    title: "Das hat nicht geklappt",
+    notFound: "Das gibt es nicht mehr: Es wurde womöglich inzwischen gelöscht.",
+    forbidden: "Ihre Rolle in dieser Organisation erlaubt das nicht.",
+    exists: "Dieser Name ist bereits vergeben.",
+    slugTaken: "Dieser Kurzname ist bereits vergeben; wählen Sie einen anderen.",
+    limit: "Die Grenze Ihres Tarifs ist erreicht: {{ detail }}",
+    rateLimited: "Gerade zu viele Anfragen. Warten Sie einen Moment und versuchen Sie es erneut.",
+    unavailable: "Der Dienst kann das gerade nicht erledigen. Versuchen Sie es gleich noch einmal.",
+    invalid: "{{ field }}: {{ problem }}",
+    crossSite:
+      "Dieses Formular kam nicht von den Seiten von Roster, daher wurde nichts geändert. Laden Sie die Seite neu und versuchen Sie es erneut.",
+    signedOut: "Ihre Sitzung ist beendet. Melden Sie sich erneut an."
+  },
+  notFound: {
+    title: "Nicht gefunden",
+    text: "Unter dieser Adresse gibt es nichts, oder Sie sind nicht Mitglied der Organisation, die sie nennt."
+  },
+  back: "Zurück"
+}
+
+export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }
