@@ -19,7 +19,9 @@ import {
   type Tag,
   type TagId,
   type TagSubscription,
-  tagNameKey
+  tagNameKey,
+  UNSTORABLE_TEXT,
+  isStorableText
 } from "@roster/domain"
 import { Array, Effect, Option } from "effect"
 import { now } from "./support/clock.js"
@@ -32,8 +34,8 @@ import { ImportJobRepository } from "./ports/import-job-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { Outbox } from "./ports/outbox.js"
 import {
-  type SubscriberFilter,
   type SubscriberPageSort,
+  type SubscriberSearch,
   subscriberPageSorts,
   SubscriberRepository,
   type SubscriberSort
@@ -68,9 +70,25 @@ export interface NewSubscriber {
   readonly lastName?: string | null | undefined
 }
 
+/**
+ * How a page's `total` is counted: `exact`, or `capped`: when rows must be counted (a status or
+ * a search), counting stops past {@link COUNT_CAP} and the total says "at least".
+ */
+export type SubscriberCount = "exact" | "capped"
+
+/** The most a `capped` count counts: a page says "10,000 or more" rather than read a million rows. */
+export const COUNT_CAP = 10_000
+
+/** The longest search text: an email address is at most 254 characters, and a little more is harmless. */
+export const MAX_SEARCH_LENGTH = 320
+
 export interface SubscriberListRequest {
   readonly status?: SubscriberStatus | undefined
   readonly tagId?: TagId | undefined
+  /** Only subscribers whose email starts with this text, letter case ignored; empty is no search. */
+  readonly search?: string | undefined
+  /** `exact` unless asked otherwise. */
+  readonly count?: SubscriberCount | undefined
   readonly sort: SubscriberSort
   readonly order: SortOrder
   readonly cursor?: string | undefined
@@ -90,6 +108,8 @@ export interface SubscriberPageRequest extends PageNumberRequest {
   readonly status?: SubscriberStatus | undefined
   /** The tag's name, regardless of letter case; a name no tag has gives an empty page. */
   readonly tagName?: string | undefined
+  /** Only subscribers whose email starts with this text, letter case ignored; empty is no search. */
+  readonly search?: string | undefined
 }
 
 export type SubscriberNumberedPage = NumberedPage<SubscriberView>
@@ -99,12 +119,32 @@ const defaultPageSort = [{ field: "created_at", order: "desc" }] as const
 
 export interface SubscriberPage {
   readonly items: ReadonlyArray<SubscriberView>
+  /** How many match over all pages; when `totalCapped`, at least this many. */
   readonly total: number
+  /** Whether more match than `total` says: a `capped` count stopped at {@link COUNT_CAP}. */
+  readonly totalCapped: boolean
   readonly nextCursor: string | null
+}
+
+/**
+ * The email key prefix a search asks for (the key of its text, as emails are matched), undefined for
+ * no search; too long a text, or one no database can compare, is a 400 on `search`.
+ */
+const searchPrefix = (search: string | undefined): Effect.Effect<string | undefined, InvalidInput> => {
+  if (search === undefined) return Effect.succeed(undefined)
+  if (search.length > MAX_SEARCH_LENGTH) {
+    return Effect.fail(new InvalidInput({ field: "search", problem: `must be at most ${MAX_SEARCH_LENGTH} characters` }))
+  }
+  if (!isStorableText(search)) return Effect.fail(new InvalidInput({ field: "search", problem: UNSTORABLE_TEXT }))
+  const key = emailKey(search)
+  return Effect.succeed(key === "" ? undefined : key)
 }
 
 const sortValue = (sort: SubscriberSort) => (s: Subscriber): string =>
   sort === "email" ? emailKey(s.email) : (sort === "created_at" ? s.createdAt : s.updatedAt).toISOString()
+
+/** Whether the subscribers matching a filter must be counted row by row: no kept count holds them. */
+const countsRows = (filter: SubscriberSearch): boolean => filter.status !== undefined || filter.emailPrefix !== undefined
 
 export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribers", {
   effect: Effect.gen(function*() {
@@ -230,11 +270,12 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     })
 
     /**
-     * How many subscribers match a filter. The organization's and each tag's subscriber counts
-     * are kept in the transactions that change them, so only a status filter needs counting rows.
+     * How many subscribers match a filter, counted up to `upTo` when given. The organization's and
+     * each tag's subscriber counts are kept in the transactions that change them, so only a status
+     * filter or a search needs counting rows.
      */
-    const countMatching = (organizationId: OrganizationId, filter: SubscriberFilter, tag: Option.Option<Tag>) => {
-      if (filter.status !== undefined) return subscribers.count(organizationId, filter)
+    const countMatching = (organizationId: OrganizationId, filter: SubscriberSearch, tag: Option.Option<Tag>, upTo?: number) => {
+      if (countsRows(filter)) return subscribers.count(organizationId, filter, upTo)
       if (Option.isSome(tag)) return Effect.succeed(tag.value.subscriberCount)
       return organizations.findById(organizationId).pipe(
         Effect.flatMap(Option.match({
@@ -252,16 +293,24 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         return yield* new InvalidInput({ field: "tag", problem: `no tag with id ${request.tagId} in this organization` })
       }
       const after = yield* positionFromCursor(request.cursor, request.sort, request.order)
-      const filter: SubscriberFilter = { status: request.status, tagId: request.tagId }
-      const [rows, total] = yield* Effect.all([
+      const filter: SubscriberSearch = {
+        status: request.status,
+        tagId: request.tagId,
+        emailPrefix: yield* searchPrefix(request.search)
+      }
+      const capped = request.count === "capped"
+      const [rows, counted] = yield* Effect.all([
         subscribers.list(organizationId, { ...filter, sort: request.sort, order: request.order, after, limit: request.limit + 1 }),
-        countMatching(organizationId, filter, tag)
+        countMatching(organizationId, filter, tag, capped ? COUNT_CAP + 1 : undefined)
       ], { concurrency: 2 })
       const page = cutPage(rows, request.limit, request.sort, request.order, sortValue(request.sort))
       const tagMap = yield* assignments.tagsOf(organizationId, page.items.map((s) => s.id))
+      // A kept count is exact however large; only a count that was stopped says "at least".
+      const totalCapped = capped && counted > COUNT_CAP && countsRows(filter)
       return {
         items: page.items.map((subscriber): SubscriberView => ({ subscriber, tags: tagMap.get(subscriber.id) ?? [] })),
-        total,
+        total: totalCapped ? COUNT_CAP : counted,
+        totalCapped,
         nextCursor: page.nextCursor
       } satisfies SubscriberPage
     })
@@ -423,8 +472,9 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       const tag = request.tagName === undefined
         ? Option.none<Tag>()
         : yield* tags.findByName(organizationId, request.tagName)
+      const emailPrefix = yield* searchPrefix(request.search)
       if (request.tagName !== undefined && Option.isNone(tag)) return numberedPage<SubscriberView>([], 0, request)
-      const filter: SubscriberFilter = { status: request.status, tagId: Option.getOrUndefined(tag)?.id }
+      const filter: SubscriberSearch = { status: request.status, tagId: Option.getOrUndefined(tag)?.id, emailPrefix }
       const [rows, total] = yield* Effect.all([
         subscribers.listPage(organizationId, { filter, ...window }),
         countMatching(organizationId, filter, tag)

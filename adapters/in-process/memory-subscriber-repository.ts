@@ -1,4 +1,10 @@
-import { exportByKeyset, type SubscriberFilter, type SubscriberPageSort, SubscriberRepository, type SubscriberSort } from "@roster/application"
+import {
+  exportByKeyset,
+  type SubscriberPageSort,
+  SubscriberRepository,
+  type SubscriberSearch,
+  type SubscriberSort
+} from "@roster/application"
 import { EmailAlreadyExists, emailKey, type Subscriber, SubscriberId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
@@ -13,10 +19,14 @@ const sortValue = (sort: SubscriberSort) => (s: Subscriber): SortKey =>
 const pageSortValue = (sort: SubscriberPageSort) => (s: Subscriber): SortKey =>
   sort === "status" ? s.status : sortValue(sort)(s)
 
-const matches = (tables: Tables, organizationId: string, filter: SubscriberFilter) => (s: Subscriber): boolean =>
-  s.organizationId === organizationId &&
-  (filter.status === undefined || s.status === filter.status) &&
-  (filter.tagId === undefined || (tables.assignments.get(s.id)?.has(filter.tagId) ?? false))
+const matches = (tables: Tables, organizationId: string, filter: SubscriberSearch) => {
+  const prefix = filter.emailPrefix === undefined ? undefined : emailKey(filter.emailPrefix)
+  return (s: Subscriber): boolean =>
+    s.organizationId === organizationId &&
+    (prefix === undefined || emailKey(s.email).startsWith(prefix)) &&
+    (filter.status === undefined || s.status === filter.status) &&
+    (filter.tagId === undefined || (tables.assignments.get(s.id)?.has(filter.tagId) ?? false))
+}
 
 const sameEmail = (tables: Tables, subscriber: Subscriber): boolean => {
   const key = emailKey(subscriber.email)
@@ -142,8 +152,11 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
             .sort(compareByKeys(query.sort.map(({ field, order }) => ({ value: pageSortValue(field), order }))))
             .slice(query.offset, query.offset + query.limit)
         ),
-      count: (organizationId, filter) =>
-        store.read((t) => [...t.subscribers.values()].filter(matches(t, organizationId, filter)).length),
+      count: (organizationId, filter, upTo) =>
+        store.read((t) => {
+          const matching = [...t.subscribers.values()].filter(matches(t, organizationId, filter)).length
+          return upTo === undefined ? matching : Math.min(matching, upTo)
+        }),
       exportPage: (organizationId, query) =>
         store.read((t) => {
           const value = sortValue("created_at")

@@ -5,6 +5,7 @@ import {
   type SubscriberFilter,
   type SubscriberPageSort,
   SubscriberRepository,
+  type SubscriberSearch,
   type SubscriberSort
 } from "@roster/application"
 import { EmailAlreadyExists, emailKey, OrganizationId, Subscriber, SubscriberId } from "@roster/domain"
@@ -24,6 +25,20 @@ const sortColumns: Record<SubscriberSort, string> = {
   created_at: "created_at",
   updated_at: "updated_at",
   email: "email_key"
+}
+
+/**
+ * The least text in code-point order ("C" collation) above every text that starts with `prefix`:
+ * its last code point one higher (past the surrogates, which text never holds), dropping code
+ * points that are already the highest; undefined when there is none (an empty prefix).
+ */
+export const prefixBound = (prefix: string): string | undefined => {
+  const points = Array.from(prefix, (c) => c.codePointAt(0)!)
+  while (points.length > 0) {
+    const last = points.pop()!
+    if (last < 0x10ffff) return String.fromCodePoint(...points, last === 0xd7ff ? 0xe000 : last + 1)
+  }
+  return undefined
 }
 
 /** `status` compares as its name in code-point order, whatever the database's collation. */
@@ -133,8 +148,18 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
     const findWithTagsText = `SELECT ${subscriberColumns.map((c) => `s.${c}`).join(", ")}, ${tagSubscriptionsJson} AS tags
       FROM subscribers s WHERE s.organization_id = $1 AND s.id = $2`
 
-    const matching = (organizationId: OrganizationId, filter: SubscriberFilter) => [
+    // A search is a range of subscribers_email_unique (organization_id, email_key): email_key has
+    // the "C" collation, so the texts that start with a prefix lie between it and its bound.
+    const startingWith = (prefix: string | undefined) => {
+      if (prefix === undefined) return []
+      const key = emailKey(prefix)
+      const bound = prefixBound(key)
+      return [sql`email_key >= ${key}`, ...(bound === undefined ? [] : [sql`email_key < ${bound}`])]
+    }
+
+    const matching = (organizationId: OrganizationId, filter: SubscriberSearch) => [
       sql`organization_id = ${organizationId}`,
+      ...startingWith(filter.emailPrefix),
       ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
       ...(filter.tagId === undefined ? [] : [
         sql`EXISTS (SELECT 1 FROM subscriber_tags st WHERE st.subscriber_id = subscribers.id AND st.tag_id = ${filter.tagId})`
@@ -261,8 +286,13 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
           ${orderByKeys(sql, query.sort.map(({ field, order }) => ({ expression: pageSortColumns[field], order })))}
           LIMIT ${query.limit} OFFSET ${query.offset}`.pipe(Effect.flatMap(decodeSubscribers), Effect.orDie),
 
-      count: (organizationId, filter) =>
-        sql`SELECT count(*)::integer AS count FROM subscribers WHERE ${sql.and(matching(organizationId, filter))}`.pipe(
+      // Up to a number: the rows are taken with a limit and counted, which stops the scan there.
+      count: (organizationId, filter, upTo) =>
+        (upTo === undefined
+          ? sql`SELECT count(*)::integer AS count FROM subscribers WHERE ${sql.and(matching(organizationId, filter))}`
+          : sql`SELECT count(*)::integer AS count FROM (
+              SELECT 1 FROM subscribers WHERE ${sql.and(matching(organizationId, filter))} LIMIT ${upTo}
+            ) AS matched`).pipe(
           Effect.flatMap(decodeCount),
           Effect.orDie
         ),

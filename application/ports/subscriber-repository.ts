@@ -18,13 +18,22 @@ export interface SubscriberFilter {
   readonly tagId?: TagId | undefined
 }
 
+/** A filter of the subscriber lists, which may also ask for the start of the email. */
+export interface SubscriberSearch extends SubscriberFilter {
+  /**
+   * Only subscribers whose email key starts with the email key of this text (`emailKey`: letter
+   * case ignored); every character stands for itself.
+   */
+  readonly emailPrefix?: string | undefined
+}
+
 /** The fields a numbered page of subscribers may be sorted by. */
 export const subscriberPageSorts = ["created_at", "updated_at", "email", "status"] as const
 export type SubscriberPageSort = typeof subscriberPageSorts[number]
 
 /** A numbered page: `limit` rows from `offset` on, in the order of the sort keys and then the id. */
 export interface SubscriberPageQuery {
-  readonly filter: SubscriberFilter
+  readonly filter: SubscriberSearch
   readonly sort: ReadonlyArray<SortBy<SubscriberPageSort>>
   readonly offset: number
   readonly limit: number
@@ -50,7 +59,7 @@ export interface KeysetPosition {
   readonly id: string
 }
 
-export interface SubscriberListQuery extends SubscriberFilter {
+export interface SubscriberListQuery extends SubscriberSearch {
   readonly sort: SubscriberSort
   readonly order: SortOrder
   readonly after?: KeysetPosition | undefined
@@ -128,7 +137,11 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
     organizationId: OrganizationId,
     query: SubscriberPageQuery
   ) => Effect.Effect<ReadonlyArray<Subscriber>>
-  readonly count: (organizationId: OrganizationId, filter: SubscriberFilter) => Effect.Effect<number>
+  /**
+   * How many subscribers match; with `upTo`, counting stops there (the answer is then at most
+   * `upTo`), so that the work is bounded however many match.
+   */
+  readonly count: (organizationId: OrganizationId, filter: SubscriberSearch, upTo?: number) => Effect.Effect<number>
   /**
    * The next `limit` subscribers matching `filter` after `after`, oldest first (by creation,
    * then id), as an export writes them.

@@ -9,7 +9,9 @@ import {
 } from "@roster/domain"
 import { Effect, Encoding, Option, TestClock } from "effect"
 import {
+  COUNT_CAP,
   Ids,
+  MAX_SEARCH_LENGTH,
   OrganizationRepository,
   Outbox,
   type Principal,
@@ -20,6 +22,7 @@ import {
   Tags
 } from "@roster/application"
 import { email, keyFor, openOrganization, recordedTypes, UseCasesInMemory } from "./test-kit.js"
+import { MemoryStore } from "../../adapters/in-process/index.js"
 
 const inMemory = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, UseCasesInMemory)
 
@@ -447,6 +450,84 @@ describe("listing subscribers", () => {
       expect(active.items.map((v) => v.subscriber.email)).toEqual(["alan@example.com", "grace@example.com"])
       expect(active.total).toBe(2)
       expect(active.nextCursor).toBeNull()
+    })))
+
+  it.effect("searches by the start of the email, letter case ignored, with the filters and numbered pages alike", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const news = yield* newTag(principal, "Product news")
+      const subscribers = yield* Subscribers
+      const ada = yield* subscribers.create(principal, { email: email("Ada@example.com"), tagIds: [news.id] })
+      yield* subscribers.create(principal, { email: email("adam@example.com") })
+      yield* subscribers.create(principal, { email: email("ÉMILE@example.com"), tagIds: [news.id] })
+      yield* subscribers.create(principal, { email: email("grace@example.com"), tagIds: [news.id] })
+      yield* subscribers.update(principal, ada.subscriber.id, { status: "unsubscribed" })
+      const emails = (page: { readonly items: ReadonlyArray<SubscriberView> }) => page.items.map((v) => v.subscriber.email)
+      const list = (request: { readonly search?: string; readonly status?: SubscriberStatus; readonly tagId?: TagId }) =>
+        subscribers.list(principal, { ...request, sort: "email", order: "asc", limit: 50 })
+
+      const found = yield* list({ search: " AD" })
+      expect(emails(found)).toEqual(["Ada@example.com", "adam@example.com"])
+      expect(found).toMatchObject({ total: 2, totalCapped: false, nextCursor: null })
+      expect(emails(yield* list({ search: "émi" }))).toEqual(["ÉMILE@example.com"])
+      expect(emails(yield* list({ search: "ad", status: "active" }))).toEqual(["adam@example.com"])
+      expect(emails(yield* list({ search: "ad", tagId: news.id }))).toEqual(["Ada@example.com"])
+      expect(yield* list({ search: "ad", tagId: news.id, status: "active" })).toMatchObject({ items: [], total: 0 })
+      expect((yield* list({ search: "" })).total).toBe(4)
+      const numbered = yield* subscribers.listPage(principal, { page: 1, perPage: 1, search: "AD", sort: [{ field: "email", order: "asc" }] })
+      expect(emails(numbered)).toEqual(["Ada@example.com"])
+      expect(numbered).toMatchObject({ total: 2, totalPages: 2 })
+      const named = yield* subscribers.listPage(principal, { page: 1, perPage: 10, search: "g", tagName: "PRODUCT NEWS" })
+      expect(emails(named)).toEqual(["grace@example.com"])
+    })))
+
+  it.effect("refuses a search longer than 320 characters or holding a NUL, naming search", () =>
+    inMemory(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const subscribers = yield* Subscribers
+      for (const search of ["a".repeat(MAX_SEARCH_LENGTH + 1), "ada\u0000"]) {
+        const error = yield* Effect.flip(subscribers.list(principal, { search, sort: "email", order: "asc", limit: 50 }))
+        expect(error).toMatchObject({ _tag: "InvalidInput", field: "search" })
+        const numbered = yield* Effect.flip(subscribers.listPage(principal, { page: 1, perPage: 10, search }))
+        expect(numbered).toMatchObject({ _tag: "InvalidInput", field: "search" })
+      }
+      const longest = yield* subscribers.list(principal, { search: "a".repeat(MAX_SEARCH_LENGTH), sort: "email", order: "asc", limit: 50 })
+      expect(longest.total).toBe(0)
+    })))
+
+  it.effect("a capped count stops at 10,000 where rows are counted, and says so; an exact one counts them all", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization({ tier: "enterprise" })
+      const ids = yield* Ids
+      const at = new Date(startOfJune)
+      const many = yield* Effect.forEach(Array.from({ length: COUNT_CAP + 1 }), () => ids.next)
+      // Straight into the store: ten thousand creates through the use case would only slow the test.
+      yield* (yield* MemoryStore).write((t) => {
+        for (const [i, id] of many.entries()) {
+          t.subscribers.set(id, new Subscriber({
+            id: id as SubscriberId,
+            organizationId: organization.id,
+            email: email(`reader-${i}@example.com`),
+            status: "active",
+            metadata: {},
+            firstName: null,
+            lastName: null,
+            createdAt: at,
+            updatedAt: at
+          }, true))
+        }
+      })
+      const subscribers = yield* Subscribers
+      const request = { sort: "created_at", order: "desc", limit: 10 } as const
+      expect(yield* subscribers.list(principal, { ...request, status: "active", count: "capped" }))
+        .toMatchObject({ total: COUNT_CAP, totalCapped: true })
+      expect(yield* subscribers.list(principal, { ...request, search: "reader-", count: "capped" }))
+        .toMatchObject({ total: COUNT_CAP, totalCapped: true })
+      // reader-1, reader-10 to -19, -100 to -199, -1000 to -1999 and reader-10000.
+      expect(yield* subscribers.list(principal, { ...request, search: "reader-1", count: "capped" }))
+        .toMatchObject({ total: 1112, totalCapped: false })
+      expect(yield* subscribers.list(principal, { ...request, status: "active" }))
+        .toMatchObject({ total: COUNT_CAP + 1, totalCapped: false })
     })))
 
   it.effect("shows only the caller's own subscribers", () =>

@@ -3,8 +3,8 @@ import {
   type ExportedSubscriber,
   type KeysetPosition,
   SubscriberRepository,
-  type SubscriberFilter,
   type SubscriberPageSort,
+  type SubscriberSearch,
   type SubscriberSort,
   TagAssignments
 } from "@roster/application"
@@ -32,7 +32,7 @@ const walk = (
   organizationId: OrganizationId,
   sort: SubscriberSort,
   order: SortOrder,
-  filter: SubscriberFilter = {},
+  filter: SubscriberSearch = {},
   pageSize = 3
 ) =>
   Effect.gen(function*() {
@@ -67,7 +67,7 @@ const pageSortValue = (sort: SubscriberPageSort) => (s: Subscriber): string =>
 const walkPages = (
   organizationId: OrganizationId,
   sort: ReadonlyArray<SortBy<SubscriberPageSort>>,
-  filter: SubscriberFilter = {},
+  filter: SubscriberSearch = {},
   perPage = 2
 ) =>
   Effect.flatMap(SubscriberRepository, (subscribers) =>
@@ -382,7 +382,7 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         }
         yield* assignments.attach(organization.id, all[2]!.id, [daily.id], instant(100), null)
 
-        const expectIds = (filter: SubscriberFilter, expected: ReadonlyArray<Subscriber>) =>
+        const expectIds = (filter: SubscriberSearch, expected: ReadonlyArray<Subscriber>) =>
           Effect.gen(function*() {
             const ids = expected.map((s) => s.id)
             expect(yield* walk(organization.id, "created_at", "asc", filter, 2)).toStrictEqual(ids)
@@ -435,6 +435,124 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         )
         expect(yield* subscribers.listPage(organization.id, { filter: {}, sort, offset: 9, limit: 5 })).toStrictEqual([])
         expect((yield* subscribers.listPage(organization.id, { filter: {}, sort, offset: 8, limit: 5 })).length).toBe(1)
+      }))
+
+    /** The ids of `all` whose email is one of `emails`, in the order of `all`. */
+    const withEmails = (all: ReadonlyArray<Subscriber>, ...emails: ReadonlyArray<string>) =>
+      all.filter((s) => emails.includes(s.email)).map((s) => s.id)
+
+    it.effect("finds the subscribers whose email starts with a text, in any letter case, and counts them alike", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const all = yield* Effect.forEach(
+          ["Ada@example.com", "adam@example.com", "ADRIAN@example.org", "bob@example.com", "Émile@example.com", "emil@example.com"],
+          (address, i) => givenSubscriber(organization.id, { email: address, createdAt: instant(i) })
+        )
+        yield* givenSubscriber((yield* givenOrganization()).id, { email: "ada@other.example" })
+        const expectFound = (emailPrefix: string, expected: ReadonlyArray<string>) =>
+          Effect.gen(function*() {
+            expect(yield* walk(organization.id, "created_at", "asc", { emailPrefix }, 2)).toStrictEqual(expected)
+            expect(yield* subscribers.count(organization.id, { emailPrefix })).toBe(expected.length)
+          })
+        yield* expectFound("AD", withEmails(all, "Ada@example.com", "adam@example.com", "ADRIAN@example.org"))
+        yield* expectFound("ada", withEmails(all, "Ada@example.com", "adam@example.com"))
+        yield* expectFound("ADA@EXAMPLE.COM", withEmails(all, "Ada@example.com"))
+        yield* expectFound("éMI", withEmails(all, "Émile@example.com"))
+        yield* expectFound("e", withEmails(all, "emil@example.com"))
+        yield* expectFound("adrian@example.org.", [])
+        yield* expectFound("zz", [])
+      }))
+
+    it.effect("takes %, _ and \\ in a search as themselves", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const all = yield* Effect.forEach(
+          ["a%b@example.com", "a_b@example.com", "axb@example.com", "a%%c@example.com"],
+          (address, i) => givenSubscriber(organization.id, { email: address, createdAt: instant(i) })
+        )
+        const found = (emailPrefix: string) => walk(organization.id, "created_at", "asc", { emailPrefix })
+        expect(yield* found("a%")).toStrictEqual(withEmails(all, "a%b@example.com", "a%%c@example.com"))
+        expect(yield* found("a%b")).toStrictEqual(withEmails(all, "a%b@example.com"))
+        expect(yield* found("a_")).toStrictEqual(withEmails(all, "a_b@example.com"))
+        expect(yield* found("a\\")).toStrictEqual([])
+        expect(yield* found("%")).toStrictEqual([])
+        expect(yield* found("_")).toStrictEqual([])
+        expect(yield* subscribers.count(organization.id, { emailPrefix: "a_" })).toBe(1)
+      }))
+
+    it.effect("ends a search at the right place when its text ends in the last code point or before the surrogates", () =>
+      Effect.gen(function*() {
+        const organization = yield* givenOrganization()
+        const all = yield* Effect.forEach(
+          ["y\u{10FFFF}a@example.com", "y\u{10FFFF}@example.com", "z@example.com", "x\uD7FF@example.com", "x\uE000@example.com"],
+          (address, i) => givenSubscriber(organization.id, { email: address, createdAt: instant(i) })
+        )
+        const found = (emailPrefix: string) => walk(organization.id, "created_at", "asc", { emailPrefix })
+        expect(yield* found("y\u{10FFFF}")).toStrictEqual(withEmails(all, "y\u{10FFFF}a@example.com", "y\u{10FFFF}@example.com"))
+        expect(yield* found("x\uD7FF")).toStrictEqual(withEmails(all, "x\uD7FF@example.com"))
+        expect(yield* found("x\uE000")).toStrictEqual(withEmails(all, "x\uE000@example.com"))
+      }))
+
+    it.effect("pages through a search combined with status and tag, by keyset and by number, and counts it", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const assignments = yield* TagAssignments
+        const organization = yield* givenOrganization()
+        const weekly = yield* givenTag(organization.id)
+        const all = yield* Effect.forEach(
+          [
+            ["news1@example.com", "active"],
+            ["News2@example.com", "unsubscribed"],
+            ["news3@example.com", "active"],
+            ["other@example.com", "active"],
+            ["NEWS4@example.com", "active"],
+            ["news5@example.com", "bounced"],
+            ["news6@example.com", "active"],
+            ["news7@example.com", "active"]
+          ] as const,
+          ([address, status], i) => givenSubscriber(organization.id, { email: address, status, createdAt: instant(i) })
+        )
+        for (const subscriber of [all[0]!, all[1]!, all[3]!, all[4]!, all[6]!]) {
+          yield* assignments.attach(organization.id, subscriber.id, [weekly.id], instant(100), null)
+        }
+        const news = all.filter((s) => s.email.toLowerCase().startsWith("news"))
+        const activeNews = news.filter((s) => s.status === "active")
+        const weeklyNews = [all[0]!, all[1]!, all[4]!, all[6]!]
+        const activeWeeklyNews = [all[0]!, all[4]!, all[6]!]
+        const cases: ReadonlyArray<readonly [SubscriberSearch, ReadonlyArray<Subscriber>]> = [
+          [{ emailPrefix: "NEWS" }, news],
+          [{ emailPrefix: "news", status: "active" }, activeNews],
+          [{ emailPrefix: "News", tagId: weekly.id }, weeklyNews],
+          [{ emailPrefix: "news", tagId: weekly.id, status: "active" }, activeWeeklyNews],
+          [{ emailPrefix: "news", tagId: weekly.id, status: "bounced" }, []]
+        ]
+        for (const [filter, expected] of cases) {
+          for (const sort of ["created_at", "email"] as const) {
+            for (const order of ["asc", "desc"] as const) {
+              expect(yield* walk(organization.id, sort, order, filter, 2)).toStrictEqual(expectedOrder(expected, sortValue(sort), order))
+            }
+          }
+          const byEmail = [{ field: "email", order: "asc" }] as const
+          expect(yield* walkPages(organization.id, byEmail, filter, 2)).toStrictEqual(
+            expectedOrderByKeys(expected, [{ value: pageSortValue("email"), order: "asc" }])
+          )
+          expect(yield* subscribers.count(organization.id, filter)).toBe(expected.length)
+        }
+      }))
+
+    it.effect("counts up to a number when asked to, whatever the filter", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.forEach(["news1", "news2", "news3", "news4", "other"], (local) =>
+          givenSubscriber(organization.id, { email: `${local}@example.com` }))
+        expect(yield* subscribers.count(organization.id, {}, 3)).toBe(3)
+        expect(yield* subscribers.count(organization.id, { emailPrefix: "news" }, 3)).toBe(3)
+        expect(yield* subscribers.count(organization.id, { emailPrefix: "news" }, 4)).toBe(4)
+        expect(yield* subscribers.count(organization.id, { emailPrefix: "news" }, 10)).toBe(4)
+        expect(yield* subscribers.count(organization.id, { status: "active" }, 10)).toBe(5)
       }))
 
     it.effect("keeps an email exactly as given, apart from surrounding spaces", () =>

@@ -18,6 +18,7 @@ import {
   MetadataInput,
   MetadataOutput,
   oneOf,
+  SearchInput,
   strictInput,
   TagNameInput,
   Timestamp,
@@ -156,6 +157,7 @@ export const SubscriberListParams = Schema.Struct({
     Schema.String.annotations({ description: "only subscribers carrying the tag of this name (any letter case)" }),
     { exact: true }
   ),
+  search: Schema.optionalWith(SearchInput, { exact: true }),
   sort: Schema.optionalWith(SortList(["created_at", "updated_at", "email", "status"], "-created_at"), { exact: true })
 }).annotations(strictInput)
 

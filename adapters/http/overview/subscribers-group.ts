@@ -28,8 +28,9 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
       .addSuccess(SubscriberList)
       .pipe(envelopes.describe({
         ...subscribers.list,
-        description: "One numbered page of the organization's subscribers, optionally of one status and carrying the tag " +
-          "of one name. Newest first unless `sort` says otherwise. Scope `subscribers:read`."
+        description: "One numbered page of the organization's subscribers, optionally of one status, carrying the tag " +
+          "of one name and whose email starts with `search` (letter case ignored). Newest first unless `sort` says " +
+          "otherwise. Scope `subscribers:read`."
       }))
   )
   .add(

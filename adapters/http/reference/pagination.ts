@@ -72,7 +72,7 @@ export const setPageHeaders = (page: { readonly total: number; readonly nextCurs
   })
 
 /** A keyset page of a use case, its headers set on the answer. */
-export const paged = <A, E, R>(list: Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly total: number; readonly nextCursor: string | null }, E, R>) =>
+export const paged = <P extends { readonly total: number; readonly nextCursor: string | null }, E, R>(list: Effect.Effect<P, E, R>) =>
   Effect.tap(list, setPageHeaders)
 
 /** The body of a keyset page, each item as `f` shows it. */

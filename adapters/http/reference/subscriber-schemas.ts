@@ -1,3 +1,4 @@
+import { COUNT_CAP } from "@roster/application"
 import { SubscriberId, SubscriberStatus, TagId } from "@roster/domain"
 import { Schema } from "effect"
 import { cursorParam, limitParam, orderParam, Page, sortParam } from "./pagination.js"
@@ -9,6 +10,7 @@ import {
   MetadataInput,
   MetadataOutput,
   oneOf,
+  SearchInput,
   strictInput,
   Timestamp,
   Uuid,
@@ -37,7 +39,12 @@ export const Subscriber = Schema.Struct({
 
 export const CreatedSubscriber = withStatus(Subscriber, 201, "Subscriber")
 
-export const SubscriberList = Page(Subscriber, "SubscriberList")
+export const SubscriberList = Schema.Struct({
+  ...Page(Subscriber, "SubscriberList").fields,
+  total_capped: Schema.Boolean.annotations({
+    description: `true when more match than \`total\` says: with \`count=capped\`, counting stopped at ${COUNT_CAP}`
+  })
+}).annotations({ identifier: "SubscriberList" })
 
 export const SubscriberTag = Schema.Struct({
   id: Uuid,
@@ -88,11 +95,22 @@ export const SubscriberEmailPath = Schema.Struct({
   email: EmailInput("the email address, URL-encoded; compared regardless of letter case")
 })
 
+const CountMode = Schema.Literal("exact", "capped")
+
 export const SubscriberListParams = Schema.Struct({
   cursor: cursorParam,
   limit: limitParam,
   status: Schema.optionalWith(oneOf(SubscriberStatus, "only subscribers in this status"), { exact: true }),
   tag: Schema.optionalWith(IdInput(TagId, "only subscribers carrying this tag (its id)"), { exact: true }),
+  search: Schema.optionalWith(SearchInput, { exact: true }),
+  count: Schema.optionalWith(
+    oneOf(
+      CountMode,
+      `how \`total\` is counted (default exact): \`capped\` stops counting at ${COUNT_CAP} when rows must be counted ` +
+        "(a `status` or a `search`) and says so in `total_capped`, so that a page of a large list costs little"
+    ),
+    { default: () => "exact" as const, exact: true }
+  ),
   sort: sortParam(["created_at", "updated_at", "email"]),
   order: orderParam("desc")
 }).annotations(strictInput)

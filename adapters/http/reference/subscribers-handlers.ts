@@ -54,7 +54,10 @@ export const SubscribersHandlersLive = HttpApiBuilder.group(ReferenceApi, "subsc
     return handlers
       .handle("create", ({ payload }) => respond((caller) => subscribers.create(caller, newSubscriber(payload)), toSubscriber))
       .handle("list", ({ urlParams }) =>
-        respond((caller) => paged(subscribers.list(caller, listRequest(urlParams))), pageOf(toSubscriber)))
+        respond((caller) => paged(subscribers.list(caller, listRequest(urlParams))), (page) => ({
+          ...pageOf(toSubscriber)(page),
+          total_capped: page.totalCapped
+        })))
       .handle("getByEmail", ({ path }) => respond((caller) => subscribers.getByEmail(caller, path.email), toSubscriber))
       .handle("get", ({ path }) => respond((caller) => subscribers.get(caller, path.subscriber_id), toSubscriber))
       .handle("update", ({ path, payload }) =>

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint } from "@effect/platform"
+import { COUNT_CAP } from "@roster/application"
 import { SubscriberId } from "@roster/domain"
 import { withoutBody } from "./action-body.js"
 import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
@@ -26,8 +27,10 @@ export const subscriberEndpoints = <const K extends string>(key: K) => {
     }),
     list: endpointDescription({
       summary: "List subscribers",
-      description: "One page of the organization's subscribers, optionally filtered by status and tag. Follow `next_cursor` " +
-        "(or the `Link` header) for the next page with the same `sort` and `order`. Scope `subscribers:read`.",
+      description: "One page of the organization's subscribers, optionally filtered by status and tag and searched by " +
+        "the start of the email (`search`, letter case ignored). Follow `next_cursor` (or the `Link` header) for the " +
+        `next page with the same \`sort\` and \`order\`. With \`count=capped\`, \`total\` stops at ${COUNT_CAP} when rows must be ` +
+        "counted (`total_capped` is then true). Scope `subscribers:read`.",
       errors: []
     }),
     getByEmail: endpointDescription({

@@ -11,6 +11,7 @@ import {
   TagDescription,
   TagName
 } from "@roster/domain"
+import { MAX_SEARCH_LENGTH } from "@roster/application"
 import { Schema, type SchemaAST } from "effect"
 
 /**
@@ -139,6 +140,15 @@ export const IdListInput = <A>(id: Schema.Schema<A, string>, description: string
 
 export const MetadataOutput = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   jsonSchema: metadataJsonSchema()
+})
+
+/** The start of the emails a subscriber list is searched for; the use case refuses too long a text. */
+export const SearchInput = Schema.String.annotations({
+  jsonSchema: {
+    type: "string",
+    maxLength: MAX_SEARCH_LENGTH,
+    description: `subscribers whose email starts with this text, letter case ignored; at most ${MAX_SEARCH_LENGTH} characters`
+  }
 })
 
 export const Count = (description: string) =>

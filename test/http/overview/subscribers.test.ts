@@ -8,6 +8,7 @@ import {
   createSubscriber,
   createTag,
   expectError,
+  expectInvalid,
   freshEmail,
   freshTagName,
   isoInstantPattern,
@@ -208,5 +209,36 @@ describe("GET /v1/subscribers", () => {
     expect(byStatus.body.data.map((s: { id: string }) => s.id)).toEqual([other.id])
     const unknownTag = await call(server, "GET", "/v1/subscribers?tag=nothing-has-this", { key })
     expect(unknownTag.body).toEqual({ data: [], meta: { total: 0, page: 1, per_page: 50, total_pages: 0 } })
+  })
+
+  it("searches by the start of the email, letter case ignored, with status, tag and numbered pages", async () => {
+    const { key } = await server.seedOrganization()
+    const vip = freshTagName("Vip")
+    const ada = await createSubscriber(server, key, { email: "Ada@example.com", tags: [vip] })
+    await createSubscriber(server, key, { email: "adam@example.com" })
+    await createSubscriber(server, key, { email: "a_b@example.com" })
+    await createSubscriber(server, key, { email: "grace@example.com", tags: [vip] })
+    await call(server, "PATCH", `/v1/subscribers/${ada.id}`, { key, json: { status: "unsubscribed" } })
+    const list = async (query: string) => {
+      const answer = await call(server, "GET", `/v1/subscribers?sort=email&${query}`, { key })
+      expect(answer.status, answer.text).toBe(200)
+      return answer.body
+    }
+    const emails = (body: { data: Array<{ email: string }> }) => body.data.map((s) => s.email)
+
+    const first = await list("search=AD&per_page=1")
+    expect(emails(first)).toEqual(["Ada@example.com"])
+    expect(first.meta).toEqual({ total: 2, page: 1, per_page: 1, total_pages: 2 })
+    expect(emails(await list("search=AD&per_page=1&page=2"))).toEqual(["adam@example.com"])
+    expect(emails(await list("search=ad&status=active"))).toEqual(["adam@example.com"])
+    expect(emails(await list(`search=ad&tag=${encodeURIComponent(vip)}`))).toEqual(["Ada@example.com"])
+    expect(emails(await list("search=a_"))).toEqual(["a_b@example.com"])
+    expect(await list("search=nobody")).toEqual({ data: [], meta: { total: 0, page: 1, per_page: 50, total_pages: 0 } })
+  })
+
+  it("answers 400 naming search for a text over 320 characters or holding a NUL", async () => {
+    const { key } = await server.seedOrganization()
+    expectInvalid(await call(server, "GET", `/v1/subscribers?search=${"a".repeat(321)}`, { key }), ["search"])
+    expectInvalid(await call(server, "GET", "/v1/subscribers?search=ada%00", { key }), ["search"])
   })
 })

@@ -300,6 +300,69 @@ describe.each([
     })
   })
 
+  describe("GET /api/v1/subscribers?search=", () => {
+    const emailsOf = (answer: { body: { items: Array<{ email: string }> } }) => answer.body.items.map((s) => s.email)
+
+    it("finds the subscribers whose email starts with the text, letter case ignored, with status and tag", async () => {
+      const { key } = await server.seedOrganization()
+      const tag = await createTag(server, key)
+      const ada = await createSubscriber(server, key, { email: "Ada@example.com", tags: [tag.id] })
+      await createSubscriber(server, key, { email: "adam@example.com" })
+      await createSubscriber(server, key, { email: "grace@example.com", tags: [tag.id] })
+      await call(server, "PUT", `/api/v1/subscribers/${ada.id}`, { key, json: { status: "unsubscribed" } })
+      const list = (query: string) => call(server, "GET", `/api/v1/subscribers?sort=email&order=asc&${query}`, { key })
+
+      const found = await list("search=AD")
+      expect(found.status, found.text).toBe(200)
+      expect(emailsOf(found)).toEqual(["Ada@example.com", "adam@example.com"])
+      expect(found.body).toMatchObject({ total: 2, total_capped: false, next_cursor: null })
+      expect(found.headers.get("x-total-count")).toBe("2")
+      expect(emailsOf(await list("search=ada%40EXAMPLE.com"))).toEqual(["Ada@example.com"])
+      expect(emailsOf(await list("search=ad&status=active"))).toEqual(["adam@example.com"])
+      expect(emailsOf(await list(`search=ad&tag=${tag.id}`))).toEqual(["Ada@example.com"])
+      expect((await list("search=nobody")).body).toEqual({ items: [], total: 0, total_capped: false, next_cursor: null })
+      expect((await list("search=")).body.total).toBe(3)
+    })
+
+    it("takes %, _ and \\ as themselves", async () => {
+      const { key } = await server.seedOrganization()
+      await createSubscriber(server, key, { email: "a%b@example.com" })
+      await createSubscriber(server, key, { email: "a_b@example.com" })
+      await createSubscriber(server, key, { email: "axb@example.com" })
+      const search = async (text: string) =>
+        emailsOf(await call(server, "GET", `/api/v1/subscribers?sort=email&order=asc&search=${encodeURIComponent(text)}`, { key }))
+      expect(await search("a%")).toEqual(["a%b@example.com"])
+      expect(await search("a_")).toEqual(["a_b@example.com"])
+      expect(await search("a\\")).toEqual([])
+    })
+
+    it("pages through a search by next_cursor, keeping the search in the Link", async () => {
+      const { key } = await server.seedOrganization()
+      for (let i = 0; i < 5; i++) await createSubscriber(server, key, { email: `news${i}@example.com` })
+      await createSubscriber(server, key, { email: "other@example.com" })
+      const seen: Array<string> = []
+      let path: string | null = "/api/v1/subscribers?search=NEWS&limit=2&sort=email&order=asc&count=capped"
+      while (path !== null) {
+        const page = await call(server, "GET", path, { key })
+        expect(page.status, page.text).toBe(200)
+        expect(page.body).toMatchObject({ total: 5, total_capped: false })
+        seen.push(...emailsOf(page))
+        path = page.body.next_cursor === null ? null : /^<([^>]+)>/.exec(page.headers.get("link")!)![1]!
+        if (path !== null) expect(new URL(path, server.baseUrl).searchParams.get("search")).toBe("NEWS")
+      }
+      expect(seen).toEqual([0, 1, 2, 3, 4].map((i) => `news${i}@example.com`))
+    })
+
+    it("answers 400 naming search for a text over 320 characters or holding a NUL, and count for an unknown way to count", async () => {
+      const { key } = await server.seedOrganization()
+      const path = "/api/v1/subscribers"
+      expectInvalid(await call(server, "GET", `${path}?search=${"a".repeat(321)}`, { key }), path, ["search"])
+      expectInvalid(await call(server, "GET", `${path}?search=ada%00`, { key }), path, ["search"])
+      expectInvalid(await call(server, "GET", `${path}?count=estimate`, { key }), path, ["count"])
+      expect((await call(server, "GET", `${path}?search=${"a".repeat(320)}`, { key })).status).toBe(200)
+    })
+  })
+
   describe("tags of a subscriber", () => {
     it("POST .../tags attaches tags and answers the updated subscriber; attaching again changes nothing", async () => {
       const { key } = await server.seedOrganization()

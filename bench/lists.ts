@@ -1,0 +1,208 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { createInterface } from "node:readline"
+import type pg from "pg"
+import { encodeCursor } from "@roster/domain"
+import { measure, type RunFigures } from "./stats.js"
+
+/**
+ * The subscriber list as the dashboard reads it (BENCH_SUITE=list): one organization of
+ * BENCH_LIST_ROWS (1,000,000) subscribers put in by SQL (ids ordered by creation as UUIDv7 are, a
+ * mix of statuses, about a fifth carrying one of four tags), then BENCH_LIST_REQUESTS (200)
+ * requests one after another of each page the dashboard asks for, 50 rows at a time: the first
+ * page, a page 2,000 pages deep (by a cursor made from the row before it), a search by a
+ * three-letter prefix, a status and a tag; each with `count=capped`, as the dashboard asks, and
+ * the search and the status again with the exact count. The server's own time of each request is
+ * the `duration_ms` of its request line (whole milliseconds, from the JSON log of an API process
+ * of this suite's own), beside the time this process saw; the target is p95 under 100 ms.
+ */
+
+const rows = Number(process.env.BENCH_LIST_ROWS ?? 1_000_000)
+const requests = Number(process.env.BENCH_LIST_REQUESTS ?? 200)
+const TARGET_P95_MS = 100
+const PAGE = 50
+const DEEP_PAGE = 2_000
+
+export interface ListBenchContext {
+  readonly env: NodeJS.ProcessEnv
+  readonly pool: pg.Pool
+  readonly root: string
+  readonly freePort: () => Promise<number>
+  readonly waitReady: (base: string, server: ChildProcess) => Promise<void>
+  readonly cli: (env: NodeJS.ProcessEnv, ...args: Array<string>) => unknown
+}
+
+const FIRST_NAMES = [
+  "mary", "maria", "mark", "martin", "marta", "james", "john", "joan", "jose", "robert", "michael", "william", "david",
+  "richard", "joseph", "thomas", "charles", "linda", "barbara", "elizabeth", "jennifer", "susan", "jessica", "sarah",
+  "karen", "nancy", "lisa", "betty", "sandra", "ashley", "emily", "donna", "michelle", "carol", "amanda", "melissa",
+  "deborah", "stephanie", "rebecca", "laura", "helen", "anna", "ada", "grace", "alan", "edsger", "ken", "kate",
+  "dennis", "zoe"
+]
+const DOMAINS = ["gmail.com", "yahoo.com", "outlook.com", "example.com", "mail.example.org", "proton.me"]
+const TAGS = ["Weekly", "Product news", "Events", "Partners"]
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+
+/**
+ * Puts `rows` subscribers into the organization in one statement: ids as UUIDv7 (the creation
+ * time's milliseconds first), 30 seconds apart; `first.last<n>@domain` addresses; 85 % active,
+ * 9 % unsubscribed, 4 % bounced, 2 % complained; every fifth carrying one of the tags. The kept
+ * counts (the organization's slots, each tag's count) follow, and the tables are vacuumed and
+ * analyzed as autovacuum leaves tables that have been there a while.
+ */
+const seed = async (pool: pg.Pool, organizationId: string, tagIds: ReadonlyArray<string>) => {
+  const t0 = performance.now()
+  await pool.query(
+    `INSERT INTO subscribers (id, organization_id, email, email_key, status, metadata, first_name, created_at, updated_at)
+     SELECT (lpad(to_hex(ms), 12, '0') || '7' || substr(h, 1, 3) || '8' || substr(h, 4, 15))::uuid, $1, address, address,
+            CASE WHEN g % 100 < 85 THEN 'active' WHEN g % 100 < 94 THEN 'unsubscribed'
+                 WHEN g % 100 < 98 THEN 'bounced' ELSE 'complained' END,
+            '{}', initcap(first), to_timestamp(ms / 1000.0), to_timestamp(ms / 1000.0)
+     FROM generate_series(1, $4::int) g,
+       LATERAL (SELECT 1704067200000::bigint + g::bigint * 30000 AS ms, md5(g::text) AS h,
+                       ($2::text[])[1 + (hashint4(g) & 1048575) % cardinality($2::text[])] AS first,
+                       ($2::text[])[1 + (hashint4(g + 7) & 1048575) % cardinality($2::text[])] AS last,
+                       ($3::text[])[1 + (hashint4(g + 13) & 1048575) % cardinality($3::text[])] AS domain) v,
+       LATERAL (SELECT first || '.' || last || g || '@' || domain AS address) a`,
+    [organizationId, FIRST_NAMES, DOMAINS, rows]
+  )
+  await pool.query(
+    `INSERT INTO subscriber_tags (subscriber_id, tag_id, subscribed_at)
+     SELECT id, ($2::uuid[])[1 + (hashtext(id::text) & 1048575) / 5 % cardinality($2::uuid[])], created_at
+     FROM subscribers WHERE organization_id = $1 AND (hashtext(id::text) & 1048575) % 5 = 0`,
+    [organizationId, tagIds]
+  )
+  await pool.query(
+    `UPDATE tags SET subscriber_count = (SELECT count(*) FROM subscriber_tags st WHERE st.tag_id = tags.id)
+     WHERE organization_id = $1`,
+    [organizationId]
+  )
+  await pool.query(
+    `INSERT INTO organization_subscriber_slots (organization_id, shard, used, allowance, quota) VALUES ($1, 0, $2, NULL, NULL)
+     ON CONFLICT (organization_id, shard) DO UPDATE SET used = organization_subscriber_slots.used + $2`,
+    [organizationId, rows]
+  )
+  for (const table of ["subscribers", "subscriber_tags"]) await pool.query(`VACUUM ANALYZE ${table}`)
+  console.log(`seeded ${rows} subscribers by SQL in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+}
+
+/** An API process of this suite's own whose JSON request lines give the server's time of each request by its id. */
+const startLoggingApi = async (context: ListBenchContext) => {
+  const port = await context.freePort()
+  const base = `http://127.0.0.1:${port}`
+  const server = spawn(process.execPath, ["--max-semi-space-size=16", "--heap-growing-percent=60", "dist/api.mjs"], {
+    cwd: context.root,
+    env: { ...context.env, PORT: String(port), MIGRATE: "false", LOG_LEVEL: "info", LOG_FORMAT: "json" },
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  const durations = new Map<string, number>()
+  createInterface({ input: server.stdout! }).on("line", (line) => {
+    if (!line.includes("\"duration_ms\"")) return
+    try {
+      const entry = JSON.parse(line) as { request_id?: string; duration_ms?: number }
+      if (entry.request_id !== undefined && entry.duration_ms !== undefined) durations.set(entry.request_id, entry.duration_ms)
+    } catch {
+      // not a request line
+    }
+  })
+  await context.waitReady(base, server)
+  /** The server's times of these requests, once their lines are written (the log is buffered). */
+  const serverTimes = async (ids: ReadonlyArray<string>) => {
+    for (let i = 0; i < 100 && ids.some((id) => !durations.has(id)); i++) await new Promise((r) => setTimeout(r, 50))
+    return ids.map((id) => durations.get(id)).filter((d): d is number => d !== undefined)
+  }
+  const stop = async () => {
+    server.kill("SIGTERM")
+    await new Promise((r) => server.once("exit", r))
+  }
+  return { base, serverTimes, stop }
+}
+
+interface ListRun {
+  readonly client: RunFigures
+  readonly server: ReadonlyArray<number>
+  readonly total: number
+  readonly capped: boolean
+}
+
+export const runListBench = async (context: ListBenchContext): Promise<void> => {
+  context.cli(context.env, "org", "create", "--name", "List bench", "--slug", "list-bench", "--tier", "enterprise")
+  const { key } = context.cli(context.env, "api-key", "create", "--org", "list-bench", "--name", "bench", "--scopes", "*") as {
+    key: string
+  }
+  const organizationId = (await context.pool.query<{ id: string }>("SELECT id FROM organizations WHERE slug = 'list-bench'"))
+    .rows[0]!.id
+  const api = await startLoggingApi(context)
+  try {
+    const tagIds: Array<string> = []
+    for (const name of TAGS) {
+      const res = await fetch(`${api.base}/api/v1/tags`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key },
+        body: JSON.stringify({ name })
+      })
+      if (res.status !== 201) throw new Error(`tag answered ${res.status}: ${await res.text()}`)
+      tagIds.push(((await res.json()) as { id: string }).id)
+    }
+    await seed(context.pool, organizationId, tagIds)
+
+    // The row just before page 2,000 (newest first): its cursor is what the dashboard would hold there.
+    const deepOffset = Math.min(rows - 1, (DEEP_PAGE - 1) * PAGE) - 1
+    const mark = (await context.pool.query<{ created_at: Date; id: string }>(
+      "SELECT created_at, id FROM subscribers WHERE organization_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1",
+      [organizationId, Math.max(0, deepOffset)]
+    )).rows[0]!
+    const deepCursor = encodeURIComponent(
+      encodeCursor({ sort: "created_at", order: "desc", value: mark.created_at.toISOString(), id: mark.id })
+    )
+    const search = "mar"
+    const matches = (await context.pool.query<{ count: string }>(
+      "SELECT count(*) FROM subscribers WHERE organization_id = $1 AND email_key LIKE 'mar%'",
+      [organizationId]
+    )).rows[0]!.count
+
+    const run = async (label: string, query: string): Promise<ListRun> => {
+      const path = `/api/v1/subscribers?limit=${PAGE}&${query}`
+      let total = 0
+      let capped = false
+      const ids: Array<string> = []
+      // Warmed first, so that neither the JIT nor a cold cache is in the figures.
+      for (let i = 0; i < 10; i++) await (await fetch(`${api.base}${path}`, { headers: { "x-api-key": key } })).arrayBuffer()
+      const client = await measure(label, requests, 1, async (i) => {
+        const id = `list-${label.replace(/\W+/g, "-")}-${i}`
+        ids.push(id)
+        const res = await fetch(`${api.base}${path}`, { headers: { "x-api-key": key, "x-request-id": id } })
+        const body = (await res.json()) as { items: Array<unknown>; total: number; total_capped: boolean }
+        if (res.status !== 200 || body.items.length === 0) throw new Error(`${path} answered ${res.status}, ${body.items?.length} rows`)
+        total = body.total
+        capped = body.total_capped
+      })
+      return { client, server: [...await api.serverTimes(ids)].sort((a, b) => a - b), total, capped }
+    }
+
+    console.log(`\nSubscriber list: ${rows} subscribers in one organization, ${requests} requests a run one at a time, ` +
+      `${PAGE} a page; "${search}" starts ${matches} emails. Server time: duration_ms of the API's request line.`)
+    const runs: Array<ListRun> = [
+      await run("first page", "count=capped"),
+      await run(`page ${DEEP_PAGE} (cursor)`, `count=capped&cursor=${deepCursor}`),
+      await run(`search=${search}`, `count=capped&search=${search}`),
+      await run("status=unsubscribed", "count=capped&status=unsubscribed"),
+      await run("status=active", "count=capped&status=active"),
+      await run(`tag (${TAGS[0]})`, `count=capped&tag=${tagIds[0]}`),
+      await run(`search=${search}, exact count`, `search=${search}`),
+      await run("status=unsubscribed, exact count", "status=unsubscribed"),
+      await run("status=active, exact count", "status=active")
+    ]
+    const cell = (n: number) => n.toFixed(1).padStart(9)
+    console.log(`${"page".padEnd(34)} ${"total".padStart(9)} ${"srv p50".padStart(9)} ${"srv p95".padStart(9)} ` +
+      `${"cli p50".padStart(9)} ${"cli p95".padStart(9)}  target p95 < ${TARGET_P95_MS} ms`)
+    for (const { capped, client, server, total } of runs) {
+      const p95 = percentile(server, 95)
+      console.log(`${client.label.padEnd(34)} ${`${total}${capped ? "+" : ""}`.padStart(9)} ${cell(percentile(server, 50))} ` +
+        `${cell(p95)} ${cell(client.p50)} ${cell(client.p95)}  ${p95 < TARGET_P95_MS ? "met" : "MISSED"}`)
+    }
+  } finally {
+    await api.stop()
+  }
+}
