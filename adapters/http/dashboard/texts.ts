@@ -1,8 +1,10 @@
 import type { Locale } from "@roster/domain"
+import { tagsTexts } from "./tags-texts.js"
 
 /**
- * Every word the dashboard shows, in each language it speaks. German is checked against English
- * by type: a key missing in one language does not compile.
+ * Every word the dashboard shows, in each language it speaks: the frame's here, each screen's in
+ * its own `*-texts.ts`. German is checked against English by type: a key missing in one language
+ * does not compile.
  */
 const en = {
   product: "Roster",
@@ -54,34 +56,6 @@ const en = {
     of: "of",
     unlimited: "no limit"
   },
-  tags: {
-    title: "Tags",
-    intro: "Tags group subscribers. Public tags are offered in the preference center; private ones only here and through the API.",
-    name: "Name",
-    description: "Description",
-    visibility: "Visibility",
-    public: "Public",
-    private: "Private",
-    subscribers: "Subscribers",
-    created: "Created",
-    actions: "Actions",
-    none: "No tags yet.",
-    createTitle: "New tag",
-    create: "Create tag",
-    edit: "Edit",
-    save: "Save",
-    cancel: "Cancel",
-    delete: "Delete",
-    editTitle: "Edit the tag {{ name }}",
-    deleteTitle: "Delete the tag {{ name }}?",
-    deleteConsequence: "It is removed from {{ count }} subscribers. The subscribers stay.",
-    deleteConfirm: "Delete tag",
-    created_: "The tag {{ name }} was created.",
-    saved: "The tag {{ name }} was saved.",
-    deleted: "The tag {{ name }} was deleted.",
-    total: "{{ count }} tags",
-    missingName: "Give the tag a name."
-  },
   refusal: {
     title: "That did not work",
     notFound: "It no longer exists: it may have been deleted meanwhile.",
@@ -99,7 +73,8 @@ const en = {
     title: "Not found",
     text: "There is nothing at this address, or you are not a member of the organization it names."
   },
-  back: "Back"
+  back: "Back",
+  tags: tagsTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -156,35 +131,6 @@ const de: DashboardTexts = {
     of: "von",
     unlimited: "unbegrenzt"
   },
-  tags: {
-    title: "Tags",
-    intro:
-      "Tags gruppieren Abonnenten. Öffentliche Tags werden im Präferenzcenter angeboten, private nur hier und über die API.",
-    name: "Name",
-    description: "Beschreibung",
-    visibility: "Sichtbarkeit",
-    public: "Öffentlich",
-    private: "Privat",
-    subscribers: "Abonnenten",
-    created: "Angelegt",
-    actions: "Aktionen",
-    none: "Noch keine Tags.",
-    createTitle: "Neues Tag",
-    create: "Tag anlegen",
-    edit: "Bearbeiten",
-    save: "Speichern",
-    cancel: "Abbrechen",
-    delete: "Löschen",
-    editTitle: "Das Tag {{ name }} bearbeiten",
-    deleteTitle: "Das Tag {{ name }} löschen?",
-    deleteConsequence: "Es wird von {{ count }} Abonnenten entfernt. Die Abonnenten bleiben.",
-    deleteConfirm: "Tag löschen",
-    created_: "Das Tag {{ name }} wurde angelegt.",
-    saved: "Das Tag {{ name }} wurde gespeichert.",
-    deleted: "Das Tag {{ name }} wurde gelöscht.",
-    total: "{{ count }} Tags",
-    missingName: "Geben Sie dem Tag einen Namen."
-  },
   refusal: {
     title: "Das hat nicht geklappt",
     notFound: "Das gibt es nicht mehr: Es wurde womöglich inzwischen gelöscht.",
@@ -203,7 +149,8 @@ const de: DashboardTexts = {
     title: "Nicht gefunden",
     text: "Unter dieser Adresse gibt es nichts, oder Sie sind nicht Mitglied der Organisation, die sie nennt."
   },
-  back: "Zurück"
+  back: "Zurück",
+  tags: tagsTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }

@@ -1,0 +1,61 @@
+/** The tags screen's words (tags-screen.ts, tags-views.ts). */
+const en = {
+  title: "Tags",
+  intro: "Tags group subscribers. Public tags are offered in the preference center; private ones only here and through the API.",
+  name: "Name",
+  description: "Description",
+  visibility: "Visibility",
+  public: "Public",
+  private: "Private",
+  subscribers: "Subscribers",
+  created: "Created",
+  actions: "Actions",
+  none: "No tags yet.",
+  createTitle: "New tag",
+  create: "Create tag",
+  edit: "Edit",
+  save: "Save",
+  cancel: "Cancel",
+  delete: "Delete",
+  editTitle: "Edit the tag {{ name }}",
+  deleteTitle: "Delete the tag {{ name }}?",
+  deleteConsequence: "It is removed from {{ count }} subscribers. The subscribers stay.",
+  deleteConfirm: "Delete tag",
+  created_: "The tag {{ name }} was created.",
+  saved: "The tag {{ name }} was saved.",
+  deleted: "The tag {{ name }} was deleted.",
+  total: "{{ count }} tags",
+  missingName: "Give the tag a name."
+}
+
+const de: typeof en = {
+  title: "Tags",
+  intro:
+    "Tags gruppieren Abonnenten. Öffentliche Tags werden im Präferenzcenter angeboten, private nur hier und über die API.",
+  name: "Name",
+  description: "Beschreibung",
+  visibility: "Sichtbarkeit",
+  public: "Öffentlich",
+  private: "Privat",
+  subscribers: "Abonnenten",
+  created: "Angelegt",
+  actions: "Aktionen",
+  none: "Noch keine Tags.",
+  createTitle: "Neues Tag",
+  create: "Tag anlegen",
+  edit: "Bearbeiten",
+  save: "Speichern",
+  cancel: "Abbrechen",
+  delete: "Löschen",
+  editTitle: "Das Tag {{ name }} bearbeiten",
+  deleteTitle: "Das Tag {{ name }} löschen?",
+  deleteConsequence: "Es wird von {{ count }} Abonnenten entfernt. Die Abonnenten bleiben.",
+  deleteConfirm: "Tag löschen",
+  created_: "Das Tag {{ name }} wurde angelegt.",
+  saved: "Das Tag {{ name }} wurde gespeichert.",
+  deleted: "Das Tag {{ name }} wurde gelöscht.",
+  total: "{{ count }} Tags",
+  missingName: "Geben Sie dem Tag einen Namen."
+}
+
+export const tagsTexts = { en, de }
