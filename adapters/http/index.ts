@@ -49,7 +49,8 @@ const observeRequests = (form: WireForm): RequestObserver => {
     { method: "GET", path: METRICS_PATH, body: "json" }
   ])
   return (method, path, status, durationMs) => {
-    const route = routes.routeAt(method, path)?.path ?? "unmatched"
+    // The dashboard's pages are counted together: their paths name organizations and records.
+    const route = routes.routeAt(method, path)?.path ?? (path === "/app" || path.startsWith("/app/") ? "/app/*" : "unmatched")
     httpRequests.inc({ method, route, status })
     httpRequestDuration.observe({ method, route }, durationMs / 1000)
   }

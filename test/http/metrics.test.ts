@@ -31,6 +31,7 @@ describe.each(["reference", "overview"] as const)("GET /metrics in the %s form",
     await call(server, "GET", `${base}/subscribers/${id}`, { key })
     await call(server, "GET", `${base}/subscribers/${crypto.randomUUID()}`, { key })
     await call(server, "GET", "/nowhere/at/all")
+    await call(server, "GET", "/app/sign-in")
     // An import uploaded, which no worker runs beside the test server: it waits, due.
     const uploaded = await call(server, "POST", `${base}/subscribers/imports`, {
       key,
@@ -47,6 +48,7 @@ describe.each(["reference", "overview"] as const)("GET /metrics in the %s form",
     expect(text).toMatch(new RegExp(`roster_http_requests_total\\{method="GET",route="${template.replaceAll("/", "\\/")}",status="200"\\} [1-9]`))
     expect(text).toMatch(new RegExp(`roster_http_requests_total\\{method="GET",route="${template.replaceAll("/", "\\/")}",status="404"\\} [1-9]`))
     expect(text).toMatch(/roster_http_requests_total\{method="GET",route="unmatched",status="404"\} [1-9]/)
+    expect(text).toMatch(/roster_http_requests_total\{method="GET",route="\/app\/\*",status="200"\} [1-9]/)
     expect(text).not.toContain(id)
     expect(text).toMatch(/roster_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route=/)
     expect(text).toMatch(/roster_queue_waiting\{work="webhook_deliveries"\} \d+/)

@@ -38,15 +38,15 @@ for (const { form, api } of deployments) {
 
     afterAll(() => server?.close())
 
-    it("sends a browser to /docs with 303, and the page is there", async () => {
+    it("sends a browser to the dashboard with 303, which asks a visitor to sign in", async () => {
       const answer = await fetch(`${server.baseUrl}/`, { headers: { accept: BROWSER_ACCEPT }, redirect: "manual" })
       expect(answer.status).toBe(303)
-      expect(answer.headers.get("location")).toBe("/docs")
+      expect(answer.headers.get("location")).toBe("/app")
       await answer.arrayBuffer()
       const followed = await fetch(`${server.baseUrl}/`, { headers: { accept: BROWSER_ACCEPT } })
-      expect(followed.url).toBe(`${server.baseUrl}/docs`)
+      expect(followed.url).toBe(`${server.baseUrl}/app/sign-in`)
       expect(followed.headers.get("content-type")).toMatch(/^text\/html/)
-      expect(await followed.text()).toContain("swagger-ui")
+      expect(await followed.text()).toContain("<form class=\"stack\" method=\"post\" action=\"/app/sign-in\"")
     })
 
     for (const accept of [undefined, "application/json", "*/*", "application/json, text/html"]) {
@@ -58,6 +58,7 @@ for (const { form, api } of deployments) {
           name: "Roster",
           api,
           openapi: "/openapi.json",
+          dashboard: "/app",
           docs: "/docs",
           redoc: "/redoc",
           health: "/health",
@@ -68,7 +69,7 @@ for (const { form, api } of deployments) {
 
     it("names paths that answer, the OpenAPI document among them describing this form", async () => {
       const index = await (await fetch(`${server.baseUrl}/`)).json() as Record<string, string>
-      for (const name of ["openapi", "docs", "redoc", "health", "ready"]) {
+      for (const name of ["openapi", "dashboard", "docs", "redoc", "health", "ready"]) {
         const answer = await fetch(`${server.baseUrl}${index[name]}`)
         expect(answer.status, `${name}: ${index[name]}`).toBe(200)
         await answer.arrayBuffer()

@@ -5,19 +5,20 @@ import { serviceVersion } from "./service-version.js"
 
 /**
  * `GET /`, the service's front door, the same in every form. A browser (an `Accept` that names
- * `text/html` before any JSON type) is sent on to the interactive documentation of the running
- * form; a program (any other `Accept`, or none) gets a small index naming where the API,
+ * `text/html` before any JSON type) is sent on to the dashboard; a program (any other `Accept`, or none) gets a small index naming where the API,
  * its documents and its probes are, so that the root of the service answers what it is rather
  * than 404.
  */
 
 const DOCS_PATH = "/docs"
+const DASHBOARD_PATH = "/app"
 
 export const ServiceIndex = Schema.Struct({
   name: Schema.Literal("Roster"),
   version: Schema.String.annotations({ description: "version of the running service" }),
   api: Schema.String.annotations({ description: "the base path of the API's operations in the running wire form" }),
   openapi: Schema.String.annotations({ description: "the OpenAPI document of the running wire form" }),
+  dashboard: Schema.String.annotations({ description: "the dashboard, where people sign in and run their organizations" }),
   docs: Schema.String.annotations({ description: "the document rendered by Swagger UI" }),
   redoc: Schema.String.annotations({ description: "the document rendered by Redoc" }),
   health: Schema.String.annotations({ description: "the liveness probe" }),
@@ -39,15 +40,15 @@ export const ServiceIndexGroup = HttpApiGroup.make("index")
       .addSuccess(ServiceIndex)
       .annotate(OpenApi.Transform, operationTransform((operation) => {
         operation.responses["303"] = {
-          description: "a browser: to the interactive documentation of the running form (`Location`)",
-          headers: { Location: { description: `\`${DOCS_PATH}\``, schema: { type: "string" } } }
+          description: "a browser: to the dashboard (`Location`)",
+          headers: { Location: { description: `\`${DASHBOARD_PATH}\``, schema: { type: "string" } } }
         }
         return operation
       }))
       .annotateContext(OpenApi.annotations({
         summary: "Where things are",
-        description: `A browser (an \`Accept\` that names \`text/html\` before any JSON type) is sent to \`${DOCS_PATH}\` ` +
-          "with 303; any other client gets the paths of the API, its OpenAPI document, its renderings and the probes."
+        description: `A browser (an \`Accept\` that names \`text/html\` before any JSON type) is sent to \`${DASHBOARD_PATH}\` ` +
+          "with 303; any other client gets the paths of the dashboard, the API, its OpenAPI document, its renderings and the probes."
       }))
   )
   .annotate(OpenApi.Title, "Index")
@@ -62,6 +63,7 @@ export const makeServiceIndexHandlersLive = <ApiId extends string>(api: HttpApi.
     version: serviceVersion,
     api: apiBase,
     openapi: "/openapi.json",
+    dashboard: DASHBOARD_PATH,
     docs: DOCS_PATH,
     redoc: "/redoc",
     health: "/health",
@@ -71,7 +73,7 @@ export const makeServiceIndexHandlersLive = <ApiId extends string>(api: HttpApi.
     handlers.handle("index", ({ request }) =>
       Effect.succeed(
         prefersPage(request.headers["accept"])
-          ? HttpServerResponse.redirect(DOCS_PATH, { status: 303 })
+          ? HttpServerResponse.redirect(DASHBOARD_PATH, { status: 303 })
           : index
       )))
 }
