@@ -135,7 +135,7 @@ export class WebhookDeliveryScheduler extends Effect.Service<WebhookDeliverySche
         const at = yield* Clock.currentTimeMillis
         const plan = planClaim(yield* Ref.get(slots), schedule, at)
         if (plan._tag === "Hold") return 0
-        const { leaseToken, leased } = yield* dispatch.claimDue({
+        const { lease, leased } = yield* dispatch.claimDue({
           limit: plan.limit,
           leaseMs: schedule.leaseMs,
           skipEndpoints: plan.skipEndpoints
@@ -144,7 +144,7 @@ export class WebhookDeliveryScheduler extends Effect.Service<WebhookDeliverySche
         for (const item of leased) {
           yield* FiberSet.run(
             sends,
-            dispatch.attempt(item, leaseToken).pipe(Effect.ensuring(endSend(item.endpoint.id)), Effect.uninterruptible)
+            dispatch.attempt(item, lease).pipe(Effect.ensuring(endSend(item.endpoint.id)), Effect.uninterruptible)
           )
         }
         return leased.length

@@ -11,7 +11,7 @@ import {
   WEBHOOK_HISTORY_RETENTION_MS,
   webhookPayload
 } from "@roster/domain"
-import { Effect, Option, Random } from "effect"
+import { Duration, Effect, Option, Random } from "effect"
 import { now } from "./support/clock.js"
 import { Ids } from "./ports/ids.js"
 import { Outbox } from "./ports/outbox.js"
@@ -32,10 +32,16 @@ export interface FanOutResult {
   readonly deliveries: number
 }
 
-/** Deliveries leased for sending, and the token that proves the lease when an attempt is recorded. */
+/** Deliveries leased for sending, and the lease: its token proves it when an attempt is recorded. */
 export interface LeasedBatch {
   readonly leased: ReadonlyArray<LeasedDelivery>
-  readonly leaseToken: string
+  readonly lease: Lease
+}
+
+/** A lease on deliveries: its token, and how long it holds from when it is taken or renewed. */
+export interface Lease {
+  readonly token: string
+  readonly ms: number
 }
 
 export interface ClaimRequest {
@@ -110,8 +116,25 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         )
       )
 
+    /**
+     * Renews the delivery's lease halfway through each term for as long as it runs: a send that
+     * outlasts its lease (a slow receiver, a starved process) keeps it, so no other worker sends
+     * the delivery again meanwhile. It stops once the lease is no longer this one's.
+     */
+    const keepLease = (deliveryId: WebhookDeliveryId, lease: Lease) =>
+      Effect.flatMap(now, (at) =>
+        deliveries.renewLease({ deliveryId, leaseToken: lease.token, leasedUntil: new Date(at.getTime() + lease.ms) })).pipe(
+          Effect.delay(Duration.millis(lease.ms / 2)),
+          Effect.repeat({ while: (kept) => kept }),
+          Effect.zipRight(Effect.never)
+        )
+
     /** Sends one leased delivery and records the attempt; then what the answer means for the endpoint. */
-    const attempt = operation("WebhookDispatch.attempt")((leased: LeasedDelivery, leaseToken: string) =>
+    const attempt = operation("WebhookDispatch.attempt")((leased: LeasedDelivery, lease: Lease) =>
+      // The renewals stop with the send, even where the send itself may not be interrupted.
+      Effect.raceFirst(send(leased, lease.token), Effect.interruptible(keepLease(leased.delivery.id, lease))))
+
+    const send = (leased: LeasedDelivery, leaseToken: string) =>
       Effect.gen(function*() {
         const { delivery, endpoint, event } = leased
         const at = yield* now
@@ -167,21 +190,21 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
             }
           }
         }
-      }))
+      })
 
     /** Leases up to `limit` due deliveries for this caller alone, until the lease runs out. */
     const claimDue = operation("WebhookDispatch.claimDue")((request: ClaimRequest): Effect.Effect<LeasedBatch> =>
       Effect.gen(function*() {
         const at = yield* now
-        const leaseToken = yield* ids.next
+        const lease: Lease = { token: yield* ids.next, ms: Math.max(request.leaseMs, MIN_LEASE_MS) }
         const leased = yield* deliveries.claimDue({
           now: at,
           limit: request.limit,
-          leaseToken,
-          leasedUntil: new Date(at.getTime() + Math.max(request.leaseMs, MIN_LEASE_MS)),
+          leaseToken: lease.token,
+          leasedUntil: new Date(at.getTime() + lease.ms),
           skipEndpoints: request.skipEndpoints
         })
-        return { leased, leaseToken }
+        return { leased, lease }
       }))
 
     /**
@@ -191,9 +214,9 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
      * within the delivery time-out. How many it sent.
      */
     const deliverDue = operation("WebhookDispatch.deliverDue")((limit: number, leaseMs: number) =>
-      Effect.flatMap(claimDue({ limit, leaseMs }), ({ leaseToken, leased }) =>
+      Effect.flatMap(claimDue({ limit, leaseMs }), ({ lease, leased }) =>
         Effect.as(
-          Effect.forEach(leased, (item) => attempt(item, leaseToken), { concurrency: "unbounded", discard: true }),
+          Effect.forEach(leased, (item) => attempt(item, lease), { concurrency: "unbounded", discard: true }),
           leased.length
         )).pipe(Effect.uninterruptible))
 

@@ -127,6 +127,14 @@ export const MemoryWebhookDeliveryRepositoryLive = Layer.effect(
           }
         }),
 
+      renewLease: ({ deliveryId, leasedUntil, leaseToken }) =>
+        store.write((t) =>
+          changeHeld(t.webhookDeliveries, { token: leaseToken, tokenOf: held, keys: [deliveryId] }, (stored) => ({
+            delivery: new WebhookDelivery({ ...stored.delivery, nextAttemptAt: leasedUntil }),
+            leaseToken
+          })).length > 0
+        ),
+
       release: (leaseToken, ids, now) =>
         store.write((t) =>
           void changeHeld(t.webhookDeliveries, { token: leaseToken, tokenOf: held, keys: ids }, ({ delivery }) => ({

@@ -216,6 +216,12 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
           Effect.orDie
         ),
 
+      renewLease: ({ deliveryId, leaseToken, leasedUntil }) =>
+        deliveryQueue.renew({ token: leaseToken, keys: [deliveryId], until: leasedUntil, returning: sql`id` }).pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
+
       release: (leaseToken, ids, now) =>
         ids.length === 0
           ? Effect.void

@@ -74,6 +74,15 @@ export class WebhookDeliveryRepository extends Context.Tag("roster/WebhookDelive
     readonly holdPending: (endpointId: WebhookEndpointId, at: Date) => Effect.Effect<void>
     /** Makes the endpoint's held deliveries due at `now`. */
     readonly resumeHeld: (endpointId: WebhookEndpointId, now: Date) => Effect.Effect<void>
+    /**
+     * Holds the lease of a delivery being sent until `leasedUntil`, while `leaseToken` still holds
+     * it; whether it did.
+     */
+    readonly renewLease: (input: {
+      readonly deliveryId: WebhookDeliveryId
+      readonly leaseToken: string
+      readonly leasedUntil: Date
+    }) => Effect.Effect<boolean>
     /** Gives back leased deliveries unsent: due again at `now`. */
     readonly release: (leaseToken: string, ids: ReadonlyArray<WebhookDeliveryId>, now: Date) => Effect.Effect<void>
     readonly findById: (

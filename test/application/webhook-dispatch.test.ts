@@ -325,7 +325,7 @@ describe("sending deliveries", () => {
 })
 
 describe("leases", () => {
-  it.effect("a delivery being sent is not sent by a second worker; a lost lease comes due for the others", () => {
+  it.effect("a delivery being sent is not sent by a second worker, however long the send outlasts its lease", () => {
     const { gates, ...receiver } = gatedReceiver()
     return receiver.run(Effect.gen(function*() {
       const { principal } = yield* openOrganization()
@@ -336,17 +336,45 @@ describe("leases", () => {
       expect(gates).toHaveLength(1)
       expect(yield* deliverDue).toBe(0)
 
-      // The slow worker is as good as dead: once its lease runs out, another worker takes over.
+      // The send goes on for three leases: the lease is renewed while it does.
+      for (let term = 0; term < 3; term++) {
+        yield* TestClock.adjust(LEASE_MS + 1)
+        expect(yield* deliverDue).toBe(0)
+      }
+      expect(gates).toHaveLength(1)
+
+      yield* Deferred.succeed(gates[0]!, answered(200))
+      expect(yield* Fiber.join(slowWorker)).toBe(1)
+      const [history] = yield* deliveriesOf(principal, endpoint)
+      expect(history!.delivery.status).toBe("succeeded")
+      expect(history!.attempts).toHaveLength(1)
+    }))
+  })
+
+  it.effect("the deliveries of a worker that died holding their lease come due for the others when it runs out", () => {
+    const { gates, ...receiver } = gatedReceiver()
+    return receiver.run(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const endpoint = yield* endpointWithOneDelivery(principal)
+      const dispatch = yield* WebhookDispatch
+
+      // A worker claims and is gone before it sends: nothing renews its lease.
+      const gone = yield* dispatch.claimDue({ limit: 25, leaseMs: LEASE_MS })
+      expect(gone.leased).toHaveLength(1)
+      expect(yield* deliverDue).toBe(0)
+
       yield* TestClock.adjust(LEASE_MS + 1)
       const rescuer = yield* Effect.fork(deliverDue)
       yield* Effect.yieldNow().pipe(Effect.repeatN(20))
-      expect(gates).toHaveLength(2)
-      yield* Deferred.succeed(gates[1]!, answered(200))
+      expect(gates).toHaveLength(1)
+      yield* Deferred.succeed(gates[0]!, answered(200))
       expect(yield* Fiber.join(rescuer)).toBe(1)
 
-      // The first worker's late answer no longer counts: the delivery keeps one attempt.
-      yield* Deferred.succeed(gates[0]!, answered(500))
-      yield* Fiber.join(slowWorker)
+      // Had the gone worker sent after all, its attempt would not count: the lease is no longer its own.
+      const late = yield* Effect.fork(dispatch.attempt(gone.leased[0]!, gone.lease))
+      yield* Effect.yieldNow().pipe(Effect.repeatN(20))
+      yield* Deferred.succeed(gates[1]!, answered(500))
+      yield* Fiber.join(late)
       const [history] = yield* deliveriesOf(principal, endpoint)
       expect(history!.delivery.status).toBe("succeeded")
       expect(history!.attempts).toHaveLength(1)

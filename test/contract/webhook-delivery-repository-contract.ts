@@ -251,6 +251,36 @@ export const webhookDeliveryRepositoryContract = (persistence: PersistenceLayer)
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
+    it.effect("renews a lease only for the worker holding it: the delivery stays its own until the new end", () =>
+      Effect.gen(function*() {
+        const deliveries = yield* WebhookDeliveryRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const endpoint = yield* givenEndpoint(organization.id)
+          const delivery = yield* givenDelivery(endpoint, { createdAt: era(1) })
+          const [worker, other] = [randomUUID(), randomUUID()]
+          expect(yield* deliveries.claimDue({ now: era(1), limit: 5, leaseToken: worker, leasedUntil: era(31) })).toHaveLength(1)
+
+          assert.isFalse(yield* deliveries.renewLease({ deliveryId: delivery.id, leaseToken: other, leasedUntil: era(90) }))
+          assert.isTrue(yield* deliveries.renewLease({ deliveryId: delivery.id, leaseToken: worker, leasedUntil: era(61) }))
+          expect(yield* deliveries.claimDue({ now: era(40), limit: 5, leaseToken: other, leasedUntil: era(70) })).toStrictEqual([])
+          assert.isTrue(
+            yield* deliveries.recordAttempt({
+              deliveryId: delivery.id,
+              leaseToken: worker,
+              attempt: anAttempt(1, { status: "succeeded", at: era(50) }),
+              status: "succeeded",
+              nextAttemptAt: null
+            })
+          )
+          // Recorded, the lease is over: renewing it changes nothing.
+          assert.isFalse(yield* deliveries.renewLease({ deliveryId: delivery.id, leaseToken: worker, leasedUntil: era(99) }))
+          expect(Option.getOrThrow(yield* deliveries.findById(organization.id, endpoint.id, delivery.id)).delivery.nextAttemptAt)
+            .toBeNull()
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
     it.effect("gives leased deliveries back, due again at once, only under their lease", () =>
       Effect.gen(function*() {
         const deliveries = yield* WebhookDeliveryRepository
