@@ -12,6 +12,7 @@ import { measure, printTable, ratio } from "./stats.js"
 import { runErrorBench } from "./errors.js"
 import { runCampaignBench } from "./campaigns.js"
 import { runImportBench } from "./imports.js"
+import { runDashboardBench } from "./dashboard.js"
 import { runListBench } from "./lists.js"
 import { runEmailBench } from "./email.js"
 import { runWebhookBench } from "./webhooks.js"
@@ -27,7 +28,8 @@ import { runWebhookBench } from "./webhooks.js"
  * runs: `all` (default), `api`, `errors` (bench/errors.ts: the error answers of both wire forms) or
  * `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes), `email` (bench/email.ts, with its
  * BENCH_EMAIL_* sizes), `campaigns` (bench/campaigns.ts, with its BENCH_CAMPAIGN_* sizes), `imports`
- * (bench/imports.ts: CSV import and export through the CLI, BENCH_IMPORT_ROWS) or `list` (bench/lists.ts:
+ * (bench/imports.ts: CSV import and export through the CLI, BENCH_IMPORT_ROWS), `dashboard`
+ * (bench/dashboard.ts: the bytes of a first visit to the dashboard) or `list` (bench/lists.ts:
  * the pages of the dashboard's subscriber list at BENCH_LIST_ROWS subscribers, against p95 < 100 ms).
  */
 
@@ -152,6 +154,7 @@ const main = async () => {
     if (suite === "campaigns") return await runCampaignBench({ base, env, pool, root, cli })
     if (suite === "imports") return await runImportBench({ env, pool, root, cli })
     if (suite === "list") return await runListBench({ env, pool, root, cli, freePort, waitReady })
+    if (suite === "dashboard") return await runDashboardBench(base)
     cli(env, "org", "create", "--name", "Bench", "--slug", "bench", "--tier", "enterprise")
     cli(env, "org", "create", "--name", "Deep", "--slug", "deep", "--tier", "enterprise")
     const { key } = cli(env, "api-key", "create", "--org", "bench", "--name", "bench", "--scopes", "*")
