@@ -25,6 +25,21 @@ const inMemory = [
   "test/worker/webhook-jobs.test.ts"
 ]
 
+/**
+ * Suites that start the real HTTP server in their own process (test/support/http-server.ts) over
+ * in-memory adapters, and nothing else: no process, database server or browser, and nothing from
+ * the global setup. Each file's servers are its own and closed by it, so the files share one
+ * worker thread and its loaded modules, as the in-memory suites do, and the application's modules
+ * and the OpenAPI documents' validators are loaded and built once rather than once per file.
+ */
+const inProcessServers = [
+  // Not data-errors (PostgreSQL), openapi-lint (a process) nor direct-lane (Redis).
+  "test/http/!(data-errors|openapi-lint).test.ts",
+  "test/http/reference/!(direct-lane).test.ts",
+  "test/http/overview/*.test.ts",
+  "test/http/dashboard/*.test.ts"
+]
+
 export default defineConfig({
   resolve: { conditions: sourceFirst(["module", "browser", "development|production"]) },
   ssr: { resolve: { conditions: sourceFirst(["module", "node", "development|production"]) } },
@@ -36,7 +51,8 @@ export default defineConfig({
       // Two files at a time, also on two cores: the slowest files mostly wait on the processes they
       // start, each suite of those has a database of its own, and contract suites isolate their rows.
       forks: { maxForks: 2, minForks: 1 },
-      // The in-memory suites, one after the other beside the two forks, without a fresh module graph each.
+      // The in-memory suites, then the in-process servers' suites, one after the other beside the
+      // two forks, without a fresh module graph each.
       threads: { maxThreads: 1, minThreads: 1, isolate: false }
     },
     sequence: { concurrent: false },
@@ -48,9 +64,19 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "in-process servers",
+          include: inProcessServers,
+          // Every answer of the test servers is checked against the OpenAPI document of its form.
+          setupFiles: ["test/support/conformance-setup.ts"],
+          pool: "threads"
+        }
+      },
+      {
+        extends: true,
+        test: {
           name: "servers",
           include: ["domain/**/*.test.ts", "application/**/*.test.ts", "adapters/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...inMemory],
+          exclude: [...configDefaults.exclude, ...inMemory, ...inProcessServers],
           globalSetup: ["test/support/global-setup.ts"],
           // Every answer of the test servers is checked against the OpenAPI document of its form.
           setupFiles: ["test/support/conformance-setup.ts"],
