@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config"
+import SlowestFirstSequencer from "./test/support/slowest-first-sequencer.js"
 
 /**
  * Workspace packages resolve to their TypeScript sources (the `@roster/source` export condition),
@@ -55,7 +56,9 @@ export default defineConfig({
       // two forks, without a fresh module graph each.
       threads: { maxThreads: 1, minThreads: 1, isolate: false }
     },
-    sequence: { concurrent: false },
+    // The slowest files first (test/support/slowest-first-sequencer.ts), so the run does not end
+    // waiting on one of them.
+    sequence: { concurrent: false, sequencer: SlowestFirstSequencer },
     projects: [
       {
         extends: true,
