@@ -27,18 +27,31 @@ const inMemory = [
 ]
 
 /**
- * Suites that start the real HTTP server in their own process (test/support/http-server.ts) over
- * in-memory adapters, and nothing else: no process, database server or browser, and nothing from
- * the global setup. Each file's servers are its own and closed by it, so the files share one
- * worker thread and its loaded modules, as the in-memory suites do, and the application's modules
- * and the OpenAPI documents' validators are loaded and built once rather than once per file.
+ * Suites that start servers in the test's own process and nothing outside it (no process, database
+ * server or browser), and read nothing from the global setup: the real HTTP server over in-memory
+ * adapters (test/support/http-server.ts), and the adapters that speak HTTP against fakes of
+ * Resend, Stripe and webhook receivers on free ports. Each file's servers are its own and closed
+ * by it, so the files share one worker thread and its loaded modules, as the in-memory suites do:
+ * the application's modules and the OpenAPI documents' checkers are loaded and built once, not
+ * once per file. Suites on the test clock run isolated, as the sessions' expiry does: after other
+ * suites in one thread, the in-process rate limiter's windows come out with another clock's time.
  */
 const inProcessServers = [
   // Not data-errors (PostgreSQL), openapi-lint (a process) nor direct-lane (Redis).
   "test/http/!(data-errors|openapi-lint).test.ts",
   "test/http/reference/!(direct-lane).test.ts",
   "test/http/overview/*.test.ts",
-  "test/http/dashboard/*.test.ts"
+  "test/http/dashboard/*.test.ts",
+  "test/mail/*.test.ts",
+  "test/stripe/*.test.ts",
+  "test/webhooks/!(recording-webhook-transport).test.ts",
+  "test/persistence/memory.test.ts",
+  "test/persistence/template-files.test.ts",
+  "test/worker/domain-check-job.test.ts",
+  "test/apps/cli-csv.test.ts",
+  "test/apps/config.test.ts",
+  "test/apps/mailer.test.ts",
+  "test/package/readme-architecture.test.ts"
 ]
 
 export default defineConfig({
