@@ -37,9 +37,9 @@ const inMemory = [
  * suites in one thread, the in-process rate limiter's windows come out with another clock's time.
  */
 const inProcessServers = [
-  // Not data-errors (PostgreSQL), openapi-lint (a process) nor direct-lane (Redis).
+  // Not data-errors (PostgreSQL), openapi-lint (a process) nor the direct lane's two (one reads Redis).
   "test/http/!(data-errors|openapi-lint).test.ts",
-  "test/http/reference/!(direct-lane).test.ts",
+  "test/http/reference/!(direct-lane*).test.ts",
   "test/http/overview/*.test.ts",
   "test/http/dashboard/*.test.ts",
   "test/mail/*.test.ts",
