@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config"
+import SlowestFirstSequencer from "./test/support/slowest-first-sequencer.js"
 
 /**
  * Workspace packages resolve to their TypeScript sources (the `@roster/source` export condition),
@@ -25,6 +26,34 @@ const inMemory = [
   "test/worker/webhook-jobs.test.ts"
 ]
 
+/**
+ * Suites that start servers in the test's own process and nothing outside it (no process, database
+ * server or browser), and read nothing from the global setup: the real HTTP server over in-memory
+ * adapters (test/support/http-server.ts), and the adapters that speak HTTP against fakes of
+ * Resend, Stripe and webhook receivers on free ports. Each file's servers are its own and closed
+ * by it, so the files share one worker thread and its loaded modules, as the in-memory suites do:
+ * the application's modules and the OpenAPI documents' checkers are loaded and built once, not
+ * once per file. Suites on the test clock run isolated, as the sessions' expiry does: after other
+ * suites in one thread, the in-process rate limiter's windows come out with another clock's time.
+ */
+const inProcessServers = [
+  // Not data-errors (PostgreSQL), openapi-lint (a process) nor the direct lane's two (one reads Redis).
+  "test/http/!(data-errors|openapi-lint).test.ts",
+  "test/http/reference/!(direct-lane*).test.ts",
+  "test/http/overview/*.test.ts",
+  "test/http/dashboard/*.test.ts",
+  "test/mail/*.test.ts",
+  "test/stripe/*.test.ts",
+  "test/webhooks/!(recording-webhook-transport).test.ts",
+  "test/persistence/memory.test.ts",
+  "test/persistence/template-files.test.ts",
+  "test/worker/domain-check-job.test.ts",
+  "test/apps/cli-csv.test.ts",
+  "test/apps/config.test.ts",
+  "test/apps/mailer.test.ts",
+  "test/package/readme-architecture.test.ts"
+]
+
 export default defineConfig({
   resolve: { conditions: sourceFirst(["module", "browser", "development|production"]) },
   ssr: { resolve: { conditions: sourceFirst(["module", "node", "development|production"]) } },
@@ -36,10 +65,13 @@ export default defineConfig({
       // Two files at a time, also on two cores: the slowest files mostly wait on the processes they
       // start, each suite of those has a database of its own, and contract suites isolate their rows.
       forks: { maxForks: 2, minForks: 1 },
-      // The in-memory suites, one after the other beside the two forks, without a fresh module graph each.
+      // The in-memory suites, then the in-process servers' suites, one after the other beside the
+      // two forks, without a fresh module graph each.
       threads: { maxThreads: 1, minThreads: 1, isolate: false }
     },
-    sequence: { concurrent: false },
+    // The slowest files first (test/support/slowest-first-sequencer.ts), so the run does not end
+    // waiting on one of them.
+    sequence: { concurrent: false, sequencer: SlowestFirstSequencer },
     projects: [
       {
         extends: true,
@@ -48,9 +80,19 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "in-process servers",
+          include: inProcessServers,
+          // Every answer of the test servers is checked against the OpenAPI document of its form.
+          setupFiles: ["test/support/conformance-setup.ts"],
+          pool: "threads"
+        }
+      },
+      {
+        extends: true,
+        test: {
           name: "servers",
           include: ["domain/**/*.test.ts", "application/**/*.test.ts", "adapters/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...inMemory],
+          exclude: [...configDefaults.exclude, ...inMemory, ...inProcessServers],
           globalSetup: ["test/support/global-setup.ts"],
           // Every answer of the test servers is checked against the OpenAPI document of its form.
           setupFiles: ["test/support/conformance-setup.ts"],

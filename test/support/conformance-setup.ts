@@ -5,11 +5,16 @@
  * with one paragraph per answer: method, path, status, operation and what was wrong.
  *
  * Runs before every test file (vitest `setupFiles`); files that start no server pay for one
- * wrapped `fetch` and nothing else.
+ * wrapped `fetch` and nothing else. Where files share a worker and its modules, each file wraps
+ * the runtime's own `fetch` again (not the wrapper of the file before) and the checkers built for
+ * one file serve the next.
  */
 import { afterAll } from "vitest"
 import { watchedServers } from "./conformance-servers.js"
 import type { ConformanceChecker, Exchange, Mismatch, WireForm } from "./openapi-conformance.js"
+
+const originalFetchKey = Symbol.for("roster.test.original-fetch")
+const checkersKey = Symbol.for("roster.test.conformance-checkers")
 
 /** How long the check waits for bodies still being read (an answer the test never finished reading). */
 const BODY_WAIT_MS = 5_000
@@ -21,7 +26,11 @@ const requestOf = (input: Parameters<typeof fetch>[0], init: Parameters<typeof f
 }
 
 const pending: Array<Promise<Exchange>> = []
-const originalFetch = globalThis.fetch
+const shared = globalThis as {
+  [originalFetchKey]?: typeof fetch
+  [checkersKey]?: Map<WireForm, ConformanceChecker>
+}
+const originalFetch = (shared[originalFetchKey] ??= globalThis.fetch)
 
 globalThis.fetch = async (input, init) => {
   const response = await originalFetch(input, init)
@@ -39,7 +48,7 @@ globalThis.fetch = async (input, init) => {
   return response
 }
 
-const checkers = new Map<WireForm, ConformanceChecker>()
+const checkers = (shared[checkersKey] ??= new Map<WireForm, ConformanceChecker>())
 
 const checkerOf = async (form: WireForm): Promise<ConformanceChecker> => {
   const existing = checkers.get(form)
