@@ -5,6 +5,7 @@ import { InvalidStatusTransition } from "./errors.js"
 import { OrganizationId, SubscriberId } from "./ids.js"
 import type { Metadata } from "./metadata.js"
 import {
+  allowedMoves,
   applySubscriberChanges,
   type StatusActor,
   Subscriber,
@@ -84,6 +85,18 @@ describe("the subscriber status table", () => {
     },
     { fastCheck: { examples: everyCombination.map((combination) => [combination] as [typeof combination]) } }
   )
+
+  it("offers as moves exactly the statuses transitionStatus would change to, for each status and actor", () => {
+    for (const from of subscriberStatuses) {
+      for (const who of actors) {
+        const offered = allowedMoves(from, who)
+        expect(offered).not.toContain(from)
+        expect(offered).toEqual(subscriberStatuses.filter((to) => to !== from && designAllows(from, to, who)))
+      }
+    }
+    expect(allowedMoves("complained", "api")).toEqual(["unsubscribed"])
+    expect(allowedMoves("bounced", "api")).toEqual(["active", "unsubscribed"])
+  })
 
   it.prop(
     "whatever the API asks, starting from active it never marks a subscriber bounced or complained",

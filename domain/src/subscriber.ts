@@ -38,6 +38,10 @@ export const statusTransitions: ReadonlyArray<StatusTransition> = [
 export const findTransition = (from: SubscriberStatus, to: SubscriberStatus): StatusTransition | undefined =>
   statusTransitions.find((t) => t.from === from && t.to === to)
 
+/** The statuses `actor` may move a subscriber in status `from` to, in the table's order. */
+export const allowedMoves = (from: SubscriberStatus, actor: StatusActor): ReadonlyArray<SubscriberStatus> =>
+  statusTransitions.filter((t) => t.from === from && Array.contains(t.by, actor)).map((t) => t.to)
+
 /** The status after `actor` asks to move from `from` to `to`, or why that is refused. */
 export const transitionStatus = (
   from: SubscriberStatus,

@@ -166,6 +166,7 @@ const common = (visitor: Visitor, assets: DashboardAssets) => {
 const menuOf = (workspace: Workspace, current: string) => {
   const items: Array<{ readonly key: keyof DashboardTexts["nav"]; readonly path: string; readonly ownerOnly?: boolean }> = [
     { key: "overview", path: "" },
+    { key: "subscribers", path: "/subscribers" },
     { key: "tags", path: "/tags" }
   ]
   return items
@@ -187,6 +188,10 @@ export const page = (
     ? response
     : HttpServerResponse.expireCookie(response, FLASH_COOKIE, { path: "/app" })
 }
+
+/** Answers a part of a page, for the script that puts it in place (it asked with `HX-Request: true`). */
+export const fragment = (assets: DashboardAssets, visitor: Visitor, view: DashboardView, values: object): HttpServerResponse.HttpServerResponse =>
+  html(renderView(view, { ...common(visitor, assets), ...values }), 200)
 
 /** After a form did its work: to the page that shows the outcome (303), with a message for it. */
 export const redirect = (location: string, flash?: Flash): HttpServerResponse.HttpServerResponse => {

@@ -1,4 +1,5 @@
 import type { Locale } from "@roster/domain"
+import { subscribersTexts } from "./subscribers-texts.js"
 import { tagsTexts } from "./tags-texts.js"
 
 /**
@@ -74,6 +75,7 @@ const en = {
     text: "There is nothing at this address, or you are not a member of the organization it names."
   },
   back: "Back",
+  subscribers: subscribersTexts.en,
   tags: tagsTexts.en
 }
 
@@ -150,6 +152,7 @@ const de: DashboardTexts = {
     text: "Unter dieser Adresse gibt es nichts, oder Sie sind nicht Mitglied der Organisation, die sie nennt."
   },
   back: "Zurück",
+  subscribers: subscribersTexts.de,
   tags: tagsTexts.de
 }
 
