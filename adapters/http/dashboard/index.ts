@@ -21,6 +21,8 @@ import {
   visitorOf,
   type Workspace
 } from "./pages.js"
+import { makeApiKeysScreen } from "./api-keys-screen.js"
+import { makeMembersScreen } from "./members-screen.js"
 import { makeOverviewScreen } from "./overview-screen.js"
 import { makeTagsScreen } from "./tags-screen.js"
 import type { Screen } from "./screen.js"
@@ -193,7 +195,12 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
         )
       })))
 
-    const screens: ReadonlyArray<Screen> = [yield* makeOverviewScreen(assets), yield* makeTagsScreen(assets)]
+    const screens: ReadonlyArray<Screen> = [
+      yield* makeOverviewScreen(assets),
+      yield* makeTagsScreen(assets),
+      yield* makeApiKeysScreen(assets),
+      yield* makeMembersScreen(assets)
+    ]
     for (const screen of screens) {
       for (const route of screen.routes) {
         const handler = inOrganization((workspace, request) =>
