@@ -4,7 +4,7 @@ export const apiKeysViews = {
   <h1>{{ t.apiKeys.title }}</h1>
   <p class="note">{{ t.apiKeys.intro }}</p>
   {% if apiKeys.size == 0 %}<p>{{ t.apiKeys.none }}</p>{% else %}
-  <div class="table-wrap">
+  <div class="table-wrap" tabindex="0" role="region" aria-label="{{ t.apiKeys.total | fill: "count", total }}">
   <table>
     <caption class="visually-hidden">{{ t.apiKeys.total | fill: "count", total }}</caption>
     <thead><tr>

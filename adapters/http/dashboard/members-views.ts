@@ -3,7 +3,7 @@ export const membersViews = {
   members: `{% layout "app" %}{% block title %}{{ t.members.title }}{% endblock %}{% block content %}
   <h1>{{ t.members.title }}</h1>
   <p class="note">{{ t.members.intro }}</p>
-  <div class="table-wrap">
+  <div class="table-wrap" tabindex="0" role="region" aria-label="{{ t.members.total | fill: "count", total }}">
   <table>
     <caption class="visually-hidden">{{ t.members.total | fill: "count", total }}</caption>
     <thead><tr>
