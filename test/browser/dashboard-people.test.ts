@@ -57,7 +57,7 @@ describe(chromiumSuite(`the dashboard's API keys and members in Chromium (${chro
       it(`the ${form} deployment at ${width} px: make a key, invite a member who is refused the owner's screen, in English and German`, async () => {
         const server = servers[form]!
         const options = { viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" }
-        const ownerContext = await browser.newContext(options)
+        const ownerContext = await browser.newContext({ ...options, permissions: ["clipboard-read", "clipboard-write"] })
         const memberContext = await browser.newContext(options)
         const errors: Array<string> = []
         try {
@@ -91,6 +91,10 @@ describe(chromiumSuite(`the dashboard's API keys and members in Chromium (${chro
           expect(key).toMatch(/^svc_test_/)
           const copy = page.getByRole("button", { name: "Copy key" })
           await expect(copy.isVisible()).resolves.toBe(true)
+          await copy.click()
+          // The clipboard answers when it has the key; the status then says so.
+          await page.locator("#new-key-status", { hasText: "Copied." }).waitFor({ timeout: 5_000 })
+          expect(await page.evaluate("navigator.clipboard.readText()")).toBe(key)
           await checkScreen(page, errors)
           await page.getByRole("link", { name: "I have copied it" }).click()
           const row = page.getByRole("row", { name: /CRM sync/ })
