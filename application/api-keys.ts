@@ -195,17 +195,27 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       return yield* renew(yield* ofOrganization(organizationId, id))
     })
 
-    /**
-     * Stops an organization's key at once and for good, keeping its record (with when it was
-     * revoked) in listings; revoking it again changes nothing. For operators.
-     */
-    const revokeInOrganization = operation("ApiKeys.revokeInOrganization")(function*(organizationId: OrganizationId, id: ApiKeyId) {
-      const current = yield* ofOrganization(organizationId, id)
+    /** Stops a key at once and for good, keeping its record in listings; revoking it again changes nothing. */
+    const revokeKey = Effect.fnUntraced(function*(current: ApiKey) {
       if (current.revokedAt !== null) return current
       const apiKey = new ApiKey({ ...current, revokedAt: yield* now })
       yield* apiKeys.update(apiKey)
       yield* principals.invalidate
       return apiKey
+    })
+
+    /** An owner (or a key with `*`) revokes a key of their organization. */
+    const revoke = operation("ApiKeys.revoke")(function*(principal: Principal, id: ApiKeyId) {
+      yield* authorize(principal, "*")
+      return yield* revokeKey(yield* owned(principal, id))
+    })
+
+    /**
+     * Stops an organization's key at once and for good, keeping its record (with when it was
+     * revoked) in listings; revoking it again changes nothing. For operators.
+     */
+    const revokeInOrganization = operation("ApiKeys.revokeInOrganization")(function*(organizationId: OrganizationId, id: ApiKeyId) {
+      return yield* revokeKey(yield* ofOrganization(organizationId, id))
     })
 
     const remove = operation("ApiKeys.remove")(function*(principal: Principal, id: ApiKeyId) {
@@ -223,6 +233,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
       get,
       update,
       rotate,
+      revoke,
       remove,
       listForOrganization,
       rotateInOrganization,

@@ -19,7 +19,7 @@ import {
   PRINCIPAL_CACHE_TTL_MS,
   Secrets
 } from "@roster/application"
-import { openOrganization, UseCasesInMemory } from "./test-kit.js"
+import { keyFor, openOrganization, UseCasesInMemory } from "./test-kit.js"
 
 const inMemory = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, UseCasesInMemory)
 
@@ -239,5 +239,24 @@ describe("API keys, as operators manage them", () => {
       const notFound = { _tag: "ResourceNotFound", resource: "api_key" }
       expect(yield* Effect.flip(apiKeys.rotateInOrganization(other.organization.id, apiKey.id))).toMatchObject(notFound)
       expect(yield* Effect.flip(apiKeys.revokeInOrganization(other.organization.id, apiKey.id))).toMatchObject(notFound)
+    })))
+})
+
+describe("API keys, as owners revoke them", () => {
+  it.effect("an owner's revoke stops the key at once and keeps it listed; without * or for another organization it is refused", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const other = yield* openOrganization()
+      const apiKeys = yield* ApiKeys
+      const { apiKey, key } = yield* apiKeys.issue(principal, { name: "CRM", scopes: ["tags:read"], environment: "test" })
+      const readOnly = yield* keyFor(organization.id, ["tags:read"])
+      expect(yield* Effect.flip(apiKeys.revoke(readOnly, apiKey.id))).toMatchObject({ _tag: "MissingScope", scope: "*" })
+      expect(yield* Effect.flip(apiKeys.revoke(other.principal, apiKey.id))).toMatchObject({ _tag: "ResourceOfAnotherOrganization" })
+      yield* apiKeys.authenticate(key)
+      const revoked = yield* apiKeys.revoke(principal, apiKey.id)
+      expect(revoked.revokedAt).toBeInstanceOf(Date)
+      expect((yield* refusal(key)).reason).toBe("the API key has been revoked")
+      expect(yield* apiKeys.revoke(principal, apiKey.id)).toStrictEqual(revoked)
+      expect((yield* apiKeys.list(principal)).map((k) => [k.id, k.revokedAt])).toContainEqual([apiKey.id, revoked.revokedAt])
     })))
 })

@@ -21,6 +21,8 @@ import {
   visitorOf,
   type Workspace
 } from "./pages.js"
+import { makeApiKeysScreen } from "./api-keys-screen.js"
+import { makeMembersScreen } from "./members-screen.js"
 import { makeOverviewScreen } from "./overview-screen.js"
 import { makeSubscribersScreen } from "./subscribers-screen.js"
 import { makeTagsScreen } from "./tags-screen.js"
@@ -197,7 +199,9 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
     const screens: ReadonlyArray<Screen> = [
       yield* makeOverviewScreen(assets),
       yield* makeSubscribersScreen(assets),
-      yield* makeTagsScreen(assets)
+      yield* makeTagsScreen(assets),
+      yield* makeApiKeysScreen(assets),
+      yield* makeMembersScreen(assets)
     ]
     for (const screen of screens) {
       for (const route of screen.routes) {

@@ -167,7 +167,9 @@ const menuOf = (workspace: Workspace, current: string) => {
   const items: Array<{ readonly key: keyof DashboardTexts["nav"]; readonly path: string; readonly ownerOnly?: boolean }> = [
     { key: "overview", path: "" },
     { key: "subscribers", path: "/subscribers" },
-    { key: "tags", path: "/tags" }
+    { key: "tags", path: "/tags" },
+    { key: "apiKeys", path: "/api-keys", ownerOnly: true },
+    { key: "members", path: "/members" }
   ]
   return items
     .filter((item) => item.ownerOnly !== true || workspace.role === "owner")
@@ -229,11 +231,19 @@ export const refusalOf = (error: ApplicationError, t: DashboardTexts, fieldNames
     ? t.refusal.rateLimited
     : answer.code === "service_unavailable"
     ? t.refusal.unavailable
+    : answer.code === "member_already_exists"
+    ? t.refusal.memberExists
+    : answer.code === "last_owner"
+    ? t.refusal.lastOwner
     : answer.code === "limit_exceeded" || answer.code === "tag_limit_reached"
     ? t.refusal.limit.replace("{{ detail }}", answer.detail)
     : named?.message ?? answer.detail
   const conflictField = answer.code === "conflict"
     ? fieldNames.find((name) => name === (error._tag === "OrganizationSlugTaken" ? "slug" : "name"))
+    : answer.code === "member_already_exists"
+    ? fieldNames.find((name) => name === "email")
+    : answer.code === "last_owner"
+    ? fieldNames.find((name) => name === "role")
     : undefined
   return { status: answer.status, field: named?.field ?? conflictField, text }
 }

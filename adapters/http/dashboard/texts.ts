@@ -1,5 +1,7 @@
 import type { Locale } from "@roster/domain"
 import { subscribersTexts } from "./subscribers-texts.js"
+import { apiKeysTexts } from "./api-keys-texts.js"
+import { membersTexts } from "./members-texts.js"
 import { tagsTexts } from "./tags-texts.js"
 
 /**
@@ -63,6 +65,8 @@ const en = {
     forbidden: "Your role in this organization does not allow this.",
     exists: "That name is taken already.",
     slugTaken: "That short name is taken already; choose another.",
+    memberExists: "This person is a member already; change their role in the list instead.",
+    lastOwner: "The organization needs an owner: make another member an owner first.",
     limit: "The limit of your plan is reached: {{ detail }}",
     rateLimited: "Too many requests just now. Wait a moment and try again.",
     unavailable: "The service cannot do this at the moment. Try again shortly.",
@@ -76,7 +80,9 @@ const en = {
   },
   back: "Back",
   subscribers: subscribersTexts.en,
-  tags: tagsTexts.en
+  tags: tagsTexts.en,
+  apiKeys: apiKeysTexts.en,
+  members: membersTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -139,6 +145,8 @@ const de: DashboardTexts = {
     forbidden: "Ihre Rolle in dieser Organisation erlaubt das nicht.",
     exists: "Dieser Name ist bereits vergeben.",
     slugTaken: "Dieser Kurzname ist bereits vergeben; wählen Sie einen anderen.",
+    memberExists: "Diese Person ist bereits Mitglied; ändern Sie stattdessen ihre Rolle in der Liste.",
+    lastOwner: "Die Organisation braucht einen Inhaber: Machen Sie zuerst ein anderes Mitglied zum Inhaber.",
     limit: "Die Grenze Ihres Tarifs ist erreicht: {{ detail }}",
     rateLimited: "Gerade zu viele Anfragen. Warten Sie einen Moment und versuchen Sie es erneut.",
     unavailable: "Der Dienst kann das gerade nicht erledigen. Versuchen Sie es gleich noch einmal.",
@@ -153,7 +161,9 @@ const de: DashboardTexts = {
   },
   back: "Zurück",
   subscribers: subscribersTexts.de,
-  tags: tagsTexts.de
+  tags: tagsTexts.de,
+  apiKeys: apiKeysTexts.de,
+  members: membersTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }

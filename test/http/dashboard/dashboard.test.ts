@@ -4,59 +4,10 @@
  * passes before anything changes (its origin and the session's form token).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freshAddress, type SignedInUser, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { freshAddress, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { browser, dashboardPeople, fieldError, unescape } from "./dashboard-browser.js"
 
 const forms = ["reference", "overview"] as const
-
-interface Page {
-  readonly status: number
-  readonly headers: Headers
-  readonly body: string
-}
-
-/** A small browser: it keeps cookies and does not follow redirects. */
-const browser = (server: TestHttpServer, cookie = "") => {
-  const jar = new Map<string, string>()
-  for (const pair of cookie.split("; ").filter((p) => p !== "")) {
-    const [name, ...value] = pair.split("=")
-    jar.set(name!, value.join("="))
-  }
-  const cookieHeader = () => [...jar].map(([name, value]) => `${name}=${value}`).join("; ")
-  const keep = (headers: Headers) => {
-    for (const line of headers.getSetCookie()) {
-      const [pair] = line.split(";")
-      const [name, ...value] = pair!.split("=")
-      if (/max-age=0/i.test(line) || /expires=thu, 01 jan 1970/i.test(line)) jar.delete(name!)
-      else jar.set(name!, value.join("="))
-    }
-  }
-  const request = async (method: string, path: string, options: { form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> => {
-    const response = await fetch(`${server.baseUrl}${path}`, {
-      method,
-      redirect: "manual",
-      headers: {
-        ...(jar.size > 0 ? { cookie: cookieHeader() } : {}),
-        ...(options.form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" }),
-        ...options.headers
-      },
-      ...(options.form === undefined ? {} : { body: new URLSearchParams(options.form).toString() })
-    })
-    keep(response.headers)
-    return { status: response.status, headers: response.headers, body: await response.text() }
-  }
-  return {
-    jar,
-    get: (path: string, headers?: Record<string, string>) => request("GET", path, headers === undefined ? {} : { headers }),
-    post: (path: string, form: Record<string, string>, headers?: Record<string, string>) =>
-      request("POST", path, headers === undefined ? { form } : { form, headers })
-  }
-}
-
-const csrfOf = (page: Page) => /<meta name="csrf-token" content="([^"]+)"/.exec(page.body)?.[1] ?? ""
-const fieldError = (page: Page, id: string) =>
-  new RegExp(`<p class="field-error" id="${id}-error">([^<]*)</p>`).exec(page.body)?.[1]
-const unescape = (text: string) =>
-  text.replaceAll("&#39;", "'").replaceAll("&quot;", "\"").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&")
 
 describe.each(forms)("the dashboard in the %s deployment", (form) => {
   let server: TestHttpServer
@@ -65,23 +16,7 @@ describe.each(forms)("the dashboard in the %s deployment", (form) => {
   })
   afterAll(() => server.close())
 
-  /** A signed-in person's browser, on a page with a form token. */
-  const signedInBrowser = async (user?: SignedInUser) => {
-    const signed = user ?? await server.signIn()
-    const b = browser(server, signed.cookie)
-    const organizations = await b.get("/app/organizations")
-    return { b, user: signed, csrf: csrfOf(organizations) }
-  }
-
-  /** An organization made through the dashboard, and its owner's browser. */
-  const ownerWithOrganization = async () => {
-    const owner = await signedInBrowser()
-    const slug = `news-${Math.random().toString(36).slice(2, 10)}`
-    const made = await owner.b.post("/app/organizations", { csrf: owner.csrf, name: "Ada's <News>", slug })
-    expect(made.status).toBe(303)
-    expect(made.headers.get("location")).toBe(`/app/o/${slug}`)
-    return { ...owner, slug, base: `/app/o/${slug}` }
-  }
+  const { signedInBrowser, ownerWithOrganization } = dashboardPeople(() => server)
 
   describe("signing in", () => {
     it("sends a visitor without a session to the sign-in page, which speaks the browser's language", async () => {

@@ -1,0 +1,77 @@
+/** A small browser for the dashboard's tests, and the people who use it. */
+import { expect } from "vitest"
+import type { SignedInUser, TestHttpServer } from "../../support/http-server.js"
+
+export interface Page {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: string
+}
+
+/** A small browser: it keeps cookies and does not follow redirects. */
+export const browser = (server: TestHttpServer, cookie = "") => {
+  const jar = new Map<string, string>()
+  for (const pair of cookie.split("; ").filter((p) => p !== "")) {
+    const [name, ...value] = pair.split("=")
+    jar.set(name!, value.join("="))
+  }
+  const cookieHeader = () => [...jar].map(([name, value]) => `${name}=${value}`).join("; ")
+  const keep = (headers: Headers) => {
+    for (const line of headers.getSetCookie()) {
+      const [pair] = line.split(";")
+      const [name, ...value] = pair!.split("=")
+      if (/max-age=0/i.test(line) || /expires=thu, 01 jan 1970/i.test(line)) jar.delete(name!)
+      else jar.set(name!, value.join("="))
+    }
+  }
+  const request = async (method: string, path: string, options: { form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      redirect: "manual",
+      headers: {
+        ...(jar.size > 0 ? { cookie: cookieHeader() } : {}),
+        ...(options.form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" }),
+        ...options.headers
+      },
+      ...(options.form === undefined ? {} : { body: new URLSearchParams(options.form).toString() })
+    })
+    keep(response.headers)
+    return { status: response.status, headers: response.headers, body: await response.text() }
+  }
+  return {
+    jar,
+    get: (path: string, headers?: Record<string, string>) => request("GET", path, headers === undefined ? {} : { headers }),
+    post: (path: string, form: Record<string, string>, headers?: Record<string, string>) =>
+      request("POST", path, headers === undefined ? { form } : { form, headers })
+  }
+}
+
+export const csrfOf = (page: Page) => /<meta name="csrf-token" content="([^"]+)"/.exec(page.body)?.[1] ?? ""
+export const fieldError = (page: Page, id: string) =>
+  new RegExp(`<p class="field-error" id="${id}-error">([^<]*)</p>`).exec(page.body)?.[1]
+export const unescape = (text: string) =>
+  text.replaceAll("&#39;", "'").replaceAll("&quot;", "\"").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&")
+
+/** People signed in to the dashboard of the server `current()` gives. */
+export const dashboardPeople = (current: () => TestHttpServer) => {
+  /** A signed-in person's browser, on a page with a form token. */
+  const signedInBrowser = async (user?: SignedInUser) => {
+    const server = current()
+    const signed = user ?? await server.signIn()
+    const b = browser(server, signed.cookie)
+    const organizations = await b.get("/app/organizations")
+    return { b, user: signed, csrf: csrfOf(organizations) }
+  }
+
+  /** An organization made through the dashboard, and its owner's browser. */
+  const ownerWithOrganization = async () => {
+    const owner = await signedInBrowser()
+    const slug = `news-${Math.random().toString(36).slice(2, 10)}`
+    const made = await owner.b.post("/app/organizations", { csrf: owner.csrf, name: "Ada's <News>", slug })
+    expect(made.status).toBe(303)
+    expect(made.headers.get("location")).toBe(`/app/o/${slug}`)
+    return { ...owner, slug, base: `/app/o/${slug}` }
+  }
+
+  return { signedInBrowser, ownerWithOrganization }
+}
