@@ -68,12 +68,12 @@ const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch",
 
 /**
  * Paths served beside the API that are not operations of it: the interactive documentation, the
- * document itself, and the metrics endpoint (served only with a metrics token, scraped rather
- * than called).
+ * document itself, the metrics endpoint (served only with a metrics token, scraped rather
+ * than called) and the dashboard's pages at `/app`.
  */
 const outsideTheApi = (path: string): boolean =>
   path === "/openapi.json" || path === "/metrics" ||
-  /^\/(docs|redoc)(\/|$)/.test(path)
+  /^\/(docs|redoc|app)(\/|$)/.test(path)
 
 /**
  * The document's own description of the overview form says that its routes, declared under `/v1`,

@@ -166,7 +166,8 @@ const common = (visitor: Visitor, assets: DashboardAssets) => {
 const menuOf = (workspace: Workspace, current: string) => {
   const items: Array<{ readonly key: keyof DashboardTexts["nav"]; readonly path: string; readonly ownerOnly?: boolean }> = [
     { key: "overview", path: "" },
-    { key: "tags", path: "/tags" }
+    { key: "tags", path: "/tags" },
+    { key: "imports", path: "/imports" }
   ]
   return items
     .filter((item) => item.ownerOnly !== true || workspace.role === "owner")

@@ -1,4 +1,5 @@
 import type { Locale } from "@roster/domain"
+import { importsTexts } from "./imports-texts.js"
 import { tagsTexts } from "./tags-texts.js"
 
 /**
@@ -74,7 +75,8 @@ const en = {
     text: "There is nothing at this address, or you are not a member of the organization it names."
   },
   back: "Back",
-  tags: tagsTexts.en
+  tags: tagsTexts.en,
+  imports: importsTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -150,7 +152,8 @@ const de: DashboardTexts = {
     text: "Unter dieser Adresse gibt es nichts, oder Sie sind nicht Mitglied der Organisation, die sie nennt."
   },
   back: "Zurück",
-  tags: tagsTexts.de
+  tags: tagsTexts.de,
+  imports: importsTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }
