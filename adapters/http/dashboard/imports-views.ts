@@ -18,7 +18,7 @@ export const importsViews = {
 
   <h2 id="imports">{{ t.imports.listTitle }}</h2>
   {% if imports.size == 0 %}<p>{{ t.imports.none }}</p>{% else %}
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" tabindex="0" aria-labelledby="imports">
   <table>
     <caption class="visually-hidden">{{ t.imports.total | fill: "count", total }}</caption>
     <thead><tr>
@@ -76,7 +76,7 @@ export const importsViews = {
   <p>{{ t.imports.previewSummary | fill: "rows", rowCountText, "size", size }}</p>
   {% if failure != "" %}<p class="field-error" role="alert">{{ t.imports.previewBreaks | fill: "problem", failure }}</p>{% endif %}
   <h2 id="mapping">{{ t.imports.mappingTitle }}</h2>
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" tabindex="0" aria-labelledby="mapping">
   <table>
     <caption class="visually-hidden">{{ t.imports.mappingTitle }}</caption>
     <thead><tr><th scope="col">{{ t.imports.column }}</th><th scope="col">{{ t.imports.readAs }}</th></tr></thead>
@@ -90,7 +90,7 @@ export const importsViews = {
   {% if unknown != "" %}<p class="note">{{ t.imports.unknownColumns | fill: "names", unknown }}</p>{% endif %}
   <h2 id="first-rows">{{ t.imports.firstRows | fill: "count", rows.size }}</h2>
   {% if rows.size == 0 %}<p>{{ t.imports.noRows }}</p>{% else %}
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" tabindex="0" aria-labelledby="first-rows">
   <table>
     <caption class="visually-hidden">{{ t.imports.firstRows | fill: "count", rows.size }}</caption>
     <thead><tr><th scope="col" class="number">{{ t.imports.line }}</th>{% for c in columns %}<th scope="col">{{ c.name }}</th>{% endfor %}</tr></thead>
@@ -143,7 +143,7 @@ export const importsViews = {
     {% if job.problemsKept == 0 %}<p>{{ t.imports.noProblems }}</p>{% else %}
     {% if job.problemCount > job.problemsKept %}<p class="note">{{ t.imports.problemsKept | fill: "kept", job.problemsKeptText, "count", job.problemCountText }}</p>{% endif %}
     <p><a href="{{ problemsDownload }}" download>{{ t.imports.downloadProblems }}</a></p>
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" tabindex="0" aria-labelledby="problems">
     <table>
       <caption class="visually-hidden">{{ t.imports.problemsTitle }}</caption>
       <thead><tr>
