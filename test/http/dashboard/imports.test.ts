@@ -232,6 +232,10 @@ describe.each(forms)("the import and export screen in the %s deployment", (form)
     expect(gone.status).toBe(303)
     expect(locationOf(gone)).toBe(`${base}/imports`)
     expect((await b.get(`${base}/imports`)).body).toContain("The uploaded file is no longer here")
+    const startGone = await b.post(locationOf(uploaded), { csrf: csrfOf(preview), rows: "1" })
+    expect(startGone.status).toBe(303)
+    expect(locationOf(startGone)).toBe(`${base}/imports`)
+    expect((await b.get(`${base}/imports`)).body).toContain("No imports yet.")
   })
 
   it("does not show another organization's import, its problems or another person's upload", async () => {
