@@ -4,12 +4,15 @@ import {
   type ImportId,
   ImportId as ImportIdSchema,
   type ImportJob,
+  type ImportLayout,
+  importLayout,
+  ImportRefused,
   InvalidInput,
   noImportCounts,
   UploadTooLarge
 } from "@roster/domain"
-import { Data, Effect, Exit, Option, Stream } from "effect"
-import { CsvReader } from "./ports/csv-reader.js"
+import { Chunk, Data, Effect, Either, Exit, Option, Stream } from "effect"
+import { CsvReader, type CsvRecord } from "./ports/csv-reader.js"
 import { Ids } from "./ports/ids.js"
 import { ImportJobRepository } from "./ports/import-job-repository.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
@@ -42,6 +45,19 @@ export interface ImportUpload<E, R> {
   readonly encoding?: string | undefined
   /** The most bytes the file may have. */
   readonly maxBytes: number
+}
+
+/** The start of a file as an import would read it. */
+export interface ImportPreview {
+  /** The header line's cells, as the file has them. */
+  readonly header: ReadonlyArray<string>
+  readonly layout: ImportLayout
+  /** The first records after the header, with their lines. */
+  readonly rows: ReadonlyArray<CsvRecord>
+  /** Records after the header, up to where the file ends or breaks. */
+  readonly rowCount: number
+  /** Where the file breaks, if it does: the import stops there, and the rows before it are imported. */
+  readonly failure: ImportRefused | null
 }
 
 /**
@@ -203,7 +219,38 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
     const pruneProblems = operation("ImportJobs.pruneProblems")((limit: number) =>
       Effect.flatMap(now, (at) => jobs.dropProblems(new Date(at.getTime() - IMPORT_PROBLEMS_RETENTION_MS), limit)))
 
-    return { start, get, list, listPage, runNext, pruneProblems } as const
+    /**
+     * What an import of a file would read, before it is started: its header, how the import lays
+     * its columns out (or why it refuses the file), its first `rows` records, how many records it
+     * has and where it breaks, if it does. Reads the file through once, holding only those rows.
+     */
+    const preview = <E, R>(principal: Principal, upload: { readonly bytes: Stream.Stream<Uint8Array, E, R>; readonly encoding?: string | undefined; readonly rows: number }) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "subscribers:write")
+        const encoding = (upload.encoding ?? "utf-8").trim().toLowerCase()
+        if (!csv.knowsEncoding(encoding)) {
+          return yield* new InvalidInput({ field: "encoding", problem: unknownEncoding(upload.encoding ?? encoding) })
+        }
+        const first: Array<CsvRecord> = []
+        let records = 0
+        const failure = yield* csv.records(upload.bytes, { encoding }).pipe(
+          Stream.runForEachChunk((chunk) =>
+            Effect.sync(() => {
+              for (const record of chunk) if (first.length <= upload.rows) first.push(record)
+              records += Chunk.size(chunk)
+            })
+          ),
+          Effect.as(null),
+          Effect.catchIf((error): error is ImportRefused => error instanceof ImportRefused, Effect.succeed)
+        )
+        const [header, ...rows] = first
+        if (header === undefined) return yield* (failure ?? new ImportRefused({ line: null, problem: "the file is empty" }))
+        const layout = importLayout(header.cells)
+        if (Either.isLeft(layout)) return yield* layout.left
+        return { header: header.cells, layout: layout.right, rows, rowCount: records - 1, failure } satisfies ImportPreview
+      })
+
+    return { start, get, list, listPage, preview, runNext, pruneProblems } as const
   })
 }) {}
 

@@ -3,6 +3,7 @@ import { Effect, Option, Stream } from "effect"
 import { type ExportedSubscriber, SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { operations } from "./support/operation.js"
+import { authorize, type Principal } from "./support/principal.js"
 
 export interface SubscriberExportRequest {
   readonly status?: SubscriberStatus | undefined
@@ -57,6 +58,12 @@ export class SubscriberExports extends Effect.Service<SubscriberExports>()("rost
       } satisfies SubscriberExport
     })
 
-    return { open } as const
+    /** The export of the principal's organization, for someone who may read its subscribers (the dashboard). */
+    const openFor = operation("SubscriberExports.openFor")(function*(principal: Principal, request: SubscriberExportRequest) {
+      yield* authorize(principal, "subscribers:read")
+      return yield* open(principal.organization.id, request)
+    })
+
+    return { open, openFor } as const
   })
 }) {}

@@ -26,6 +26,7 @@ import {
   Webhooks,
   Billing,
   ImportJobs,
+  SubscriberExports,
   SubscriberImports,
   WorkerHealth
 } from "@roster/application"
@@ -78,7 +79,9 @@ export const UseCasesLive = Layer.mergeAll(
   Billing.Default,
   WorkerHealth.Default,
   // Imports sent over HTTP run the import itself.
-  ImportJobs.Default.pipe(Layer.provideMerge(SubscriberImports.Default))
+  ImportJobs.Default.pipe(Layer.provideMerge(SubscriberImports.Default)),
+  // The dashboard streams exports as the CLI writes them.
+  SubscriberExports.Default
 )
 
 /** Every use case over the adapters the configuration picks, the ports included. */

@@ -23,10 +23,12 @@ import {
 } from "./pages.js"
 import { makeApiKeysScreen } from "./api-keys-screen.js"
 import { makeMembersScreen } from "./members-screen.js"
+import { makeImportsScreen } from "./imports-screen.js"
 import { makeOverviewScreen } from "./overview-screen.js"
 import { makeSubscribersScreen } from "./subscribers-screen.js"
 import { makeTagsScreen } from "./tags-screen.js"
 import type { Screen } from "./screen.js"
+import { readUpload } from "./upload.js"
 
 /**
  * The dashboard at `/app`: pages rendered by the server over the same use cases as the two wire
@@ -201,13 +203,20 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
       yield* makeSubscribersScreen(assets),
       yield* makeTagsScreen(assets),
       yield* makeApiKeysScreen(assets),
-      yield* makeMembersScreen(assets)
+      yield* makeMembersScreen(assets),
+      yield* makeImportsScreen(assets)
     ]
     for (const screen of screens) {
       for (const route of screen.routes) {
         const handler = inOrganization((workspace, request) =>
           route.method === "GET"
             ? route.handle(workspace, request, new Map())
+            : route.body === "file"
+            // The form token comes before the file: checked before a byte of the file is kept.
+            ? Effect.scoped(Effect.flatMap(readUpload(request), ({ fields, file }) =>
+              forgedReason(request, settings, fields, workspace.sessionToken) !== undefined
+                ? Effect.succeed(refusedAsForged(workspace))
+                : route.handle(workspace, request, fields, file)))
             : Effect.flatMap(readForm, (fields) =>
               forgedReason(request, settings, fields, workspace.sessionToken) !== undefined
                 ? Effect.succeed(refusedAsForged(workspace))

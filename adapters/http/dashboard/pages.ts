@@ -168,6 +168,7 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "overview", path: "" },
     { key: "subscribers", path: "/subscribers" },
     { key: "tags", path: "/tags" },
+    { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
     { key: "members", path: "/members" }
   ]

@@ -2,6 +2,7 @@ import type { Locale } from "@roster/domain"
 import { subscribersTexts } from "./subscribers-texts.js"
 import { apiKeysTexts } from "./api-keys-texts.js"
 import { membersTexts } from "./members-texts.js"
+import { importsTexts } from "./imports-texts.js"
 import { tagsTexts } from "./tags-texts.js"
 
 /**
@@ -82,7 +83,8 @@ const en = {
   subscribers: subscribersTexts.en,
   tags: tagsTexts.en,
   apiKeys: apiKeysTexts.en,
-  members: membersTexts.en
+  members: membersTexts.en,
+  imports: importsTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -163,7 +165,8 @@ const de: DashboardTexts = {
   subscribers: subscribersTexts.de,
   tags: tagsTexts.de,
   apiKeys: apiKeysTexts.de,
-  members: membersTexts.de
+  members: membersTexts.de,
+  imports: importsTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }

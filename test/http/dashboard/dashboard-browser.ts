@@ -1,4 +1,8 @@
-/** A small browser for the dashboard's tests, and the people who use it. */
+/**
+ * A small browser for the dashboard's tests: it keeps cookies, does not follow redirects, posts
+ * forms as a browser encodes them (url-encoded, or multipart with a file), and signs in with the
+ * emailed link. Each test makes its own organization through the dashboard.
+ */
 import { expect } from "vitest"
 import type { SignedInUser, TestHttpServer } from "../../support/http-server.js"
 
@@ -8,7 +12,9 @@ export interface Page {
   readonly body: string
 }
 
-/** A small browser: it keeps cookies and does not follow redirects. */
+/** A field of a multipart form: text, or a file with its name. */
+export type MultipartField = readonly [name: string, value: string] | readonly [name: string, file: Blob, fileName: string]
+
 export const browser = (server: TestHttpServer, cookie = "") => {
   const jar = new Map<string, string>()
   for (const pair of cookie.split("; ").filter((p) => p !== "")) {
@@ -24,7 +30,21 @@ export const browser = (server: TestHttpServer, cookie = "") => {
       else jar.set(name!, value.join("="))
     }
   }
-  const request = async (method: string, path: string, options: { form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> => {
+  const request = async (
+    method: string,
+    path: string,
+    options: { form?: Record<string, string>; multipart?: ReadonlyArray<MultipartField>; headers?: Record<string, string> } = {}
+  ): Promise<Page> => {
+    let body: string | FormData | undefined
+    if (options.form !== undefined) body = new URLSearchParams(options.form).toString()
+    if (options.multipart !== undefined) {
+      const data = new FormData()
+      for (const entry of options.multipart) {
+        if (entry.length === 2) data.append(entry[0], entry[1])
+        else data.append(entry[0], entry[1], entry[2])
+      }
+      body = data
+    }
     const response = await fetch(`${server.baseUrl}${path}`, {
       method,
       redirect: "manual",
@@ -33,7 +53,7 @@ export const browser = (server: TestHttpServer, cookie = "") => {
         ...(options.form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" }),
         ...options.headers
       },
-      ...(options.form === undefined ? {} : { body: new URLSearchParams(options.form).toString() })
+      ...(body === undefined ? {} : { body })
     })
     keep(response.headers)
     return { status: response.status, headers: response.headers, body: await response.text() }
@@ -42,36 +62,41 @@ export const browser = (server: TestHttpServer, cookie = "") => {
     jar,
     get: (path: string, headers?: Record<string, string>) => request("GET", path, headers === undefined ? {} : { headers }),
     post: (path: string, form: Record<string, string>, headers?: Record<string, string>) =>
-      request("POST", path, headers === undefined ? { form } : { form, headers })
+      request("POST", path, headers === undefined ? { form } : { form, headers }),
+    postMultipart: (path: string, fields: ReadonlyArray<MultipartField>) => request("POST", path, { multipart: fields })
   }
 }
 
+export type Browser = ReturnType<typeof browser>
+
 export const csrfOf = (page: Page) => /<meta name="csrf-token" content="([^"]+)"/.exec(page.body)?.[1] ?? ""
+
 export const fieldError = (page: Page, id: string) =>
   new RegExp(`<p class="field-error" id="${id}-error">([^<]*)</p>`).exec(page.body)?.[1]
+
 export const unescape = (text: string) =>
   text.replaceAll("&#39;", "'").replaceAll("&quot;", "\"").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&")
 
-/** People signed in to the dashboard of the server `current()` gives. */
-export const dashboardPeople = (current: () => TestHttpServer) => {
-  /** A signed-in person's browser, on a page with a form token. */
-  const signedInBrowser = async (user?: SignedInUser) => {
-    const server = current()
-    const signed = user ?? await server.signIn()
-    const b = browser(server, signed.cookie)
-    const organizations = await b.get("/app/organizations")
-    return { b, user: signed, csrf: csrfOf(organizations) }
-  }
-
-  /** An organization made through the dashboard, and its owner's browser. */
-  const ownerWithOrganization = async () => {
-    const owner = await signedInBrowser()
-    const slug = `news-${Math.random().toString(36).slice(2, 10)}`
-    const made = await owner.b.post("/app/organizations", { csrf: owner.csrf, name: "Ada's <News>", slug })
-    expect(made.status).toBe(303)
-    expect(made.headers.get("location")).toBe(`/app/o/${slug}`)
-    return { ...owner, slug, base: `/app/o/${slug}` }
-  }
-
-  return { signedInBrowser, ownerWithOrganization }
+/** A signed-in person's browser, on a page with a form token. */
+export const signedInBrowser = async (server: TestHttpServer, user?: SignedInUser) => {
+  const signed = user ?? await server.signIn()
+  const b = browser(server, signed.cookie)
+  const organizations = await b.get("/app/organizations")
+  return { b, user: signed, csrf: csrfOf(organizations) }
 }
+
+/** An organization made through the dashboard, and its owner's browser. */
+export const ownerWithOrganization = async (server: TestHttpServer) => {
+  const owner = await signedInBrowser(server)
+  const slug = `news-${Math.random().toString(36).slice(2, 10)}`
+  const made = await owner.b.post("/app/organizations", { csrf: owner.csrf, name: "Ada's <News>", slug })
+  expect(made.status).toBe(303)
+  expect(made.headers.get("location")).toBe(`/app/o/${slug}`)
+  return { ...owner, slug, base: `/app/o/${slug}` }
+}
+
+/** People signed in to the dashboard of the server `current()` gives. */
+export const dashboardPeople = (current: () => TestHttpServer) => ({
+  signedInBrowser: (user?: SignedInUser) => signedInBrowser(current(), user),
+  ownerWithOrganization: () => ownerWithOrganization(current())
+})
