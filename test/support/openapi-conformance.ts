@@ -73,7 +73,7 @@ const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch",
  */
 const outsideTheApi = (path: string): boolean =>
   path === "/openapi.json" || path === "/metrics" ||
-  /^\/(docs|redoc)(\/|$)/.test(path)
+  /^\/(docs|redoc|app)(\/|$)/.test(path)
 
 /**
  * The document's own description of the overview form says that its routes, declared under `/v1`,

@@ -22,6 +22,7 @@ import {
   type Workspace
 } from "./pages.js"
 import { makeOverviewScreen } from "./overview-screen.js"
+import { makeSettingsScreen } from "./settings-screen.js"
 import { makeTagsScreen } from "./tags-screen.js"
 import type { Screen } from "./screen.js"
 
@@ -193,7 +194,7 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
         )
       })))
 
-    const screens: ReadonlyArray<Screen> = [yield* makeOverviewScreen(assets), yield* makeTagsScreen(assets)]
+    const screens: ReadonlyArray<Screen> = [yield* makeOverviewScreen(assets), yield* makeTagsScreen(assets), yield* makeSettingsScreen(assets)]
     for (const screen of screens) {
       for (const route of screen.routes) {
         const handler = inOrganization((workspace, request) =>

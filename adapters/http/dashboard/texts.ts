@@ -1,4 +1,6 @@
 import type { Locale } from "@roster/domain"
+import { overviewTexts } from "./overview-texts.js"
+import { settingsTexts } from "./settings-texts.js"
 import { tagsTexts } from "./tags-texts.js"
 
 /**
@@ -48,14 +50,7 @@ const en = {
     invalidSlug: "Use up to 64 lower-case letters and digits, with single hyphens between them.",
     missingName: "Give the organization a name."
   },
-  overview: {
-    title: "Overview",
-    plan: "Plan",
-    subscribers: "Subscribers",
-    members: "Members",
-    of: "of",
-    unlimited: "no limit"
-  },
+  overview: overviewTexts.en,
   refusal: {
     title: "That did not work",
     notFound: "It no longer exists: it may have been deleted meanwhile.",
@@ -74,7 +69,8 @@ const en = {
     text: "There is nothing at this address, or you are not a member of the organization it names."
   },
   back: "Back",
-  tags: tagsTexts.en
+  tags: tagsTexts.en,
+  settings: settingsTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -123,14 +119,7 @@ const de: DashboardTexts = {
     invalidSlug: "Verwenden Sie bis zu 64 Kleinbuchstaben und Ziffern, mit einzelnen Bindestrichen dazwischen.",
     missingName: "Geben Sie der Organisation einen Namen."
   },
-  overview: {
-    title: "Übersicht",
-    plan: "Tarif",
-    subscribers: "Abonnenten",
-    members: "Mitglieder",
-    of: "von",
-    unlimited: "unbegrenzt"
-  },
+  overview: overviewTexts.de,
   refusal: {
     title: "Das hat nicht geklappt",
     notFound: "Das gibt es nicht mehr: Es wurde womöglich inzwischen gelöscht.",
@@ -150,7 +139,8 @@ const de: DashboardTexts = {
     text: "Unter dieser Adresse gibt es nichts, oder Sie sind nicht Mitglied der Organisation, die sie nennt."
   },
   back: "Zurück",
-  tags: tagsTexts.de
+  tags: tagsTexts.de,
+  settings: settingsTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }

@@ -1,6 +1,7 @@
 import type { Liquid } from "liquidjs"
 import { makePageEngine } from "../shared/page-templates.js"
 import { overviewViews } from "./overview-views.js"
+import { settingsViews } from "./settings-views.js"
 import { tagsViews } from "./tags-views.js"
 
 /**
@@ -137,7 +138,7 @@ const frameTemplates = {
 } as const
 
 /** Every screen's templates, beside the frame's. A screen's views are in its own `*-views.ts`. */
-const templates = { ...frameTemplates, ...overviewViews, ...tagsViews } as const
+const templates = { ...frameTemplates, ...overviewViews, ...tagsViews, ...settingsViews } as const
 
 /** Partials: rendered inside pages, never as a page. */
 type Partial = "page" | "entry" | "app" | "flash" | "field-error" | `${string}-form`
