@@ -7,15 +7,17 @@ import {
   usageMonth,
   type WebhookEndpoint
 } from "@roster/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { CampaignRepository } from "./ports/campaign-repository.js"
 import { EmailUsage } from "./ports/email-usage.js"
+import { WebhookDeliveryRepository } from "./ports/webhook-delivery-repository.js"
 import { SubscriberRepository } from "./ports/subscriber-repository.js"
 import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.js"
 import { now } from "./support/clock.js"
 import { Limits } from "./support/limits.js"
 import { operations } from "./support/operation.js"
 import { authorize, type Principal } from "./support/principal.js"
+import { WEBHOOK_STATS_SPAN_MS } from "./webhooks.js"
 
 /** How many days the growth of an overview spans, today included. */
 export const OVERVIEW_DAYS = 30
@@ -35,6 +37,8 @@ export interface FailingEndpoint {
   readonly endpoint: WebhookEndpoint
   /** When its current run of failures began; `null` for one disabled by the service after it. */
   readonly failingSince: Date | null
+  /** Its failed attempts of the last seven days (as the webhook statistics count them). */
+  readonly failedAttempts: number
 }
 
 /** What an organization's start page shows: figures of one moment, read for a principal. */
@@ -97,17 +101,27 @@ export class OrganizationOverviews extends Effect.Service<OrganizationOverviews>
     const subscribers = yield* SubscriberRepository
     const campaigns = yield* CampaignRepository
     const endpoints = yield* WebhookEndpointRepository
+    const deliveries = yield* WebhookDeliveryRepository
     const usage = yield* EmailUsage
     const limits = yield* Limits
 
-    const failingOf = (principal: Principal) =>
+    const failingOf = (principal: Principal, at: Date) =>
       allows(principal.scopes, "webhooks:manage")
-        ? Effect.map(endpoints.listByOrganization(principal.organization.id), (all) =>
-          all
-            .filter((endpoint) =>
+        ? Effect.flatMap(endpoints.listByOrganization(principal.organization.id), (all) =>
+          Effect.forEach(
+            all.filter((endpoint) =>
               endpoint.failingSince !== null || (endpoint.status === "disabled" && endpoint.disabledReason !== "by_user")
-            )
-            .map((endpoint): FailingEndpoint => ({ endpoint, failingSince: endpoint.failingSince })))
+            ),
+            (endpoint) =>
+              Effect.map(
+                deliveries.stats({
+                  organizationId: principal.organization.id,
+                  endpointId: Option.some(endpoint.id),
+                  since: new Date(at.getTime() - WEBHOOK_STATS_SPAN_MS)
+                }),
+                (stats): FailingEndpoint => ({ endpoint, failingSince: endpoint.failingSince, failedAttempts: stats.failed })
+              )
+          ))
         : Effect.succeed(null)
 
     const show = operation("OrganizationOverviews.show")(function*(principal: Principal, asked: { readonly timeZone?: string | undefined }) {
@@ -126,7 +140,7 @@ export class OrganizationOverviews extends Effect.Service<OrganizationOverviews>
         }),
         usage.sentIn(organizationId, usageMonth(at)),
         campaigns.list({ organizationId, status: "sending", limit: SENDING_SHOWN }),
-        failingOf(principal)
+        failingOf(principal, at)
       ], { concurrency: "unbounded" })
       const byDay = new Map(created.map(({ count, day }) => [day, count]))
       const byStatus = subscriberStatuses.map((status) => ({

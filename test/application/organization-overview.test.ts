@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { CampaignRepository, EmailUsage, OrganizationOverviews, Subscribers } from "@roster/application"
 import { Effect, Layer, TestClock } from "effect"
-import { givenEndpoint, instant } from "../contract/fixtures.js"
+import { anEraOfItsOwn, givenAttempts, givenDelivery, givenEndpoint, instant } from "../contract/fixtures.js"
 import { aCampaign } from "../contract/mail-fixtures.js"
 import { email, keyFor, openOrganization, UseCasesInMemory } from "./test-kit.js"
 
@@ -99,6 +99,13 @@ describe("an organization's overview", () => {
       yield* campaigns.insert(aCampaign(other.organization.id, new Date("2025-03-15T12:00:00Z"), { status: "sending" }))
       const failing = yield* givenEndpoint(organization.id, { failingSince: new Date("2025-03-14T08:00:00Z"), createdAt: instant(1) })
       const gaveUp = yield* givenEndpoint(organization.id, { status: "disabled", disabledReason: "failing", createdAt: instant(2) })
+      // Two failed attempts in the last seven days, one before them.
+      const delivery = yield* givenDelivery(failing, { createdAt: anEraOfItsOwn()(0) })
+      yield* givenAttempts(delivery, [
+        { status: "failed", at: new Date("2025-03-01T08:00:00Z") },
+        { status: "failed", at: new Date("2025-03-14T08:00:00Z") },
+        { status: "failed", at: new Date("2025-03-15T08:00:00Z") }
+      ], { status: "pending", nextAttemptAt: new Date("2025-03-15T13:00:00Z") })
       yield* givenEndpoint(organization.id, {})
       yield* givenEndpoint(organization.id, { status: "disabled", disabledReason: "by_user" })
       yield* givenEndpoint(other.organization.id, { failingSince: new Date("2025-03-14T08:00:00Z") })
@@ -112,9 +119,9 @@ describe("an organization's overview", () => {
       expect(figures.days[29]).toStrictEqual({ day: "2025-03-15", created: 3 })
       expect(figures.emailsThisMonth).toBe(7)
       expect(figures.sending.map((c) => c.id)).toStrictEqual([sending.id])
-      expect(figures.failingEndpoints?.map((f) => [f.endpoint.id, f.failingSince])).toStrictEqual([
-        [failing.id, new Date("2025-03-14T08:00:00Z")],
-        [gaveUp.id, null]
+      expect(figures.failingEndpoints?.map((f) => [f.endpoint.id, f.failingSince, f.failedAttempts])).toStrictEqual([
+        [failing.id, new Date("2025-03-14T08:00:00Z"), 2],
+        [gaveUp.id, null, 0]
       ])
     })))
 

@@ -90,8 +90,9 @@ export const makeOverviewScreen = (assets: DashboardAssets) =>
                     usageOf("emails", t.emails, figures.emailsThisMonth, figures.emailLimit, number)
                   ],
                   sending: figures.sending.map((c) => ({ name: c.name, startedAt: c.startedAt?.toISOString() ?? null })),
-                  failing: figures.failingEndpoints?.map(({ endpoint, failingSince }) => ({
+                  failing: figures.failingEndpoints?.map(({ endpoint, failedAttempts, failingSince }) => ({
                     url: endpoint.url,
+                    failures: number(failedAttempts),
                     failingSince: failingSince?.toISOString() ?? null
                   })) ?? null
                 },

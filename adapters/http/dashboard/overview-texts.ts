@@ -23,7 +23,8 @@ const en = {
   failing: "Webhook endpoints failing",
   noneFailing: "Every webhook endpoint answers.",
   url: "URL",
-  failures: "Failures",
+  failures: "Failed attempts (7 days)",
+  state: "State",
   failingSince: "Failing since",
   disabledForFailing: "Stopped after failing for days"
 }
@@ -52,7 +53,8 @@ const de: typeof en = {
   failing: "Webhook-Endpunkte mit Fehlern",
   noneFailing: "Alle Webhook-Endpunkte antworten.",
   url: "URL",
-  failures: "Fehler",
+  failures: "Fehlgeschlagene Versuche (7 Tage)",
+  state: "Zustand",
   failingSince: "Fehlerhaft seit",
   disabledForFailing: "Nach tagelangen Fehlern gestoppt"
 }

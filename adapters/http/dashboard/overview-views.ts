@@ -51,14 +51,14 @@ export const overviewViews = {
   {% endif %}
 
   {% if figures.failing %}
-  <h2>{{ t.overview.failing }}</h2>
+  <h2 id="failing-title">{{ t.overview.failing }}</h2>
   {% if figures.failing.size == 0 %}<p class="note">{{ t.overview.noneFailing }}</p>{% else %}
-  <div class="table-wrap">
+  <div class="table-wrap" tabindex="0" role="region" aria-labelledby="failing-title">
   <table id="failing-endpoints">
-    <thead><tr><th scope="col">{{ t.overview.url }}</th><th scope="col">{{ t.overview.failures }}</th></tr></thead>
+    <thead><tr><th scope="col">{{ t.overview.url }}</th><th scope="col" class="number">{{ t.overview.failures }}</th><th scope="col">{{ t.overview.state }}</th></tr></thead>
     <tbody>
     {% for e in figures.failing %}
-    <tr><td class="url">{{ e.url }}</td>
+    <tr><td class="url">{{ e.url }}</td><td class="number">{{ e.failures }}</td>
       <td>{% if e.failingSince %}{{ t.overview.failingSince }} <time datetime="{{ e.failingSince }}">{{ e.failingSince | slice: 0, 16 | replace: "T", " " }}</time>{% else %}{{ t.overview.disabledForFailing }}{% endif %}</td></tr>
     {% endfor %}
     </tbody>

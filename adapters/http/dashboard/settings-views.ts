@@ -31,7 +31,7 @@ export const settingsViews = {
   <p class="note">{{ t.settings.domainIntro }}</p>
   {% if domain %}
   <p>{{ t.settings.domainName }}: <strong>{{ domain.name }}</strong> · {{ t.settings.domainStatus }}: <span id="domain-status">{{ t.settings.statuses[domain.status] }}</span></p>
-  <div class="table-wrap">
+  <div class="table-wrap" tabindex="0" role="region" aria-labelledby="domain">
   <table id="dns-records">
     <caption>{{ t.settings.records | fill: "name", domain.name }}</caption>
     <thead><tr>

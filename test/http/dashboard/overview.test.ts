@@ -73,6 +73,9 @@ describe.each(forms)("the dashboard's overview in the %s deployment", (form) => 
     expect(body).not.toContain("Draft never shown")
     expect(failingUrls(body)).toHaveLength(1)
     expect(body).toContain("Failing since")
+    expect(body).toMatch(/<td class="url">[^<]*<\/td><td class="number">0<\/td>/)
+    // Its forms lead nowhere but the dashboard itself.
+    expect(page.headers.get("content-security-policy")).toContain("form-action 'self';")
   })
 
   it("counts the days in the viewer's time zone from the cookie, and takes a zone it does not know as UTC", async () => {
