@@ -299,6 +299,19 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
         .filter(([, id]) => id !== null)
         .map(([tier, id]) => `${id} (${tier})`)
 
+    /**
+     * The plans a checkout may be opened for, each with its configured price, cheapest first;
+     * refused where billing is off or the provider is not configured.
+     */
+    const checkoutPlans = operation("Billing.checkoutPlans")(function*(principal: Principal) {
+      yield* authorize(principal, "*")
+      yield* requireConfigured
+      const plans: Array<{ readonly tier: PlanTier; readonly priceId: string }> = []
+      if (settings.prices.pro !== null) plans.push({ tier: "pro", priceId: settings.prices.pro })
+      if (settings.prices.enterprise !== null) plans.push({ tier: "enterprise", priceId: settings.prices.enterprise })
+      return plans
+    })
+
     /** A hosted checkout page for one of the configured prices; its URL. */
     const createCheckoutSession = operation("Billing.createCheckoutSession")(function*(principal: Principal, request: CheckoutRequest) {
       yield* authorize(principal, "*")
@@ -360,7 +373,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
       return yield* viewOf(organizationId)
     })
 
-    return { subscription, createCheckoutSession, customerPortal, syncSubscription, receiveEvent, settleEnded } as const
+    return { subscription, checkoutPlans, createCheckoutSession, customerPortal, syncSubscription, receiveEvent, settleEnded } as const
   }),
   dependencies: [PrincipalCache.Default]
 }) {}

@@ -5,13 +5,22 @@ import {
   type SubscriberSearch,
   type SubscriberSort
 } from "@roster/application"
-import { EmailAlreadyExists, emailKey, type Subscriber, SubscriberId } from "@roster/domain"
+import { EmailAlreadyExists, emailKey, type Subscriber, SubscriberId, type SubscriberStatus } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
 import { deleteSubscriberMail } from "./memory-outgoing-mail.js"
 import { adjustCount, tagSubscriptionsOf } from "./memory-tag-assignments.js"
 import { pickDue } from "./memory-work-queue.js"
 import { compareBy, compareByKeys, compareText, instant, isAfter, type SortKey } from "./ordering.js"
+
+/** The calendar day (`YYYY-MM-DD`) an instant falls on in `timeZone`. */
+const calendarDay = (timeZone: string) => {
+  const format = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+  return (at: Date): string => {
+    const parts = Object.fromEntries(format.formatToParts(at).map((part) => [part.type, part.value]))
+    return `${parts.year}-${parts.month}-${parts.day}`
+  }
+}
 
 const sortValue = (sort: SubscriberSort) => (s: Subscriber): SortKey =>
   sort === "email" ? emailKey(s.email) : (sort === "created_at" ? s.createdAt : s.updatedAt).getTime()
@@ -156,6 +165,25 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
         store.read((t) => {
           const matching = [...t.subscribers.values()].filter(matches(t, organizationId, filter)).length
           return upTo === undefined ? matching : Math.min(matching, upTo)
+        }),
+      countByStatus: (organizationId) =>
+        store.read((t) => {
+          const counts = new Map<SubscriberStatus, number>()
+          for (const s of t.subscribers.values()) {
+            if (s.organizationId === organizationId) counts.set(s.status, (counts.get(s.status) ?? 0) + 1)
+          }
+          return [...counts].map(([status, count]) => ({ status, count }))
+        }),
+      createdPerDay: (organizationId, range) =>
+        store.read((t) => {
+          const dayOf = calendarDay(range.timeZone)
+          const counts = new Map<string, number>()
+          for (const s of t.subscribers.values()) {
+            if (s.organizationId !== organizationId || s.createdAt < range.from || s.createdAt >= range.to) continue
+            const day = dayOf(s.createdAt)
+            counts.set(day, (counts.get(day) ?? 0) + 1)
+          }
+          return [...counts].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([day, count]) => ({ day, count }))
         }),
       exportPage: (organizationId, query) =>
         store.read((t) => {

@@ -8,7 +8,7 @@ import {
   type SubscriberSearch,
   type SubscriberSort
 } from "@roster/application"
-import { EmailAlreadyExists, emailKey, OrganizationId, Subscriber, SubscriberId } from "@roster/domain"
+import { EmailAlreadyExists, emailKey, OrganizationId, Subscriber, SubscriberId, SubscriberStatus } from "@roster/domain"
 import { Effect, Layer, Option, Schema, Stream } from "effect"
 import pg from "pg"
 import { selectList, subscriberColumns } from "./columns.js"
@@ -54,6 +54,8 @@ const decodeAccess = decodeFirst(Schema.Struct({
   tokenVersion: Schema.Number,
   erasureRequestedAt: Schema.NullOr(Schema.DateFromSelf)
 }))
+const decodeStatusCounts = decodeRows(Schema.Struct({ status: SubscriberStatus, count: Schema.Number }))
+const decodeDayCounts = decodeRows(Schema.Struct({ day: Schema.String, count: Schema.Number }))
 const decodeVersionRow = decodeFirst(Schema.Struct({ version: Schema.Number }))
 const decodeVersion = (rows: ReadonlyArray<unknown>) => Effect.map(decodeVersionRow(rows as never), Option.map((row) => row.version))
 
@@ -296,6 +298,22 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
           Effect.flatMap(decodeCount),
           Effect.orDie
         ),
+
+      // Both read an index that starts with the organization: (organization_id, status, created_at, id)
+      // for the statuses, (organization_id, created_at, id) for the range of days.
+      countByStatus: (organizationId) =>
+        sql`
+          SELECT status, count(*)::integer AS count FROM subscribers
+          WHERE organization_id = ${organizationId}
+          GROUP BY status`.pipe(Effect.flatMap(decodeStatusCounts), Effect.orDie),
+
+      createdPerDay: (organizationId, range) =>
+        sql`
+          SELECT to_char(date_trunc('day', created_at AT TIME ZONE ${range.timeZone}), 'YYYY-MM-DD') AS day,
+            count(*)::integer AS count
+          FROM subscribers
+          WHERE organization_id = ${organizationId} AND created_at >= ${range.from} AND created_at < ${range.to}
+          GROUP BY 1 ORDER BY 1`.pipe(Effect.flatMap(decodeDayCounts), Effect.orDie),
 
       exportPage: (organizationId, query) => {
         const page = keyset(sql, "created_at", "asc", query.after && { value: instant(query.after.value), id: query.after.id })

@@ -66,6 +66,23 @@ export interface SubscriberListQuery extends SubscriberSearch {
   readonly limit: number
 }
 
+export interface StatusCount {
+  readonly status: SubscriberStatus
+  readonly count: number
+}
+
+export interface DayRange {
+  readonly from: Date
+  readonly to: Date
+  readonly timeZone: string
+}
+
+export interface DayCount {
+  /** The calendar day in the range's time zone, `YYYY-MM-DD`. */
+  readonly day: string
+  readonly count: number
+}
+
 /** A subscriber as an export writes it out: plain values, read in bulk. */
 export interface ExportedSubscriber {
   readonly id: SubscriberId
@@ -142,6 +159,13 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
    * `upTo`), so that the work is bounded however many match.
    */
   readonly count: (organizationId: OrganizationId, filter: SubscriberSearch, upTo?: number) => Effect.Effect<number>
+  /** How many subscribers the organization has in each status; a status it has none in is left out. */
+  readonly countByStatus: (organizationId: OrganizationId) => Effect.Effect<ReadonlyArray<StatusCount>>
+  /**
+   * How many subscribers were created on each day of `[from, to)`, days as `timeZone` (an IANA
+   * name the caller has checked) counts them: the days with any, as `YYYY-MM-DD`, oldest first.
+   */
+  readonly createdPerDay: (organizationId: OrganizationId, range: DayRange) => Effect.Effect<ReadonlyArray<DayCount>>
   /**
    * The next `limit` subscribers matching `filter` after `after`, oldest first (by creation,
    * then id), as an export writes them.

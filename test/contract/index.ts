@@ -12,6 +12,7 @@ import { organizationRepositoryContract } from "./organization-repository-contra
 import { outboxContract } from "./outbox-contract.js"
 import { outgoingMailContract } from "./outgoing-mail-contract.js"
 import { sessionRepositoryContract } from "./session-repository-contract.js"
+import { subscriberFiguresContract } from "./subscriber-figures-contract.js"
 import { subscriberImportsContract } from "./subscriber-imports-contract.js"
 import { subscriberIntakeContract } from "./subscriber-intake-contract.js"
 import { subscriberRepositoryContract } from "./subscriber-repository-contract.js"
@@ -41,6 +42,7 @@ export const persistenceContracts = <R = never>(
   direct?: DirectDeletion<R>
 ): void => {
   subscriberRepositoryContract(persistence)
+  subscriberFiguresContract(persistence)
   subscriberIntakeContract(persistence)
   tagRepositoryContract(persistence)
   tagAssignmentsContract(persistence)

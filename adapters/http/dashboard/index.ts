@@ -25,6 +25,7 @@ import { makeApiKeysScreen } from "./api-keys-screen.js"
 import { makeMembersScreen } from "./members-screen.js"
 import { makeImportsScreen } from "./imports-screen.js"
 import { makeOverviewScreen } from "./overview-screen.js"
+import { makeSettingsScreen } from "./settings-screen.js"
 import { makeSubscribersScreen } from "./subscribers-screen.js"
 import { makeTagsScreen } from "./tags-screen.js"
 import type { Screen } from "./screen.js"
@@ -204,7 +205,8 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
       yield* makeTagsScreen(assets),
       yield* makeApiKeysScreen(assets),
       yield* makeMembersScreen(assets),
-      yield* makeImportsScreen(assets)
+      yield* makeImportsScreen(assets),
+      yield* makeSettingsScreen(assets)
     ]
     for (const screen of screens) {
       for (const route of screen.routes) {

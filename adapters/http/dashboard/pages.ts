@@ -33,7 +33,6 @@ export const DASHBOARD_CONTENT_SECURITY_POLICY = [
 ].join("; ")
 
 const pageHeaders: Readonly<Record<string, string>> = {
-  "Content-Security-Policy": DASHBOARD_CONTENT_SECURITY_POLICY,
   "Cache-Control": "no-store",
   "Referrer-Policy": "same-origin",
   "X-Content-Type-Options": "nosniff",
@@ -135,8 +134,18 @@ export const forgedReason = (
   return sameToken(presented, csrfTokenOf(sessionToken)) ? undefined : "the form token is missing or wrong"
 }
 
-const html = (body: string, status: number) =>
-  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: pageHeaders })
+/** The policy, with the places the page's forms may lead to when they are more than the dashboard's own. */
+const policyWith = (formAction: string | undefined) =>
+  formAction === undefined
+    ? DASHBOARD_CONTENT_SECURITY_POLICY
+    : DASHBOARD_CONTENT_SECURITY_POLICY.replace("form-action 'self'", `form-action ${formAction}`)
+
+const html = (body: string, status: number, formAction?: string) =>
+  HttpServerResponse.text(body, {
+    status,
+    contentType: "text/html; charset=utf-8",
+    headers: { ...pageHeaders, "Content-Security-Policy": policyWith(formAction) }
+  })
 
 /** The values every page is rendered with, beside its own. */
 const common = (visitor: Visitor, assets: DashboardAssets) => {
@@ -170,7 +179,8 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "tags", path: "/tags" },
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
-    { key: "members", path: "/members" }
+    { key: "members", path: "/members" },
+    { key: "settings", path: "/settings" }
   ]
   return items
     .filter((item) => item.ownerOnly !== true || workspace.role === "owner")
@@ -183,10 +193,15 @@ export const page = (
   visitor: Visitor,
   view: DashboardView,
   values: object,
-  options: { readonly status?: number; readonly menu?: string } = {}
+  options: {
+    readonly status?: number
+    readonly menu?: string
+    /** The CSP `form-action` sources, for a page whose forms lead off the dashboard (by a redirect). */
+    readonly formAction?: string
+  } = {}
 ): HttpServerResponse.HttpServerResponse => {
   const menu = "organization" in visitor ? menuOf(visitor as Workspace, options.menu ?? "") : []
-  const response = html(renderView(view, { ...common(visitor, assets), menu, ...values }), options.status ?? 200)
+  const response = html(renderView(view, { ...common(visitor, assets), menu, ...values }), options.status ?? 200, options.formAction)
   return visitor.flash === undefined
     ? response
     : HttpServerResponse.expireCookie(response, FLASH_COOKIE, { path: "/app" })

@@ -3,6 +3,8 @@ import { subscribersTexts } from "./subscribers-texts.js"
 import { apiKeysTexts } from "./api-keys-texts.js"
 import { membersTexts } from "./members-texts.js"
 import { importsTexts } from "./imports-texts.js"
+import { overviewTexts } from "./overview-texts.js"
+import { settingsTexts } from "./settings-texts.js"
 import { tagsTexts } from "./tags-texts.js"
 
 /**
@@ -52,14 +54,7 @@ const en = {
     invalidSlug: "Use up to 64 lower-case letters and digits, with single hyphens between them.",
     missingName: "Give the organization a name."
   },
-  overview: {
-    title: "Overview",
-    plan: "Plan",
-    subscribers: "Subscribers",
-    members: "Members",
-    of: "of",
-    unlimited: "no limit"
-  },
+  overview: overviewTexts.en,
   refusal: {
     title: "That did not work",
     notFound: "It no longer exists: it may have been deleted meanwhile.",
@@ -84,7 +79,8 @@ const en = {
   tags: tagsTexts.en,
   apiKeys: apiKeysTexts.en,
   members: membersTexts.en,
-  imports: importsTexts.en
+  imports: importsTexts.en,
+  settings: settingsTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -133,14 +129,7 @@ const de: DashboardTexts = {
     invalidSlug: "Verwenden Sie bis zu 64 Kleinbuchstaben und Ziffern, mit einzelnen Bindestrichen dazwischen.",
     missingName: "Geben Sie der Organisation einen Namen."
   },
-  overview: {
-    title: "Übersicht",
-    plan: "Tarif",
-    subscribers: "Abonnenten",
-    members: "Mitglieder",
-    of: "von",
-    unlimited: "unbegrenzt"
-  },
+  overview: overviewTexts.de,
   refusal: {
     title: "Das hat nicht geklappt",
     notFound: "Das gibt es nicht mehr: Es wurde womöglich inzwischen gelöscht.",
@@ -166,7 +155,8 @@ const de: DashboardTexts = {
   tags: tagsTexts.de,
   apiKeys: apiKeysTexts.de,
   members: membersTexts.de,
-  imports: importsTexts.de
+  imports: importsTexts.de,
+  settings: settingsTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }

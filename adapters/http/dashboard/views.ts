@@ -5,6 +5,7 @@ import { membersViews } from "./members-views.js"
 import { overviewViews } from "./overview-views.js"
 import { subscribersViews } from "./subscribers-views.js"
 import { importsViews } from "./imports-views.js"
+import { settingsViews } from "./settings-views.js"
 import { tagsViews } from "./tags-views.js"
 
 /**
@@ -141,7 +142,7 @@ const frameTemplates = {
 } as const
 
 /** Every screen's templates, beside the frame's. A screen's views are in its own `*-views.ts`. */
-const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...apiKeysViews, ...membersViews, ...importsViews } as const
+const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews } as const
 
 /** Partials: rendered inside pages, never as a page. */
 type Partial = "page" | "entry" | "app" | "flash" | "field-error" | `${string}-form`

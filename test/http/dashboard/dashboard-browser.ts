@@ -3,6 +3,7 @@
  * forms as a browser encodes them (url-encoded, or multipart with a file), and signs in with the
  * emailed link. Each test makes its own organization through the dashboard.
  */
+import type { PlanTier, Role } from "@roster/domain"
 import { expect } from "vitest"
 import type { SignedInUser, TestHttpServer } from "../../support/http-server.js"
 
@@ -100,3 +101,17 @@ export const dashboardPeople = (current: () => TestHttpServer) => ({
   signedInBrowser: (user?: SignedInUser) => signedInBrowser(current(), user),
   ownerWithOrganization: () => ownerWithOrganization(current())
 })
+
+/** A person of `role` in a new organization on `tier`, with their browser on its pages. */
+export const personIn = async (
+  server: TestHttpServer,
+  options: { readonly role?: Role; readonly tier?: PlanTier; readonly user?: SignedInUser } = {}
+) => {
+  const organization = await server.createOrganization({ tier: options.tier ?? "free" })
+  const user = options.user ?? await server.signIn()
+  await server.addMember(organization.id, user, options.role ?? "owner")
+  const b = browser(server, user.cookie)
+  const base = `/app/o/${organization.slug}`
+  const start = await b.get(base)
+  return { b, user, organization, base, csrf: csrfOf(start) }
+}
