@@ -30,11 +30,17 @@ describe("organizations, as operators manage them", () => {
       expect(yield* Effect.flip(organizations.list({ limit: 2, cursor: "nonsense" }))).toMatchObject({ _tag: "InvalidInput", field: "cursor" })
     })))
 
-  it.effect("shows an organization by slug with its member count and rate; an unknown slug is not found", () =>
+  it.effect("shows an organization by slug with its member count, rate and plan limits; an unknown slug is not found", () =>
     inMemory(Effect.gen(function*() {
       const organizations = yield* Organizations
       const organization = yield* anOrganization("pro")
-      expect(yield* organizations.show(organization.slug)).toStrictEqual({ organization, memberCount: 0, requestsPerMinute: 1_000 })
+      expect(yield* organizations.show(organization.slug)).toStrictEqual({
+        organization,
+        memberCount: 0,
+        requestsPerMinute: 1_000,
+        subscriberLimit: 100_000,
+        emailLimit: 1_000_000
+      })
       expect(yield* Effect.flip(organizations.show("no-such-org"))).toMatchObject({ _tag: "ResourceNotFound", resource: "organization" })
     })))
 

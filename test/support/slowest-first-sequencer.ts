@@ -7,6 +7,11 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
  */
 const slowestFirst = [
   "test/browser/api-docs.test.ts",
+  "test/browser/dashboard-imports.test.ts",
+  "test/browser/dashboard-people.test.ts",
+  "test/browser/dashboard-subscribers.test.ts",
+  "test/browser/dashboard-overview.test.ts",
+  "test/browser/dashboard.test.ts",
   "test/apps/cli-end-to-end.test.ts",
   "test/apps/end-to-end.test.ts",
   "test/apps/campaign-end-to-end.test.ts",
