@@ -6,30 +6,17 @@
  * download; and the screens read in German too. Every screen has no serious or critical axe-core
  * violation, no horizontal scroll and no console error.
  */
-import type { Browser, Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations } from "../support/chromium.js"
-import { startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../support/http-server.js"
+import { describe, expect, it } from "vitest"
+import { chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { checkScreen, dashboardInChromium } from "./dashboard-kit.js"
+import { UnlimitedRateLimiterLive } from "../support/http-server.js"
 import { runImports } from "../support/worker-steps.js"
 
 const forms = ["reference", "overview"] as const
-const servers: Partial<Record<(typeof forms)[number], TestHttpServer>> = {}
-let browser: Browser
-
-beforeAll(async () => {
-  if (!chromiumAvailable) return
-  browser = await launchChromium()
-  for (const form of forms) servers[form] = await startHttpServer({
-    form,
-    adapters: UnlimitedRateLimiterLive,
-    // 10,000 subscribers are more than the free plan holds.
-    config: { PLAN_LIMITS: "off" }
-  })
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await Promise.all(forms.map((form) => servers[form]?.close()))
+const chromium = dashboardInChromium(forms, {
+  adapters: UnlimitedRateLimiterLive,
+  // 10,000 subscribers are more than the free plan holds.
+  config: { PLAN_LIMITS: "off" }
 })
 
 const ROWS = 10_000
@@ -43,20 +30,13 @@ const bigFile = (tag: string) => {
   return Buffer.from(`${lines.join("\n")}\n`)
 }
 
-/** What a screen must hold to: axe-core, no sideways scrolling, nothing blocked or failing. */
-const checkScreen = async (page: Page, errors: ReadonlyArray<string>) => {
-  expect(await seriousViolations(page)).toEqual([])
-  expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true)
-  expect(errors).toEqual([])
-}
-
 describe(chromiumSuite(`the import and export screen in Chromium (${chromiumPath})`), () => {
   for (const form of forms) {
     for (const width of [1280, 375]) {
       it(`the ${form} deployment at ${width} px: refuse a file, import 10,000 rows to the end, export them, in English and German`, async () => {
-        const server = servers[form]!
+        const server = chromium.server(form)
         const user = await server.signIn()
-        const context = await browser.newContext({ viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" })
+        const context = await chromium.browser().newContext({ viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" })
         await context.addCookies([{ name: "svc_session", value: user.sessionToken, url: server.baseUrl }])
         const errors: Array<string> = []
         try {

@@ -7,34 +7,16 @@
  */
 import { CampaignRepository, Organizations, SubscriberRepository } from "@roster/application"
 import { Effect } from "effect"
-import type { Browser, Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { aSubscriber, givenEndpoint } from "../contract/fixtures.js"
 import { aCampaign } from "../contract/mail-fixtures.js"
-import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations } from "../support/chromium.js"
-import { freshAddress, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../support/http-server.js"
+import { chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { checkScreen, dashboardInChromium } from "./dashboard-kit.js"
+import { freshAddress, type TestHttpServer } from "../support/http-server.js"
 
 const DAY = 24 * 60 * 60 * 1000
 const forms = ["reference", "overview"] as const
-const servers: Partial<Record<(typeof forms)[number], TestHttpServer>> = {}
-let browser: Browser
-
-beforeAll(async () => {
-  if (!chromiumAvailable) return
-  browser = await launchChromium()
-  for (const form of forms) servers[form] = await startHttpServer({ form, adapters: UnlimitedRateLimiterLive })
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await Promise.all(forms.map((form) => servers[form]?.close()))
-})
-
-const checkScreen = async (page: Page, errors: ReadonlyArray<string>) => {
-  expect(await seriousViolations(page)).toEqual([])
-  expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true)
-  expect(errors).toEqual([])
-}
+const chromium = dashboardInChromium(forms)
 
 /** The organization on the top plan, with subscribers over the last days, a campaign sending and an endpoint failing. */
 const seed = (server: TestHttpServer, slug: string) =>
@@ -53,8 +35,8 @@ describe(chromiumSuite(`the dashboard's overview and settings in Chromium (${chr
   for (const form of forms) {
     for (const width of [1280, 375]) {
       it(`the ${form} deployment at ${width} px: the overview's figures and chart, and the settings, in English and German`, async () => {
-        const server = servers[form]!
-        const context = await browser.newContext({ viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" })
+        const server = chromium.server(form)
+        const context = await chromium.browser().newContext({ viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" })
         const errors: Array<string> = []
         try {
           const page = await context.newPage()

@@ -5,43 +5,14 @@
  * screen; in English and German. Every screen has no serious or critical axe-core violation, no
  * horizontal scroll, and nothing the Content-Security-Policy blocks.
  */
-import type { Browser, BrowserContext, Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations } from "../support/chromium.js"
-import { freshAddress, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../support/http-server.js"
+import type { Page } from "playwright-core"
+import { describe, expect, it } from "vitest"
+import { chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { checkScreen, dashboardInChromium, watchedPage } from "./dashboard-kit.js"
+import { freshAddress, type TestHttpServer } from "../support/http-server.js"
 
 const forms = ["reference", "overview"] as const
-const servers: Partial<Record<(typeof forms)[number], TestHttpServer>> = {}
-let browser: Browser
-
-beforeAll(async () => {
-  if (!chromiumAvailable) return
-  browser = await launchChromium()
-  for (const form of forms) servers[form] = await startHttpServer({ form, adapters: UnlimitedRateLimiterLive })
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await Promise.all(forms.map((form) => servers[form]?.close()))
-})
-
-/** What a screen must hold to: axe-core, no sideways scrolling, nothing blocked or failing. */
-const checkScreen = async (page: Page, errors: ReadonlyArray<string>) => {
-  expect(await seriousViolations(page)).toEqual([])
-  expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true)
-  expect(errors).toEqual([])
-}
-
-/** A page whose script errors and failed loads are collected; refusals this test asks for are expected. */
-const watchedPage = async (context: BrowserContext, errors: Array<string>) => {
-  const page = await context.newPage()
-  page.on("pageerror", (error) => void errors.push(String(error)))
-  page.on("console", (message) => {
-    const refused = /^Failed to load resource: the server responded with a status of (400|403|409)/.test(message.text())
-    if (message.type() === "error" && !refused) errors.push(message.text())
-  })
-  return page
-}
+const chromium = dashboardInChromium(forms)
 
 /** Signs in with the link the mailer received for `email`. */
 const signInWithLink = async (server: TestHttpServer, page: Page, email: string, seen = 0) => {
@@ -55,10 +26,10 @@ describe(chromiumSuite(`the dashboard's API keys and members in Chromium (${chro
   for (const form of forms) {
     for (const width of [1280, 375]) {
       it(`the ${form} deployment at ${width} px: make a key, invite a member who is refused the owner's screen, in English and German`, async () => {
-        const server = servers[form]!
+        const server = chromium.server(form)
         const options = { viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" }
-        const ownerContext = await browser.newContext({ ...options, permissions: ["clipboard-read", "clipboard-write"] })
-        const memberContext = await browser.newContext(options)
+        const ownerContext = await chromium.browser().newContext({ ...options, permissions: ["clipboard-read", "clipboard-write"] })
+        const memberContext = await chromium.browser().newContext(options)
         const errors: Array<string> = []
         try {
           const page = await watchedPage(ownerContext, errors)

@@ -9,40 +9,22 @@
 import { Auth, Organizations, Subscribers, Tags } from "@roster/application"
 import { EmailAddress } from "@roster/domain"
 import { Effect } from "effect"
-import type { Browser, Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations } from "../support/chromium.js"
-import { freshAddress, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../support/http-server.js"
+import type { Page } from "playwright-core"
+import { describe, expect, it } from "vitest"
+import { chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { checkScreen, dashboardInChromium } from "./dashboard-kit.js"
+import { freshAddress } from "../support/http-server.js"
 
 const runs = [{ form: "reference", width: 1280 }, { form: "overview", width: 375 }] as const
-const servers: Partial<Record<(typeof runs)[number]["form"], TestHttpServer>> = {}
-let browser: Browser
-
-beforeAll(async () => {
-  if (!chromiumAvailable) return
-  browser = await launchChromium()
-  for (const { form } of runs) servers[form] = await startHttpServer({ form, adapters: UnlimitedRateLimiterLive })
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await Promise.all(runs.map(({ form }) => servers[form]?.close()))
-})
-
-/** What a screen must hold to: axe-core, no sideways scrolling, nothing blocked or failing. */
-const checkScreen = async (page: Page, errors: ReadonlyArray<string>) => {
-  expect(await seriousViolations(page)).toEqual([])
-  expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true)
-  expect(errors).toEqual([])
-}
+const chromium = dashboardInChromium(runs.map(({ form }) => form))
 
 const listedEmails = (page: Page) => page.locator("#subscriber-results td.email a").allInnerTexts()
 
 describe(chromiumSuite(`the subscribers screen in Chromium (${chromiumPath})`), () => {
   for (const { form, width } of runs) {
     it(`the ${form} deployment at ${width} px: search as you type, tag three subscribers at once, keep a note, in English and German`, async () => {
-      const server = servers[form]!
-      const context = await browser.newContext({ viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" })
+      const server = chromium.server(form)
+      const context = await chromium.browser().newContext({ viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" })
       const errors: Array<string> = []
       try {
         const page = await context.newPage()

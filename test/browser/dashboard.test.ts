@@ -5,39 +5,20 @@
  * screen has no serious or critical axe-core violation, no horizontal scroll, and nothing the
  * Content-Security-Policy blocks (a blocked script or style is a console error).
  */
-import type { Browser, Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations } from "../support/chromium.js"
-import { freshAddress, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../support/http-server.js"
+import { describe, expect, it } from "vitest"
+import { chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { checkScreen, dashboardInChromium } from "./dashboard-kit.js"
+import { freshAddress } from "../support/http-server.js"
 
 const forms = ["reference", "overview"] as const
-const servers: Partial<Record<(typeof forms)[number], TestHttpServer>> = {}
-let browser: Browser
-
-beforeAll(async () => {
-  if (!chromiumAvailable) return
-  browser = await launchChromium()
-  for (const form of forms) servers[form] = await startHttpServer({ form, adapters: UnlimitedRateLimiterLive })
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await Promise.all(forms.map((form) => servers[form]?.close()))
-})
-
-/** What a screen must hold to: axe-core, no sideways scrolling, nothing blocked or failing. */
-const checkScreen = async (page: Page, errors: ReadonlyArray<string>) => {
-  expect(await seriousViolations(page)).toEqual([])
-  expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true)
-  expect(errors).toEqual([])
-}
+const chromium = dashboardInChromium(forms)
 
 describe(chromiumSuite(`the dashboard in Chromium (${chromiumPath})`), () => {
   for (const form of forms) {
     for (const width of [1280, 375]) {
       it(`the ${form} deployment at ${width} px: sign in by email, create an organization and run its tags, in English and German`, async () => {
-        const server = servers[form]!
-        const context = await browser.newContext({ viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" })
+        const server = chromium.server(form)
+        const context = await chromium.browser().newContext({ viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" })
         const errors: Array<string> = []
         try {
           const page = await context.newPage()

@@ -13,6 +13,9 @@ export interface Page {
   readonly body: string
 }
 
+/** A url-encoded form's fields; a field given an array is sent once per value, as checkboxes are. */
+export type FormValues = Readonly<Record<string, string | ReadonlyArray<string>>>
+
 /** A field of a multipart form: text, or a file with its name. */
 export type MultipartField = readonly [name: string, value: string] | readonly [name: string, file: Blob, fileName: string]
 
@@ -34,10 +37,13 @@ export const browser = (server: TestHttpServer, cookie = "") => {
   const request = async (
     method: string,
     path: string,
-    options: { form?: Record<string, string>; multipart?: ReadonlyArray<MultipartField>; headers?: Record<string, string> } = {}
+    options: { form?: FormValues; multipart?: ReadonlyArray<MultipartField>; headers?: Record<string, string> } = {}
   ): Promise<Page> => {
     let body: string | FormData | undefined
-    if (options.form !== undefined) body = new URLSearchParams(options.form).toString()
+    if (options.form !== undefined) {
+      body = new URLSearchParams(Object.entries(options.form).flatMap(([name, value]): Array<[string, string]> =>
+        typeof value === "string" ? [[name, value]] : value.map((v) => [name, v]))).toString()
+    }
     if (options.multipart !== undefined) {
       const data = new FormData()
       for (const entry of options.multipart) {
@@ -62,7 +68,8 @@ export const browser = (server: TestHttpServer, cookie = "") => {
   return {
     jar,
     get: (path: string, headers?: Record<string, string>) => request("GET", path, headers === undefined ? {} : { headers }),
-    post: (path: string, form: Record<string, string>, headers?: Record<string, string>) =>
+    /** A form; a field given an array is sent once per value. */
+    post: (path: string, form: FormValues, headers?: Record<string, string>) =>
       request("POST", path, headers === undefined ? { form } : { form, headers }),
     postMultipart: (path: string, fields: ReadonlyArray<MultipartField>) => request("POST", path, { multipart: fields })
   }
@@ -76,7 +83,7 @@ export const fieldError = (page: Page, id: string) =>
   new RegExp(`<p class="field-error" id="${id}-error">([^<]*)</p>`).exec(page.body)?.[1]
 
 export const unescape = (text: string) =>
-  text.replaceAll("&#39;", "'").replaceAll("&quot;", "\"").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&")
+  text.replaceAll("&#39;", "'").replaceAll("&#34;", "\"").replaceAll("&quot;", "\"").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&")
 
 /** A signed-in person's browser, on a page with a form token. */
 export const signedInBrowser = async (server: TestHttpServer, user?: SignedInUser) => {

@@ -16,66 +16,10 @@ import {
   type TestHttpServer,
   UnlimitedRateLimiterLive
 } from "../../support/http-server.js"
+import { browser, csrfOf, fieldError, type Page, unescape } from "./dashboard-browser.js"
 
 const forms = ["reference", "overview"] as const
 
-interface Page {
-  readonly status: number
-  readonly headers: Headers
-  readonly body: string
-}
-
-/** A small browser: it keeps cookies and does not follow redirects. */
-const browser = (server: TestHttpServer, cookie = "") => {
-  const jar = new Map<string, string>()
-  for (const pair of cookie.split("; ").filter((p) => p !== "")) {
-    const [name, ...value] = pair.split("=")
-    jar.set(name!, value.join("="))
-  }
-  const cookieHeader = () => [...jar].map(([name, value]) => `${name}=${value}`).join("; ")
-  const keep = (headers: Headers) => {
-    for (const line of headers.getSetCookie()) {
-      const [pair] = line.split(";")
-      const [name, ...value] = pair!.split("=")
-      if (/max-age=0/i.test(line) || /expires=thu, 01 jan 1970/i.test(line)) jar.delete(name!)
-      else jar.set(name!, value.join("="))
-    }
-  }
-  const request = async (
-    method: string,
-    path: string,
-    options: { form?: ReadonlyArray<readonly [string, string]>; headers?: Record<string, string> } = {}
-  ): Promise<Page> => {
-    const response = await fetch(`${server.baseUrl}${path}`, {
-      method,
-      redirect: "manual",
-      headers: {
-        ...(jar.size > 0 ? { cookie: cookieHeader() } : {}),
-        ...(options.form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" }),
-        ...options.headers
-      },
-      ...(options.form === undefined ? {} : { body: new URLSearchParams(options.form.map(([k, v]): [string, string] => [k, v])).toString() })
-    })
-    keep(response.headers)
-    return { status: response.status, headers: response.headers, body: await response.text() }
-  }
-  return {
-    jar,
-    get: (path: string, headers?: Record<string, string>) => request("GET", path, headers === undefined ? {} : { headers }),
-    /** A form; a field given an array is sent once per value. */
-    post: (path: string, form: Record<string, string | ReadonlyArray<string>>, headers?: Record<string, string>) => {
-      const pairs = Object.entries(form).flatMap(([name, value]) =>
-        typeof value === "string" ? [[name, value] as const] : value.map((v) => [name, v] as const))
-      return request("POST", path, headers === undefined ? { form: pairs } : { form: pairs, headers })
-    }
-  }
-}
-
-const csrfOf = (page: Page) => /<meta name="csrf-token" content="([^"]+)"/.exec(page.body)?.[1] ?? ""
-const fieldError = (page: Page, id: string) =>
-  new RegExp(`<p class="field-error" id="${id}-error">([^<]*)</p>`).exec(page.body)?.[1]
-const unescape = (text: string) =>
-  text.replaceAll("&#39;", "'").replaceAll("&#34;", "\"").replaceAll("&quot;", "\"").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&")
 /** The emails listed in a page's table, in order. */
 const listedEmails = (page: Page) =>
   [...page.body.matchAll(/<td class="email"><a href="[^"]+">([^<]+)<\/a><\/td>/g)].map((m) => m[1]!)
