@@ -72,6 +72,11 @@ export interface SessionUser {
   readonly sessionId: string
 }
 
+/** A signed-in user with the organizations they belong to and their role in each. */
+export interface SignedInUser extends SessionUser {
+  readonly organizations: ReadonlyArray<{ readonly membership: Membership; readonly organization: Organization }>
+}
+
 /**
  * Signing in without a password: a single-use link by email, then a session recorded server-side
  * and carried in a signed cookie.
@@ -171,17 +176,24 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
       return { user: user.value, sessionId: session.value.id } satisfies SessionUser
     })
 
+    /** The signed-in user of a session cookie with their organizations, read once. */
+    const signedIn = operation("Auth.signedIn")(function*(sessionToken: string) {
+      const session = yield* sessionUser(sessionToken)
+      return { ...session, organizations: yield* memberships.listForUser(session.user.id) } satisfies SignedInUser
+    })
+
     /**
-     * The principal of a session acting for the organization it names: the user must be a member,
-     * and the organization must not be suspended.
+     * The principal of a signed-in user acting for the organization it names, from the
+     * organizations read with the session: the user must be a member, and the organization must
+     * not be suspended.
      */
-    const authenticate = operation("Auth.authenticate")(
-      function*(sessionToken: string, organizationId: string | undefined) {
-        const { sessionId, user } = yield* sessionUser(sessionToken)
+    const actFor = (signed: SignedInUser, organizationId: string | undefined) =>
+      Effect.gen(function*() {
+        const { organizations, sessionId, user } = signed
         if (organizationId === undefined || organizationId.trim() === "") return yield* new OrganizationNotChosen()
         const decoded = Schema.decodeUnknownOption(OrganizationId)(organizationId.trim())
         if (Option.isNone(decoded)) return yield* new NotAMember({ organizationId })
-        const found = (yield* memberships.listForUser(user.id)).find(({ organization }) => organization.id === decoded.value)
+        const found = organizations.find(({ organization }) => organization.id === decoded.value)
         if (found === undefined) return yield* new NotAMember({ organizationId: decoded.value })
         if (found.organization.isSuspended) return yield* new Unauthenticated({ reason: "the organization is suspended" })
         return {
@@ -194,6 +206,12 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
           scopes: roleScopes[found.membership.role],
           credential: { kind: "session", userId: user.id, role: found.membership.role, sessionId }
         } satisfies Principal
+      })
+
+    /** The principal of a session acting for the organization it names (see {@link actFor}). */
+    const authenticate = operation("Auth.authenticate")(
+      function*(sessionToken: string, organizationId: string | undefined) {
+        return yield* actFor(yield* signedIn(sessionToken), organizationId)
       }
     )
 
@@ -203,6 +221,6 @@ export class Auth extends Effect.Service<Auth>()("roster/Auth", {
       yield* sessions.revoke(sessionId, yield* now)
     })
 
-    return { requestSignInLink, verify, sessionUser, authenticate, signOut } as const
+    return { requestSignInLink, verify, sessionUser, signedIn, actFor, authenticate, signOut } as const
   })
 }) {}

@@ -62,14 +62,14 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const visitor = visitorOf(request)
         if (visitor.sessionToken === undefined) return Option.none<Member>()
-        const session = yield* Effect.option(auth.sessionUser(visitor.sessionToken))
-        if (Option.isNone(session)) return Option.none<Member>()
-        const { user } = session.value
+        const signed = yield* Effect.option(auth.signedIn(visitor.sessionToken))
+        if (Option.isNone(signed)) return Option.none<Member>()
         return Option.some<Member>({
           ...visitor,
           sessionToken: visitor.sessionToken,
-          user: { id: user.id, email: user.email },
-          organizations: yield* organizations.listForUser(user.id),
+          signedIn: signed.value,
+          user: { id: signed.value.user.id, email: signed.value.user.email },
+          organizations: signed.value.organizations,
           csrf: csrfTokenOf(visitor.sessionToken)
         })
       })
@@ -90,7 +90,8 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
           const { slug } = yield* HttpRouter.params
           const found = membershipAt(member, slug ?? "")
           if (Option.isNone(found)) return notFound(member)
-          const principal = yield* Effect.either(auth.authenticate(member.sessionToken, found.value.organization.id))
+          // The organizations were read with the session: acting in one reads nothing again.
+          const principal = yield* Effect.either(auth.actFor(member.signedIn, found.value.organization.id))
           if (principal._tag === "Left") return toSignIn
           return yield* f({
             ...member,

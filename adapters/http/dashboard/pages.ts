@@ -1,5 +1,5 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import type { Principal } from "@roster/application"
+import type { Principal, SignedInUser } from "@roster/application"
 import type { Locale, Membership, Organization } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
@@ -58,6 +58,8 @@ export interface Visitor {
 /** A signed-in person, and the organizations they belong to. */
 export interface Member extends Visitor {
   readonly sessionToken: string
+  /** The session's user and organizations as the use case read them, once per request. */
+  readonly signedIn: SignedInUser
   readonly user: { readonly id: string; readonly email: string }
   readonly organizations: ReadonlyArray<{ readonly membership: Membership; readonly organization: Organization }>
   /** The token every form of theirs carries, which another site cannot know. */
