@@ -304,7 +304,11 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
 
   it("two workers side by side send each of 200 events once", async () => {
     const count = 200
-    const receiver = await startWebhookReceiver(() => ({ status: 200 }))
+    // One worker keeps at most 50 + 24 sends in flight to one endpoint (WorkerSettings'
+    // endpointInFlight and claimBatch - 1): with every answer held until more than that have
+    // arrived, both workers must have sent before any send ends.
+    const oneWorkersMost = 50 + 24
+    const receiver = await startWebhookReceiver(() => ({ status: 200, hold: true }))
     const [key, ...workers] = await Promise.all([organization("pair"), startWorker(env), startWorker(env)])
     const receiverPort = Number(new URL(receiver.url).port)
     const connected = new Map(workers.map((worker) => [worker.pid, new Set<number>()]))
@@ -314,6 +318,8 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     try {
       const webhook = await registerWebhook(api.url, key, receiver.url)
       await createSubscribers(api.url, key, "pair", count, 10)
+      await receiver.waitForIds(oneWorkersMost + 1, 30_000)
+      receiver.release()
       await receiver.waitForIds(count, 30_000)
       // A second send of an attempt would come close behind the first.
       await sleep(1_000)
