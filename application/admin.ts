@@ -4,6 +4,7 @@ import {
   Membership,
   type Organization,
   type OrganizationId,
+  reason,
   ResourceNotFound,
   type Role,
   type User,
@@ -73,10 +74,10 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     const guardSelf = (principal: Principal, id: OrganizationId, changes: OrganizationChanges) => {
       if (principal.organization.id !== id) return Effect.void
       if (changes.isPlatformAdmin === false) {
-        return Effect.fail(new InvalidInput({ field: "is_platform_admin", problem: "the organization you act for cannot drop its own flag" }))
+        return Effect.fail(new InvalidInput({ field: "is_platform_admin", reason: reason("ownAdminFlag") }))
       }
       if (changes.suspended === true) {
-        return Effect.fail(new InvalidInput({ field: "suspended", problem: "the organization you act for cannot suspend itself" }))
+        return Effect.fail(new InvalidInput({ field: "suspended", reason: reason("ownSuspension") }))
       }
       return Effect.void
     }
@@ -135,7 +136,7 @@ export class Admin extends Effect.Service<Admin>()("roster/Admin", {
     const deleteOrganization = operation("Admin.deleteOrganization")(function*(principal: Principal, id: OrganizationId) {
       yield* authorize(principal)
       if (principal.organization.id === id) {
-        return yield* new InvalidInput({ field: "organization_id", problem: "the organization you act for cannot delete itself" })
+        return yield* new InvalidInput({ field: "organization_id", reason: reason("ownDeletion") })
       }
       if (!(yield* organizations.delete(id))) return yield* new ResourceNotFound({ resource: "organization", id })
       yield* principals.invalidate

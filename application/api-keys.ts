@@ -1,14 +1,15 @@
 import {
+  API_KEY_SECRET_LENGTH,
   ApiKey,
   type ApiKeyEnvironment,
   apiKeyFromRandomBytes,
   apiKeyHint,
   ApiKeyId,
-  API_KEY_SECRET_LENGTH,
   includesAll,
   InvalidInput,
   type OrganizationId,
   parseApiKey,
+  reason,
   type Scope
 } from "@roster/domain"
 import { Effect, Option } from "effect"
@@ -120,7 +121,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
         authorize(principal, "*"),
         includesAll(principal.scopes, scopes)
           ? Effect.void
-          : Effect.fail(new InvalidInput({ field: "scopes", problem: "must not grant more than the caller holds" }))
+          : Effect.fail(new InvalidInput({ field: "scopes", reason: reason("scopesBeyondCaller") }))
       )
 
     /** A key made through the API by an owner (or a key with `*`) of the organization. */
@@ -162,7 +163,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("roster/ApiKeys", {
     /** A new secret for the same key record: the new key is shown once, the old one stops at once. */
     const renew = Effect.fnUntraced(function*(current: ApiKey) {
       if (current.revokedAt !== null) {
-        return yield* new InvalidInput({ field: "api_key", problem: "the key is revoked and cannot be rotated; create a new one" })
+        return yield* new InvalidInput({ field: "api_key", reason: reason("apiKeyRevoked") })
       }
       const key = yield* generate(current.environment)
       const hint = apiKeyHint(key)

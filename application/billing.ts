@@ -11,6 +11,7 @@ import {
   OrganizationId,
   PAID_STATUSES,
   type PlanTier,
+  reason,
   type SubscriptionSnapshot,
   tierOfAccount,
   TOP_TIER,
@@ -320,9 +321,7 @@ export class Billing extends Effect.Service<Billing>()("roster/Billing", {
         const known = configuredPrices()
         return yield* new InvalidInput({
           field: "price_id",
-          problem: known.length === 0
-            ? "no price is configured on this service (STRIPE_PRICE_PRO, STRIPE_PRICE_ENTERPRISE)"
-            : `must be one of the plans' prices: ${known.join(", ")}`
+          reason: known.length === 0 ? reason("noPriceConfigured") : reason("unknownPrice", { prices: known.join(", ") })
         })
       }
       const organizationId = principal.organization.id

@@ -4,20 +4,21 @@ import {
   campaignActionFrom,
   CampaignId,
   CampaignStateConflict,
-  type CampaignStats,
   campaignStats,
+  type CampaignStats,
   type CampaignStatus,
-  transitionCampaign,
   duplicateName,
   InvalidInput,
   MAX_AUDIENCE_TAGS,
   type MessageKind,
   messageKindOr,
   PlanLimitExceeded,
+  reason,
   ResourceNotFound,
   scheduleProblem,
   type TagId,
   type TemplateId,
+  transitionCampaign,
   usageMonth
 } from "@roster/domain"
 import { Effect, Either, Option } from "effect"
@@ -130,13 +131,13 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       Effect.gen(function*() {
         for (const [field, list] of [["audience.tag_ids", audience.tagIds], ["audience.exclude_tag_ids", audience.excludeTagIds]] as const) {
           if (list.length > MAX_AUDIENCE_TAGS) {
-            return yield* new InvalidInput({ field, problem: `may name at most ${MAX_AUDIENCE_TAGS} tags` })
+            return yield* new InvalidInput({ field, reason: reason("audienceTooManyTags", { max: MAX_AUDIENCE_TAGS }) })
           }
-          if (new Set(list).size !== list.length) return yield* new InvalidInput({ field, problem: "names a tag twice" })
+          if (new Set(list).size !== list.length) return yield* new InvalidInput({ field, reason: reason("audienceTagTwice") })
         }
         const both = audience.tagIds.find((id) => audience.excludeTagIds.includes(id))
         if (both !== undefined) {
-          return yield* new InvalidInput({ field: "audience.exclude_tag_ids", problem: `tag ${both} is also in audience.tag_ids` })
+          return yield* new InvalidInput({ field: "audience.exclude_tag_ids", reason: reason("audienceTagExcluded", { id: both }) })
         }
         const named = [...audience.tagIds, ...audience.excludeTagIds]
         if (named.length === 0) return
@@ -154,24 +155,24 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
           if (inline) {
             return yield* new InvalidInput({
               field: "template_id",
-              problem: "give either template_id or subject with html and/or text, not both"
+              reason: reason("templateOrContent")
             })
           }
           yield* requireTemplate(templates, principal.organization.id, campaign.templateId)
           return
         }
         if (campaign.subject === null) {
-          return yield* new InvalidInput({ field: "subject", problem: "is required without template_id" })
+          return yield* new InvalidInput({ field: "subject", reason: reason("subjectRequired") })
         }
         if (campaign.html === null && campaign.text === null) {
-          return yield* new InvalidInput({ field: "html", problem: "give html, text or both without template_id" })
+          return yield* new InvalidInput({ field: "html", reason: reason("bodyRequired") })
         }
         yield* engine.check({ subject: campaign.subject, html: campaign.html, text: campaign.text })
       })
 
     const checkSchedule = (scheduledAt: Date | null, at: Date) => {
       const problem = scheduledAt === null ? null : scheduleProblem(scheduledAt, at)
-      return problem === null ? Effect.void : Effect.fail(new InvalidInput({ field: "scheduled_at", problem }))
+      return problem === null ? Effect.void : Effect.fail(new InvalidInput({ field: "scheduled_at", reason: problem }))
     }
 
     const check = (principal: Principal, campaign: Campaign, at: Date) =>
@@ -309,7 +310,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       } else if (campaign.scheduledAt !== null && campaign.scheduledAt.getTime() <= at.getTime()) {
         return yield* new InvalidInput({
           field: "scheduled_at",
-          problem: "has passed; set a time to come, or remove it to send now"
+          reason: reason("schedulePassed")
         })
       }
       const scheduledAt = options.scheduledAt ?? campaign.scheduledAt
@@ -317,7 +318,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       const sendout = yield* sendoutOf(campaign)
       const recipients = yield* campaigns.countAudience(campaign.organizationId, campaign.audience, campaign.kind)
       if (recipients === 0) {
-        return yield* new InvalidInput({ field: "audience", problem: "holds no subscriber who would receive this campaign" })
+        return yield* new InvalidInput({ field: "audience", reason: reason("audienceEmpty") })
       }
       const sandboxed = principal.credential.kind === "api_key" && principal.credential.environment === "test"
       const max = limits.emailsPerMonth(principal.organization.tier)

@@ -7,6 +7,7 @@ import {
   messageKindOr,
   type MessageStatus,
   PlanLimitExceeded,
+  reason,
   ResourceNotFound,
   type Subscriber,
   type SubscriberId,
@@ -106,7 +107,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
       Effect.gen(function*() {
         const organizationId = principal.organization.id
         if ((input.to === undefined) === (input.subscriberId === undefined)) {
-          return yield* new InvalidInput({ field: "to", problem: "give either to (an address) or subscriber_id, not both" })
+          return yield* new InvalidInput({ field: "to", reason: reason("toOrSubscriber") })
         }
         if (input.subscriberId !== undefined) {
           const id = input.subscriberId
@@ -116,7 +117,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         if (Option.isNone(found)) {
           return yield* new InvalidInput({
             field: "to",
-            problem: "is not a subscriber of this organization; create the subscriber first"
+            reason: reason("notASubscriber")
           })
         }
         return found.value
@@ -130,7 +131,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
           if (inline) {
             return yield* new InvalidInput({
               field: "template_id",
-              problem: "give either template_id or subject with html and/or text, not both"
+              reason: reason("templateOrContent")
             })
           }
           const template = yield* templates.findById(organizationId, input.templateId)
@@ -138,10 +139,10 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
           return { templateId: template.value.id, source: template.value as EmailTemplateSource }
         }
         if (input.subject === undefined) {
-          return yield* new InvalidInput({ field: "subject", problem: "is required without template_id" })
+          return yield* new InvalidInput({ field: "subject", reason: reason("subjectRequired") })
         }
         if (input.html == null && input.text == null) {
-          return yield* new InvalidInput({ field: "html", problem: "give html, text or both without template_id" })
+          return yield* new InvalidInput({ field: "html", reason: reason("bodyRequired") })
         }
         const source: EmailTemplateSource = { subject: input.subject, html: input.html ?? null, text: input.text ?? null }
         yield* engine.check(source)
@@ -215,7 +216,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
           data: email.data
         }))
         const subject = rendered.subject.replace(/[\r\n]+/g, " ").trim()
-        if (subject === "") return yield* new InvalidInput({ field: "subject", problem: "rendered empty for this recipient" })
+        if (subject === "") return yield* new InvalidInput({ field: "subject", reason: reason("renderedEmpty") })
 
         const erasing = Option.isSome(access) && access.value.erasureRequestedAt !== null
         const hold = withheld(recipient.status, email.kind, email.sandboxed, erasing)

@@ -1,4 +1,4 @@
-import { InvalidInput } from "@roster/domain"
+import { InvalidInput, reason } from "@roster/domain"
 import { Effect, Exit, Schema } from "effect"
 import { IdempotencyStore, type StoredResponse } from "./ports/idempotency-store.js"
 import type { Principal } from "./support/principal.js"
@@ -65,7 +65,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("roster/Idempoten
       if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !printableAscii.test(key)) {
         return yield* new InvalidInput({
           field: "Idempotency-Key",
-          problem: `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, such as a UUID`
+          reason: reason("idempotencyKey", { max: MAX_IDEMPOTENCY_KEY_LENGTH })
         })
       }
       const storeKey = `idempotency:${scopeOf(principal)}:${key}`

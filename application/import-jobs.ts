@@ -9,6 +9,7 @@ import {
   ImportRefused,
   InvalidInput,
   noImportCounts,
+  reason,
   UploadTooLarge
 } from "@roster/domain"
 import { Chunk, Data, Effect, Either, Exit, Option, Stream } from "effect"
@@ -84,7 +85,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
         yield* authorize(principal, "subscribers:write")
         const encoding = (upload.encoding ?? "utf-8").trim().toLowerCase()
         if (!csv.knowsEncoding(encoding)) {
-          return yield* new InvalidInput({ field: "encoding", problem: unknownEncoding(upload.encoding ?? encoding) })
+          return yield* new InvalidInput({ field: "encoding", reason: unknownEncoding(upload.encoding ?? encoding) })
         }
         const at = yield* now
         const job: ImportJob = {
@@ -229,7 +230,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
         yield* authorize(principal, "subscribers:write")
         const encoding = (upload.encoding ?? "utf-8").trim().toLowerCase()
         if (!csv.knowsEncoding(encoding)) {
-          return yield* new InvalidInput({ field: "encoding", problem: unknownEncoding(upload.encoding ?? encoding) })
+          return yield* new InvalidInput({ field: "encoding", reason: unknownEncoding(upload.encoding ?? encoding) })
         }
         const first: Array<CsvRecord> = []
         let records = 0
@@ -244,7 +245,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
           Effect.catchIf((error): error is ImportRefused => error instanceof ImportRefused, Effect.succeed)
         )
         const [header, ...rows] = first
-        if (header === undefined) return yield* (failure ?? new ImportRefused({ line: null, problem: "the file is empty" }))
+        if (header === undefined) return yield* (failure ?? new ImportRefused({ line: null, reason: reason("fileEmpty") }))
         const layout = importLayout(header.cells)
         if (Either.isLeft(layout)) return yield* layout.left
         return { header: header.cells, layout: layout.right, rows, rowCount: records - 1, failure } satisfies ImportPreview

@@ -1,9 +1,10 @@
 import {
   EmailAddress,
-  emailAddressProblem,
+  emailAddressReason,
   InvalidInput,
   type Locale,
   Membership,
+  reason,
   ResourceNotFound,
   type Role,
   User,
@@ -74,7 +75,7 @@ const checkedEmail = (text: string) =>
   Option.match(Schema.decodeUnknownOption(EmailAddress)(text), {
     onNone: () =>
       Effect.fail(
-        new InvalidInput({ field: "email", problem: emailAddressProblem(text.trim()) ?? "must be an email address" })
+        new InvalidInput({ field: "email", reason: emailAddressReason(text.trim()) ?? reason("notAnEmailAddress") })
       ),
     onSome: Effect.succeed
   })

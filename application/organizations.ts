@@ -1,5 +1,5 @@
 import {
-  customRateLimitProblem,
+  customRateLimitReason,
   InvalidInput,
   type LimitPolicy,
   Membership,
@@ -78,8 +78,8 @@ export class Organizations extends Effect.Service<Organizations>()("roster/Organ
     const create = operation("Organizations.create")(function*(input: NewOrganization) {
       const tier = input.tier ?? "free"
       const customRateLimit = input.customRateLimit ?? null
-      const problem = customRateLimitProblem(tier, customRateLimit)
-      if (problem !== undefined) return yield* new InvalidInput({ field: "rate_limit", problem })
+      const problem = customRateLimitReason(tier, customRateLimit)
+      if (problem !== undefined) return yield* new InvalidInput({ field: "rate_limit", reason: problem })
       const at = yield* now
       const organization = new Organization({
         id: OrganizationId.make(yield* ids.next),

@@ -11,6 +11,7 @@ import {
   type Note,
   type Organization,
   OrganizationId,
+  reason,
   ResourceNotFound,
   type Subscriber,
   SubscriberId,
@@ -258,14 +259,14 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       const adding = new Set(add.map(tagNameKey))
       const both = remove.findIndex((name) => adding.has(tagNameKey(name)))
       if (both >= 0) {
-        return yield* new InvalidInput({ field: `remove[${both}]`, problem: "is also to be added; name a tag in one list only" })
+        return yield* new InvalidInput({ field: `remove[${both}]`, reason: reason("tagInBothLists") })
       }
       if (beyondSubscriberLimit(adding.size)) return yield* tooManyTagsFor("add")
       return yield* unitOfWork.transaction(Effect.gen(function*() {
         const named = (yield* tags.findByNames(organizationId, [...add, ...remove])).filter((tag) => tag.visibility === "public")
         const byName = new Map(named.map((tag) => [tagNameKey(tag.name), tag] as const))
         const unknown = add.findIndex((name) => !byName.has(tagNameKey(name)))
-        if (unknown >= 0) return yield* new InvalidInput({ field: `add[${unknown}]`, problem: `no tag is named "${add[unknown]}"` })
+        if (unknown >= 0) return yield* new InvalidInput({ field: `add[${unknown}]`, reason: reason("noTagNamedQuoted", { name: add[unknown]! }) })
         const toAttach = Array.dedupeWith(add.map((name) => byName.get(tagNameKey(name))!), (a, b) => a.id === b.id)
         const toDetach = remove.flatMap((name) => byName.get(tagNameKey(name)) ?? [])
         return yield* applyChanges(organization, opened, toAttach, toDetach, changes.status)

@@ -1,10 +1,11 @@
 import {
   domainOfAddress,
+  emailAddressReason,
   EmailSettings,
-  emailAddressProblem,
   InvalidInput,
-  type SendingDomain,
+  reason,
   senderAddressInUse,
+  type SendingDomain,
   TOP_TIER
 } from "@roster/domain"
 import { Effect, Option } from "effect"
@@ -89,22 +90,20 @@ export class SenderSettings extends Effect.Service<SenderSettings>()("roster/Sen
 
     /** Why the organization may not send from `address` now, if it may not. */
     const addressProblem = (principal: Principal, address: string, domain: Option.Option<SendingDomain>) => {
-      const problem = emailAddressProblem(address)
-      if (problem !== undefined) return `${problem}; give the address alone, without a name`
+      const problem = emailAddressReason(address)
+      if (problem !== undefined) return reason("senderAddress", { inner: problem })
       if (address.toLowerCase() === sender.defaultAddress.toLowerCase()) return undefined
       if (!limits.customSendingDomain(principal.organization.tier)) {
-        return `a sending address of your own needs a verified custom domain, which the ${TOP_TIER} plan offers; ` +
-          `until then email comes from ${sender.defaultAddress}, with your from_name`
+        return reason("senderNeedsPlan", { tier: TOP_TIER, defaultAddress: sender.defaultAddress })
       }
       if (Option.isNone(domain)) {
-        return "a sending address of your own needs a verified custom domain; add one at /settings/email/domain first"
+        return reason("senderNeedsDomain")
       }
       if (domainOfAddress(address) !== domain.value.name) {
-        return `must be an address on your custom domain ${domain.value.name}`
+        return reason("senderOffDomain", { domain: domain.value.name })
       }
       if (domain.value.status !== "verified") {
-        return `your custom domain ${domain.value.name} is ${domain.value.status}, not verified yet; add its DNS ` +
-          "records and check it at /settings/email/domain"
+        return reason("senderDomainUnverified", { domain: domain.value.name, status: domain.value.status })
       }
       return undefined
     }
@@ -122,7 +121,7 @@ export class SenderSettings extends Effect.Service<SenderSettings>()("roster/Sen
         : changes.fromAddress.trim()
       if (changes.fromAddress !== undefined && fromAddress !== null) {
         const problem = addressProblem(principal, fromAddress, domain)
-        if (problem !== undefined) return yield* new InvalidInput({ field: "from_address", problem })
+        if (problem !== undefined) return yield* new InvalidInput({ field: "from_address", reason: problem })
       }
       const next = new EmailSettings({
         organizationId,

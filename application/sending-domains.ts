@@ -12,7 +12,8 @@ import {
   type SendingDomainStatus,
   SendingDomainExists,
   SendingDomainTaken,
-  sendingDomainProblem,
+  reason,
+  sendingDomainReason,
   TOP_TIER
 } from "@roster/domain"
 import { Duration, Effect, Option, Schedule } from "effect"
@@ -65,12 +66,12 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
     /** The name asked for, checked: a host name, and none of the service's own. */
     const nameOf = (input: AddSendingDomain) => {
       const name = normalizeDomain(input.domain)
-      const problem = sendingDomainProblem(name)
-      if (problem !== undefined) return Effect.fail(new InvalidInput({ field: "domain", problem }))
+      const problem = sendingDomainReason(name)
+      if (problem !== undefined) return Effect.fail(new InvalidInput({ field: "domain", reason: problem }))
       const own = ownDomains.find((host) => isWithinDomain(name, host))
       return own === undefined
         ? Effect.succeed(name)
-        : Effect.fail(new InvalidInput({ field: "domain", problem: `${own} is the service's own domain; use a domain of yours` }))
+        : Effect.fail(new InvalidInput({ field: "domain", reason: reason("domainOfService", { domain: own }) }))
     }
 
     /** A domain the provider has but that is not stored is removed there, tried a few times. */
@@ -101,7 +102,7 @@ export class SendingDomains extends Effect.Service<SendingDomains>()("roster/Sen
             Effect.flatMap(domains.ownerOf(name), (owner): Effect.Effect<never, SendingDomainTaken | InvalidInput> =>
               claimedBy(owner)
                 ? Effect.fail(new SendingDomainTaken({ domain: name }))
-                : Effect.fail(new InvalidInput({ field: "domain", problem: `the email provider refused it: ${refused.reason}` }))))
+                : Effect.fail(new InvalidInput({ field: "domain", reason: reason("domainProviderRefused", { reason: refused.reason }) }))))
         )
         const at = yield* now
         const stored = new SendingDomain({

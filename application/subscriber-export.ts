@@ -1,4 +1,4 @@
-import { InvalidInput, type OrganizationId, type SubscriberStatus } from "@roster/domain"
+import { InvalidInput, type OrganizationId, reason, type SubscriberStatus } from "@roster/domain"
 import { Effect, Option, Stream } from "effect"
 import { type ExportedSubscriber, SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagRepository } from "./ports/tag-repository.js"
@@ -41,7 +41,7 @@ export class SubscriberExports extends Effect.Service<SubscriberExports>()("rost
     ) {
       const tag = request.tagName === undefined ? Option.none() : yield* tags.findByName(organizationId, request.tagName)
       if (request.tagName !== undefined && Option.isNone(tag)) {
-        return yield* new InvalidInput({ field: "tag", problem: `no tag named '${request.tagName}' in this organization` })
+        return yield* new InvalidInput({ field: "tag", reason: reason("noTagNamed", { name: request.tagName }) })
       }
       const filter = { status: request.status, tagId: Option.getOrUndefined(tag)?.id }
       const [metadataKeys, subscriberCount] = yield* Effect.all([

@@ -5,21 +5,22 @@ import {
   EventId,
   type EventType,
   type ImportCounts,
-  type ImportLayout,
   importLayout,
+  type ImportLayout,
   ImportRefused,
-  type ImportRow,
-  InvalidInput,
   importRow,
-  mayCarry,
+  type ImportRow,
+  type ImportRowOptions,
+  InvalidInput,
+  MAX_REPORTED_PROBLEMS,
   MAX_TAGS_PER_ORGANIZATION,
   MAX_TAGS_PER_SUBSCRIBER,
-  type ImportRowOptions,
-  MAX_REPORTED_PROBLEMS,
+  mayCarry,
   noImportCounts,
   type Organization,
   type OrganizationId,
   planImportRow,
+  reason,
   type RowProblem,
   type Subscriber,
   SubscriberId,
@@ -47,8 +48,7 @@ import { Limits } from "./support/limits.js"
 import { makeTagsMaker } from "./support/tag-names.js"
 
 /** Why an encoding's name is refused. */
-export const unknownEncoding = (name: string) =>
-  `'${name}' is not an encoding this service reads (utf-8, utf-16le, windows-1252, iso-8859-1, ...)`
+export const unknownEncoding = (name: string) => reason("unknownEncoding", { name })
 
 /** Records read, checked and written together: one read and one write of the store each. */
 export const IMPORT_BATCH_SIZE = 2000
@@ -148,7 +148,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
       Effect.gen(function*() {
         const { organization, options } = request
         if (!csv.knowsEncoding(options.encoding)) {
-          return yield* new InvalidInput({ field: "encoding", problem: unknownEncoding(options.encoding) })
+          return yield* new InvalidInput({ field: "encoding", reason: unknownEncoding(options.encoding) })
         }
         const organizationId = organization.id
         const max = limits.subscribers(organization.tier)
@@ -481,7 +481,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
           Effect.as(null),
           Effect.catchIf((error): error is ImportRefused => error instanceof ImportRefused, Effect.succeed)
         )
-        const refusal = failure ?? (state.layout === undefined ? new ImportRefused({ line: null, problem: "the file is empty" }) : null)
+        const refusal = failure ?? (state.layout === undefined ? new ImportRefused({ line: null, reason: reason("fileEmpty") }) : null)
         if (state.counts.created + state.counts.updated >= SETTLE_AFTER_ROWS) yield* store.settle
         return {
           counts: state.counts,

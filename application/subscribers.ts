@@ -20,7 +20,7 @@ import {
   type TagId,
   type TagSubscription,
   tagNameKey,
-  UNSTORABLE_TEXT,
+  reason,
   isStorableText
 } from "@roster/domain"
 import { Array, Effect, Option } from "effect"
@@ -133,9 +133,9 @@ export interface SubscriberPage {
 const searchPrefix = (search: string | undefined): Effect.Effect<string | undefined, InvalidInput> => {
   if (search === undefined) return Effect.succeed(undefined)
   if (search.length > MAX_SEARCH_LENGTH) {
-    return Effect.fail(new InvalidInput({ field: "search", problem: `must be at most ${MAX_SEARCH_LENGTH} characters` }))
+    return Effect.fail(new InvalidInput({ field: "search", reason: reason("tooLong", { max: MAX_SEARCH_LENGTH }) }))
   }
-  if (!isStorableText(search)) return Effect.fail(new InvalidInput({ field: "search", problem: UNSTORABLE_TEXT }))
+  if (!isStorableText(search)) return Effect.fail(new InvalidInput({ field: "search", reason: reason("unstorable") }))
   const key = emailKey(search)
   return Effect.succeed(key === "" ? undefined : key)
 }
@@ -189,7 +189,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         if (missing >= 0) {
           return yield* new InvalidInput({
             field: `${field}[${missing}]`,
-            problem: `no tag with id ${tagIds[missing]} in this organization`
+            reason: reason("noTagWithId", { id: tagIds[missing]! })
           })
         }
         return unique.map((id) => byId.get(id)!)
@@ -219,7 +219,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       }, true)
       const maxSubscribers = limits.subscribers(principal.organization.tier)
       if (input.tagIds !== undefined && input.tagNames !== undefined) {
-        return yield* new InvalidInput({ field: "tags", problem: "name tags by id or by name, not both" })
+        return yield* new InvalidInput({ field: "tags", reason: reason("tagsByIdOrName") })
       }
       const limitExceeded = () =>
         new PlanLimitExceeded({
@@ -290,7 +290,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       const organizationId = principal.organization.id
       const tag = request.tagId === undefined ? Option.none<Tag>() : yield* tags.findById(organizationId, request.tagId)
       if (request.tagId !== undefined && Option.isNone(tag)) {
-        return yield* new InvalidInput({ field: "tag", problem: `no tag with id ${request.tagId} in this organization` })
+        return yield* new InvalidInput({ field: "tag", reason: reason("noTagWithId", { id: request.tagId }) })
       }
       const after = yield* positionFromCursor(request.cursor, request.sort, request.order)
       const filter: SubscriberSearch = {
@@ -432,7 +432,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         const adding = new Set(add.map(tagNameKey))
         const both = remove.findIndex((name) => adding.has(tagNameKey(name)))
         if (both >= 0) {
-          return yield* new InvalidInput({ field: `remove[${both}]`, problem: "is also to be added; name a tag in one list only" })
+          return yield* new InvalidInput({ field: `remove[${both}]`, reason: reason("tagInBothLists") })
         }
         if (beyondSubscriberLimit(adding.size)) return yield* tooManyTagsFor("add")
         return yield* unitOfWork.transaction(Effect.gen(function*() {

@@ -11,12 +11,14 @@ import {
   type SortOrder,
   Slug,
   slugify,
-  slugProblem,
+  type Reason,
+  reason,
+  slugReason,
   Tag,
-  tagCategoryProblem,
+  tagCategoryReason,
   TagId,
   tagNameKey,
-  tagNameProblem,
+  tagNameReason,
   type TagVisibility
 } from "@roster/domain"
 import { Effect, Option } from "effect"
@@ -84,16 +86,16 @@ const defaultPageSort = [{ field: "name", order: "asc" }] as const
 const presentation = (
   value: string | null | undefined,
   field: string,
-  problemOf: (s: string) => string | undefined
+  reasonOf: (s: string) => Reason | undefined
 ): Effect.Effect<string | null | undefined, InvalidInput> => {
   if (value === undefined || value === null) return Effect.succeed(value)
   const trimmed = value.trim()
-  const problem = problemOf(trimmed)
-  return problem === undefined ? Effect.succeed(trimmed) : Effect.fail(new InvalidInput({ field, problem }))
+  const problem = reasonOf(trimmed)
+  return problem === undefined ? Effect.succeed(trimmed) : Effect.fail(new InvalidInput({ field, reason: problem }))
 }
 
-const displayNameOf = (value: string | null | undefined) => presentation(value, "display_name", tagNameProblem)
-const categoryOf = (value: string | null | undefined) => presentation(value, "category", tagCategoryProblem)
+const displayNameOf = (value: string | null | undefined) => presentation(value, "display_name", tagNameReason)
+const categoryOf = (value: string | null | undefined) => presentation(value, "category", tagCategoryReason)
 
 export interface TagListRequest {
   readonly sort: TagSort
@@ -127,12 +129,12 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
     /** The slug given, or one made from the name. */
     const slugFor = (input: NewTag) => {
       const candidate = input.slug ?? slugify(input.name)
-      const problem = slugProblem(candidate)
+      const problem = slugReason(candidate)
       if (problem === undefined) return Effect.succeed(Slug.make(candidate))
       return Effect.fail(
         input.slug === undefined
-          ? new InvalidInput({ field: "slug", problem: "cannot be made from the name; give one" })
-          : new InvalidInput({ field: "slug", problem })
+          ? new InvalidInput({ field: "slug", reason: reason("slugFromName") })
+          : new InvalidInput({ field: "slug", reason: problem })
       )
     }
 

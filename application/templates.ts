@@ -1,4 +1,4 @@
-import { EmailTemplate, InvalidInput, type SubscriberId, TemplateId } from "@roster/domain"
+import { EmailTemplate, InvalidInput, reason, type SubscriberId, TemplateId } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { Ids } from "./ports/ids.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
@@ -56,7 +56,7 @@ const PREVIEW_TOKEN = "preview"
 
 const requireBody = (html: string | null, text: string | null) =>
   html === null && text === null
-    ? Effect.fail(new InvalidInput({ field: "html", problem: "a template needs an HTML body, a text body or both" }))
+    ? Effect.fail(new InvalidInput({ field: "html", reason: reason("templateBody") }))
     : Effect.void
 
 /**

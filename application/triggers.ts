@@ -5,6 +5,7 @@ import {
   MessageId,
   type MessageKind,
   messageKindOr,
+  reason,
   ResourceNotFound,
   type TagId,
   type TemplateId,
@@ -76,12 +77,12 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
     const check = (principal: Principal, trigger: EmailTrigger) =>
       Effect.gen(function*() {
         if (trigger.templateId === null) {
-          return yield* new InvalidInput({ field: "template_id", problem: "is required: the template the trigger sends" })
+          return yield* new InvalidInput({ field: "template_id", reason: reason("triggerTemplate") })
         }
         yield* requireTemplate(templates, principal.organization.id, trigger.templateId)
         if (trigger.tagId === null) return
         if (trigger.event !== "tag.subscribed") {
-          return yield* new InvalidInput({ field: "tag_id", problem: "applies to the event tag.subscribed only" })
+          return yield* new InvalidInput({ field: "tag_id", reason: reason("triggerTagEvent") })
         }
         if (Option.isNone(yield* tags.findById(principal.organization.id, trigger.tagId))) {
           return yield* new ResourceNotFound({ resource: "tag", id: trigger.tagId })

@@ -6,9 +6,10 @@ import {
   isSuccessfulSend,
   isUuid,
   MAX_WEBHOOK_ENDPOINTS,
+  reason,
   ResourceNotFound,
-  signingSecretFromBytes,
   SIGNING_SECRET_BYTES,
+  signingSecretFromBytes,
   TEST_EVENT_TYPE,
   type WebhookDeliveryHistory,
   WebhookDeliveryId,
@@ -95,7 +96,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       if (!(yield* endpoints.insert(endpoint, MAX_WEBHOOK_ENDPOINTS))) {
         return yield* new InvalidInput({
           field: "url",
-          problem: `an organization may register at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`
+          reason: reason("webhookEndpoints", { max: MAX_WEBHOOK_ENDPOINTS })
         })
       }
       return endpoint
@@ -202,7 +203,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     ) {
       yield* authorize(principal, "webhooks:manage")
       yield* owned(principal, id)
-      const notOurs = new InvalidInput({ field: "cursor", problem: "is not a cursor of this list of deliveries" })
+      const notOurs = new InvalidInput({ field: "cursor", reason: reason("cursorOfOtherList") })
       const position = yield* positionFromCursor(query.cursor, "id", "desc").pipe(Effect.mapError(() => notOurs))
       if (position !== undefined && !isUuid(position.id)) return yield* notOurs
       const page = yield* deliveries.listByEndpoint({

@@ -1,5 +1,5 @@
 import { CsvReader, type CsvRecord } from "@roster/application"
-import { ImportRefused } from "@roster/domain"
+import { ImportRefused, reason } from "@roster/domain"
 import { CsvError, Parser } from "csv-parse"
 import { Layer, Stream } from "effect"
 
@@ -85,14 +85,14 @@ const lineBreaksIn = (cells: ReadonlyArray<string>): number => {
 const messageOf = (error: CsvError, line: number): ImportRefused => {
   switch (error.code) {
     case "CSV_QUOTE_NOT_CLOSED":
-      return new ImportRefused({ line, problem: "a quoted cell starts on this line and is never closed" })
+      return new ImportRefused({ line, reason: reason("quoteNotClosed") })
     case "CSV_MAX_RECORD_SIZE":
       return new ImportRefused({
         line,
-        problem: `the row is longer than ${MAX_RECORD_BYTES} bytes (a quote left open, or a file that is not CSV)`
+        reason: reason("rowTooLong", { max: MAX_RECORD_BYTES })
       })
     default:
-      return new ImportRefused({ line, problem: `the file cannot be read as CSV here (${error.message})` })
+      return new ImportRefused({ line, reason: reason("notCsv", { detail: error.message }) })
   }
 }
 
@@ -138,7 +138,7 @@ const records = <E, R>(
       if (first.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
         throw new ImportRefused({
           line: null,
-          problem: "the file is not text (it holds NUL bytes): send a CSV file, saved as UTF-8 (or UTF-16 with a byte-order mark)"
+          reason: reason("fileNotText")
         })
       }
       const text = first.toString("utf8")

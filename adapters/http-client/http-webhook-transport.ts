@@ -1,5 +1,5 @@
 import { type WebhookMessage, WebhookTransport } from "@roster/application"
-import { DELIVERY_TIMEOUT_MS, InvalidInput, parseRetryAfter, type SendResult } from "@roster/domain"
+import { DELIVERY_TIMEOUT_MS, InvalidInput, parseRetryAfter, reason, type SendResult } from "@roster/domain"
 import { Clock, Duration, Effect, Either, Layer } from "effect"
 import { type LookupAddress, type LookupOptions, promises as dns } from "node:dns"
 import * as http from "node:http"
@@ -299,7 +299,7 @@ export const makeHttpWebhookTransport = (options: HttpWebhookTransportOptions): 
           const refusal = resolvedRefusal(hostname, yield* resolveAll(hostname))
           if (refusal !== undefined) return yield* Effect.fail(refusal)
         }).pipe(
-          Effect.mapError((problem) => new InvalidInput({ field, problem }))
+          Effect.mapError((problem) => new InvalidInput({ field, reason: reason("foreign", { text: problem }) }))
         )
 
       const send = (message: WebhookMessage): Effect.Effect<SendResult> =>

@@ -1,5 +1,5 @@
 import { type EmailTemplateSource, type RenderedTemplate, TemplateEngine } from "@roster/application"
-import { InvalidInput, MAX_TEMPLATE_LENGTH } from "@roster/domain"
+import { InvalidInput, MAX_TEMPLATE_LENGTH, reason } from "@roster/domain"
 import { Effect, Either, Layer } from "effect"
 import { availableParallelism } from "node:os"
 import { Piscina } from "piscina"
@@ -47,7 +47,10 @@ type Outcome =
 const sourceOf = (source: EmailTemplateSource): TemplateSource => ({ subject: source.subject, html: source.html, text: source.text })
 
 const resultOf = (result: RenderResult): Either.Either<RenderedTemplate, InvalidInput> =>
-  result.ok ? Either.right(result.value) : Either.left(new InvalidInput({ field: result.field, problem: result.problem }))
+  result.ok ? Either.right(result.value) : Either.left(refusalOf(result.field, result.problem))
+
+/** A refusal of the template engine, in its own words. */
+const refusalOf = (field: string, problem: string) => new InvalidInput({ field, reason: reason("foreign", { text: problem }) })
 
 /**
  * Customer templates (Liquid, see customer-liquid.mjs). Checking a template reads it in the
@@ -158,7 +161,7 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
       const check = (source: EmailTemplateSource) =>
         Effect.suspend(() => {
           const result = liquid.check(sourceOf(source))
-          return result.ok ? Effect.void : Effect.fail(new InvalidInput({ field: result.field, problem: result.problem }))
+          return result.ok ? Effect.void : Effect.fail(refusalOf(result.field, result.problem))
         })
 
       /**
@@ -177,13 +180,13 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
             if ("stopped" in outcome) {
               const { index, part } = outcome.stopped
               results[batch[index]!] = Either.left(
-                new InvalidInput({ field: part, problem: `could not be rendered: takes longer than ${limits.renderMs} ms` })
+                refusalOf(part, `could not be rendered: takes longer than ${limits.renderMs} ms`)
               )
               pending = batch.filter((_, k) => k !== index)
               continue
             }
             const { answer } = outcome
-            if (answer.parseProblem !== undefined) return yield* new InvalidInput(answer.parseProblem)
+            if (answer.parseProblem !== undefined) return yield* refusalOf(answer.parseProblem.field, answer.parseProblem.problem)
             answer.results.forEach((result, k) => {
               results[batch[k]!] = resultOf(result)
             })

@@ -2,7 +2,8 @@ import {
   type Campaign,
   type CampaignContent,
   InvalidInput,
-  type OrganizationId
+  type OrganizationId,
+  reason
 } from "@roster/domain"
 import { Effect, Option } from "effect"
 import type { CampaignSendout } from "../ports/campaign-repository.js"
@@ -65,7 +66,7 @@ const campaignContent = (
   Effect.gen(function*() {
     if (campaign.templateId === null) {
       if (campaign.subject === null) {
-        return yield* new InvalidInput({ field: "subject", problem: "is required without template_id" })
+        return yield* new InvalidInput({ field: "subject", reason: reason("subjectRequired") })
       }
       return { subject: campaign.subject, html: campaign.html, text: campaign.text }
     }
@@ -73,7 +74,7 @@ const campaignContent = (
     if (Option.isNone(template)) {
       return yield* new InvalidInput({
         field: "template_id",
-        problem: "the campaign's template was deleted; choose another one"
+        reason: reason("templateDeleted")
       })
     }
     return { subject: template.value.subject, html: template.value.html, text: template.value.text }

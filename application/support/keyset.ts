@@ -1,4 +1,4 @@
-import { type Cursor, decodeCursor, encodeCursor, InvalidInput, isStorableText, type SortOrder } from "@roster/domain"
+import { type Cursor, decodeCursor, encodeCursor, InvalidInput, isStorableText, type Reason, reason, type SortOrder } from "@roster/domain"
 import { Effect, Either } from "effect"
 import type { KeysetPosition } from "../ports/subscriber-repository.js"
 
@@ -24,9 +24,9 @@ export const positionFromCursor = (
   cursor === undefined
     ? Effect.succeed(undefined)
     : decodeCursor(cursor, { sort, order }).pipe(
-      Either.filterOrLeft((c: Cursor) => fitsSort(c.sort, c.value), () => "is not a cursor this service issued"),
+      Either.filterOrLeft((c: Cursor) => fitsSort(c.sort, c.value), (): Reason => reason("cursorForeign")),
       Either.map((c: Cursor): KeysetPosition => ({ value: c.value, id: c.id })),
-      Either.mapLeft((problem) => new InvalidInput({ field: "cursor", problem }))
+      Either.mapLeft((why) => new InvalidInput({ field: "cursor", reason: why }))
     )
 
 /**

@@ -1,4 +1,4 @@
-import { customRateLimitProblem, InvalidInput, Organization, type PlanTier, TOP_TIER } from "@roster/domain"
+import { customRateLimitReason, InvalidInput, Organization, type PlanTier, TOP_TIER } from "@roster/domain"
 import { Effect } from "effect"
 
 export interface OrganizationChanges {
@@ -30,8 +30,8 @@ export const changeOrganization = (
     : tier === TOP_TIER
     ? current.customRateLimit
     : null
-  const problem = customRateLimitProblem(tier, customRateLimit)
-  if (problem !== undefined) return Effect.fail(new InvalidInput({ field: "custom_rate_limit", problem }))
+  const problem = customRateLimitReason(tier, customRateLimit)
+  if (problem !== undefined) return Effect.fail(new InvalidInput({ field: "custom_rate_limit", reason: problem }))
   return Effect.succeed(
     new Organization({
       ...current,

@@ -4,6 +4,7 @@ import {
   MIN_PAGE_SIZE,
   type NumberedPage,
   pageCount,
+  reason,
   type SortBy,
   type SortOrder
 } from "@roster/domain"
@@ -37,17 +38,17 @@ export const pageWindow = <F extends string>(
 ): Effect.Effect<PageWindow<F>, InvalidInput> =>
   Effect.gen(function*() {
     if (!Number.isSafeInteger(request.page) || request.page < 1) {
-      return yield* new InvalidInput({ field: "page", problem: "must be a whole number of at least 1" })
+      return yield* new InvalidInput({ field: "page", reason: reason("pageNumber") })
     }
     if (!Number.isInteger(request.perPage) || request.perPage < MIN_PAGE_SIZE || request.perPage > MAX_PAGE_SIZE) {
       return yield* new InvalidInput({
         field: "per_page",
-        problem: `must be a whole number from ${MIN_PAGE_SIZE} to ${MAX_PAGE_SIZE}`
+        reason: reason("pageSize", { min: MIN_PAGE_SIZE, max: MAX_PAGE_SIZE })
       })
     }
     const offset = (request.page - 1) * request.perPage
     if (!Number.isSafeInteger(offset)) {
-      return yield* new InvalidInput({ field: "page", problem: "is beyond any page this list can have" })
+      return yield* new InvalidInput({ field: "page", reason: reason("pageBeyond") })
     }
     const requested = request.sort ?? []
     const sort: Array<SortBy<F>> = []
@@ -56,11 +57,11 @@ export const pageWindow = <F extends string>(
       if (known === undefined) {
         return yield* new InvalidInput({
           field: "sort",
-          problem: `cannot sort by '${field}'; sort by ${fields.join(", ")}`
+          reason: reason("sortUnknown", { field, fields: fields.join(", ") })
         })
       }
       if (sort.some((key) => key.field === known)) {
-        return yield* new InvalidInput({ field: "sort", problem: `names '${field}' more than once` })
+        return yield* new InvalidInput({ field: "sort", reason: reason("sortTwice", { field }) })
       }
       sort.push({ field: known, order })
     }

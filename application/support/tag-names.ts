@@ -4,6 +4,7 @@ import {
   InvalidInput,
   MAX_TAGS_PER_ORGANIZATION,
   type OrganizationId,
+  reason,
   Slug,
   slugify,
   slugProblem,
@@ -13,7 +14,7 @@ import {
   TagId,
   type TagLimitReached,
   tagNameKey,
-  tagNameProblem
+  tagNameReason
 } from "@roster/domain"
 import { type Context, Effect, Option } from "effect"
 import { now } from "./clock.js"
@@ -176,8 +177,8 @@ export const makeTagNameResolver = (
       const keys = new Set<string>()
       for (const [index, given] of names.entries()) {
         const name = given.trim()
-        const problem = tagNameProblem(name)
-        if (problem !== undefined) return yield* new InvalidInput({ field: `${field}[${index}]`, problem })
+        const problem = tagNameReason(name)
+        if (problem !== undefined) return yield* new InvalidInput({ field: `${field}[${index}]`, reason: problem })
         const key = tagNameKey(name)
         if (keys.has(key)) continue
         keys.add(key)
@@ -193,13 +194,13 @@ export const makeTagNameResolver = (
         if (unknown === "refuse") {
           return yield* new InvalidInput({
             field: `${field}[${first.index}]`,
-            problem: `no tag named '${first.name}' in this organization`
+            reason: reason("noTagNamed", { name: first.name })
           })
         }
         if (!allows(principal.scopes, "tags:write")) {
           return yield* new InvalidInput({
             field: `${field}[${first.index}]`,
-            problem: `no tag named '${first.name}' in this organization, and making one needs the scope tags:write`
+            reason: reason("noTagNamedNeedsScope", { name: first.name })
           })
         }
         // In the order of their keys, so that two changes making the same new tags never wait on

@@ -1,5 +1,6 @@
 import { Either, Option, Schema } from "effect"
 import { CampaignStateConflict } from "./errors.js"
+import { type Reason, reason } from "./reason.js"
 import { CampaignId, OrganizationId, TagId, TemplateId } from "./ids.js"
 import { MessageKind, type MessageStatus } from "./message.js"
 import type { SubscriberStatus } from "./subscriber.js"
@@ -207,9 +208,9 @@ export const CampaignName = Schema.Trim.pipe(
 )
 
 /** Why a schedule cannot be kept, or null: it must lie ahead, and within a year. */
-export const scheduleProblem = (scheduledAt: Date, now: Date): string | null => {
-  if (scheduledAt.getTime() <= now.getTime()) return "must be in the future"
-  if (scheduledAt.getTime() - now.getTime() > MAX_SCHEDULE_AHEAD_MS) return "must be within a year"
+export const scheduleProblem = (scheduledAt: Date, now: Date): Reason | null => {
+  if (scheduledAt.getTime() <= now.getTime()) return reason("scheduleInPast")
+  if (scheduledAt.getTime() - now.getTime() > MAX_SCHEDULE_AHEAD_MS) return reason("scheduleTooFar")
   return null
 }
 

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { type PlainReason, reason, reasonTextOf } from "./reason.js"
 import { longerThan } from "./text.js"
 
 /**
@@ -16,31 +17,32 @@ const forbiddenInLocalPart = /["(),:;<>[\\\]]/
 const domainLabel = /^[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?$/u
 
 /** Why `candidate` is not a usable address, or `undefined` when it is. */
-export const emailAddressProblem = (candidate: string): string | undefined => {
-  if (candidate.length === 0) return "must not be empty"
-  if (longerThan(candidate, MAX_EMAIL_LENGTH)) return `must be at most ${MAX_EMAIL_LENGTH} characters`
-  if (whitespaceOrControl.test(candidate)) return "must not contain spaces or control characters"
-  if (loneSurrogate.test(candidate)) return "must be valid Unicode text"
+export const emailAddressReason = (candidate: string): PlainReason | undefined => {
+  if (candidate.length === 0) return reason("empty")
+  if (longerThan(candidate, MAX_EMAIL_LENGTH)) return reason("tooLong", { max: MAX_EMAIL_LENGTH })
+  if (whitespaceOrControl.test(candidate)) return reason("emailSpaces")
+  if (loneSurrogate.test(candidate)) return reason("emailUnicode")
   const parts = candidate.split("@")
-  if (parts.length !== 2) return "must contain exactly one @"
+  if (parts.length !== 2) return reason("emailOneAt")
   const [local, domain] = parts as [string, string]
-  if (local.length === 0) return "must have a local part before the @"
-  if (longerThan(local, MAX_LOCAL_PART_LENGTH)) return `local part must be at most ${MAX_LOCAL_PART_LENGTH} characters`
-  if (forbiddenInLocalPart.test(local)) return "local part contains a character that is not allowed"
-  if (local.startsWith(".") || local.endsWith(".") || local.includes("..")) {
-    return "local part must not start or end with a dot or contain two dots in a row"
-  }
-  if (domain.length === 0) return "must have a domain after the @"
+  if (local.length === 0) return reason("emailNoLocalPart")
+  if (longerThan(local, MAX_LOCAL_PART_LENGTH)) return reason("emailLocalPartTooLong", { max: MAX_LOCAL_PART_LENGTH })
+  if (forbiddenInLocalPart.test(local)) return reason("emailLocalPartCharacter")
+  if (local.startsWith(".") || local.endsWith(".") || local.includes("..")) return reason("emailLocalPartDots")
+  if (domain.length === 0) return reason("emailNoDomain")
   const labels = domain.split(".")
-  if (labels.length < 2) return "domain must contain a dot"
+  if (labels.length < 2) return reason("emailDomainDot")
   for (const label of labels) {
-    if (label.length === 0) return "domain must not have empty labels"
-    if (longerThan(label, MAX_LABEL_LENGTH)) return `domain labels must be at most ${MAX_LABEL_LENGTH} characters`
-    if (!domainLabel.test(label)) return "domain contains a character that is not allowed"
+    if (label.length === 0) return reason("emailDomainEmptyLabel")
+    if (longerThan(label, MAX_LABEL_LENGTH)) return reason("emailDomainLabelTooLong", { max: MAX_LABEL_LENGTH })
+    if (!domainLabel.test(label)) return reason("emailDomainCharacter")
   }
-  if (/^\d+$/.test(labels[labels.length - 1]!)) return "domain must end in a name, not a number"
+  if (/^\d+$/.test(labels[labels.length - 1]!)) return reason("emailDomainNumber")
   return undefined
 }
+
+/** {@link emailAddressReason} in English. */
+export const emailAddressProblem = (candidate: string): string | undefined => reasonTextOf(emailAddressReason(candidate))
 
 /**
  * An email address as given, trimmed. Two addresses name the same subscriber when their

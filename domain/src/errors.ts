@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { planLimits, PlanTier, tierLifting } from "./plan.js"
+import { ReasonSchema, reasonText } from "./reason.js"
 
 /** Errors of the product's rules. They carry data; the wire forms choose status codes and wording. */
 
@@ -135,11 +136,20 @@ export class CampaignStateConflict extends Schema.TaggedError<CampaignStateConfl
   }
 }
 
-/** Input that is well-formed but breaks a rule a schema cannot see (a tag id of no tag, say). */
+/**
+ * Input that is well-formed but breaks a rule a schema cannot see (a tag id of no tag, say): the
+ * field it concerns and the catalogued reason (reason.ts), which each wire form and the dashboard
+ * word in their own language.
+ */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
   field: Schema.String,
-  problem: Schema.String
+  reason: ReasonSchema
 }) {
+  /** What is wrong, in English, without the field. */
+  get problem(): string {
+    return reasonText(this.reason)
+  }
+
   override get message() {
     return `${this.field}: ${this.problem}`
   }

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { isStorableJson, UNSTORABLE_TEXT } from "./text.js"
+import { type Reason, reason, reasonTextOf } from "./reason.js"
+import { isStorableJson } from "./text.js"
 
 export const MAX_METADATA_KEYS = 64
 export const MAX_METADATA_BYTES = 16 * 1024
@@ -8,17 +9,20 @@ export const MAX_METADATA_KEY_LENGTH = 100
 const utf8Length = (s: string): number => new TextEncoder().encode(s).length
 
 /** Why `value` is not acceptable metadata, or `undefined`. */
-export const metadataProblem = (value: Readonly<Record<string, unknown>>): string | undefined => {
+export const metadataReason = (value: Readonly<Record<string, unknown>>): Reason | undefined => {
   const keys = Object.keys(value)
-  if (keys.length > MAX_METADATA_KEYS) return `must have at most ${MAX_METADATA_KEYS} keys`
+  if (keys.length > MAX_METADATA_KEYS) return reason("metadataKeys", { max: MAX_METADATA_KEYS })
   for (const key of keys) {
-    if (key.length === 0) return "keys must not be empty"
-    if (key.length > MAX_METADATA_KEY_LENGTH) return `keys must be at most ${MAX_METADATA_KEY_LENGTH} characters`
+    if (key.length === 0) return reason("metadataEmptyKey")
+    if (key.length > MAX_METADATA_KEY_LENGTH) return reason("metadataKeyTooLong", { max: MAX_METADATA_KEY_LENGTH })
   }
-  if (!isStorableJson(value)) return `keys and values ${UNSTORABLE_TEXT}`
-  if (utf8Length(JSON.stringify(value)) > MAX_METADATA_BYTES) return `must be at most ${MAX_METADATA_BYTES} bytes as JSON`
+  if (!isStorableJson(value)) return reason("metadataUnstorable")
+  if (utf8Length(JSON.stringify(value)) > MAX_METADATA_BYTES) return reason("metadataTooLarge", { max: MAX_METADATA_BYTES })
   return undefined
 }
+
+/** {@link metadataReason} in English. */
+export const metadataProblem = (value: Readonly<Record<string, unknown>>): string | undefined => reasonTextOf(metadataReason(value))
 
 /** Whether two JSON values are equal, whatever the order of their objects' keys. */
 const sameJson = (a: unknown, b: unknown): boolean => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Encoding, FastCheck as fc } from "effect"
-import { type Cursor, decodeCursor, encodeCursor, pageCount, parseSortList, SortOrder } from "./pagination.js"
+import { type Cursor, decodeCursor as decodeCursorReason, encodeCursor, pageCount, parseSortList, SortOrder } from "./pagination.js"
+import { reasonText } from "./reason.js"
+
+/** A cursor read, its refusal in English. */
+const decodeCursor = (...args: Parameters<typeof decodeCursorReason>) => Either.mapLeft(decodeCursorReason(...args), (r) => reasonText(r))
 
 const id = "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"
 const issued = "is not a cursor this service issued"

@@ -1,5 +1,6 @@
 import { Either, Encoding, Schema } from "effect"
 import { isUuid } from "./ids.js"
+import { type Reason, reason } from "./reason.js"
 
 export const MIN_PAGE_SIZE = 1
 export const MAX_PAGE_SIZE = 100
@@ -32,17 +33,17 @@ export const encodeCursor = (cursor: Cursor): string =>
 export const decodeCursor = (
   text: string,
   expected: { readonly sort: string; readonly order: SortOrder }
-): Either.Either<Cursor, string> =>
+): Either.Either<Cursor, Reason> =>
   Encoding.decodeBase64UrlString(text).pipe(
-    Either.mapLeft(() => "is not a cursor this service issued"),
+    Either.mapLeft((): Reason => reason("cursorForeign")),
     Either.flatMap((json) =>
-      Schema.decodeUnknownEither(CursorJson)(json).pipe(Either.mapLeft(() => "is not a cursor this service issued"))
+      Schema.decodeUnknownEither(CursorJson)(json).pipe(Either.mapLeft((): Reason => reason("cursorForeign")))
     ),
-    Either.filterOrLeft(([, , , id]) => isUuid(id), () => "is not a cursor this service issued"),
+    Either.filterOrLeft(([, , , id]) => isUuid(id), (): Reason => reason("cursorForeign")),
     Either.flatMap(([sort, order, value, id]) =>
       sort === expected.sort && order === expected.order
         ? Either.right({ sort, order, value, id })
-        : Either.left(`belongs to sort=${sort}&order=${order}; repeat the query with those, or drop the cursor`)
+        : Either.left(reason("cursorOfOtherSort", { sort, order }))
     )
   )
 

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { type Reason, reason, reasonTextOf } from "./reason.js"
 
 /** Plan tiers, lowest first; `enterprise` is the top tier. */
 export const PlanTier = Schema.Literal("free", "pro", "enterprise")
@@ -54,7 +55,11 @@ export const requestsPerMinute = (tier: PlanTier, customRateLimit: number | null
 }
 
 /** Why a custom rate limit cannot go with a tier, if it cannot. */
-export const customRateLimitProblem = (tier: PlanTier, customRateLimit: number | null): string | undefined =>
+export const customRateLimitReason = (tier: PlanTier, customRateLimit: number | null): Reason | undefined =>
   customRateLimit === null || tier === TOP_TIER
     ? undefined
-    : `a custom rate limit needs the ${TOP_TIER} plan; ${tier} allows ${planLimits[tier].requestsPerMinute} requests a minute`
+    : reason("customRateLimit", { topTier: TOP_TIER, tier, perMinute: planLimits[tier].requestsPerMinute })
+
+/** {@link customRateLimitReason} in English. */
+export const customRateLimitProblem = (tier: PlanTier, customRateLimit: number | null): string | undefined =>
+  reasonTextOf(customRateLimitReason(tier, customRateLimit))

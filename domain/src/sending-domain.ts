@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { type Reason, reason, reasonTextOf } from "./reason.js"
 import { OrganizationId } from "./ids.js"
 
 /**
@@ -54,25 +55,28 @@ export const normalizeDomain = (candidate: string): string => candidate.trim().t
  * digits and hyphens in dot-separated labels, at least two of them, ending in a name. An
  * internationalized name is written in its `xn--` form, as DNS holds it.
  */
-export const sendingDomainProblem = (domain: string): string | undefined => {
-  if (domain.length === 0) return "must not be empty"
-  if (domain.length > MAX_DOMAIN_LENGTH) return `must be at most ${MAX_DOMAIN_LENGTH} characters`
+export const sendingDomainReason = (domain: string): Reason | undefined => {
+  if (domain.length === 0) return reason("empty")
+  if (domain.length > MAX_DOMAIN_LENGTH) return reason("tooLong", { max: MAX_DOMAIN_LENGTH })
   if (/[^\x21-\x7e]/.test(domain)) {
-    return "must be a host name in ASCII; write an internationalized name in its xn-- form"
+    return reason("domainAscii")
   }
-  if (/[/:@?#]/.test(domain)) return "must be a host name alone, such as news.example.com, without scheme, port or path"
+  if (/[/:@?#]/.test(domain)) return reason("domainHostOnly")
   const labels = domain.split(".")
-  if (labels.length < 2) return "must be a host name with a dot, such as news.example.com"
+  if (labels.length < 2) return reason("domainDot")
   for (const label of labels) {
-    if (label.length === 0) return "must not have empty labels"
-    if (label.length > MAX_LABEL_LENGTH) return `labels must be at most ${MAX_LABEL_LENGTH} characters`
+    if (label.length === 0) return reason("domainEmptyLabel")
+    if (label.length > MAX_LABEL_LENGTH) return reason("domainLabelTooLong", { max: MAX_LABEL_LENGTH })
     if (!ldhLabel.test(label)) {
-      return "labels may hold letters, digits and hyphens only, and may not start or end with a hyphen"
+      return reason("domainLabelCharacters")
     }
   }
-  if (/^\d+$/.test(labels[labels.length - 1]!)) return "must be a host name, not an IP address"
+  if (/^\d+$/.test(labels[labels.length - 1]!)) return reason("domainIpAddress")
   return undefined
 }
+
+/** {@link sendingDomainReason} in English. */
+export const sendingDomainProblem = (domain: string): string | undefined => reasonTextOf(sendingDomainReason(domain))
 
 /** Whether `domain` is `parent` or one of its subdomains. */
 export const isWithinDomain = (domain: string, parent: string): boolean =>

@@ -1,14 +1,19 @@
 import { Schema } from "effect"
+import { type Reason, reason, reasonTextOf } from "./reason.js"
 
 export const MAX_SLUG_LENGTH = 64
 const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
-export const slugProblem = (s: string): string | undefined => {
-  if (s.length === 0) return "must not be empty"
-  if (s.length > MAX_SLUG_LENGTH) return `must be at most ${MAX_SLUG_LENGTH} characters`
-  if (!slugPattern.test(s)) return "must be lower-case letters, digits and single hyphens between them"
+/** Why `s` cannot be a slug, if it cannot. */
+export const slugReason = (s: string): Reason | undefined => {
+  if (s.length === 0) return reason("empty")
+  if (s.length > MAX_SLUG_LENGTH) return reason("tooLong", { max: MAX_SLUG_LENGTH })
+  if (!slugPattern.test(s)) return reason("slugCharacters")
   return undefined
 }
+
+/** {@link slugReason} in English. */
+export const slugProblem = (s: string): string | undefined => reasonTextOf(slugReason(s))
 
 /** A URL-safe name: `weekly-digest`. */
 export const Slug = Schema.String.pipe(

@@ -4,6 +4,7 @@ import type { ImportId, OrganizationId, SubscriberId } from "./ids.js"
 import { MAX_METADATA_KEY_LENGTH, MAX_METADATA_KEYS, metadataProblem } from "./metadata.js"
 import { applySubscriberChanges, personNameProblem, Subscriber, type SubscriberStatus, subscriberStatuses } from "./subscriber.js"
 import { tagNameKey, tagNameProblem } from "./tag.js"
+import { type Reason, reason, ReasonSchema, reasonText } from "./reason.js"
 
 /**
  * Bringing subscribers in from a CSV file: which column holds what, what each row asks for, and
@@ -32,8 +33,13 @@ export const IMPORT_PROBLEMS_RETENTION_MS = 30 * 24 * 3_600_000
 /** A file an import cannot read at all, or stops reading: why, and at which line if one is to blame. */
 export class ImportRefused extends Schema.TaggedError<ImportRefused>()("ImportRefused", {
   line: Schema.NullOr(Schema.Number),
-  problem: Schema.String
+  reason: ReasonSchema
 }) {
+  /** Why, in English, without the line. */
+  get problem(): string {
+    return reasonText(this.reason)
+  }
+
   override get message() {
     return this.line === null ? this.problem : `line ${this.line}: ${this.problem}`
   }
@@ -88,12 +94,12 @@ const listed = (names: ReadonlyArray<string>, most = 10) => {
   return names.length > most ? `${shown} and ${names.length - most} more` : shown
 }
 
-const refused = (problem: string) => Either.left(new ImportRefused({ line: 1, problem }))
+const refused = (why: Reason) => Either.left(new ImportRefused({ line: 1, reason: why }))
 
 /** How a header line lays out the rows under it, or why the file cannot be imported. */
 export const importLayout = (header: ReadonlyArray<string>): Either.Either<ImportLayout, ImportRefused> => {
   if (header.length > MAX_IMPORT_COLUMNS) {
-    return refused(`the header has ${header.length} columns; an import reads at most ${MAX_IMPORT_COLUMNS}`)
+    return refused(reason("headerColumns", { count: header.length, max: MAX_IMPORT_COLUMNS }))
   }
   const known = new Map<KnownColumn, number>()
   const metadata: Array<readonly [string, number]> = []
@@ -103,12 +109,12 @@ export const importLayout = (header: ReadonlyArray<string>): Either.Either<Impor
     const name = cell.trim()
     if (name.toLowerCase().startsWith(METADATA_PREFIX)) {
       const key = name.slice(METADATA_PREFIX.length).trim()
-      if (key.length === 0) return refused(`column ${index + 1} ('${name}') names no metadata key after '${METADATA_PREFIX}'`)
+      if (key.length === 0) return refused(reason("headerMetadataNoKey", { column: index + 1, name, prefix: METADATA_PREFIX }))
       if (key.length > MAX_METADATA_KEY_LENGTH) {
-        return refused(`column ${index + 1} names a metadata key longer than ${MAX_METADATA_KEY_LENGTH} characters`)
+        return refused(reason("headerMetadataKeyTooLong", { column: index + 1, max: MAX_METADATA_KEY_LENGTH }))
       }
       const before = metadataKeys.get(key)
-      if (before !== undefined) return refused(`columns ${before + 1} and ${index + 1} are both '${name}'`)
+      if (before !== undefined) return refused(reason("headerMetadataTwice", { first: before + 1, second: index + 1, name }))
       metadataKeys.set(key, index)
       metadata.push([key, index])
       continue
@@ -120,20 +126,19 @@ export const importLayout = (header: ReadonlyArray<string>): Either.Either<Impor
     }
     const before = known.get(column)
     if (before !== undefined) {
-      return refused(`columns ${before + 1} ('${header[before]!.trim()}') and ${index + 1} ('${name}') are both read as ${column}`)
+      return refused(
+        reason("headerColumnTwice", { first: before + 1, firstName: header[before]!.trim(), second: index + 1, secondName: name, field: column })
+      )
     }
     known.set(column, index)
   }
   const email = known.get("email")
   if (email === undefined) {
     const names = header.map((cell) => cell.trim()).filter((name) => name.length > 0)
-    return refused(
-      "the first line must name the columns, one of them 'email'" +
-        (names.length === 0 ? "; it names none" : `; it names ${listed(names)}`)
-    )
+    return refused(reason("headerNoEmail", { names: names.length === 0 ? "" : listed(names) }))
   }
   if (metadata.length > MAX_METADATA_KEYS) {
-    return refused(`the header has ${metadata.length} metadata columns; a subscriber holds at most ${MAX_METADATA_KEYS} metadata keys`)
+    return refused(reason("headerMetadataColumns", { count: metadata.length, max: MAX_METADATA_KEYS }))
   }
   return Either.right({
     email,

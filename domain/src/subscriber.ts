@@ -3,7 +3,8 @@ import { EmailAddress } from "./email-address.js"
 import { InvalidStatusTransition } from "./errors.js"
 import { OrganizationId, SubscriberId } from "./ids.js"
 import { Metadata, sameMetadata } from "./metadata.js"
-import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
+import { type Reason, reason, reasonTextOf } from "./reason.js"
+import { isStorableText, longerThan } from "./text.js"
 
 export const SubscriberStatus = Schema.Literal("active", "unsubscribed", "bounced", "complained")
 export type SubscriberStatus = typeof SubscriberStatus.Type
@@ -58,12 +59,15 @@ export const transitionStatus = (
 export const MAX_NAME_LENGTH = 100
 
 /** Why `s` (already trimmed) cannot be a first or last name, if it cannot. */
-export const personNameProblem = (s: string): string | undefined => {
-  if (longerThan(s, MAX_NAME_LENGTH)) return `must be at most ${MAX_NAME_LENGTH} characters`
-  if (/\p{Cc}/u.test(s)) return "must not contain control characters"
-  if (!isStorableText(s)) return UNSTORABLE_TEXT
+export const personNameReason = (s: string): Reason | undefined => {
+  if (longerThan(s, MAX_NAME_LENGTH)) return reason("tooLong", { max: MAX_NAME_LENGTH })
+  if (/\p{Cc}/u.test(s)) return reason("controlCharacters")
+  if (!isStorableText(s)) return reason("unstorable")
   return undefined
 }
+
+/** {@link personNameReason} in English. */
+export const personNameProblem = (s: string): string | undefined => reasonTextOf(personNameReason(s))
 
 export const PersonName = Schema.Trim.pipe(Schema.filter(personNameProblem, { identifier: "PersonName" }))
 

@@ -2,7 +2,8 @@ import { Schema } from "effect"
 import { OrganizationId, TagId } from "./ids.js"
 import { Metadata } from "./metadata.js"
 import { Slug } from "./slug.js"
-import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
+import { type Reason, reason, reasonTextOf } from "./reason.js"
+import { isStorableText, longerThan } from "./text.js"
 
 export const MAX_TAG_NAME_LENGTH = 100
 export const MAX_DESCRIPTION_LENGTH = 1000
@@ -11,13 +12,16 @@ export const MAX_CATEGORY_LENGTH = 64
 const controlCharacters = /\p{Cc}/u
 
 /** Why `s` (already trimmed) cannot be a tag's name or display name, if it cannot. */
-export const tagNameProblem = (s: string): string | undefined => {
-  if (s.length === 0) return "must not be empty"
-  if (longerThan(s, MAX_TAG_NAME_LENGTH)) return `must be at most ${MAX_TAG_NAME_LENGTH} characters`
-  if (controlCharacters.test(s)) return "must not contain control characters"
-  if (!isStorableText(s)) return UNSTORABLE_TEXT
+export const tagNameReason = (s: string): Reason | undefined => {
+  if (s.length === 0) return reason("empty")
+  if (longerThan(s, MAX_TAG_NAME_LENGTH)) return reason("tooLong", { max: MAX_TAG_NAME_LENGTH })
+  if (controlCharacters.test(s)) return reason("controlCharacters")
+  if (!isStorableText(s)) return reason("unstorable")
   return undefined
 }
+
+/** {@link tagNameReason} in English. */
+export const tagNameProblem = (s: string): string | undefined => reasonTextOf(tagNameReason(s))
 
 /** A tag's name: trimmed, 1 to 100 characters, no control characters. */
 export const TagName = Schema.Trim.pipe(
@@ -34,10 +38,20 @@ export const TagDisplayName = Schema.Trim.pipe(
 )
 
 /** Why `s` (already trimmed) cannot be a tag's category, if it cannot. */
-export const tagCategoryProblem = (s: string): string | undefined => {
-  if (s.length === 0) return "must not be empty"
-  if (longerThan(s, MAX_CATEGORY_LENGTH)) return `must be at most ${MAX_CATEGORY_LENGTH} characters`
-  if (!isStorableText(s)) return UNSTORABLE_TEXT
+export const tagCategoryReason = (s: string): Reason | undefined => {
+  if (s.length === 0) return reason("empty")
+  if (longerThan(s, MAX_CATEGORY_LENGTH)) return reason("tooLong", { max: MAX_CATEGORY_LENGTH })
+  if (!isStorableText(s)) return reason("unstorable")
+  return undefined
+}
+
+/** {@link tagCategoryReason} in English. */
+export const tagCategoryProblem = (s: string): string | undefined => reasonTextOf(tagCategoryReason(s))
+
+/** Why `s` cannot be a tag's description, if it cannot. */
+export const tagDescriptionReason = (s: string): Reason | undefined => {
+  if (longerThan(s, MAX_DESCRIPTION_LENGTH)) return reason("tooLong", { max: MAX_DESCRIPTION_LENGTH })
+  if (!isStorableText(s)) return reason("unstorable")
   return undefined
 }
 
@@ -54,11 +68,7 @@ export const TagCategory = Schema.Trim.pipe(
 )
 
 export const TagDescription = Schema.String.pipe(
-  Schema.filter((s) => {
-    if (longerThan(s, MAX_DESCRIPTION_LENGTH)) return `must be at most ${MAX_DESCRIPTION_LENGTH} characters`
-    if (!isStorableText(s)) return UNSTORABLE_TEXT
-    return undefined
-  }, {
+  Schema.filter((s) => reasonTextOf(tagDescriptionReason(s)), {
     identifier: "TagDescription"
   })
 )

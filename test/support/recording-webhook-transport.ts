@@ -1,5 +1,5 @@
 import { type WebhookMessage, WebhookTransport } from "@roster/application"
-import { InvalidInput, type SendResult } from "@roster/domain"
+import { InvalidInput, reason, type SendResult } from "@roster/domain"
 import { Effect, Either, Layer, Option } from "effect"
 import { inspectTarget } from "../../adapters/http-client/index.js"
 
@@ -37,7 +37,7 @@ export const makeRecordingWebhookTransport = (
     WebhookTransport.of({
       checkTarget: (url, field) =>
         Either.match(inspectTarget(url, allowPrivateTargets), {
-          onLeft: (problem) => Effect.fail(new InvalidInput({ field, problem })),
+          onLeft: (problem) => Effect.fail(new InvalidInput({ field, reason: reason("foreign", { text: problem }) })),
           onRight: () => Effect.void
         }),
       send: (message) =>

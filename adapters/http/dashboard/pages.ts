@@ -1,6 +1,6 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { Principal, SignedInUser } from "@roster/application"
-import type { Locale, Membership, Organization } from "@roster/domain"
+import { type Locale, type Membership, type Organization, planLimits, type Reason, reasonText } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { type ApplicationError, apiErrorOf } from "../shared/application-errors.js"
@@ -234,36 +234,96 @@ export interface Refusal {
   readonly text: string
 }
 
+/** Fills a text's `{{ name }}` places. */
+export const fill = (text: string, values: Readonly<Record<string, string | number>>): string =>
+  Object.entries(values).reduce((filled, [name, value]) => filled.split(`{{ ${name} }}`).join(String(value)), text)
+
+/** A catalogued reason in the person's language. */
+export const reasonIn = (t: DashboardTexts, reason: Reason): string => reasonText(reason, t.reasons)
+
+const tierIn = (t: DashboardTexts, tier: string) => t.overview.tiers[tier as keyof DashboardTexts["overview"]["tiers"]] ?? tier
+const statusIn = (t: DashboardTexts, status: string) =>
+  t.subscribers.statuses[status as keyof DashboardTexts["subscribers"]["statuses"]] ?? status
+
+type ErrorTag = ApplicationError["_tag"]
+
+/**
+ * What each refusal of the use cases says on a page, in the person's language: a row an error,
+ * keyed as the wire forms' table is (an error without words here does not compile). Validation
+ * refusals say their catalogued reason; limits say what the plan allows from the error's data.
+ */
+const refusalTexts: { readonly [Tag in ErrorTag]: (error: Extract<ApplicationError, { readonly _tag: Tag }>, t: DashboardTexts) => string } = {
+  MissingScope: (_, t) => t.refusal.forbidden,
+  NotPlatformAdmin: (_, t) => t.refusal.forbidden,
+  ResourceOfAnotherOrganization: (_, t) => t.refusal.notFound,
+  NotAMember: (_, t) => t.refusal.forbidden,
+  ResourceNotFound: (_, t) => t.refusal.notFound,
+  NoSendingDomain: (_, t) => t.refusal.notFound,
+  EmailAlreadyExists: (_, t) => t.refusal.exists,
+  TagAlreadyExists: (_, t) => t.refusal.exists,
+  OrganizationSlugTaken: (_, t) => t.refusal.slugTaken,
+  CampaignStateConflict: (error, t) => fill(t.refusal.campaignState, { status: error.status }),
+  SendingDomainTaken: (_, t) => t.refusal.exists,
+  SendingDomainExists: (_, t) => t.refusal.exists,
+  SubscriptionAlreadyActive: (_, t) => t.refusal.exists,
+  MemberAlreadyExists: (_, t) => t.refusal.memberExists,
+  LastOwner: (_, t) => t.refusal.lastOwner,
+  InvalidStatusTransition: (error, t) => fill(t.refusal.statusMove, { from: statusIn(t, error.from), to: statusIn(t, error.to) }),
+  PlanLimitExceeded: (error, t) => {
+    const format = (n: number | null) => n === null ? t.refusal.unlimited : n.toLocaleString(t === dashboardTexts.de ? "de-DE" : "en-US")
+    const what = t.refusal.limited[error.limit]
+    const allowed = fill(t.refusal.planLimit, { tier: tierIn(t, error.tier), max: format(error.max), what })
+    const upgrade = error.upgradeTo
+    if (upgrade === undefined) return allowed
+    const limits = planLimits[upgrade]
+    const upgradeMax = error.limit === "subscribers" ? limits.maxSubscribers : limits.maxEmailsPerMonth
+    return `${allowed} ${fill(t.refusal.planUpgrade, { upgrade: tierIn(t, upgrade), upgradeMax: `${format(upgradeMax)} ${what}` })}`
+  },
+  PlanFeatureUnavailable: (error, t) =>
+    fill(t.refusal.planFeature, { tier: tierIn(t, error.tier), requiredTier: tierIn(t, error.requiredTier) }),
+  TagLimitReached: (error, t) => fill(t.refusal.tagLimit[error.limit], { max: error.max }),
+  InvalidInput: (error, t) => reasonIn(t, error.reason),
+  OrganizationNotChosen: (_, t) => t.refusal.notFound,
+  Unauthenticated: (_, t) => t.refusal.signedOut,
+  SignInRateLimited: (_, t) => t.refusal.rateLimited,
+  MagicLinkExpired: (_, t) => t.refusal.linkUsed,
+  MagicLinkAlreadyUsed: (_, t) => t.refusal.linkUsed,
+  InvalidToken: (_, t) => t.refusal.linkUsed,
+  IdempotencyKeyReused: (_, t) => t.refusal.busy,
+  IdempotentRequestInProgress: (_, t) => t.refusal.busy,
+  DomainProviderUnavailable: (_, t) => t.refusal.unavailable,
+  BillingDisabled: (_, t) => t.refusal.billingOff,
+  BillingNotConfigured: (_, t) => t.refusal.billingOff,
+  PaymentProviderUnavailable: (_, t) => t.refusal.paymentUnavailable,
+  // The provider's own words, which the dashboard cannot translate.
+  PaymentProviderRefused: (error, t) => fill(t.refusal.paymentRefused, { detail: error.message }),
+  UploadTooLarge: (error, t) =>
+    fill(t.refusal.fileTooLarge, { size: `${Math.floor(error.maxBytes / (1024 * 1024)).toLocaleString("en-US")} MB` })
+}
+
+/** The form field a refusal without a field of its own concerns, among those a form has. */
+const fieldOfRefusal = (error: ApplicationError, fieldNames: ReadonlyArray<string>): string | undefined => {
+  const concerned = error._tag === "OrganizationSlugTaken"
+    ? "slug"
+    : error._tag === "TagAlreadyExists" || error._tag === "EmailAlreadyExists"
+    ? "name"
+    : error._tag === "MemberAlreadyExists"
+    ? "email"
+    : error._tag === "LastOwner"
+    ? "role"
+    : error._tag === "SendingDomainTaken" || error._tag === "SendingDomainExists"
+    ? "domain"
+    : undefined
+  return fieldNames.find((name) => name === concerned)
+}
+
 export const refusalOf = (error: ApplicationError, t: DashboardTexts, fieldNames: ReadonlyArray<string> = []): Refusal => {
   // What belongs to another organization is, on these pages, simply not there.
   if (error._tag === "ResourceOfAnotherOrganization") return { status: 404, field: undefined, text: t.refusal.notFound }
   const answer = apiErrorOf(error)
   const named = answer.fields.find((issue) => fieldNames.includes(issue.field))
-  const text = answer.code === "conflict"
-    ? error._tag === "OrganizationSlugTaken" ? t.refusal.slugTaken : t.refusal.exists
-    : answer.code === "not_found"
-    ? t.refusal.notFound
-    : answer.code === "forbidden"
-    ? t.refusal.forbidden
-    : answer.code === "rate_limited"
-    ? t.refusal.rateLimited
-    : answer.code === "service_unavailable"
-    ? t.refusal.unavailable
-    : answer.code === "member_already_exists"
-    ? t.refusal.memberExists
-    : answer.code === "last_owner"
-    ? t.refusal.lastOwner
-    : answer.code === "limit_exceeded" || answer.code === "tag_limit_reached"
-    ? t.refusal.limit.replace("{{ detail }}", answer.detail)
-    : named?.message ?? answer.detail
-  const conflictField = answer.code === "conflict"
-    ? fieldNames.find((name) => name === (error._tag === "OrganizationSlugTaken" ? "slug" : "name"))
-    : answer.code === "member_already_exists"
-    ? fieldNames.find((name) => name === "email")
-    : answer.code === "last_owner"
-    ? fieldNames.find((name) => name === "role")
-    : undefined
-  return { status: answer.status, field: named?.field ?? conflictField, text }
+  const text = (refusalTexts[error._tag] as (error: ApplicationError, t: DashboardTexts) => string)(error, t)
+  return { status: answer.status, field: named?.field ?? fieldOfRefusal(error, fieldNames), text }
 }
 
 /** A form's errors by field (`form` for those of no field), as its template shows them. */

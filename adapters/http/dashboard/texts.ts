@@ -6,6 +6,7 @@ import { importsTexts } from "./imports-texts.js"
 import { overviewTexts } from "./overview-texts.js"
 import { settingsTexts } from "./settings-texts.js"
 import { tagsTexts } from "./tags-texts.js"
+import { reasonTexts } from "./reason-texts.js"
 
 /**
  * Every word the dashboard shows, in each language it speaks: the frame's here, each screen's in
@@ -63,7 +64,23 @@ const en = {
     slugTaken: "That short name is taken already; choose another.",
     memberExists: "This person is a member already; change their role in the list instead.",
     lastOwner: "The organization needs an owner: make another member an owner first.",
-    limit: "The limit of your plan is reached: {{ detail }}",
+    planLimit: "The {{ tier }} plan allows {{ max }} {{ what }}.",
+    planUpgrade: "The {{ upgrade }} plan allows {{ upgradeMax }}: upgrade to add more.",
+    unlimited: "any number",
+    limited: { subscribers: "subscribers", emails_per_month: "emails a month" },
+    tagLimit: {
+      tags_per_organization: "An organization may hold at most {{ max }} tags, and this one holds that many; delete tags it no longer needs to make new ones.",
+      tags_per_subscriber: "A subscriber may carry at most {{ max }} tags, and this would take them past it; remove tags they no longer need first."
+    },
+    planFeature: "This needs the {{ requiredTier }} plan; your organization is on the {{ tier }} plan.",
+    statusMove: "A subscriber cannot move from {{ from }} to {{ to }} here.",
+    fileTooLarge: "The file is larger than {{ size }}, the most an import takes; nothing of it was kept. Split it into smaller files.",
+    paymentRefused: "The payment provider refused this: {{ detail }}",
+    paymentUnavailable: "The payment provider cannot be reached at the moment; nothing was changed. Try again shortly.",
+    billingOff: "Billing is not available on this service.",
+    busy: "This is being done already; wait a moment and reload the page.",
+    campaignState: "The campaign is {{ status }} now, which does not allow this.",
+    linkUsed: "This link cannot be used any more; ask for a new one.",
     rateLimited: "Too many requests just now. Wait a moment and try again.",
     unavailable: "The service cannot do this at the moment. Try again shortly.",
     invalid: "{{ field }}: {{ problem }}",
@@ -75,6 +92,7 @@ const en = {
     text: "There is nothing at this address, or you are not a member of the organization it names."
   },
   back: "Back",
+  reasons: reasonTexts.en,
   subscribers: subscribersTexts.en,
   tags: tagsTexts.en,
   apiKeys: apiKeysTexts.en,
@@ -138,7 +156,26 @@ const de: DashboardTexts = {
     slugTaken: "Dieser Kurzname ist bereits vergeben; wählen Sie einen anderen.",
     memberExists: "Diese Person ist bereits Mitglied; ändern Sie stattdessen ihre Rolle in der Liste.",
     lastOwner: "Die Organisation braucht einen Inhaber: Machen Sie zuerst ein anderes Mitglied zum Inhaber.",
-    limit: "Die Grenze Ihres Tarifs ist erreicht: {{ detail }}",
+    planLimit: "Der Tarif {{ tier }} erlaubt {{ max }} {{ what }}.",
+    planUpgrade: "Der Tarif {{ upgrade }} erlaubt {{ upgradeMax }}: Wechseln Sie den Tarif, um mehr hinzuzufügen.",
+    unlimited: "beliebig viele",
+    limited: { subscribers: "Abonnenten", emails_per_month: "E-Mails im Monat" },
+    tagLimit: {
+      tags_per_organization:
+        "Eine Organisation darf höchstens {{ max }} Tags haben, und diese hat so viele; löschen Sie Tags, die sie nicht mehr braucht, um neue anzulegen.",
+      tags_per_subscriber:
+        "Ein Abonnent darf höchstens {{ max }} Tags tragen, und das ginge darüber hinaus; entfernen Sie zuerst Tags, die er nicht mehr braucht."
+    },
+    planFeature: "Das braucht den Tarif {{ requiredTier }}; Ihre Organisation hat den Tarif {{ tier }}.",
+    statusMove: "Ein Abonnent kann hier nicht von {{ from }} zu {{ to }} wechseln.",
+    fileTooLarge:
+      "Die Datei ist größer als {{ size }}, das Meiste, was ein Import annimmt; nichts davon wurde behalten. Teilen Sie sie in kleinere Dateien.",
+    paymentRefused: "Der Zahlungsanbieter hat das abgelehnt: {{ detail }}",
+    paymentUnavailable: "Der Zahlungsanbieter ist gerade nicht erreichbar; nichts wurde geändert. Versuchen Sie es gleich noch einmal.",
+    billingOff: "Abrechnung ist auf diesem Dienst nicht verfügbar.",
+    busy: "Das wird gerade schon erledigt; warten Sie einen Moment und laden Sie die Seite neu.",
+    campaignState: "Die Kampagne ist jetzt {{ status }}, was das nicht erlaubt.",
+    linkUsed: "Dieser Link lässt sich nicht mehr verwenden; fordern Sie einen neuen an.",
     rateLimited: "Gerade zu viele Anfragen. Warten Sie einen Moment und versuchen Sie es erneut.",
     unavailable: "Der Dienst kann das gerade nicht erledigen. Versuchen Sie es gleich noch einmal.",
     invalid: "{{ field }}: {{ problem }}",
@@ -151,6 +188,7 @@ const de: DashboardTexts = {
     text: "Unter dieser Adresse gibt es nichts, oder Sie sind nicht Mitglied der Organisation, die sie nennt."
   },
   back: "Zurück",
+  reasons: reasonTexts.de,
   subscribers: subscribersTexts.de,
   tags: tagsTexts.de,
   apiKeys: apiKeysTexts.de,

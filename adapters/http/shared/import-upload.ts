@@ -1,6 +1,6 @@
 import { HttpApp, type HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import type { ImportJobs, ImportUpload } from "@roster/application"
-import { type ImportJob, InvalidInput, UploadTooLarge } from "@roster/domain"
+import { type ImportJob, InvalidInput, reason, UploadTooLarge } from "@roster/domain"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { type ApiError, apiError } from "./api-error.js"
 import { type ImportUploadQuery, MAX_FILE_NAME_LENGTH } from "./import-schemas.js"
@@ -36,7 +36,8 @@ export const uploadForm = (request: HttpServerRequest.HttpServerRequest): Effect
   ))
 }
 
-const invalid = (field: string, problem: string) => new InvalidInput({ field, problem })
+/** A refusal of the upload's form, which only the wire forms meet (the dashboard reads its own). */
+const invalid = (field: string, problem: string) => new InvalidInput({ field, reason: reason("foreign", { text: problem }) })
 
 const brokenOff = invalid("body", "could not be read to its end (the upload broke off)")
 

@@ -1,0 +1,122 @@
+import { englishReasonWords, type ReasonWords } from "@roster/domain"
+
+/**
+ * The reasons a use case refuses an input for (domain/src/reason.ts), in each language the
+ * dashboard speaks. English is the wire forms' own wording; German is typed against the same
+ * catalogue, so a reason without German words does not compile.
+ */
+
+const de: ReasonWords = {
+  empty: () => "darf nicht leer sein",
+  tooLong: ({ max }) => `darf höchstens ${max} Zeichen lang sein`,
+  controlCharacters: () => "darf keine Steuerzeichen enthalten",
+  unstorable: () => "muss gültiger Unicode-Text ohne NUL-Zeichen sein",
+  emailSpaces: () => "darf keine Leer- oder Steuerzeichen enthalten",
+  emailUnicode: () => "muss gültiger Unicode-Text sein",
+  emailOneAt: () => "muss genau ein @ enthalten",
+  emailNoLocalPart: () => "braucht vor dem @ einen Namen",
+  emailLocalPartTooLong: ({ max }) => `der Teil vor dem @ darf höchstens ${max} Zeichen lang sein`,
+  emailLocalPartCharacter: () => "der Teil vor dem @ enthält ein unzulässiges Zeichen",
+  emailLocalPartDots: () =>
+    "der Teil vor dem @ darf nicht mit einem Punkt beginnen oder enden und keine zwei Punkte hintereinander enthalten",
+  emailNoDomain: () => "braucht nach dem @ eine Domain",
+  emailDomainDot: () => "die Domain muss einen Punkt enthalten",
+  emailDomainEmptyLabel: () => "die Domain darf keine leeren Teile haben",
+  emailDomainLabelTooLong: ({ max }) => `die Teile der Domain dürfen höchstens ${max} Zeichen lang sein`,
+  emailDomainCharacter: () => "die Domain enthält ein unzulässiges Zeichen",
+  emailDomainNumber: () => "die Domain muss auf einen Namen enden, nicht auf eine Zahl",
+  notAnEmailAddress: () => "muss eine E-Mail-Adresse sein",
+  slugCharacters: () => "darf nur Kleinbuchstaben und Ziffern enthalten, mit einzelnen Bindestrichen dazwischen",
+  slugFromName: () => "lässt sich nicht aus dem Namen bilden; geben Sie einen an",
+  metadataKeys: ({ max }) => `darf höchstens ${max} Schlüssel haben`,
+  metadataEmptyKey: () => "Schlüssel dürfen nicht leer sein",
+  metadataKeyTooLong: ({ max }) => `Schlüssel dürfen höchstens ${max} Zeichen lang sein`,
+  metadataUnstorable: () => "Schlüssel und Werte müssen gültiger Unicode-Text ohne NUL-Zeichen sein",
+  metadataTooLarge: ({ max }) => `darf als JSON höchstens ${max} Bytes groß sein`,
+  domainAscii: () => "muss ein Hostname in ASCII sein; schreiben Sie einen internationalen Namen in seiner xn---Form",
+  domainHostOnly: () => "muss ein Hostname allein sein, etwa news.example.com, ohne Schema, Port oder Pfad",
+  domainDot: () => "muss ein Hostname mit Punkt sein, etwa news.example.com",
+  domainEmptyLabel: () => "darf keine leeren Teile haben",
+  domainLabelTooLong: ({ max }) => `die Teile dürfen höchstens ${max} Zeichen lang sein`,
+  domainLabelCharacters: () =>
+    "die Teile dürfen nur Buchstaben, Ziffern und Bindestriche enthalten und nicht mit einem Bindestrich beginnen oder enden",
+  domainIpAddress: () => "muss ein Hostname sein, keine IP-Adresse",
+  domainOfService: ({ domain }) => `${domain} ist die Domain des Dienstes selbst; verwenden Sie eine eigene Domain`,
+  domainProviderRefused: ({ reason }) => `der E-Mail-Anbieter hat sie abgelehnt: ${reason}`,
+  senderNeedsPlan: ({ defaultAddress, tier }) =>
+    `eine eigene Absenderadresse braucht eine bestätigte eigene Domain, die der Tarif ${tier} bietet; ` +
+    `bis dahin kommen E-Mails von ${defaultAddress}, mit Ihrem Absendernamen`,
+  senderNeedsDomain: () => "eine eigene Absenderadresse braucht eine bestätigte eigene Domain; fügen Sie zuerst eine hinzu",
+  senderOffDomain: ({ domain }) => `muss eine Adresse Ihrer eigenen Domain ${domain} sein`,
+  senderDomainUnverified: ({ domain, status }) =>
+    `Ihre eigene Domain ${domain} ist ${status}, noch nicht bestätigt; legen Sie ihre DNS-Einträge an und prüfen Sie sie`,
+  senderAddress: ({ inner }, say) => `${say(inner)}; geben Sie die Adresse allein an, ohne Namen`,
+  customRateLimit: ({ perMinute, tier, topTier }) =>
+    `eine eigene Anfragegrenze braucht den Tarif ${topTier}; ${tier} erlaubt ${perMinute} Anfragen pro Minute`,
+  noPriceConfigured: () => "auf diesem Dienst ist kein Preis eingerichtet (STRIPE_PRICE_PRO, STRIPE_PRICE_ENTERPRISE)",
+  unknownPrice: ({ prices }) => `muss einer der Preise der Tarife sein: ${prices}`,
+  noTagWithId: ({ id }) => `in dieser Organisation gibt es keinen Tag mit der ID ${id}`,
+  noTagNamed: ({ name }) => `in dieser Organisation gibt es keinen Tag namens „${name}“`,
+  noTagNamedQuoted: ({ name }) => `es gibt keinen Tag namens „${name}“`,
+  noTagNamedNeedsScope: ({ name }) =>
+    `in dieser Organisation gibt es keinen Tag namens „${name}“, und ihn anzulegen braucht den Bereich tags:write`,
+  tagsByIdOrName: () => "nennen Sie Tags über ihre ID oder ihren Namen, nicht beides",
+  tagInBothLists: () => "soll auch hinzugefügt werden; nennen Sie einen Tag nur in einer Liste",
+  scopesBeyondCaller: () => "darf nicht mehr erlauben, als Sie selbst dürfen",
+  apiKeyRevoked: () => "der Schlüssel ist widerrufen und kann nicht erneuert werden; legen Sie einen neuen an",
+  ownAdminFlag: () => "die Organisation, für die Sie handeln, kann ihr eigenes Kennzeichen nicht ablegen",
+  ownSuspension: () => "die Organisation, für die Sie handeln, kann sich nicht selbst sperren",
+  ownDeletion: () => "die Organisation, für die Sie handeln, kann sich nicht selbst löschen",
+  pageNumber: () => "muss eine ganze Zahl ab 1 sein",
+  pageSize: ({ max, min }) => `muss eine ganze Zahl von ${min} bis ${max} sein`,
+  pageBeyond: () => "liegt hinter jeder Seite, die diese Liste haben kann",
+  sortUnknown: ({ field, fields }) => `nach „${field}“ lässt sich nicht sortieren; sortieren Sie nach ${fields}`,
+  sortTwice: ({ field }) => `nennt „${field}“ mehr als einmal`,
+  cursorForeign: () => "ist keine Fortsetzungsmarke dieses Dienstes",
+  cursorOfOtherSort: ({ order, sort }) =>
+    `gehört zu sort=${sort}&order=${order}; wiederholen Sie die Abfrage damit oder lassen Sie die Marke weg`,
+  cursorOfOtherList: () => "ist keine Fortsetzungsmarke dieser Liste von Zustellungen",
+  idempotencyKey: ({ max }) => `muss aus 1 bis ${max} druckbaren ASCII-Zeichen bestehen, etwa einer UUID`,
+  toOrSubscriber: () => "geben Sie entweder to (eine Adresse) oder subscriber_id an, nicht beides",
+  notASubscriber: () => "ist kein Abonnent dieser Organisation; legen Sie den Abonnenten zuerst an",
+  templateOrContent: () => "geben Sie entweder template_id oder subject mit html und/oder text an, nicht beides",
+  subjectRequired: () => "ist ohne template_id nötig",
+  bodyRequired: () => "geben Sie ohne template_id html, text oder beides an",
+  renderedEmpty: () => "ist für diesen Empfänger leer geworden",
+  templateBody: () => "eine Vorlage braucht einen HTML-Text, einen reinen Text oder beides",
+  templateDeleted: () => "die Vorlage der Kampagne wurde gelöscht; wählen Sie eine andere",
+  audienceTooManyTags: ({ max }) => `darf höchstens ${max} Tags nennen`,
+  audienceTagTwice: () => "nennt einen Tag zweimal",
+  audienceTagExcluded: ({ id }) => `Tag ${id} steht auch in audience.tag_ids`,
+  audienceEmpty: () => "enthält keinen Abonnenten, der diese Kampagne erhielte",
+  scheduleInPast: () => "muss in der Zukunft liegen",
+  scheduleTooFar: () => "muss innerhalb eines Jahres liegen",
+  schedulePassed: () => "ist verstrichen; wählen Sie eine kommende Zeit oder entfernen Sie sie, um jetzt zu senden",
+  triggerTemplate: () => "ist nötig: die Vorlage, die der Auslöser sendet",
+  triggerTagEvent: () => "gilt nur für das Ereignis tag.subscribed",
+  webhookEndpoints: ({ max }) => `eine Organisation darf höchstens ${max} Webhook-Endpunkte anmelden`,
+  unknownEncoding: ({ name }) =>
+    `„${name}“ ist keine Zeichenkodierung, die dieser Dienst liest (utf-8, utf-16le, windows-1252, iso-8859-1, ...)`,
+  fileEmpty: () => "die Datei ist leer",
+  fileNotText: () =>
+    "die Datei ist kein Text (sie enthält NUL-Bytes): senden Sie eine CSV-Datei, gespeichert als UTF-8 (oder UTF-16 mit Byte-Order-Mark)",
+  quoteNotClosed: () => "eine Zelle in Anführungszeichen beginnt in dieser Zeile und wird nie geschlossen",
+  rowTooLong: ({ max }) =>
+    `die Zeile ist länger als ${max} Bytes (ein offenes Anführungszeichen oder eine Datei, die kein CSV ist)`,
+  notCsv: ({ detail }) => `die Datei lässt sich hier nicht als CSV lesen (${detail})`,
+  headerColumns: ({ count, max }) => `die Kopfzeile hat ${count} Spalten; ein Import liest höchstens ${max}`,
+  headerMetadataNoKey: ({ column, name, prefix }) => `Spalte ${column} („${name}“) nennt nach „${prefix}“ keinen Metadaten-Schlüssel`,
+  headerMetadataKeyTooLong: ({ column, max }) => `Spalte ${column} nennt einen Metadaten-Schlüssel mit mehr als ${max} Zeichen`,
+  headerMetadataTwice: ({ first, name, second }) => `Spalten ${first} und ${second} heißen beide „${name}“`,
+  headerColumnTwice: ({ field, first, firstName, second, secondName }) =>
+    `Spalten ${first} („${firstName}“) und ${second} („${secondName}“) werden beide als ${field} gelesen`,
+  headerNoEmail: ({ names }) =>
+    "die erste Zeile muss die Spalten benennen, eine davon „email“" + (names === "" ? "; sie nennt keine" : `; sie nennt ${names}`),
+  headerMetadataColumns: ({ count, max }) =>
+    `die Kopfzeile hat ${count} Metadaten-Spalten; ein Abonnent hat höchstens ${max} Metadaten-Schlüssel`,
+  organizationGone: () => "die Organisation gibt es nicht mehr",
+  // Words of another program stay as it wrote them.
+  foreign: ({ text }) => text
+}
+
+export const reasonTexts = { en: englishReasonWords, de } as const
