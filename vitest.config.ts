@@ -19,6 +19,7 @@ const inMemory = [
   "application/**/*.test.ts",
   "test/application/!(auth-expiry).test.ts",
   "test/csv/**/*.test.ts",
+  "test/dashboard/**/*.test.ts",
   "test/tokens/**/*.test.ts",
   "test/worker/billing-job.test.ts",
   "test/worker/erasure-job.test.ts",

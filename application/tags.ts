@@ -16,6 +16,7 @@ import {
   slugReason,
   Tag,
   tagCategoryReason,
+  tagDescriptionReason,
   TagId,
   tagNameKey,
   tagNameReason,
@@ -94,6 +95,19 @@ const presentation = (
   return problem === undefined ? Effect.succeed(trimmed) : Effect.fail(new InvalidInput({ field, reason: problem }))
 }
 
+/**
+ * A name or description as given, checked against its rules: the wire forms' schemas check them
+ * before, the dashboard's forms do not.
+ */
+const checked = (
+  value: string | null | undefined,
+  field: string,
+  reasonOf: (s: string) => Reason | undefined
+): Effect.Effect<void, InvalidInput> => {
+  const problem = value === undefined || value === null ? undefined : reasonOf(value)
+  return problem === undefined ? Effect.void : Effect.fail(new InvalidInput({ field, reason: problem }))
+}
+
 const displayNameOf = (value: string | null | undefined) => presentation(value, "display_name", tagNameReason)
 const categoryOf = (value: string | null | undefined) => presentation(value, "category", tagCategoryReason)
 
@@ -140,6 +154,8 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
 
     const create = operation("Tags.create")(function*(principal: Principal, input: NewTag) {
       yield* authorize(principal, "tags:write")
+      yield* checked(input.name, "name", tagNameReason)
+      yield* checked(input.description, "description", tagDescriptionReason)
       const displayName = yield* displayNameOf(input.displayName)
       const category = yield* categoryOf(input.category)
       const at = yield* now
@@ -187,6 +203,8 @@ export class Tags extends Effect.Service<Tags>()("roster/Tags", {
     const update = operation("Tags.update")(function*(principal: Principal, id: TagId, changes: TagChanges) {
       yield* authorize(principal, "tags:write")
       const organizationId = principal.organization.id
+      yield* checked(changes.name, "name", tagNameReason)
+      yield* checked(changes.description, "description", tagDescriptionReason)
       const displayName = yield* displayNameOf(changes.displayName)
       const category = yield* categoryOf(changes.category)
       return yield* unitOfWork.transaction(Effect.gen(function*() {

@@ -6,7 +6,7 @@ import type { ApplicationError } from "../shared/application-errors.js"
 import { HttpSettings } from "../shared/http-settings.js"
 import type { DashboardAssets } from "./assets.js"
 import { discardUpload, keepUpload, KeptTooLarge, keptUpload, type UploadOwner } from "./kept-uploads.js"
-import { field, page, redirect, refusalOf, type Workspace } from "./pages.js"
+import { field, fill, page, reasonIn, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
 import type { UploadedFile } from "./upload.js"
 
@@ -95,6 +95,14 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
 
     const numbers = (workspace: Workspace) => new Intl.NumberFormat(workspace.locale === "de" ? "de-DE" : "en-US")
 
+    /** Why a file cannot be imported, at which line if one is to blame, in the person's words. */
+    const fileRefusal = (workspace: Workspace, error: ImportRefused) => {
+      const problem = reasonIn(workspace.t, error.reason)
+      return error.line === null
+        ? problem
+        : fill(workspace.t.imports.failureAt, { line: numbers(workspace).format(error.line), problem })
+    }
+
     const refused = (workspace: Workspace, error: ApplicationError) => {
       const refusal = refusalOf(error, workspace.t)
       return page(assets, workspace, refusal.status === 404 ? "not-found" : "refusal", {
@@ -164,7 +172,7 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
         if (checked._tag === "Left") {
           yield* discardUpload(owner, kept.right.id)
           const error = checked.left
-          if (error instanceof ImportRefused) return { error: t.refusedFile.replace("{{ problem }}", error.message) }
+          if (error instanceof ImportRefused) return { error: fill(t.refusedFile, { problem: fileRefusal(workspace, error) }) }
           return { refusal: error }
         }
         return { id: kept.right.id }
@@ -305,7 +313,7 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
                 size: format.format(kept.byteSize),
                 rowCount: preview.rowCount,
                 rowCountText: format.format(preview.rowCount),
-                failure: preview.failure?.message ?? "",
+                failure: preview.failure === null ? "" : fileRefusal(workspace, preview.failure),
                 columns: mapping,
                 rows: preview.rows.map((record) => ({
                   line: record.line,
@@ -319,7 +327,7 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
             }).pipe(Effect.catchAll((error) =>
               Effect.succeed(
                 error instanceof ImportRefused
-                  ? redirect(`${workspace.base}/imports`, { kind: "error", text: workspace.t.imports.refusedFile.replace("{{ problem }}", error.message) })
+                  ? redirect(`${workspace.base}/imports`, { kind: "error", text: fill(workspace.t.imports.refusedFile, { problem: fileRefusal(workspace, error) }) })
                   : refused(workspace, error)
               )
             ))

@@ -71,7 +71,8 @@ export const browser = (server: TestHttpServer, cookie = "") => {
     /** A form; a field given an array is sent once per value. */
     post: (path: string, form: FormValues, headers?: Record<string, string>) =>
       request("POST", path, headers === undefined ? { form } : { form, headers }),
-    postMultipart: (path: string, fields: ReadonlyArray<MultipartField>) => request("POST", path, { multipart: fields })
+    postMultipart: (path: string, fields: ReadonlyArray<MultipartField>, headers?: Record<string, string>) =>
+      request("POST", path, headers === undefined ? { multipart: fields } : { multipart: fields, headers })
   }
 }
 
