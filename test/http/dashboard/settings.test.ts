@@ -115,7 +115,7 @@ describe.each(forms)("the dashboard's settings in the %s deployment", (form) => 
     expect(page.body).not.toContain("id=\"domain-name\"")
     const refused = await owner.b.post(`${owner.base}/settings/domain`, { csrf: owner.csrf, domain: "mail.example.org" })
     expect(refused.status).toBe(402)
-    expect(unescape(refused.body)).toMatch(/<p class="field-error" role="alert">[^<]*needs the enterprise plan/)
+    expect(unescape(refused.body)).toMatch(/<p class="field-error" role="alert">[^<]*needs the Enterprise plan/)
   })
 
   it("says billing is not set up where no payment provider is configured, and offers no buttons", async () => {
