@@ -30,7 +30,8 @@ import { runWebhookBench } from "./webhooks.js"
  * BENCH_EMAIL_* sizes), `campaigns` (bench/campaigns.ts, with its BENCH_CAMPAIGN_* sizes), `imports`
  * (bench/imports.ts: CSV import and export through the CLI, BENCH_IMPORT_ROWS), `dashboard`
  * (bench/dashboard.ts: the bytes of a first visit to the dashboard) or `list` (bench/lists.ts:
- * the pages of the dashboard's subscriber list at BENCH_LIST_ROWS subscribers, against p95 < 100 ms).
+ * the pages of the dashboard's subscriber list at BENCH_LIST_ROWS subscribers, from the API and from
+ * the dashboard's own page, against p95 < 100 ms).
  */
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
