@@ -91,6 +91,9 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
 
     const numbers = (workspace: Workspace) => new Intl.NumberFormat(workspace.locale === "de" ? "de-DE" : "en-US")
 
+    /** The largest file an import takes, as the page names it. */
+    const megabytes = (workspace: Workspace) => `${numbers(workspace).format(Math.floor(importMaxBytes / (1024 * 1024)))} MB`
+
     const refused = (workspace: Workspace, error: ApplicationError) => {
       const refusal = refusalOf(error, workspace.t)
       return page(assets, workspace, refusal.status === 404 ? "not-found" : "refusal", {
@@ -132,8 +135,6 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
         Effect.catchAll((error) => Effect.succeed(refused(workspace, error)))
       )
 
-    const megabytes = (workspace: Workspace) => `${numbers(workspace).format(Math.floor(importMaxBytes / (1024 * 1024)))} MB`
-
     /**
      * Keeps an uploaded file as a draft and checks it as the import will read it: the draft's id,
      * or the refusal beside the file field (with its status), or a refusal of the page. A file
@@ -171,7 +172,7 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
         return { id: draft.id }
       })
 
-    /** The draft the path names, if the person has it; `none` when the path names none. */
+    /** The id of the draft the path names; none when it names no import. */
     const draftIdOf = Effect.map(HttpRouter.params, ({ upload_id }) => importIdOf(upload_id))
 
     /** Back to the list, saying the file is gone (given up, started, older than an hour, or never this person's). */

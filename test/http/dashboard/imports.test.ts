@@ -334,7 +334,7 @@ describe.each(forms)("the import and export screen in the %s deployment", (form)
 describe("an upload that stops sending, its connection left open", () => {
   let server: TestHttpServer
   beforeAll(async () => {
-    server = await startHttpServer({ adapters: UnlimitedRateLimiterLive, config: { UPLOAD_IDLE_SECONDS: "1" } })
+    server = await startHttpServer({ adapters: UnlimitedRateLimiterLive, config: { UPLOAD_IDLE_SECONDS: "2" } })
   })
   afterAll(() => server.close())
 
@@ -393,7 +393,7 @@ describe("an upload that stops sending, its connection left open", () => {
     ].join("\r\n"))
     expect(answer).toMatch(/^HTTP\/1\.1 408 /)
     expect(answer).toMatch(/^connection: close$/im)
-    expect(unescape(answer)).toContain("The upload stopped: nothing of the file came for 1 seconds, so nothing of it was kept. Try again.")
+    expect(unescape(answer)).toContain("The upload stopped: nothing of the file came for 2 seconds, so nothing of it was kept. Try again.")
     expect(answer).toContain("id=\"import-file-error\"")
     expect(await receiving()).toBe(0)
     expect((await b.get(`${base}/imports`)).body).toContain("No imports yet.")
@@ -401,7 +401,7 @@ describe("an upload that stops sending, its connection left open", () => {
     // Stopped before the file: the form is given up too, nothing of it read.
     const early = await stalled(`${base}/imports`, cookie, "--BOUNDARY\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n")
     expect(early).toMatch(/^HTTP\/1\.1 408 /)
-    expect(unescape(early)).toContain("The form stopped coming in: nothing arrived for 1 seconds, so nothing of it was kept. Try again.")
+    expect(unescape(early)).toContain("The form stopped coming in: nothing arrived for 2 seconds, so nothing of it was kept. Try again.")
     expect(await receiving()).toBe(0)
 
     // The same upload sent whole is taken.
