@@ -42,7 +42,8 @@ const inProcessServers = [
   "test/http/!(data-errors|openapi-lint).test.ts",
   "test/http/reference/!(direct-lane*).test.ts",
   "test/http/overview/*.test.ts",
-  "test/http/dashboard/*.test.ts",
+  // Not the import screen on two instances (PostgreSQL).
+  "test/http/dashboard/!(imports-across-instances).test.ts",
   "test/mail/*.test.ts",
   "test/stripe/*.test.ts",
   "test/webhooks/!(recording-webhook-transport).test.ts",

@@ -10,7 +10,8 @@ import {
   InvalidInput,
   noImportCounts,
   reason,
-  UploadTooLarge
+  UploadTooLarge,
+  type UserId
 } from "@roster/domain"
 import { Chunk, Data, Effect, Either, Exit, Option, Stream } from "effect"
 import { CsvReader, type CsvRecord } from "./ports/csv-reader.js"
@@ -20,7 +21,7 @@ import { OrganizationRepository } from "./ports/organization-repository.js"
 import { now } from "./support/clock.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
-import { requireOwned } from "./support/ownership.js"
+import { requireFound, requireOwned } from "./support/ownership.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { SubscriberImports, unknownEncoding } from "./subscriber-imports.js"
 import { operations } from "./support/operation.js"
@@ -31,8 +32,19 @@ class ImportTakenOver extends Data.TaggedError("ImportTakenOver") {}
 /** An uploaded file is kept in parts of this size until a worker has read it. */
 export const IMPORT_PART_BYTES = 1024 * 1024
 
-/** A file that stops coming in for this long is given up (its upload broke off with its process). */
+/**
+ * A file that stops coming in for this long is given up (its upload broke off with its process),
+ * and so is a draft nobody started for as long after its file came in: time enough to look at its
+ * preview and choose how to import it.
+ */
 const ABANDONED_AFTER_MS = 60 * 60 * 1000
+
+/** How long a draft can be started after its file came in ({@link ImportJobs} `draft`). */
+export const DRAFT_KEPT_MS = ABANDONED_AFTER_MS
+
+/** Whose draft the principal's upload is: the person signed in; none for an API key. */
+const heldByOf = (principal: Principal): UserId | null =>
+  principal.credential.kind === "session" ? principal.credential.userId : null
 
 const LIST_SORT = "created_at"
 
@@ -77,10 +89,15 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
     const ids = yield* Ids
 
     /**
-     * Keeps an uploaded file and queues its import: the import as queued. A file over
-     * `maxBytes`, or one that breaks off, leaves nothing behind.
+     * Stores a new import (`receiving`) and keeps the upload's file a part at a time; `received`
+     * ends it once the file is all there. A file over `maxBytes`, or one that breaks off, leaves
+     * nothing behind.
      */
-    const start = <E, R>(principal: Principal, upload: ImportUpload<E, R>) =>
+    const receive = <E, R, A>(
+      principal: Principal,
+      upload: ImportUpload<E, R>,
+      received: (job: ImportJob, byteSize: number) => Effect.Effect<A>
+    ) =>
       Effect.gen(function*() {
         yield* authorize(principal, "subscribers:write")
         const encoding = (upload.encoding ?? "utf-8").trim().toLowerCase()
@@ -107,7 +124,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
           updatedAt: at
         }
         yield* jobs.insert(job)
-        const received = Effect.gen(function*() {
+        const kept = Effect.gen(function*() {
           let size = 0
           let part = 0
           yield* upload.bytes.pipe(
@@ -120,14 +137,85 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
               })
             )
           )
-          const queuedAt = yield* now
-          yield* jobs.markQueued(job.id, size, queuedAt)
-          return { ...job, status: "queued" as const, byteSize: size, updatedAt: queuedAt }
+          return yield* received(job, size)
         })
-        return yield* received.pipe(
+        return yield* kept.pipe(
           Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : jobs.discard(job.id))
         )
       })
+
+    /**
+     * Keeps an uploaded file and queues its import: the import as queued. A file over
+     * `maxBytes`, or one that breaks off, leaves nothing behind.
+     */
+    const start = <E, R>(principal: Principal, upload: ImportUpload<E, R>) =>
+      receive(principal, upload, (job, byteSize) =>
+        Effect.gen(function*() {
+          const queuedAt = yield* now
+          yield* jobs.markQueued(job.id, byteSize, queuedAt)
+          return { ...job, status: "queued" as const, byteSize, updatedAt: queuedAt }
+        }))
+
+    /**
+     * Keeps an uploaded file as a draft: an import that waits, its file all there, for the person
+     * who uploaded it to look at it ({@link previewDraft}) and start it ({@link startDraft}) or give
+     * it up ({@link discardDraft}). Nobody else sees it; no worker takes it and no list shows it;
+     * one not started within {@link DRAFT_KEPT_MS} is gone. A file over `maxBytes`, or one that
+     * breaks off, leaves nothing behind.
+     */
+    const draft = <E, R>(
+      principal: Principal,
+      upload: Omit<ImportUpload<E, R>, "resubscribe">
+    ) =>
+      receive(principal, { ...upload, resubscribe: false }, (job, byteSize) =>
+        Effect.gen(function*() {
+          const receivedAt = yield* now
+          yield* jobs.markDraft(job.id, heldByOf(principal), byteSize, receivedAt)
+          return { ...job, byteSize, updatedAt: receivedAt }
+        }))
+
+    /** The principal's draft of this id, if it is not too old to be started. */
+    const liveDraft = (principal: Principal, id: ImportId) =>
+      Effect.gen(function*() {
+        const key = { organizationId: principal.organization.id, heldBy: heldByOf(principal), id }
+        const found = yield* jobs.findDraft(key)
+        const at = yield* now
+        // Older ones are given up by the workers' clean-up; until then, they are gone all the same.
+        const live = Option.filter(found, (job) => job.updatedAt.getTime() > at.getTime() - DRAFT_KEPT_MS)
+        return yield* requireFound("import", id, Effect.succeed(live))
+      })
+
+    /**
+     * The principal's draft and what its import would read ({@link preview}): its first `rows`
+     * records. Refused as the import would refuse it.
+     */
+    const previewDraft = operation("ImportJobs.previewDraft")(function*(principal: Principal, id: ImportId, rows: number) {
+      yield* authorize(principal, "subscribers:write")
+      const job = yield* liveDraft(principal, id)
+      return { job, preview: yield* preview(principal, { bytes: jobs.file(id), encoding: job.options.encoding, rows }) }
+    })
+
+    /**
+     * Starts the principal's draft: its import waits for a worker, as one uploaded by
+     * {@link start}, with `resubscribe` chosen now. Not found once given up or started.
+     */
+    const startDraft = operation("ImportJobs.startDraft")(function*(
+      principal: Principal,
+      id: ImportId,
+      options: { readonly resubscribe: boolean }
+    ) {
+      yield* authorize(principal, "subscribers:write")
+      const job = yield* liveDraft(principal, id)
+      const key = { organizationId: principal.organization.id, heldBy: heldByOf(principal), id }
+      const chosen = { ...job.options, resubscribe: options.resubscribe, createTags: allows(principal.scopes, "tags:write") }
+      return yield* requireFound("import", id, jobs.queueDraft(key, chosen, yield* now))
+    })
+
+    /** Gives up the principal's draft with its file; nothing happens when there is none. */
+    const discardDraft = operation("ImportJobs.discardDraft")(function*(principal: Principal, id: ImportId) {
+      yield* authorize(principal, "subscribers:write")
+      yield* jobs.discardDraft({ organizationId: principal.organization.id, heldBy: heldByOf(principal), id })
+    })
 
     const get = operation("ImportJobs.get")(function*(principal: Principal, id: ImportId) {
       yield* authorize(principal, "subscribers:read")
@@ -251,7 +339,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
         return { header: header.cells, layout: layout.right, rows, rowCount: records - 1, failure } satisfies ImportPreview
       })
 
-    return { start, get, list, listPage, preview, runNext, pruneProblems } as const
+    return { start, draft, previewDraft, startDraft, discardDraft, get, list, listPage, preview, runNext, pruneProblems } as const
   })
 }) {}
 

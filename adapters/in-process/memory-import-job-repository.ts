@@ -1,4 +1,4 @@
-import { ImportJobRepository } from "@roster/application"
+import { type DraftKey, ImportJobRepository } from "@roster/application"
 import { emailKey, type ImportJob, MAX_REPORTED_PROBLEMS, type RowProblem } from "@roster/domain"
 import { Array, Effect, Layer, Option, Stream } from "effect"
 import { MemoryStore, type StoredImportJob, type Tables } from "./memory-store.js"
@@ -29,6 +29,15 @@ const whileHeld = (t: Tables, id: string, leaseToken: string, f: (stored: Stored
 
 const running = (stored: StoredImportJob) => stored.job.status === "running"
 
+/** The draft the key names, if there is one. */
+const draftOf = (t: Tables, key: DraftKey): StoredImportJob | undefined => {
+  const stored = t.importJobs.get(key.id)
+  return stored !== undefined && stored.draft !== null && stored.draft.heldBy === key.heldBy &&
+      stored.job.organizationId === key.organizationId && stored.job.status === "receiving"
+    ? stored
+    : undefined
+}
+
 const createdAt = (job: ImportJob): number => job.createdAt.getTime()
 const oldestFirst = compareBy(createdAt, "asc")
 
@@ -44,7 +53,7 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
     return ImportJobRepository.of({
       insert: (job) =>
         store.write((t) => {
-          t.importJobs.set(job.id, { job: { ...job, problems: job.problems.map(storedProblem) }, parts: [], leaseUntil: null, leaseToken: null })
+          t.importJobs.set(job.id, { job: { ...job, problems: job.problems.map(storedProblem) }, parts: [], leaseUntil: null, leaseToken: null, draft: null })
         }),
 
       appendPart: (id, part, bytes) =>
@@ -63,6 +72,27 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
               ? undefined
               : { ...stored, job: { ...stored.job, status: "queued", byteSize, updatedAt: at } })
         ),
+
+      markDraft: (id, heldBy, byteSize, at) =>
+        store.write((t) =>
+          change(t, id, (stored) =>
+            stored.job.status !== "receiving"
+              ? undefined
+              : { ...stored, job: { ...stored.job, byteSize, updatedAt: at }, draft: { heldBy } })
+        ),
+
+      findDraft: (key) => store.read((t) => Option.fromNullable(draftOf(t, key)?.job)),
+
+      queueDraft: (key, options, at) =>
+        store.write((t) => {
+          const stored = draftOf(t, key)
+          if (stored === undefined) return Option.none()
+          const job: ImportJob = { ...stored.job, status: "queued", options, updatedAt: at }
+          t.importJobs.set(job.id, { ...stored, job, draft: null })
+          return Option.some(job)
+        }),
+
+      discardDraft: (key) => store.write((t) => draftOf(t, key) !== undefined && t.importJobs.delete(key.id)),
 
       discard: (id) => store.write((t) => void t.importJobs.delete(id)),
 
@@ -143,7 +173,8 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
             },
             parts: [],
             leaseUntil: null,
-            leaseToken: null
+            leaseToken: null,
+            draft: null
           }))
         ),
 

@@ -84,6 +84,8 @@ export interface StoredImportJob {
   readonly leaseUntil: Date | null
   /** The token of the worker holding the running import. */
   readonly leaseToken: string | null
+  /** A `receiving` import whose file is all there, waiting for the person it names to start it. */
+  readonly draft: { readonly heldBy: string | null } | null
 }
 
 /** A trigger's firing for one subscriber. */

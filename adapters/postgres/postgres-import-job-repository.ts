@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { ImportJobRepository } from "@roster/application"
+import { type DraftKey, ImportJobRepository } from "@roster/application"
 import {
   type ImportCounts,
   type ImportId,
@@ -66,6 +66,15 @@ export const PostgresImportJobRepositoryLive = Layer.effect(
     })
     const running = sql`j.status = 'running'`
 
+    /** The draft the key names: `j` is the import. */
+    const isDraft = (key: DraftKey) =>
+      sql.and([
+        sql`j.id = ${key.id}`,
+        sql`j.organization_id = ${key.organizationId}`,
+        sql`j.draft`,
+        key.heldBy === null ? sql`j.draft_of IS NULL` : sql`j.draft_of = ${key.heldBy}`
+      ])
+
     const readPart = (id: ImportId, part: number) =>
       sql<{ readonly bytes: Uint8Array }>`SELECT bytes FROM import_job_parts WHERE job_id = ${id} AND part = ${part}`.pipe(
         Effect.map((rows) => Option.map(Array.head(rows), (row) => row.bytes)),
@@ -93,6 +102,27 @@ export const PostgresImportJobRepositoryLive = Layer.effect(
         sql`
           UPDATE import_jobs SET status = 'queued', byte_size = ${byteSize}, updated_at = ${at}
           WHERE id = ${id} AND status = 'receiving'`.pipe(Effect.asVoid, Effect.orDie),
+
+      markDraft: (id, heldBy, byteSize, at) =>
+        sql`
+          UPDATE import_jobs SET draft = true, draft_of = ${heldBy}, byte_size = ${byteSize}, updated_at = ${at}
+          WHERE id = ${id} AND status = 'receiving'`.pipe(Effect.asVoid, Effect.orDie),
+
+      findDraft: (key) =>
+        sql`SELECT ${qualified} FROM import_jobs AS j WHERE ${isDraft(key)}`.pipe(Effect.map(firstJob), Effect.orDie),
+
+      queueDraft: (key, options, at) =>
+        sql`
+          UPDATE import_jobs AS j
+          SET status = 'queued', draft = false, draft_of = NULL, options = ${jsonb(options)}::jsonb, updated_at = ${at}
+          WHERE ${isDraft(key)}
+          RETURNING ${qualified}`.pipe(Effect.map(firstJob), Effect.orDie),
+
+      discardDraft: (key) =>
+        sql`DELETE FROM import_jobs AS j WHERE ${isDraft(key)} RETURNING j.id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
 
       discard: (id) => sql`DELETE FROM import_jobs WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
 

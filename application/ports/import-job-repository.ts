@@ -1,4 +1,4 @@
-import type { ImportCounts, ImportId, ImportJob, OrganizationId, RowProblem } from "@roster/domain"
+import type { ImportCounts, ImportId, ImportJob, ImportJobOptions, OrganizationId, RowProblem, UserId } from "@roster/domain"
 import { Context, type Effect, type Option, type Stream } from "effect"
 import type { KeysetPosition } from "./subscriber-repository.js"
 
@@ -17,6 +17,16 @@ export interface ImportProgress {
 }
 
 /**
+ * Which draft: an import of the organization whose file is all there, waiting to be started by
+ * the person who uploaded it (`heldBy`; `null` when no person did, an API key).
+ */
+export interface DraftKey {
+  readonly organizationId: OrganizationId
+  readonly heldBy: UserId | null
+  readonly id: ImportId
+}
+
+/**
  * Imports sent over HTTP: their files, kept a part at a time until a worker has read them, and
  * their progress, saved with each batch in the batch's transaction, so that a worker that takes
  * over an import starts where the last one stopped.
@@ -28,9 +38,27 @@ export class ImportJobRepository extends Context.Tag("roster/ImportJobRepository
   readonly appendPart: (id: ImportId, part: number, bytes: Uint8Array) => Effect.Effect<void>
   /** The file is all there: the import waits for a worker. */
   readonly markQueued: (id: ImportId, byteSize: number, at: Date) => Effect.Effect<void>
+  /**
+   * The file is all there, but the import waits for `heldBy` to start it: a draft. It stays
+   * `receiving` (no worker claims it, `list` leaves it out) and `discardAbandoned` gives it up
+   * once `at` is before its `before`, unless it was started.
+   */
+  readonly markDraft: (id: ImportId, heldBy: UserId | null, byteSize: number, at: Date) => Effect.Effect<void>
+  /** The draft, if the organization has it and it is `heldBy`'s. */
+  readonly findDraft: (key: DraftKey) => Effect.Effect<Option.Option<ImportJob>>
+  /**
+   * Starts the draft with `options`: it waits for a worker, an import like any other. The queued
+   * import, or none when there is no such draft (given up, or started already).
+   */
+  readonly queueDraft: (key: DraftKey, options: ImportJobOptions, at: Date) => Effect.Effect<Option.Option<ImportJob>>
+  /** Forgets the draft and its file; whether there was one. */
+  readonly discardDraft: (key: DraftKey) => Effect.Effect<boolean>
   /** Forgets an import and its file (a file that never came in whole). */
   readonly discard: (id: ImportId) => Effect.Effect<void>
-  /** Forgets `receiving` imports last touched before `before` (their upload broke off); how many. */
+  /**
+   * Forgets `receiving` imports last touched before `before` (their upload broke off, or they are
+   * drafts nobody started); how many.
+   */
   readonly discardAbandoned: (before: Date) => Effect.Effect<number>
   readonly find: (organizationId: OrganizationId, id: ImportId) => Effect.Effect<Option.Option<ImportJob>>
   /** Whose import this is, if it exists. */

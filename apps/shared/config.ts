@@ -144,6 +144,13 @@ export const RosterConfig = Config.all({
     }),
     Config.withDefault(DEFAULT_IMPORT_MAX_BYTES)
   ),
+  uploadIdleSeconds: Config.integer("UPLOAD_IDLE_SECONDS").pipe(
+    Config.validate({
+      message: "UPLOAD_IDLE_SECONDS: must be a whole number of seconds from 1 to 3600",
+      validation: (n) => n >= 1 && n <= 3600
+    }),
+    Config.withDefault(30)
+  ),
   workerLeaseSeconds: Config.integer("WORKER_LEASE_SECONDS").pipe(
     Config.validate({
       message: "WORKER_LEASE_SECONDS: must be a whole number of seconds from 12 to 3600",
@@ -234,7 +241,8 @@ export const httpSettingsOf = (config: RosterConfig) => {
     emailWebhookSecret: Option.getOrNull(config.emailWebhookSecret),
     stripeWebhookSecret: Option.getOrNull(config.stripeWebhookSecret),
     metricsToken: Option.getOrNull(config.metricsToken),
-    importMaxBytes: config.importMaxBytes
+    importMaxBytes: config.importMaxBytes,
+    uploadIdleSeconds: config.uploadIdleSeconds
   }
 }
 

@@ -27,6 +27,8 @@ describe("configuration", () => {
       expect(Either.getOrThrow(yield* read({ HTTP_DIRECT_LANE: "off" })).directLane).toBe(false)
       expect(Either.getOrThrow(yield* read({ HTTP_DIRECT_LANE: "on" })).directLane).toBe(true)
       expect(Either.getOrThrow(yield* read({ IMPORT_MAX_BYTES: "1048576" })).importMaxBytes).toBe(1048576)
+      expect(config.uploadIdleSeconds).toBe(30)
+      expect(Either.getOrThrow(yield* read({ UPLOAD_IDLE_SECONDS: "5" })).uploadIdleSeconds).toBe(5)
     }))
 
   it.effect("connection URLs are kept secret and read as given", () =>
@@ -67,7 +69,9 @@ describe("configuration", () => {
     [{ WORKER_METRICS_PORT: "70000" }, /^WORKER_METRICS_PORT: /],
     [{ IMPORT_MAX_BYTES: "0" }, /^IMPORT_MAX_BYTES: must be a whole number of bytes from 1 to 1073741824 \(1 GiB\)$/],
     [{ IMPORT_MAX_BYTES: "2147483648" }, /^IMPORT_MAX_BYTES: must be a whole number of bytes from 1 to 1073741824/],
-    [{ IMPORT_MAX_BYTES: "100MB" }, /^IMPORT_MAX_BYTES: expected an integer value, got "100MB"$/]
+    [{ IMPORT_MAX_BYTES: "100MB" }, /^IMPORT_MAX_BYTES: expected an integer value, got "100MB"$/],
+    [{ UPLOAD_IDLE_SECONDS: "0" }, /^UPLOAD_IDLE_SECONDS: must be a whole number of seconds from 1 to 3600$/],
+    [{ UPLOAD_IDLE_SECONDS: "30s" }, /^UPLOAD_IDLE_SECONDS: expected an integer value, got "30s"$/]
   ] as const)("a bad value stops the start with one line naming the variable: %o", ([env, expected]) =>
     Effect.gen(function*() {
       const line = yield* problem(env)

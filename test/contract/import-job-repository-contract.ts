@@ -14,7 +14,8 @@ import {
   MAX_REPORTED_PROBLEMS,
   noImportCounts,
   type OrganizationId,
-  type RowProblem
+  type RowProblem,
+  type UserId
 } from "@roster/domain"
 import { Chunk, Clock, Effect, Exit, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
@@ -26,6 +27,7 @@ import {
   givenImportJob,
   givenOrganization,
   givenSubscriber,
+  givenUser,
   instant,
   type PersistenceLayer
 } from "./fixtures.js"
@@ -59,6 +61,12 @@ const principalOf = (organizationId: OrganizationId): Principal => ({
   organization: { id: organizationId, tier: "enterprise", isPlatformAdmin: false, requestsPerMinute: null },
   scopes: ["*"],
   credential: { kind: "api_key", id: randomUUID() as never, environment: "test" }
+})
+
+/** A person signed in to the organization's dashboard. */
+const personIn = (organizationId: OrganizationId, userId: UserId): Principal => ({
+  ...principalOf(organizationId),
+  credential: { kind: "session", userId, role: "member", sessionId: randomUUID() }
 })
 
 /**
@@ -408,6 +416,99 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
+    it.effect("a draft waits, its file all there, for the person who uploaded it: never claimed nor listed, found by them alone", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const [organization, other] = [yield* givenOrganization(), yield* givenOrganization()]
+        const [ada, grace] = [yield* givenUser(), yield* givenUser()]
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const job = yield* givenImportJob(organization.id, { status: "receiving", createdAt: era(0), updatedAt: era(0) })
+          yield* jobs.appendPart(job.id, 0, bytes("email\nada@example.com\n"))
+          const key = { organizationId: organization.id, heldBy: ada.id, id: job.id }
+          // Under way, it is no draft yet.
+          assert.isTrue(Option.isNone(yield* jobs.findDraft(key)))
+
+          yield* jobs.markDraft(job.id, ada.id, 22, era(5))
+          const draft = { ...job, byteSize: 22, updatedAt: era(5) }
+          expect(yield* jobs.findDraft(key)).toStrictEqual(Option.some(draft))
+          expect(yield* jobs.find(organization.id, job.id)).toStrictEqual(Option.some(draft))
+          expect(yield* fileText(job.id)).toStrictEqual(["email\nada@example.com\n"])
+          // Nobody else finds it: another person, no person, another organization, another id.
+          for (const stranger of [{ ...key, heldBy: grace.id }, { ...key, heldBy: null }, { ...key, organizationId: other.id }, { ...key, id: ImportId.make(randomUUID()) }]) {
+            assert.isTrue(Option.isNone(yield* jobs.findDraft(stranger)))
+            expect(yield* jobs.discardDraft(stranger)).toBe(false)
+            assert.isTrue(Option.isNone(yield* jobs.queueDraft(stranger, job.options, era(6))))
+          }
+          // No worker takes it, though it is older than an import waiting; no list shows it.
+          const waiting = yield* givenImportJob(organization.id, { createdAt: era(1) })
+          expect(Option.map(yield* jobs.claim(era(10), era(40), randomUUID()), (claimed) => claimed.id)).toStrictEqual(Option.some(waiting.id))
+          expect((yield* jobs.list({ organizationId: organization.id, limit: 10 })).map((listed) => listed.id)).toStrictEqual([waiting.id])
+          expect(yield* jobs.count(organization.id)).toBe(1)
+          expect(yield* jobs.findDraft(key)).toStrictEqual(Option.some(draft))
+        }).pipe(deletingAfterwards([organization.id, other.id]))
+      }))
+
+    it.effect("a draft started waits for a worker with the options chosen, once; a draft given up is gone with its file", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        const ada = yield* givenUser()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const started = yield* givenImportJob(organization.id, { status: "receiving", createdAt: era(0), updatedAt: era(0) })
+          yield* jobs.appendPart(started.id, 0, bytes("email\n"))
+          yield* jobs.markDraft(started.id, ada.id, 6, era(1))
+          const key = { organizationId: organization.id, heldBy: ada.id, id: started.id }
+          const options = { resubscribe: true, createTags: false, encoding: "windows-1252" }
+          const queued = { ...started, status: "queued" as const, byteSize: 6, options, updatedAt: era(2) }
+          expect(yield* jobs.queueDraft(key, options, era(2))).toStrictEqual(Option.some(queued))
+          expect(yield* jobs.find(organization.id, started.id)).toStrictEqual(Option.some(queued))
+          // Started, it is a draft no more: neither started again nor given up as one.
+          assert.isTrue(Option.isNone(yield* jobs.findDraft(key)))
+          assert.isTrue(Option.isNone(yield* jobs.queueDraft(key, options, era(3))))
+          expect(yield* jobs.discardDraft(key)).toBe(false)
+          expect(yield* jobs.list({ organizationId: organization.id, limit: 10 })).toStrictEqual([queued])
+          const claimed = yield* jobs.claim(era(10), era(40), randomUUID())
+          expect(Option.map(claimed, (job) => [job.id, job.options])).toStrictEqual(Option.some([started.id, options]))
+          expect(yield* fileText(started.id)).toStrictEqual(["email\n"])
+
+          // One held by no person (uploaded with an API key) is found by no person only.
+          const given = yield* givenImportJob(organization.id, { status: "receiving", createdAt: era(0), updatedAt: era(0) })
+          yield* jobs.appendPart(given.id, 0, bytes("email\n"))
+          yield* jobs.markDraft(given.id, null, 6, era(1))
+          const givenKey = { organizationId: organization.id, heldBy: null, id: given.id }
+          expect(yield* jobs.discardDraft({ ...givenKey, heldBy: ada.id })).toBe(false)
+          expect(yield* jobs.discardDraft(givenKey)).toBe(true)
+          assert.isTrue(Option.isNone(yield* jobs.find(organization.id, given.id)))
+          expect(yield* fileText(given.id)).toStrictEqual([])
+          expect(yield* jobs.discardDraft(givenKey)).toBe(false)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("a draft nobody started is given up with uploads that broke off, by when its file came in", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        const ada = yield* givenUser()
+        yield* Effect.gen(function*() {
+          const draftAt = (at: number) =>
+            Effect.gen(function*() {
+              // Its upload began long before its file was all there.
+              const job = yield* givenImportJob(organization.id, { status: "receiving", updatedAt: instant(0) })
+              yield* jobs.appendPart(job.id, 0, bytes("email\n"))
+              yield* jobs.markDraft(job.id, ada.id, 6, instant(at))
+              return { organizationId: organization.id, heldBy: ada.id, id: job.id }
+            })
+          const old = yield* draftAt(10)
+          const recent = yield* draftAt(100)
+          expect(yield* jobs.discardAbandoned(instant(50))).toBeGreaterThanOrEqual(1)
+          assert.isTrue(Option.isNone(yield* jobs.findDraft(old)))
+          expect(yield* fileText(old.id)).toStrictEqual([])
+          assert.isTrue(Option.isSome(yield* jobs.findDraft(recent)))
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
     it.effect("an organization's imports and their files go with it", () =>
       Effect.gen(function*() {
         const jobs = yield* ImportJobRepository
@@ -483,6 +584,100 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
           expect(yield* jobs.count(organization.id)).toBe(0)
           // Not even as an upload in progress.
           expect(yield* jobs.discardAbandoned(new Date(Date.UTC(2100, 0, 1)))).toBe(0)
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("a draft is previewed and started by the person who uploaded it, with the options they chose, and run by a worker", () =>
+      Effect.gen(function*() {
+        const imports = yield* ImportJobs
+        const organization = yield* givenOrganization({ tier: "enterprise" })
+        const [ada, grace] = [yield* givenUser(), yield* givenUser()]
+        yield* Effect.gen(function*() {
+          const uploader = personIn(organization.id, ada.id)
+          const draft = yield* imports.draft(uploader, {
+            fileName: "list.csv",
+            bytes: csv(["email,first_name,Member Rating", "ada@example.com,Ada,5", "not an address,Bob,3", "grace@example.com,Grace,4"]),
+            maxBytes: 1024
+          })
+          expect([draft.status, draft.fileName, draft.byteSize]).toStrictEqual(["receiving", "list.csv", 100])
+          // A worker passes it by.
+          yield* runAll
+          const { job, preview } = yield* imports.previewDraft(uploader, draft.id, 1)
+          expect(job).toStrictEqual(draft)
+          expect([preview.header, preview.rowCount, preview.rows.map((row) => row.line)]).toStrictEqual([
+            ["email", "first_name", "Member Rating"],
+            3,
+            [2]
+          ])
+
+          // Another person of the organization, or an API key of it, has no such draft.
+          for (const other of [personIn(organization.id, grace.id), principalOf(organization.id)]) {
+            expect(yield* Effect.flip(imports.previewDraft(other, draft.id, 1))).toMatchObject({ _tag: "ResourceNotFound", resource: "import" })
+            expect(yield* Effect.flip(imports.startDraft(other, draft.id, { resubscribe: false }))).toMatchObject({ _tag: "ResourceNotFound" })
+            yield* imports.discardDraft(other, draft.id)
+          }
+
+          const started = yield* imports.startDraft(uploader, draft.id, { resubscribe: true })
+          expect([started.status, started.options.resubscribe, started.byteSize]).toStrictEqual(["queued", true, 100])
+          // Once.
+          expect(yield* Effect.flip(imports.startDraft(uploader, draft.id, { resubscribe: true }))).toMatchObject({ _tag: "ResourceNotFound" })
+          expect(yield* Effect.flip(imports.previewDraft(uploader, draft.id, 1))).toMatchObject({ _tag: "ResourceNotFound" })
+          yield* runAll
+          const done = yield* imports.get(uploader, draft.id)
+          expect([done.status, done.counts]).toStrictEqual(["completed", { ...noImportCounts, rows: 3, created: 2, failed: 1 }])
+          expect(yield* fileText(draft.id)).toStrictEqual([])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("a draft can be started for an hour after its file came in; then it is gone, and the workers' clean-up takes it", () =>
+      Effect.gen(function*() {
+        const imports = yield* ImportJobs
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        const ada = yield* givenUser()
+        yield* Effect.gen(function*() {
+          const uploader = personIn(organization.id, ada.id)
+          // The test clock starts in 1970: the workers' clean-up finds no other test's upload so old.
+          const draftNow = imports.draft(uploader, { fileName: null, bytes: csv(["email", "ada@example.com"]), maxBytes: 1024 })
+          const kept = yield* draftNow
+          const late = yield* draftNow
+          yield* TestClock.adjust("59 minutes")
+          yield* runAll
+          expect((yield* imports.previewDraft(uploader, kept.id, 5)).job.id).toBe(kept.id)
+          expect((yield* imports.startDraft(uploader, kept.id, { resubscribe: false })).status).toBe("queued")
+          yield* TestClock.adjust("1 minute")
+          expect(yield* Effect.flip(imports.previewDraft(uploader, late.id, 5))).toMatchObject({ _tag: "ResourceNotFound" })
+          expect(yield* Effect.flip(imports.startDraft(uploader, late.id, { resubscribe: false }))).toMatchObject({ _tag: "ResourceNotFound" })
+          yield* TestClock.adjust("1 second")
+          yield* runAll
+          assert.isTrue(Option.isNone(yield* jobs.find(organization.id, late.id)))
+          expect(yield* fileText(late.id)).toStrictEqual([])
+          expect((yield* imports.get(uploader, kept.id)).status).toBe("completed")
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("a draft over the limit, or whose upload breaks off or stalls, leaves nothing behind; one given up is gone", () =>
+      Effect.gen(function*() {
+        const imports = yield* ImportJobs
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        const ada = yield* givenUser()
+        yield* Effect.gen(function*() {
+          const uploader = personIn(organization.id, ada.id)
+          const tooLarge = yield* imports.draft(uploader, { fileName: null, bytes: csv(["email", "ada@example.com"]), maxBytes: 10 }).pipe(Effect.exit)
+          expect(tooLarge).toStrictEqual(Exit.fail(expect.objectContaining({ _tag: "UploadTooLarge", maxBytes: 10 })))
+          const stalled = yield* imports.draft(uploader, {
+            fileName: null,
+            bytes: Stream.concat(Stream.make(bytes("email\n")), Stream.fail("stalled" as const)),
+            maxBytes: 1024
+          }).pipe(Effect.exit)
+          expect(stalled).toStrictEqual(Exit.fail("stalled"))
+          expect(yield* jobs.discardAbandoned(new Date(Date.UTC(2100, 0, 1)))).toBe(0)
+
+          const given = yield* imports.draft(uploader, { fileName: null, bytes: csv(["email", "ada@example.com"]), maxBytes: 1024 })
+          yield* imports.discardDraft(uploader, given.id)
+          assert.isTrue(Option.isNone(yield* jobs.find(organization.id, given.id)))
+          expect(yield* Effect.flip(imports.startDraft(uploader, given.id, { resubscribe: false }))).toMatchObject({ _tag: "ResourceNotFound" })
         }).pipe(deletingAfterwards([organization.id]))
       }))
 

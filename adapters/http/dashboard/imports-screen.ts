@@ -1,20 +1,21 @@
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { csvLines, ImportJobs, type ImportPreview, makeSubscriberLines, SubscriberExports, subscriberColumns } from "@roster/application"
-import { ImportId, type ImportJob, ImportRefused, SubscriberStatus } from "@roster/domain"
+import { ImportId, type ImportJob, ImportRefused, ResourceNotFound, SubscriberStatus, UploadTooLarge } from "@roster/domain"
 import { Effect, Option, Schema, Stream } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import { HttpSettings } from "../shared/http-settings.js"
 import type { DashboardAssets } from "./assets.js"
-import { discardUpload, keepUpload, KeptTooLarge, keptUpload, type UploadOwner } from "./kept-uploads.js"
 import { field, fill, page, reasonIn, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
-import type { UploadedFile } from "./upload.js"
+import { closingConnection, type UploadedFile } from "./upload.js"
 
 /**
  * Import and export: the organization's imports, newest first; a CSV file uploaded, previewed
  * (its first rows, and which column the import reads as what) and then imported by the worker,
  * its progress followed live with its problem rows; and the subscribers exported as CSV. The
- * import and the export are the use cases the API and the CLI run.
+ * import and the export are the use cases the API and the CLI run. Between its preview and its
+ * start, an uploaded file is a draft import in the database (`ImportJobs.draft`), so that any
+ * instance of the service can show it and start it.
  */
 
 const importIdOf = Schema.decodeUnknownOption(ImportId)
@@ -34,11 +35,6 @@ const pageNumberOf = (request: HttpServerRequest.HttpServerRequest, name = "page
 
 const queryOf = (request: HttpServerRequest.HttpServerRequest, name: string) =>
   (new URL(request.url, "http://dashboard").searchParams.get(name) ?? "").trim()
-
-const ownerOf = (workspace: Workspace): UploadOwner => ({
-  organizationId: workspace.organization.id,
-  sessionToken: workspace.sessionToken
-})
 
 const isRunning = (job: ImportJob) => job.status === "receiving" || job.status === "queued" || job.status === "running"
 
@@ -91,7 +87,7 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
   Effect.gen(function*() {
     const imports = yield* ImportJobs
     const exports = yield* SubscriberExports
-    const { importMaxBytes } = yield* HttpSettings
+    const { importMaxBytes, uploadIdleSeconds } = yield* HttpSettings
 
     const numbers = (workspace: Workspace) => new Intl.NumberFormat(workspace.locale === "de" ? "de-DE" : "en-US")
 
@@ -102,6 +98,9 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
         ? problem
         : fill(workspace.t.imports.failureAt, { line: numbers(workspace).format(error.line), problem })
     }
+
+    /** The largest file an import takes, as the page names it. */
+    const megabytes = (workspace: Workspace) => `${numbers(workspace).format(Math.floor(importMaxBytes / (1024 * 1024)))} MB`
 
     const refused = (workspace: Workspace, error: ApplicationError) => {
       const refusal = refusalOf(error, workspace.t)
@@ -136,7 +135,7 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
             uploadAction: `${workspace.base}/imports`,
             exportAction: `${workspace.base}/imports/export.csv`,
             statuses: SubscriberStatus.literals,
-            maxSize: `${format.format(Math.floor(importMaxBytes / (1024 * 1024)))} MB`,
+            maxSize: megabytes(workspace),
             values: form.values ?? {},
             errors: form.errors
           }, { status, menu: "imports" })
@@ -144,39 +143,49 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
         Effect.catchAll((error) => Effect.succeed(refused(workspace, error)))
       )
 
-    /** What the import would read of a kept file, or why it refuses it. */
-    const previewOf = (workspace: Workspace, bytes: Stream.Stream<Uint8Array>) =>
-      imports.preview(workspace.principal, { bytes, rows: PREVIEW_ROWS })
-
-    /** Keeps an uploaded file and checks it as the import will read it: the upload's id, or the refusal beside the file field. */
+    /**
+     * Keeps an uploaded file as a draft and checks it as the import will read it: the draft's id,
+     * or the refusal beside the file field (with its status), or a refusal of the page. A file
+     * refused leaves no draft behind.
+     */
     const upload = (workspace: Workspace, file: UploadedFile | undefined) =>
       Effect.gen(function*() {
         const t = workspace.t.imports
-        if (file === undefined || file.name === "") return { error: t.chooseFile }
-        const owner = ownerOf(workspace)
-        const kept = yield* Effect.either(keepUpload(owner, file.name.trim().slice(0, 255) || null, file.content, importMaxBytes))
+        if (file === undefined || file.name === "") return { error: t.chooseFile, status: 400 }
+        const kept = yield* Effect.either(imports.draft(workspace.principal, {
+          fileName: file.name.trim().slice(0, 255) || null,
+          bytes: file.content,
+          maxBytes: importMaxBytes
+        }))
         if (kept._tag === "Left") {
-          return {
-            error: kept.left instanceof KeptTooLarge
-              ? t.tooLarge.replace("{{ size }}", `${numbers(workspace).format(Math.floor(importMaxBytes / (1024 * 1024)))} MB`)
-              : t.brokenOff
-          }
-        }
-        if (kept.right.byteSize === 0) {
-          yield* discardUpload(owner, kept.right.id)
-          return { error: t.empty }
-        }
-        const found = yield* keptUpload(owner, kept.right.id)
-        if (Option.isNone(found)) return { error: t.brokenOff }
-        const checked = yield* Effect.either(previewOf(workspace, found.value.bytes))
-        if (checked._tag === "Left") {
-          yield* discardUpload(owner, kept.right.id)
-          const error = checked.left
-          if (error instanceof ImportRefused) return { error: fill(t.refusedFile, { problem: fileRefusal(workspace, error) }) }
+          const error = kept.left
+          if (error === "stalled") return { error: t.stalled.replace("{{ seconds }}", String(uploadIdleSeconds)), status: 408 }
+          if (error === "broken") return { error: t.brokenOff, status: 400 }
+          if (error instanceof UploadTooLarge) return { error: t.tooLarge.replace("{{ size }}", megabytes(workspace)), status: 400 }
           return { refusal: error }
         }
-        return { id: kept.right.id }
+        const draft = kept.right
+        const discard = imports.discardDraft(workspace.principal, draft.id).pipe(Effect.orDie)
+        if (draft.byteSize === 0) {
+          yield* discard
+          return { error: t.empty, status: 400 }
+        }
+        const checked = yield* Effect.either(imports.previewDraft(workspace.principal, draft.id, PREVIEW_ROWS))
+        if (checked._tag === "Left") {
+          yield* discard
+          const error = checked.left
+          if (error instanceof ImportRefused) return { error: fill(t.refusedFile, { problem: fileRefusal(workspace, error) }), status: 400 }
+          return { refusal: error }
+        }
+        return { id: draft.id }
       })
+
+    /** The id of the draft the path names; none when it names no import. */
+    const draftIdOf = Effect.map(HttpRouter.params, ({ upload_id }) => importIdOf(upload_id))
+
+    /** Back to the list, saying the file is gone (given up, started, older than an hour, or never this person's). */
+    const uploadGone = (workspace: Workspace) =>
+      redirect(`${workspace.base}/imports`, { kind: "error", text: workspace.t.imports.uploadGone })
 
     /** The job the path names, or the page that says it is not there. */
     const withJob = (
@@ -260,7 +269,10 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
                   ? Effect.succeed(redirect(`${workspace.base}/imports/uploads/${outcome.id}`))
                   : outcome.refusal !== undefined
                   ? Effect.succeed(refused(workspace, outcome.refusal))
-                  : listPage(workspace, request, { errors: { file: outcome.error } }, 400)
+                  : listPage(workspace, request, { errors: { file: outcome.error } }, outcome.status).pipe(
+                    // The rest of a stalled body is not waited for.
+                    Effect.map((answer) => outcome.status === 408 ? closingConnection(answer) : answer)
+                  )
               )
             )
         },
@@ -299,18 +311,14 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
           path: "/imports/uploads/:upload_id",
           handle: (workspace) =>
             Effect.gen(function*() {
-              const { upload_id } = yield* HttpRouter.params
-              const found = yield* keptUpload(ownerOf(workspace), upload_id ?? "")
-              if (Option.isNone(found)) {
-                return redirect(`${workspace.base}/imports`, { kind: "error", text: workspace.t.imports.uploadGone })
-              }
-              const kept = found.value
-              const preview = yield* previewOf(workspace, kept.bytes)
+              const id = yield* draftIdOf
+              if (Option.isNone(id)) return uploadGone(workspace)
+              const { job, preview } = yield* imports.previewDraft(workspace.principal, id.value, PREVIEW_ROWS)
               const format = numbers(workspace)
               const mapping = mappingOf(preview)
               return page(assets, workspace, "import-preview", {
-                fileName: kept.fileName ?? workspace.t.imports.unnamed,
-                size: format.format(kept.byteSize),
+                fileName: job.fileName ?? workspace.t.imports.unnamed,
+                size: format.format(job.byteSize),
                 rowCount: preview.rowCount,
                 rowCountText: format.format(preview.rowCount),
                 failure: preview.failure === null ? "" : fileRefusal(workspace, preview.failure),
@@ -320,13 +328,15 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
                   cells: mapping.map((_, index) => record.cells[index] ?? "")
                 })),
                 unknown: mapping.filter((column) => column.target === "").map((column) => column.name).join(", "),
-                action: `${workspace.base}/imports/uploads/${kept.id}`,
-                discard: `${workspace.base}/imports/uploads/${kept.id}/discard`,
+                action: `${workspace.base}/imports/uploads/${job.id}`,
+                discard: `${workspace.base}/imports/uploads/${job.id}/discard`,
                 back: `${workspace.base}/imports`
               }, { menu: "imports" })
             }).pipe(Effect.catchAll((error) =>
               Effect.succeed(
-                error instanceof ImportRefused
+                error instanceof ResourceNotFound
+                  ? uploadGone(workspace)
+                  : error instanceof ImportRefused
                   ? redirect(`${workspace.base}/imports`, { kind: "error", text: fill(workspace.t.imports.refusedFile, { problem: fileRefusal(workspace, error) }) })
                   : refused(workspace, error)
               )
@@ -337,34 +347,24 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
           path: "/imports/uploads/:upload_id",
           handle: (workspace, _request, form) =>
             Effect.gen(function*() {
-              const { upload_id } = yield* HttpRouter.params
-              const owner = ownerOf(workspace)
-              const found = yield* keptUpload(owner, upload_id ?? "")
-              if (Option.isNone(found)) {
-                return redirect(`${workspace.base}/imports`, { kind: "error", text: workspace.t.imports.uploadGone })
-              }
-              const job = yield* imports.start(workspace.principal, {
-                fileName: found.value.fileName,
-                bytes: found.value.bytes,
-                resubscribe: field(form, "resubscribe") === "true",
-                maxBytes: importMaxBytes
-              })
-              yield* discardUpload(owner, found.value.id)
+              const id = yield* draftIdOf
+              if (Option.isNone(id)) return uploadGone(workspace)
+              const job = yield* imports.startDraft(workspace.principal, id.value, { resubscribe: field(form, "resubscribe") === "true" })
               // The rows counted in the preview: the progress bar's end while the import runs.
               const rows = Number(field(form, "rows"))
               const query = Number.isSafeInteger(rows) && rows > 0 ? `?rows=${rows}` : ""
               return redirect(`${workspace.base}/imports/${job.id}${query}`, { kind: "ok", text: workspace.t.imports.started })
-            }).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))
+            }).pipe(Effect.catchAll((error) => Effect.succeed(error instanceof ResourceNotFound ? uploadGone(workspace) : refused(workspace, error))))
         },
         {
           method: "POST",
           path: "/imports/uploads/:upload_id/discard",
           handle: (workspace) =>
             Effect.gen(function*() {
-              const { upload_id } = yield* HttpRouter.params
-              yield* discardUpload(ownerOf(workspace), upload_id ?? "")
+              const id = yield* draftIdOf
+              if (Option.isSome(id)) yield* imports.discardDraft(workspace.principal, id.value)
               return redirect(`${workspace.base}/imports`, { kind: "ok", text: workspace.t.imports.discarded })
-            })
+            }).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))
         },
         {
           method: "GET",

@@ -12,6 +12,7 @@ const en = {
   empty: "The file is empty. Choose a CSV file with a header line and a subscriber on each line after it.",
   tooLarge: "The file is larger than {{ size }}, the most an import takes; nothing of it was kept. Split it into smaller files.",
   brokenOff: "The upload broke off before the whole file came; nothing of it was kept. Try again.",
+  stalled: "The upload stopped: nothing of the file came for {{ seconds }} seconds, so nothing of it was kept. Try again.",
   refusedFile: "This file cannot be imported: {{ problem }}",
   uploadGone: "The uploaded file is no longer here (it is kept for an hour). Upload it again.",
   listTitle: "Imports",
@@ -93,6 +94,8 @@ const de: typeof en = {
   empty: "Die Datei ist leer. Wählen Sie eine CSV-Datei mit einer Kopfzeile und einem Abonnenten in jeder Zeile danach.",
   tooLarge: "Die Datei ist größer als {{ size }}, das Höchste, was ein Import annimmt; nichts davon wurde behalten. Teilen Sie sie in kleinere Dateien.",
   brokenOff: "Das Hochladen brach ab, bevor die ganze Datei ankam; nichts davon wurde behalten. Versuchen Sie es noch einmal.",
+  stalled:
+    "Das Hochladen stockte: {{ seconds }} Sekunden lang kam nichts von der Datei, daher wurde nichts davon behalten. Versuchen Sie es noch einmal.",
   refusedFile: "Diese Datei kann nicht importiert werden: {{ problem }}",
   uploadGone: "Die hochgeladene Datei ist nicht mehr da (sie wird eine Stunde lang behalten). Laden Sie sie erneut hoch.",
   listTitle: "Importe",

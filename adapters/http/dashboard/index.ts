@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Auth, Organizations } from "@roster/application"
 import { EmailAddress, Locale, Slug } from "@roster/domain"
-import { Effect, Option, Schema } from "effect"
+import { Duration, Effect, Option, Schema } from "effect"
 import { HttpSettings } from "../shared/http-settings.js"
 import { clearSessionCookie, sessionCookieOf } from "../shared/session-cookie.js"
 import { type DashboardAssets, loadDashboardAssets } from "./assets.js"
@@ -29,7 +29,7 @@ import { makeSettingsScreen } from "./settings-screen.js"
 import { makeSubscribersScreen } from "./subscribers-screen.js"
 import { makeTagsScreen } from "./tags-screen.js"
 import type { Screen } from "./screen.js"
-import { readUpload } from "./upload.js"
+import { closingConnection, readUpload } from "./upload.js"
 
 /**
  * The dashboard at `/app`: pages rendered by the server over the same use cases as the two wire
@@ -105,6 +105,13 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
     /** A form that came from elsewhere changes nothing, and says so. */
     const refusedAsForged = (visitor: Visitor) =>
       page(assets, visitor, "refusal", { message: visitor.t.refusal.crossSite, back: "/app" }, { status: 403 })
+
+    /** A form with a file whose body stopped coming before the file did: nothing of it was read. */
+    const stalledUpload = (workspace: Workspace) =>
+      closingConnection(page(assets, workspace, "refusal", {
+        message: workspace.t.refusal.stalled.replace("{{ seconds }}", String(settings.uploadIdleSeconds)),
+        back: workspace.path
+      }, { status: 408 }))
 
     // The assets, named by their content: a browser keeps them for a year.
     for (const asset of [assets.script, assets.style]) {
@@ -216,8 +223,10 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
             ? route.handle(workspace, request, new Map())
             : route.body === "file"
             // The form token comes before the file: checked before a byte of the file is kept.
-            ? Effect.scoped(Effect.flatMap(readUpload(request), ({ fields, file }) =>
-              forgedReason(request, settings, fields, workspace.sessionToken) !== undefined
+            ? Effect.scoped(Effect.flatMap(readUpload(request, Duration.seconds(settings.uploadIdleSeconds)), ({ fields, file, stalled }) =>
+              stalled
+                ? Effect.succeed(stalledUpload(workspace))
+                : forgedReason(request, settings, fields, workspace.sessionToken) !== undefined
                 ? Effect.succeed(refusedAsForged(workspace))
                 : route.handle(workspace, request, fields, file)))
             : Effect.flatMap(readForm, (fields) =>

@@ -85,6 +85,7 @@ const en = {
     unavailable: "The service cannot do this at the moment. Try again shortly.",
     invalid: "{{ field }}: {{ problem }}",
     crossSite: "This form was not sent from Roster's own pages, so nothing was changed. Reload the page and try again.",
+    stalled: "The form stopped coming in: nothing arrived for {{ seconds }} seconds, so nothing of it was kept. Try again.",
     signedOut: "Your session has ended. Sign in again."
   },
   notFound: {
@@ -181,6 +182,8 @@ const de: DashboardTexts = {
     invalid: "{{ field }}: {{ problem }}",
     crossSite:
       "Dieses Formular kam nicht von den Seiten von Roster, daher wurde nichts geändert. Laden Sie die Seite neu und versuchen Sie es erneut.",
+    stalled:
+      "Das Formular kam nicht mehr an: {{ seconds }} Sekunden lang kam nichts, daher wurde nichts davon behalten. Versuchen Sie es erneut.",
     signedOut: "Ihre Sitzung ist beendet. Melden Sie sich erneut an."
   },
   notFound: {

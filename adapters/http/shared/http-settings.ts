@@ -16,6 +16,11 @@ export interface HttpSettingsShape {
   readonly metricsToken?: Redacted.Redacted<string> | null | undefined
   /** The largest CSV file an import over HTTP takes, in bytes (IMPORT_MAX_BYTES). */
   readonly importMaxBytes: number
+  /**
+   * How long a file upload on the dashboard may send nothing before it is given up, in seconds
+   * (UPLOAD_IDLE_SECONDS).
+   */
+  readonly uploadIdleSeconds: number
 }
 
 export class HttpSettings extends Context.Tag("roster/http/HttpSettings")<HttpSettings, HttpSettingsShape>() {}

@@ -4,12 +4,11 @@
  * (here its step, in the server's runtime) and followed on its page, its problems listed by line
  * and downloaded; the subscribers exported as CSV; and every refusal beside its field.
  */
-import { Organizations } from "@roster/application"
+import { ImportJobRepository, Organizations } from "@roster/application"
 import { Effect } from "effect"
-import { readdirSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
+import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
 import { runImports } from "../../support/worker-steps.js"
 import { freshEmail } from "../helpers.js"
 import { type Browser, browser, csrfOf, fieldError, ownerWithOrganization, type Page, unescape } from "./dashboard-browser.js"
@@ -25,7 +24,6 @@ const csvFile = (text: string | Uint8Array) => new Blob([text], { type: "text/cs
 /** Where a page sends the browser. */
 const locationOf = (page: Page) => page.headers.get("location") ?? ""
 
-const keptUploads = () => readdirSync(tmpdir()).filter((name) => name.startsWith("roster-dashboard-upload-"))
 
 describe.each(forms)("the import and export screen in the %s deployment", (form) => {
   let server: TestHttpServer
@@ -33,6 +31,10 @@ describe.each(forms)("the import and export screen in the %s deployment", (form)
     server = await startHttpServer({ form, adapters: UnlimitedRateLimiterLive, config: { IMPORT_MAX_BYTES: String(MAX_BYTES) } })
   })
   afterAll(() => server.close())
+
+  /** Gives up every import of the server still receiving (a draft or an upload under way): how many there were. */
+  const receivingLeft = () =>
+    server.run(Effect.flatMap(ImportJobRepository, (jobs) => jobs.discardAbandoned(new Date(Date.UTC(2100, 0, 1)))))
 
   /** Uploads `file` from the imports page, with its form token: the answer. */
   const upload = async (b: Browser, base: string, file: Blob, fileName = "members.csv") => {
@@ -70,7 +72,7 @@ describe.each(forms)("the import and export screen in the %s deployment", (form)
 
     const uploaded = await upload(b, base, csvFile(text))
     expect(uploaded.status, uploaded.body).toBe(303)
-    expect(locationOf(uploaded)).toMatch(new RegExp(`^${base}/imports/uploads/[0-9a-f]{32}$`))
+    expect(locationOf(uploaded)).toMatch(new RegExp(`^${base}/imports/uploads/[0-9a-f-]{36}$`))
 
     const preview = await b.get(locationOf(uploaded))
     expect(preview.status).toBe(200)
@@ -188,7 +190,7 @@ describe.each(forms)("the import and export screen in the %s deployment", (form)
 
   it("refuses an empty file, a file that is not text, one without an email column, a missing file and one too large, beside the file field, keeping none", async () => {
     const { b, base } = await ownerWithOrganization(server)
-    const before = keptUploads().length
+    await receivingLeft()
     const refusals: ReadonlyArray<readonly [Blob, string, string]> = [
       [csvFile(""), "empty.csv", "The file is empty."],
       [new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d])], { type: "image/png" }), "logo.png", "not text"],
@@ -205,19 +207,19 @@ describe.each(forms)("the import and export screen in the %s deployment", (form)
     const none = await b.postMultipart(`${base}/imports`, [["csrf", csrfOf(screen)]])
     expect(none.status).toBe(400)
     expect(fieldError(none, "import-file")).toBe("Choose a CSV file to import.")
-    expect(keptUploads().length).toBeLessThanOrEqual(before)
+    expect(await receivingLeft()).toBe(0)
     expect((await b.get(`${base}/imports`)).body).toContain("No imports yet.")
   })
 
   it("refuses an upload without the form token, or from another site, and keeps nothing", async () => {
     const { b, base } = await ownerWithOrganization(server)
-    const before = keptUploads().length
+    await receivingLeft()
     const forged = await b.postMultipart(`${base}/imports`, [["file", csvFile(csv("email", freshEmail())), "list.csv"]])
     expect(forged.status).toBe(403)
     expect(forged.body).toContain("nothing was changed")
     const wrong = await b.postMultipart(`${base}/imports`, [["csrf", "guess"], ["file", csvFile(csv("email", freshEmail())), "list.csv"]])
     expect(wrong.status).toBe(403)
-    expect(keptUploads().length).toBeLessThanOrEqual(before)
+    expect(await receivingLeft()).toBe(0)
 
     // Starting a previewed file needs the token too.
     const uploaded = await upload(b, base, csvFile(csv("email", freshEmail())))
@@ -257,6 +259,66 @@ describe.each(forms)("the import and export screen in the %s deployment", (form)
     expect((await owner.b.get(locationOf(uploaded))).status).toBe(200)
   })
 
+  it("keeps an uploaded file as the uploader's draft: no worker runs it, no list shows it, another member cannot see, start or discard it", async () => {
+    const owner = await ownerWithOrganization(server)
+    const organization = await server.run(Effect.flatMap(Organizations, (organizations) => organizations.getBySlug(owner.slug)))
+    const uploaded = await upload(owner.b, owner.base, csvFile(csv("email", freshEmail("draft"))))
+    expect(uploaded.status, uploaded.body).toBe(303)
+    const draft = locationOf(uploaded)
+
+    // Workers pass it by; neither the dashboard's list nor the API's shows it.
+    expect(await server.run(runImports)).toBe(0)
+    expect((await owner.b.get(`${owner.base}/imports`)).body).toContain("No imports yet.")
+    const key = await server.createApiKey(organization)
+    /** The imports the API lists, in the deployment's wire form. */
+    const apiList = async () => {
+      const listed = await call(server, "GET", `${form === "reference" ? "/api" : ""}/v1/subscribers/imports`, { key })
+      expect(listed.status, listed.text).toBe(200)
+      return form === "reference" ? listed.body.items : listed.body.data
+    }
+    expect(await apiList()).toEqual([])
+
+    const member = await server.signIn()
+    await server.addMember(organization.id, member, "member")
+    const theirs = browser(server, member.cookie)
+    const seen = await theirs.get(draft)
+    expect(seen.status).toBe(303)
+    expect(locationOf(seen)).toBe(`${owner.base}/imports`)
+    const screen = await theirs.get(`${owner.base}/imports`)
+    expect(screen.body).toContain("The uploaded file is no longer here")
+    const started = await theirs.post(draft, { csrf: csrfOf(screen), rows: "1" })
+    expect(started.status).toBe(303)
+    expect(locationOf(started)).toBe(`${owner.base}/imports`)
+    expect((await theirs.post(`${draft}/discard`, { csrf: csrfOf(screen) })).status).toBe(303)
+
+    // The uploader still has it, and starts it once; a second start finds it gone.
+    const preview = await owner.b.get(draft)
+    expect(preview.status).toBe(200)
+    const first = await owner.b.post(draft, { csrf: csrfOf(preview), rows: "1" })
+    expect(locationOf(first)).toMatch(new RegExp(`^${owner.base}/imports/[0-9a-f-]{36}\\?rows=1$`))
+    const again = await owner.b.post(draft, { csrf: csrfOf(preview), rows: "1" })
+    expect(locationOf(again)).toBe(`${owner.base}/imports`)
+    expect(await server.run(runImports)).toBe(1)
+    expect((await owner.b.get(`${owner.base}/imports`)).body).toContain("<td>Completed</td>")
+    expect(await apiList()).toHaveLength(1)
+  })
+
+  it("keeps an uploaded file an hour for its start; then it is gone", async () => {
+    const { b, base } = await ownerWithOrganization(server)
+    const [kept, late] = [await upload(b, base, csvFile(csv("email", freshEmail()))), await upload(b, base, csvFile(csv("email", freshEmail())))]
+    server.advanceClock("59 minutes")
+    await server.run(runImports)
+    const preview = await b.get(locationOf(kept))
+    expect(preview.status).toBe(200)
+    expect((await b.post(locationOf(kept), { csrf: csrfOf(preview), rows: "1" })).status).toBe(303)
+    server.advanceClock("1 minute")
+    const gone = await b.get(locationOf(late))
+    expect(locationOf(gone)).toBe(`${base}/imports`)
+    const start = await b.post(locationOf(late), { csrf: csrfOf(preview), rows: "1" })
+    expect(locationOf(start)).toBe(`${base}/imports`)
+    expect((await b.get(`${base}/imports`)).body).toContain("The uploaded file is no longer here")
+  })
+
   it("lets a member import and export as well", async () => {
     const owner = await ownerWithOrganization(server)
     const member = await server.signIn()
@@ -267,4 +329,89 @@ describe.each(forms)("the import and export screen in the %s deployment", (form)
     expect((await b.get(jobPage)).body).toMatch(/<dt>Created<\/dt><dd>1<\/dd>/)
     expect((await b.get(`${owner.base}/imports/export.csv`)).status).toBe(200)
   })
+})
+
+describe("an upload that stops sending, its connection left open", () => {
+  let server: TestHttpServer
+  beforeAll(async () => {
+    server = await startHttpServer({ adapters: UnlimitedRateLimiterLive, config: { UPLOAD_IDLE_SECONDS: "2" } })
+  })
+  afterAll(() => server.close())
+
+  /**
+   * Sends the head of a multipart upload and `start` of its body (of a declared length far
+   * longer), then nothing: everything the server answered by the time it closed the connection.
+   */
+  const stalled = (path: string, cookie: string, start: string) =>
+    new Promise<string>((resolve, reject) => {
+      const boundary = "stalled-upload-boundary"
+      const socket = connect(Number(new URL(server.baseUrl).port), "127.0.0.1")
+      let answer = ""
+      // A hang deadline: an answer far later than the idle time is no answer.
+      const hang = setTimeout(() => {
+        socket.destroy()
+        reject(new Error(`no answer, or the connection stayed open; so far: ${answer}`))
+      }, 20_000)
+      socket.setEncoding("utf8")
+      socket.on("data", (chunk) => void (answer += chunk))
+      socket.on("close", () => {
+        clearTimeout(hang)
+        resolve(answer)
+      })
+      socket.on("error", reject)
+      socket.write(
+        [
+          `POST ${path} HTTP/1.1`,
+          `Host: ${new URL(server.baseUrl).host}`,
+          `Cookie: ${cookie}`,
+          `Content-Type: multipart/form-data; boundary=${boundary}`,
+          "Content-Length: 1000000",
+          "",
+          start.replaceAll("BOUNDARY", boundary)
+        ].join("\r\n")
+      )
+    })
+
+  it("is given up after the idle time: 408 beside the file field, the connection closed and no draft left", async () => {
+    const { b, base } = await ownerWithOrganization(server)
+    const screen = await b.get(`${base}/imports`)
+    const cookie = [...b.jar].map(([name, value]) => `${name}=${value}`).join("; ")
+    const receiving = () =>
+      server.run(Effect.flatMap(ImportJobRepository, (jobs) => jobs.discardAbandoned(new Date(Date.UTC(2100, 0, 1)))))
+    await receiving()
+
+    const answer = await stalled(`${base}/imports`, cookie, [
+      "--BOUNDARY",
+      "Content-Disposition: form-data; name=\"csrf\"",
+      "",
+      csrfOf(screen),
+      "--BOUNDARY",
+      "Content-Disposition: form-data; name=\"file\"; filename=\"stalled.csv\"",
+      "Content-Type: text/csv",
+      "",
+      `email\n${freshEmail()}\n${freshEmail()}\n`
+    ].join("\r\n"))
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+    expect(answer).toMatch(/^connection: close$/im)
+    expect(unescape(answer)).toContain("The upload stopped: nothing of the file came for 2 seconds, so nothing of it was kept. Try again.")
+    expect(answer).toContain("id=\"import-file-error\"")
+    expect(await receiving()).toBe(0)
+    expect((await b.get(`${base}/imports`)).body).toContain("No imports yet.")
+
+    // Stopped before the file: the form is given up too, nothing of it read.
+    const early = await stalled(`${base}/imports`, cookie, "--BOUNDARY\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n")
+    expect(early).toMatch(/^HTTP\/1\.1 408 /)
+    expect(unescape(early)).toContain("The form stopped coming in: nothing arrived for 2 seconds, so nothing of it was kept. Try again.")
+    expect(await receiving()).toBe(0)
+
+    // The same upload sent whole is taken.
+    const whole = await upload(b, base, csvFile(csv("email", freshEmail())))
+    expect(whole.status, whole.body).toBe(303)
+  }, 60_000)
+
+  /** Uploads `file` from the imports page, with its form token: the answer. */
+  const upload = async (b: Browser, base: string, file: Blob) => {
+    const screen = await b.get(`${base}/imports`)
+    return b.postMultipart(`${base}/imports`, [["csrf", csrfOf(screen)], ["file", file, "whole.csv"]])
+  }
 })
