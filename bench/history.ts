@@ -20,7 +20,7 @@ import { measure } from "./stats.js"
  * of 25 (+1) newest first as the adapter asks for it, of the most recent subscriber, of the oldest
  * and of the busy one (and its second page, by keyset), and all of the oldest's events as the data
  * export reads them; each 20 times, with the index and without it. BENCH_HISTORY_EVENTS=0 measures
- * the writes alone.
+ * the writes alone, BENCH_HISTORY_CREATES=0 the reads alone.
  */
 
 const events = Number(process.env.BENCH_HISTORY_EVENTS ?? 1_000_000)
@@ -134,6 +134,23 @@ const ALL_QUERY = `
   SELECT id, organization_id, type, occurred_at, data FROM outbox_events
   WHERE data -> 'subscriber' ->> 'id' = $2 AND organization_id = $1 ORDER BY position`
 
+interface PlanNode {
+  readonly "Node Type": string
+  readonly "Index Name"?: string
+  readonly "Shared Hit Blocks": number
+  readonly "Shared Read Blocks": number
+  readonly Plans?: ReadonlyArray<PlanNode>
+}
+
+/** The pages a statement read, from the cache or not. */
+const buffersOf = (plan: PlanNode) => plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]
+
+/** The scans of a plan, by the index they used. */
+const scanOf = (plan: PlanNode): string => {
+  const own = plan["Node Type"].includes("Scan") ? [`${plan["Node Type"]}${plan["Index Name"] ? ` on ${plan["Index Name"]}` : ""}`] : []
+  return [...own, ...(plan.Plans ?? []).map(scanOf).filter((scan) => scan !== "")].join(" + ")
+}
+
 const timeQuery = async (pool: pg.Pool, text: string, values: ReadonlyArray<unknown>) => {
   const times: Array<number> = []
   let rows = 0
@@ -157,7 +174,14 @@ const readCost = async (pool: pg.Pool, organizationId: string, label: string, su
   ]
   for (const [what, text, values] of cases) {
     const { max, p50, rows } = await timeQuery(pool, text, values)
-    console.log(`${label.padEnd(14)} ${what.padEnd(38)} ${String(rows).padStart(3)} rows   p50 ${p50.toFixed(2).padStart(8)} ms   max ${max.toFixed(2).padStart(8)} ms`)
+    const [explained] = (await pool.query<{ "QUERY PLAN": ReadonlyArray<{ "Execution Time": number; Plan: PlanNode }> }>(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`,
+      values as Array<unknown>
+    )).rows[0]!["QUERY PLAN"]
+    console.log(
+      `${label.padEnd(14)} ${what.padEnd(38)} ${String(rows).padStart(3)} rows   p50 ${p50.toFixed(2).padStart(8)} ms   max ${max.toFixed(2).padStart(8)} ms` +
+        `   server ${explained!["Execution Time"].toFixed(2).padStart(8)} ms, ${buffersOf(explained!.Plan).toLocaleString("en-US").padStart(7)} buffers, ${scanOf(explained!.Plan)}`
+    )
   }
 }
 
@@ -167,7 +191,7 @@ export const runHistoryBench = async (context: HistoryBenchContext) => {
   try {
     console.log(`A subscriber's history on PostgreSQL ${(await pool.query("SHOW server_version")).rows[0].server_version}\n`)
     // In turns, so that neither is measured only on a fuller database or a busier machine.
-    for (const round of [1, 2]) {
+    for (const round of creates === 0 ? [] : [1, 2]) {
       await pool.query(NO_INDEX)
       await writeCost(context, `without index ${round}`, dir)
       await pool.query(INDEX)

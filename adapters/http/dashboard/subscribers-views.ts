@@ -211,7 +211,7 @@ export const subscribersViews = {
   <h2 id="history">{{ t.subscribers.history.title }}</h2>
   <p class="hint">{{ t.subscribers.history.intro }}</p>
   {% if history.rows.size == 0 %}<p>{{ t.subscribers.history.none }}</p>{% else %}
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" tabindex="0" aria-labelledby="history">
   <table class="history">
     <caption class="visually-hidden">{{ t.subscribers.history.title }}</caption>
     <thead><tr><th scope="col">{{ t.subscribers.history.when }}</th><th scope="col">{{ t.subscribers.history.event }}</th><th scope="col">{{ t.subscribers.history.detail }}</th></tr></thead>
