@@ -273,26 +273,48 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       }))
     })
 
+    /** Everything stored about the organization's subscriber, as one document. */
+    const exportOf = (organization: Organization, subscriber: Subscriber) =>
+      Effect.gen(function*() {
+        const about = { organizationId: organization.id, subscriberId: subscriber.id, limit: EXPORT_LIMIT }
+        const [tagMap, events, noteList, emails] = yield* Effect.all([
+          assignments.tagsOf(organization.id, [subscriber.id]),
+          outbox.recordedAbout(organization.id, subscriber.id),
+          notes.list(about),
+          messages.list(about)
+        ], { concurrency: 4 })
+        const exported: PreferenceExport = {
+          exportedAt: yield* now,
+          organization,
+          subscriber,
+          tags: tagMap.get(subscriber.id) ?? [],
+          events,
+          notes: noteList,
+          emails
+        }
+        return exported
+      })
+
     /** Everything stored about the token's subscriber, as one document. */
     const exportData = operation("Preferences.exportData")(function*(token: string) {
       const { organization, subscriber } = yield* open(token)
-      const about = { organizationId: organization.id, subscriberId: subscriber.id, limit: EXPORT_LIMIT }
-      const [tagMap, events, noteList, emails] = yield* Effect.all([
-        assignments.tagsOf(organization.id, [subscriber.id]),
-        outbox.recordedAbout(organization.id, subscriber.id),
-        notes.list(about),
-        messages.list(about)
-      ], { concurrency: 4 })
-      const exported: PreferenceExport = {
-        exportedAt: yield* now,
-        organization,
-        subscriber,
-        tags: tagMap.get(subscriber.id) ?? [],
-        events,
-        notes: noteList,
-        emails
-      }
-      return exported
+      return yield* exportOf(organization, subscriber)
+    })
+
+    /**
+     * The same document for the organization's subscriber `id`, asked for by the organization (to
+     * answer the subscriber who asks for their data some other way). Another organization's
+     * subscriber is not found. Scope `subscribers:read`.
+     */
+    const exportFor = operation("Preferences.exportFor")(function*(principal: Principal, id: SubscriberId) {
+      yield* authorize(principal, "subscribers:read")
+      const organizationId = principal.organization.id
+      const [subscriber, organization] = yield* Effect.all([
+        subscribers.findById(organizationId, id),
+        organizations.findById(organizationId)
+      ], { concurrency: 2 })
+      if (Option.isNone(subscriber) || Option.isNone(organization)) return yield* new ResourceNotFound({ resource: "subscriber", id })
+      return yield* exportOf(organization.value, subscriber.value)
     })
 
     /**
@@ -314,6 +336,6 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
       )
     })
 
-    return { issueLink, revokeLinks, view, subscribe, unsubscribe, change, setStatus, exportData, requestErasure } as const
+    return { issueLink, revokeLinks, view, subscribe, unsubscribe, change, setStatus, exportData, exportFor, requestErasure } as const
   })
 }) {}

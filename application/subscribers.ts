@@ -21,11 +21,12 @@ import {
   type TagSubscription,
   tagNameKey,
   reason,
-  isStorableText
+  isStorableText,
+  isUuid
 } from "@roster/domain"
 import { Array, Effect, Option } from "effect"
 import { now } from "./support/clock.js"
-import { requireOwned } from "./support/ownership.js"
+import { requireFound, requireOwned } from "./support/ownership.js"
 import { subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
@@ -113,6 +114,24 @@ export interface SubscriberPageRequest extends PageNumberRequest {
 }
 
 export type SubscriberNumberedPage = NumberedPage<SubscriberView>
+
+/** The most events a page of a subscriber's history holds. */
+export const MAX_HISTORY_PAGE = 100
+
+/** A page of a subscriber's history, newest first. */
+export interface SubscriberHistoryRequest {
+  /** The last event of the page before (its id), for the events recorded before it; none for the newest. */
+  readonly before?: string | undefined
+  /** 1 to {@link MAX_HISTORY_PAGE}. */
+  readonly limit: number
+}
+
+export interface SubscriberHistoryPage {
+  /** The events recorded about the subscriber that are kept, newest first. */
+  readonly items: ReadonlyArray<DomainEvent>
+  /** What `before` asks for the older events, or null when there are none. */
+  readonly before: EventId | null
+}
 
 /** Newest first, as a subscriber list is usually read. */
 const defaultPageSort = [{ field: "created_at", order: "desc" }] as const
@@ -261,6 +280,32 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         requireOwned("subscriber", id, subscribers.findWithTags(principal.organization.id, id), () => subscribers.organizationOf(id))
       )
     )
+
+    /**
+     * What was recorded about the organization's subscriber `id`, newest first, a page at a time.
+     * Another organization's subscriber is not found. Scope `subscribers:read`.
+     */
+    const history = operation("Subscribers.history")(function*(principal: Principal, id: SubscriberId, request: SubscriberHistoryRequest) {
+      yield* authorize(principal, "subscribers:read")
+      const { before, limit } = request
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_PAGE) {
+        return yield* new InvalidInput({ field: "limit", reason: reason("pageSize", { min: 1, max: MAX_HISTORY_PAGE }) })
+      }
+      if (before !== undefined && !isUuid(before)) {
+        return yield* new InvalidInput({ field: "before", reason: reason("notAnEventId") })
+      }
+      const organizationId = principal.organization.id
+      yield* requireFound("subscriber", id, subscribers.findById(organizationId, id))
+      const rows = yield* outbox.recordedAboutNewestFirst(organizationId, id, {
+        before: before === undefined ? undefined : EventId.make(before),
+        limit: limit + 1
+      })
+      const items = rows.slice(0, limit)
+      return {
+        items,
+        before: rows.length > limit ? items[items.length - 1]!.id : null
+      } satisfies SubscriberHistoryPage
+    })
 
     const getByEmail = operation("Subscribers.getByEmail")(function*(principal: Principal, email: EmailAddress) {
       yield* authorize(principal, "subscribers:read")
@@ -487,6 +532,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     return {
       create,
       get,
+      history,
       getByEmail,
       list,
       listPage,

@@ -11,6 +11,7 @@ import { buildRoster } from "../scripts/build.mjs"
 import { measure, printTable, ratio } from "./stats.js"
 import { runErrorBench } from "./errors.js"
 import { runCampaignBench } from "./campaigns.js"
+import { runHistoryBench } from "./history.js"
 import { runImportBench } from "./imports.js"
 import { runDashboardBench } from "./dashboard.js"
 import { runListBench } from "./lists.js"
@@ -31,7 +32,8 @@ import { runWebhookBench } from "./webhooks.js"
  * (bench/imports.ts: CSV import and export through the CLI, BENCH_IMPORT_ROWS), `dashboard`
  * (bench/dashboard.ts: the bytes of a first visit to the dashboard) or `list` (bench/lists.ts:
  * the pages of the dashboard's subscriber list at BENCH_LIST_ROWS subscribers, from the API and from
- * the dashboard's own page, against p95 < 100 ms).
+ * the dashboard's own page, against p95 < 100 ms) or `history` (bench/history.ts: a subscriber's
+ * events at BENCH_HISTORY_EVENTS, and what their index costs writes).
  */
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -156,6 +158,7 @@ const main = async () => {
     if (suite === "imports") return await runImportBench({ env, pool, root, cli })
     if (suite === "list") return await runListBench({ env, pool, root, cli, freePort, waitReady })
     if (suite === "dashboard") return await runDashboardBench(base)
+    if (suite === "history") return await runHistoryBench({ base, env, pool, root, cli })
     cli(env, "org", "create", "--name", "Bench", "--slug", "bench", "--tier", "enterprise")
     cli(env, "org", "create", "--name", "Deep", "--slug", "deep", "--tier", "enterprise")
     const { key } = cli(env, "api-key", "create", "--org", "bench", "--name", "bench", "--scopes", "*")

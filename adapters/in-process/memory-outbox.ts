@@ -23,6 +23,12 @@ export const MemoryOutboxLive = Layer.effect(
       recorded: (organizationId) => store.read((t) => t.events.filter((e) => e.organizationId === organizationId)),
       recordedAbout: (organizationId, subscriberId) =>
         store.read((t) => t.events.filter((e) => e.organizationId === organizationId && subscriberOf(e) === subscriberId)),
+      recordedAboutNewestFirst: (organizationId, subscriberId, { before, limit }) =>
+        store.read((t) => {
+          const about = t.events.filter((e) => e.organizationId === organizationId && subscriberOf(e) === subscriberId)
+          const end = before === undefined ? about.length : about.findIndex((e) => e.id === before)
+          return about.slice(Math.max(0, end - limit), Math.max(0, end)).reverse()
+        }),
       forgetSubscriber: (organizationId, subscriberId) =>
         store.write((t) => {
           let changed = 0

@@ -52,8 +52,22 @@ export const PostgresOutboxLive = Layer.effect(
       recordedAbout: (organizationId, subscriberId) =>
         sql`
           SELECT id, organization_id, type, occurred_at, data FROM outbox_events
-          WHERE organization_id = ${organizationId} AND data -> 'subscriber' ->> 'id' = ${subscriberId}
+          WHERE data -> 'subscriber' ->> 'id' = ${subscriberId} AND organization_id = ${organizationId}
           ORDER BY position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
+
+      // Both read the subscriber's events off `outbox_events_subscriber_idx`, in position order.
+      recordedAboutNewestFirst: (organizationId, subscriberId, { before, limit }) =>
+        sql`
+          SELECT id, organization_id, type, occurred_at, data FROM outbox_events
+          WHERE data -> 'subscriber' ->> 'id' = ${subscriberId} AND organization_id = ${organizationId}${
+          before === undefined ? sql`` : sql`
+            AND position < (
+              SELECT position FROM outbox_events
+              WHERE id = ${before} AND data -> 'subscriber' ->> 'id' = ${subscriberId} AND organization_id = ${organizationId}
+            )`
+        }
+          ORDER BY position DESC
+          LIMIT ${limit}`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
 
       // A note about the subscriber keeps only its id too.
       forgetSubscriber: (organizationId, subscriberId) =>

@@ -13,6 +13,16 @@ export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
   /** The organization's recorded events about one subscriber (their `data.subscriber.id`), oldest first. */
   readonly recordedAbout: (organizationId: OrganizationId, subscriberId: SubscriberId) => Effect.Effect<ReadonlyArray<DomainEvent>>
   /**
+   * Up to `limit` of the organization's events about one subscriber, newest (last recorded) first.
+   * With `before`, those recorded before that event; none when it is not one of the subscriber's
+   * events that are kept (pruned meanwhile, or never theirs).
+   */
+  readonly recordedAboutNewestFirst: (
+    organizationId: OrganizationId,
+    subscriberId: SubscriberId,
+    page: { readonly before?: EventId | undefined; readonly limit: number }
+  ) => Effect.Effect<ReadonlyArray<DomainEvent>>
+  /**
    * Strips the events about a subscriber of everything but their id (`data.subscriber` becomes
    * `{id}`, and a note about them `{id}`), so that an erased subscriber's address and details
    * stay nowhere; how many changed.

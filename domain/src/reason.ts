@@ -90,6 +90,7 @@ const plainWords = {
   cursorOfOtherSort: ({ sort, order }: { readonly sort: string; readonly order: string }) =>
     `belongs to sort=${sort}&order=${order}; repeat the query with those, or drop the cursor`,
   cursorOfOtherList: () => "is not a cursor of this list of deliveries",
+  notAnEventId: () => "is not the id of an event",
   idempotencyKey: ({ max }: { readonly max: number }) => `must be 1 to ${max} printable ASCII characters, such as a UUID`,
   // Emails, campaigns, templates, triggers, webhooks
   toOrSubscriber: () => "give either to (an address) or subscriber_id, not both",

@@ -2,7 +2,8 @@
  * The subscribers screen in Chromium through the real server: the reference deployment at 1280 px
  * and the overview deployment at 375 px. A person signs in with the emailed link, searches as they
  * type (the table changes without the page reloading), tags three subscribers at once after the
- * confirmation, opens one subscriber and keeps a note on them, and reads it all in German too.
+ * confirmation, opens one subscriber, keeps a note on them, reads their history and downloads their
+ * data, and reads it all in German too.
  * Every screen has no serious or critical axe-core violation, no horizontal scroll, and nothing
  * the Content-Security-Policy blocks.
  */
@@ -110,9 +111,24 @@ describe(chromiumSuite(`the subscribers screen in Chromium (${chromiumPath})`), 
         await expect(page.locator("ul.notes .body").innerText()).resolves.toBe("Asked for the weekly digest.")
         await checkScreen(page, errors)
 
+        // Their history, newest first, its times in the browser's language; and their data as a file.
+        const history = page.locator("table.history tbody tr")
+        await expect(history.locator("td:nth-child(2)").allInnerTexts()).resolves.toEqual(["Note added", "Tag added", "Created"])
+        await expect(history.locator("td.detail").first().innerText()).resolves.toBe("Asked for the weekly digest.")
+        await expect(history.locator("time").first().innerText()).resolves.not.toMatch(/^\d{4}-\d{2}-\d{2}T/)
+        const [download] = await Promise.all([
+          page.waitForEvent("download"),
+          page.getByRole("link", { name: "Download their data" }).click()
+        ])
+        expect(download.suggestedFilename()).toMatch(/^roster-data-\d{4}-\d{2}-\d{2}\.json$/)
+        await checkScreen(page, errors)
+
         // In German.
         await page.getByRole("link", { name: "Deutsch" }).click()
         await expect(page.locator("h2").first().innerText()).resolves.toBe("Profil")
+        await expect(page.getByRole("heading", { name: "Verlauf" }).isVisible()).resolves.toBe(true)
+        await expect(history.locator("td:nth-child(2)").first().innerText()).resolves.toBe("Notiz hinzugefügt")
+        await checkScreen(page, errors)
         await page.getByRole("link", { name: "Abonnenten", exact: true }).first().click()
         await expect(page.locator("h1").innerText()).resolves.toBe("Abonnenten")
         await expect(page.getByText("4 Abonnenten").isVisible()).resolves.toBe(true)

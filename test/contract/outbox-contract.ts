@@ -104,6 +104,38 @@ export const outboxContract = (persistence: PersistenceLayer) =>
         expect(yield* outbox.recordedAbout(organization.id, SubscriberId.make(randomUUID()))).toStrictEqual([])
       }))
 
+    it.effect("answers the events about one subscriber newest first, a page at a time before one of theirs", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        const organization = yield* givenOrganization()
+        const [ada, grace] = [randomUUID(), randomUUID()]
+        const about = (id: string, n: number) =>
+          anEvent(organization.id, n === 0 ? "subscriber.created" : "subscriber.updated", { subscriber: { id }, n })
+        const theirs = Array.from({ length: 7 }, (_, n) => about(ada, n))
+        const others = about(grace, 0)
+        const elsewhere = anEvent((yield* givenOrganization()).id, "subscriber.updated", { subscriber: { id: ada } })
+        // Recorded in two batches, with another subscriber's and another organization's between them.
+        yield* outbox.record([...theirs.slice(0, 3), others, elsewhere])
+        yield* outbox.record(theirs.slice(3))
+        const page = (before: EventId | undefined, limit: number) =>
+          outbox.recordedAboutNewestFirst(organization.id, SubscriberId.make(ada), { before, limit })
+        const newestFirst = [...theirs].reverse()
+
+        expect(yield* page(undefined, 3)).toStrictEqual(newestFirst.slice(0, 3))
+        expect(yield* page(newestFirst[2]!.id, 3)).toStrictEqual(newestFirst.slice(3, 6))
+        expect(yield* page(newestFirst[5]!.id, 3)).toStrictEqual(newestFirst.slice(6))
+        expect(yield* page(newestFirst[6]!.id, 3)).toStrictEqual([])
+        expect(yield* page(undefined, 100)).toStrictEqual(newestFirst)
+        expect(yield* page(undefined, 0)).toStrictEqual([])
+        // A position that is not one of their events answers none: another's, another organization's, or none at all.
+        expect(yield* page(others.id, 3)).toStrictEqual([])
+        expect(yield* page(elsewhere.id, 3)).toStrictEqual([])
+        expect(yield* page(EventId.make(randomUUID()), 3)).toStrictEqual([])
+        expect(
+          yield* outbox.recordedAboutNewestFirst(organization.id, SubscriberId.make(randomUUID()), { before: undefined, limit: 3 })
+        ).toStrictEqual([])
+      }))
+
     it.effect("forgets a subscriber: their events keep only their id, other events stay as they were", () =>
       Effect.gen(function*() {
         const outbox = yield* Outbox

@@ -69,6 +69,7 @@ const samples: { readonly [K in ReasonKey]: ReasonParams<K> } = {
   cursorForeign: {},
   cursorOfOtherSort: { sort: "email", order: "asc" },
   cursorOfOtherList: {},
+  notAnEventId: {},
   idempotencyKey: { max: 255 },
   toOrSubscriber: {},
   notASubscriber: {},

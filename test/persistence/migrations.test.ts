@@ -55,7 +55,8 @@ describe("migrations", () => {
           [23, "tag_visibility"],
           [24, "tag_assignments_with_their_time"],
           [25, "outbox_dispatch_mark"],
-          [26, "import_drafts"]
+          [26, "import_drafts"],
+          [27, "events_by_subscriber"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -102,6 +103,17 @@ describe("migrations", () => {
           { name: "organizations_created_at_idx", columns: "created_at,id" },
           { name: "users_created_at_idx", columns: "created_at,id" }
         ])
+      }))
+
+    it.effect("a subscriber's events are indexed by the subscriber their data names, in recorded order", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        const sql = yield* SqlClient.SqlClient
+        const [index] = yield* sql<{ readonly indexdef: string }>`
+          SELECT indexdef FROM pg_indexes WHERE indexname = 'outbox_events_subscriber_idx'`
+        expect(index?.indexdef).toBe(
+          "CREATE INDEX outbox_events_subscriber_idx ON public.outbox_events USING btree ((((data -> 'subscriber'::text) ->> 'id'::text)), \"position\")"
+        )
       }))
 
     it.effect("an organization counted without a limit gets 128 slot rows, its count unchanged; one under a limit keeps its rows", () =>

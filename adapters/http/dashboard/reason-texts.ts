@@ -76,6 +76,7 @@ const de: ReasonWords = {
   cursorOfOtherSort: ({ order, sort }) =>
     `gehört zu sort=${sort}&order=${order}; wiederholen Sie die Abfrage damit oder lassen Sie die Marke weg`,
   cursorOfOtherList: () => "ist keine Fortsetzungsmarke dieser Liste von Zustellungen",
+  notAnEventId: () => "ist nicht die Kennung eines Ereignisses",
   idempotencyKey: ({ max }) => `muss aus 1 bis ${max} druckbaren ASCII-Zeichen bestehen, etwa einer UUID`,
   toOrSubscriber: () => "geben Sie entweder to (eine Adresse) oder subscriber_id an, nicht beides",
   notASubscriber: () => "ist kein Abonnent dieser Organisation; legen Sie den Abonnenten zuerst an",

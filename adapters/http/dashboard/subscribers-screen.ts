@@ -2,6 +2,7 @@ import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/
 import { Emails, Notes, Preferences, Subscribers, type SubscriberView, Tags } from "@roster/application"
 import {
   allowedMoves,
+  type DomainEvent,
   MAX_METADATA_BYTES,
   MAX_METADATA_KEY_LENGTH,
   MAX_METADATA_KEYS,
@@ -19,7 +20,7 @@ import {
 import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import { HttpSettings } from "../shared/http-settings.js"
-import { preferenceCenterUrl } from "../shared/preference-schemas.js"
+import { dataExportDisposition, preferenceCenterUrl, toDataExport } from "../shared/preference-schemas.js"
 import type { DashboardAssets } from "./assets.js"
 import { field, type FormFields, fragment, page, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
@@ -28,12 +29,17 @@ import type { DashboardTexts } from "./texts.js"
 /**
  * Subscribers: the list (search by the start of the email, filters by status and tag, 50 a page
  * by keyset), actions on the selected ones after a confirmation, and one subscriber's page: their
- * status, tags, metadata, notes, preference link and the emails sent to them.
+ * status, tags, metadata, notes, preference link, the emails sent to them, their history (the
+ * events recorded about them, 25 a page newest first, by keyset) and everything stored about them
+ * as a file to download.
  */
 
 const PAGE_SIZE = 50
 const NOTES_SHOWN = 100
 const EMAILS_SHOWN = 20
+const HISTORY_PAGE = 25
+/** The most of a note's text the history shows. */
+const NOTE_EXCERPT = 120
 
 const bulkActions = ["add-tag", "remove-tag", "unsubscribe", "resubscribe", "delete"] as const
 type BulkAction = (typeof bulkActions)[number]
@@ -123,6 +129,50 @@ const parseNote = (text: string, t: Texts): Either.Either<string, string> =>
       : t.invalidNote)
 
 const statusName = (t: Texts, status: string) => isStatus(status) ? t.statuses[status] : status
+
+/** A field of an event's `data`, an object's field, when they are there. */
+const fieldOf = (value: unknown, name: string): unknown =>
+  typeof value === "object" && value !== null ? (value as Record<string, unknown>)[name] : undefined
+
+const textOf = (value: unknown): string => typeof value === "string" ? value : ""
+
+const excerpt = (text: string) => text.length > NOTE_EXCERPT ? `${text.slice(0, NOTE_EXCERPT - 1)}…` : text
+
+/**
+ * What an event changed, in the person's words, from what its data holds: an erased subscriber's
+ * events keep only ids, and say nothing more than their kind.
+ */
+const eventDetail = (t: Texts, event: DomainEvent): string => {
+  const { data } = event
+  const status = textOf(fieldOf(data.subscriber, "status"))
+  const byImport = data.source === "import" ? t.history.byImport : ""
+  switch (event.type) {
+    case "subscriber.created":
+      return (status === "" ? "" : fill(t.history.createdAs, { status: statusName(t, status) })) + byImport
+    case "subscriber.updated": {
+      const changed = Array.isArray(data.changed) ? data.changed.filter((name): name is string => typeof name === "string") : []
+      const names = changed.map((name) =>
+        name === "status" && status !== ""
+          ? fill(t.history.statusTo, { status: statusName(t, status) })
+          : t.history.fields[name as keyof Texts["history"]["fields"]] ?? name
+      )
+      return names.join(", ") + byImport
+    }
+    case "tag.subscribed":
+    case "tag.unsubscribed":
+      return textOf(fieldOf(data.tag, "name")) + byImport
+    case "subscriber.note_added":
+      return excerpt(textOf(fieldOf(data.note, "body")))
+    case "subscriber.deleted":
+      return ""
+  }
+}
+
+const toHistoryRow = (t: Texts, event: DomainEvent) => ({
+  kind: t.history.kinds[event.type],
+  detail: eventDetail(t, event),
+  occurredAt: event.occurredAt.toISOString()
+})
 
 const isFragmentRequest = (request: HttpServerRequest.HttpServerRequest) =>
   request.headers["hx-request"] === "true" && request.headers["hx-history-restore-request"] !== "true"
@@ -340,10 +390,21 @@ export const makeSubscribersScreen = (assets: DashboardAssets) =>
       readonly status?: number
     }
 
-    const detailPage = (workspace: Workspace, view: SubscriberView, form: DetailForm = {}) =>
+    /**
+     * The subscriber's page. `before` is the history's keyset position (the last event of the page
+     * before); a position that is not an event id is a 400 that says the link is no longer good.
+     */
+    const detailPage = (workspace: Workspace, view: SubscriberView, form: DetailForm = {}, before?: string) =>
       Effect.gen(function*() {
         const { principal } = workspace
         const { subscriber } = view
+        const t = workspace.t.subscribers
+        const href = subscriberPath(workspace, subscriber.id)
+        const history = yield* subscribers.history(principal, subscriber.id, { before, limit: HISTORY_PAGE }).pipe(
+          Effect.map(Either.right),
+          Effect.catchTag("InvalidInput", () => Effect.succeed(Either.left(t.history.invalidPage)))
+        )
+        if (Either.isLeft(history)) return badRequest(workspace, history.left, href)
         const [allTags, noteList, link, sent] = yield* Effect.all([
           organizationTags(workspace),
           notes.list(principal, subscriber.id, { limit: NOTES_SHOWN }),
@@ -351,7 +412,6 @@ export const makeSubscribersScreen = (assets: DashboardAssets) =>
           Effect.option(emails.list(principal, { subscriberId: subscriber.id, limit: EMAILS_SHOWN }))
         ])
         const carried = new Set<string>(view.tags.map(({ tag }) => tag.id))
-        const href = subscriberPath(workspace, subscriber.id)
         return page(assets, workspace, "subscriber", {
           subscriber: {
             email: subscriber.email,
@@ -379,6 +439,12 @@ export const makeSubscribersScreen = (assets: DashboardAssets) =>
               status: message.status,
               createdAt: message.createdAt.toISOString()
             })))),
+          history: {
+            rows: history.right.items.map((event) => toHistoryRow(t, event)),
+            newer: before === undefined ? undefined : `${href}#history`,
+            older: history.right.before === null ? undefined : `${href}?${new URLSearchParams({ before: history.right.before })}#history`
+          },
+          exportHref: `${href}/export`,
           values: { metadata: JSON.stringify(subscriber.metadata, null, 2), ...form.values },
           errors: form.errors ?? {}
         }, { status: form.status ?? 200, menu: "subscribers" })
@@ -440,7 +506,21 @@ export const makeSubscribersScreen = (assets: DashboardAssets) =>
         {
           method: "GET",
           path: "/subscribers/:subscriber_id",
-          handle: (workspace) => withSubscriber(workspace, (view) => detailPage(workspace, view))
+          handle: (workspace, request) =>
+            withSubscriber(workspace, (view) => {
+              const before = new URL(request.url, "http://dashboard").searchParams.get("before") ?? undefined
+              return detailPage(workspace, view, {}, before)
+            })
+        },
+        {
+          method: "GET",
+          path: "/subscribers/:subscriber_id/export",
+          handle: (workspace) =>
+            withSubscriber(workspace, (view) =>
+              Effect.map(preferences.exportFor(workspace.principal, view.subscriber.id), (exported) =>
+                HttpServerResponse.unsafeJson(toDataExport(exported), {
+                  headers: { "Content-Disposition": dataExportDisposition(exported), "Cache-Control": "no-store" }
+                })))
         },
         {
           method: "POST",

@@ -208,6 +208,32 @@ export const subscribersViews = {
   {% endif %}
   {% endif %}
 
+  <h2 id="history">{{ t.subscribers.history.title }}</h2>
+  <p class="hint">{{ t.subscribers.history.intro }}</p>
+  {% if history.rows.size == 0 %}<p>{{ t.subscribers.history.none }}</p>{% else %}
+  <div class="table-wrap" role="region" tabindex="0" aria-labelledby="history">
+  <table class="history">
+    <caption class="visually-hidden">{{ t.subscribers.history.title }}</caption>
+    <thead><tr><th scope="col">{{ t.subscribers.history.when }}</th><th scope="col">{{ t.subscribers.history.event }}</th><th scope="col">{{ t.subscribers.history.detail }}</th></tr></thead>
+    <tbody>
+    {% for row in history.rows %}
+    <tr><td><time datetime="{{ row.occurredAt }}">{{ row.occurredAt }}</time></td><td>{{ row.kind }}</td><td class="detail">{{ row.detail }}</td></tr>
+    {% endfor %}
+    </tbody>
+  </table>
+  </div>
+  {% endif %}
+  {% if history.newer or history.older %}
+  <nav class="actions pages" aria-label="{{ t.subscribers.history.pages }}">
+    {% if history.newer %}<a href="{{ history.newer }}">{{ t.subscribers.history.newest }}</a>{% endif %}
+    {% if history.older %}<a href="{{ history.older }}" rel="next">{{ t.subscribers.history.older }}</a>{% endif %}
+  </nav>
+  {% endif %}
+
+  <h2>{{ t.subscribers.exportTitle }}</h2>
+  <p class="hint" id="subscriber-export-hint">{{ t.subscribers.exportHint }}</p>
+  <p><a href="{{ exportHref }}" download aria-describedby="subscriber-export-hint">{{ t.subscribers.exportLink }}</a></p>
+
   <h2>{{ t.subscribers.erase }}</h2>
   <p><a href="{{ href }}/delete">{{ t.subscribers.erase }}</a></p>
 {% endblock %}`,

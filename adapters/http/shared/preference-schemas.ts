@@ -122,14 +122,14 @@ export const toDataExport = (exported: PreferenceExport): typeof DataExport.Type
   }))
 })
 
+/** How a data export is offered: a file to save, `roster-data-<date>.json`. */
+export const dataExportDisposition = (exported: PreferenceExport) =>
+  `attachment; filename="roster-data-${exported.exportedAt.toISOString().slice(0, 10)}.json"`
+
 /** The answer is a file to save: `roster-data-<date>.json`. */
 export const asDownload = (exported: PreferenceExport) =>
   HttpApp.appendPreResponseHandler((_request, response) =>
-    Effect.succeed(HttpServerResponse.setHeader(
-      response,
-      "Content-Disposition",
-      `attachment; filename="roster-data-${exported.exportedAt.toISOString().slice(0, 10)}.json"`
-    ))
+    Effect.succeed(HttpServerResponse.setHeader(response, "Content-Disposition", dataExportDisposition(exported)))
   )
 
 export const ErasureRequested = Schema.Struct({

@@ -24,6 +24,11 @@ const forms = ["reference", "overview"] as const
 const listedEmails = (page: Page) =>
   [...page.body.matchAll(/<td class="email"><a href="[^"]+">([^<]+)<\/a><\/td>/g)].map((m) => m[1]!)
 const flashOf = (page: Page) => /<div class="flash (?:ok|error)" role="(?:status|alert)">([^<]*)<\/div>/.exec(page.body)?.[1]
+/** The history's rows, newest first: each event's kind and what changed, as the page writes them. */
+const historyOf = (page: Page) =>
+  [...page.body.matchAll(/<tr><td><time datetime="[^"]+">[^<]*<\/time><\/td><td>([^<]*)<\/td><td class="detail">([^<]*)<\/td><\/tr>/g)]
+    .map((m) => [unescape(m[1]!), unescape(m[2]!)])
+const olderLink = (page: Page) => /<a href="([^"]+)" rel="next">/.exec(page.body)?.[1]
 const optionsOf = (page: Page, selectId: string) => {
   const select = new RegExp(`<select id="${selectId}"[^>]*>([\\s\\S]*?)</select>`).exec(page.body)?.[1] ?? ""
   return [...select.matchAll(/<option value="([^"]*)"/g)].map((m) => m[1]!)
@@ -457,6 +462,89 @@ describe.each(forms)("the subscribers screen in the %s deployment", (form) => {
       expect((await b.get(page)).status).toBe(404)
     })
 
+    it("shows their history newest first in words with its times, 25 events a page and a link to the older ones", async () => {
+      const { b, csrf, page, subscriber, ...owner } = await oneSubscriber()
+      const tag = await seedTag(owner, "Weekly")
+      expect((await b.post(`${page}/tags`, { csrf, tag: tag.id })).status).toBe(303)
+      expect((await b.post(`${page}/status`, { csrf, status: "unsubscribed" })).status).toBe(303)
+      expect((await b.post(`${page}/notes`, { csrf, body: "Called about <billing>" })).status).toBe(303)
+      const shown = await b.get(page)
+      expect(historyOf(shown)).toEqual([
+        ["Note added", "Called about <billing>"],
+        ["Changed", "status to Unsubscribed"],
+        ["Tag added", "Weekly"],
+        ["Created", "as Active"]
+      ])
+      expect(shown.body).toMatch(/<tr><td><time datetime="\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z">/)
+      expect(olderLink(shown)).toBeUndefined()
+      await b.get("/app/locale/de?back=/app")
+      expect(historyOf(await b.get(page)).slice(1)).toEqual([
+        ["Geändert", "Status zu Abgemeldet"],
+        ["Tag hinzugefügt", "Weekly"],
+        ["Angelegt", "als Aktiv"]
+      ])
+      await b.get("/app/locale/en?back=/app")
+
+      // 24 changes more: 28 events, of which the newest 25 come first.
+      await asOwner(owner, (principal) =>
+        Effect.flatMap(Subscribers, (subscribers) =>
+          Effect.forEach(Array.from({ length: 24 }, (_, n) => n), (n) =>
+            subscribers.update(principal, subscriber.id as never, { metadata: { n } as never }))))
+      const first = await b.get(page)
+      const newest = historyOf(first)
+      expect(newest).toHaveLength(25)
+      expect(newest.slice(0, 24)).toEqual(Array.from({ length: 24 }, () => ["Changed", "metadata"]))
+      expect(newest[24]).toEqual(["Note added", "Called about <billing>"])
+      const older = olderLink(first)
+      expect(older).toMatch(new RegExp(`^${page}\\?before=[0-9a-f-]{36}#history$`))
+      const second = await b.get(unescape(older!))
+      expect(second.status).toBe(200)
+      expect(historyOf(second)).toEqual([["Changed", "status to Unsubscribed"], ["Tag added", "Weekly"], ["Created", "as Active"]])
+      expect(olderLink(second)).toBeUndefined()
+      expect(second.body).toContain(`<a href="${page}#history">Newest events</a>`)
+
+      const mangled = await b.get(`${page}?before=yesterday`)
+      expect(mangled.status).toBe(400)
+      expect(mangled.body).toContain("This page of the history is no longer valid; start again from the newest events.")
+    })
+
+    it("downloads everything stored about them, the document their preference link gives them, and a member may", async () => {
+      const { b, csrf, page, subscriber, ...owner } = await oneSubscriber()
+      const tag = await seedTag(owner, "Weekly")
+      expect((await b.post(`${page}/tags`, { csrf, tag: tag.id })).status).toBe(303)
+      expect((await b.post(`${page}/notes`, { csrf, body: "Prefers German" })).status).toBe(303)
+      const shown = await b.get(page)
+      expect(shown.body).toContain(`<a href="${page}/export" download`)
+
+      const download = await b.get(`${page}/export`)
+      expect(download.status).toBe(200)
+      expect(download.headers.get("content-type")).toMatch(/^application\/json/)
+      expect(download.headers.get("content-disposition")).toMatch(/^attachment; filename="roster-data-\d{4}-\d{2}-\d{2}\.json"$/)
+      const document = JSON.parse(download.body)
+      expect(document.subscriber).toMatchObject({ id: subscriber.id, email: "ada@example.com", status: "active" })
+      expect(document.tags.map((t: { name: string }) => t.name)).toEqual(["Weekly"])
+      expect(document.notes.map((n: { body: string }) => n.body)).toEqual(["Prefers German"])
+      expect(document.events.map((e: { type: string }) => e.type)).toEqual(["subscriber.created", "tag.subscribed", "subscriber.note_added"])
+
+      const link = new URL(unescape(/<input id="preference-link" type="text" readonly value="([^"]+)"/.exec(shown.body)![1]!))
+      const theirs = await fetch(`${server.baseUrl}/preference-center/data-export${link.search}`)
+      expect(theirs.status).toBe(200)
+      const answered = (await theirs.json()) as { readonly data?: { readonly exported_at: string }; readonly exported_at: string }
+      const theirDocument = form === "overview" ? answered.data! : answered
+      expect({ ...document, exported_at: theirDocument.exported_at }).toEqual(theirDocument)
+
+      const organizationId = await asOwner(owner, (principal) => Effect.succeed(principal.organization.id))
+      const memberUser = await server.signIn()
+      await server.addMember(organizationId, memberUser, "member")
+      const member = browser(server, memberUser.cookie)
+      const theirView = await member.get(page)
+      expect(theirView.status).toBe(200)
+      expect(historyOf(theirView).map(([kind]) => kind)).toEqual(["Note added", "Tag added", "Created"])
+      const theirDownload = await member.get(`${page}/export`)
+      expect(theirDownload.status).toBe(200)
+      expect(JSON.parse(theirDownload.body).subscriber.id).toBe(subscriber.id)
+    })
+
     it("changes nothing for a forged form, and does not show or change another organization's subscriber", async () => {
       const { b, page, subscriber, csrf, ...owner } = await oneSubscriber()
       expect((await b.post(`${page}/delete`, {})).status).toBe(403)
@@ -467,6 +555,11 @@ describe.each(forms)("the subscribers screen in the %s deployment", (form) => {
       const theirs = `${stranger.base}/subscribers/${subscriber.id}`
       expect((await stranger.b.get(theirs)).status).toBe(404)
       expect((await stranger.b.get(`${theirs}/delete`)).status).toBe(404)
+      expect((await stranger.b.get(`${theirs}/export`)).status).toBe(404)
+      const history = await b.get(page)
+      const own = /before=([0-9a-f-]{36})/.exec(history.body)?.[1] ?? subscriber.id
+      expect((await stranger.b.get(`${theirs}?before=${own}`)).status).toBe(404)
+      expect((await stranger.b.get(`${stranger.base}/subscribers/not-an-id/export`)).status).toBe(404)
       expect((await stranger.b.post(`${theirs}/delete`, { csrf: stranger.csrf })).status).toBe(404)
       expect((await stranger.b.post(`${theirs}/status`, { csrf: stranger.csrf, status: "unsubscribed" })).status).toBe(404)
       expect((await stranger.b.post(`${theirs}/notes`, { csrf: stranger.csrf, body: "Mine now" })).status).toBe(404)
