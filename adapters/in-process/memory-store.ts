@@ -9,6 +9,7 @@ import type {
   DomainEvent,
   EmailSettings,
   EmailTemplate,
+  Form,
   MagicLink,
   Membership,
   Message,
@@ -61,6 +62,7 @@ export interface Tables {
   /** organization id -> its sender settings, once changed */
   readonly emailSettings: Map<string, EmailSettings>
   readonly templates: Map<string, EmailTemplate>
+  readonly forms: Map<string, Form>
   readonly notes: Map<string, Note>
   readonly campaigns: Map<string, StoredCampaign>
   /** campaign id -> how far its audience was taken, once it started */
@@ -164,6 +166,7 @@ const emptyTables = (): Tables => ({
   emailUsage: new Map(),
   emailSettings: new Map(),
   templates: new Map(),
+  forms: new Map(),
   notes: new Map(),
   campaigns: new Map(),
   campaignAudiences: new Map(),
@@ -198,6 +201,7 @@ const copyTables = (t: Tables): Tables => ({
   emailUsage: new Map(t.emailUsage),
   emailSettings: new Map(t.emailSettings),
   templates: new Map(t.templates),
+  forms: new Map(t.forms),
   notes: new Map(t.notes),
   campaigns: new Map(t.campaigns),
   campaignAudiences: new Map(t.campaignAudiences),

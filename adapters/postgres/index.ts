@@ -19,6 +19,7 @@ import { PostgresSubscriberRepositoryLive } from "./postgres-subscriber-reposito
 import { PostgresTagAssignmentsLive } from "./postgres-tag-assignments.js"
 import { PostgresTagRepositoryLive } from "./postgres-tag-repository.js"
 import { PostgresTemplateRepositoryLive } from "./postgres-template-repository.js"
+import { PostgresFormRepositoryLive } from "./postgres-form-repository.js"
 import { PostgresUnitOfWorkLive } from "./postgres-unit-of-work.js"
 import { PostgresUserRepositoryLive } from "./postgres-user-repository.js"
 import { PostgresWebhookDeliveryRepositoryLive } from "./postgres-webhook-delivery-repository.js"
@@ -56,6 +57,7 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresEmailUsageLive,
   PostgresEmailSettingsRepositoryLive,
   PostgresTemplateRepositoryLive,
+  PostgresFormRepositoryLive,
   PostgresNoteRepositoryLive,
   PostgresCampaignRepositoryLive,
   PostgresTriggerRepositoryLive,

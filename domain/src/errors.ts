@@ -52,7 +52,8 @@ export const ResourceKind = Schema.Literal(
   "note",
   "campaign",
   "trigger",
-  "import"
+  "import",
+  "form"
 )
 export type ResourceKind = typeof ResourceKind.Type
 

@@ -19,6 +19,7 @@ import {
   TagRepository,
   type TagAssignments,
   type TemplateRepository,
+  type FormRepository,
   type TriggerRepository,
   type UnitOfWork,
   UserRepository,
@@ -89,6 +90,7 @@ export type Persistence =
   | OutgoingMail
   | EmailUsage
   | TemplateRepository
+  | FormRepository
   | EmailSettingsRepository
   | NoteRepository
   | CampaignRepository
