@@ -37,6 +37,7 @@ export * from "./ports/campaign-repository.js"
 export * from "./ports/email-settings-repository.js"
 export * from "./ports/email-usage.js"
 export * from "./ports/form-repository.js"
+export * from "./ports/sign-up-repository.js"
 export * from "./ports/health.js"
 export * from "./ports/idempotency-store.js"
 export * from "./ports/ids.js"
@@ -82,6 +83,7 @@ export * from "./support/wake-up.js"
 
 // Custom sending domains.
 export * from "./sending-domains.js"
+export * from "./sign-ups.js"
 export * from "./ports/domain-verifier.js"
 export * from "./ports/sending-domain-repository.js"
 

@@ -1,5 +1,5 @@
 import { FormRepository } from "@roster/application"
-import type { Form } from "@roster/domain"
+import { Consent, type Form } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore } from "./memory-store.js"
 import { compareBy } from "./ordering.js"
@@ -34,6 +34,10 @@ export const MemoryFormRepositoryLive = Layer.effect(
         store.write((t) => {
           if (t.forms.get(id)?.organizationId !== organizationId) return false
           t.forms.delete(id)
+          for (const signUp of t.signUps.values()) if (signUp.formId === id) t.signUps.delete(signUp.id)
+          for (const [key, consent] of t.consents) {
+            if (consent.formId === id) t.consents.set(key, new Consent({ ...consent, formId: null }))
+          }
           return true
         })
     })

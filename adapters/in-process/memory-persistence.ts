@@ -20,6 +20,7 @@ import { MemoryTagAssignmentsLive } from "./memory-tag-assignments.js"
 import { MemoryTagRepositoryLive } from "./memory-tag-repository.js"
 import { MemoryTemplateRepositoryLive } from "./memory-template-repository.js"
 import { MemoryFormRepositoryLive } from "./memory-form-repository.js"
+import { MemoryConsentRepositoryLive, MemorySignUpRepositoryLive } from "./memory-sign-up-repository.js"
 import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
 import { MemoryWebhookDeliveryRepositoryLive } from "./memory-webhook-delivery-repository.js"
 import { MemoryWebhookEndpointRepositoryLive } from "./memory-webhook-endpoint-repository.js"
@@ -56,6 +57,8 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryEmailSettingsRepositoryLive,
   MemoryTemplateRepositoryLive,
   MemoryFormRepositoryLive,
+  MemorySignUpRepositoryLive,
+  MemoryConsentRepositoryLive,
   MemoryNoteRepositoryLive,
   MemoryCampaignRepositoryLive,
   MemoryTriggerRepositoryLive,

@@ -20,6 +20,7 @@ import { PostgresTagAssignmentsLive } from "./postgres-tag-assignments.js"
 import { PostgresTagRepositoryLive } from "./postgres-tag-repository.js"
 import { PostgresTemplateRepositoryLive } from "./postgres-template-repository.js"
 import { PostgresFormRepositoryLive } from "./postgres-form-repository.js"
+import { PostgresConsentRepositoryLive, PostgresSignUpRepositoryLive } from "./postgres-sign-up-repository.js"
 import { PostgresUnitOfWorkLive } from "./postgres-unit-of-work.js"
 import { PostgresUserRepositoryLive } from "./postgres-user-repository.js"
 import { PostgresWebhookDeliveryRepositoryLive } from "./postgres-webhook-delivery-repository.js"
@@ -58,6 +59,8 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresEmailSettingsRepositoryLive,
   PostgresTemplateRepositoryLive,
   PostgresFormRepositoryLive,
+  PostgresSignUpRepositoryLive,
+  PostgresConsentRepositoryLive,
   PostgresNoteRepositoryLive,
   PostgresCampaignRepositoryLive,
   PostgresTriggerRepositoryLive,

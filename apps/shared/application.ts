@@ -22,6 +22,7 @@ import {
   ProviderEvents,
   SenderSettings,
   SendingDomains,
+  SignUps,
   Templates,
   TriggerFiring,
   Triggers,
@@ -80,6 +81,7 @@ export const UseCasesLive = Layer.mergeAll(
   Triggers.Default,
   TriggerFiring.Default,
   SendingDomains.Default,
+  SignUps.Default,
   Billing.Default,
   WorkerHealth.Default,
   // Imports sent over HTTP run the import itself.
@@ -118,6 +120,7 @@ export const workerApplicationLayer = (config: RosterConfig) =>
     CampaignSending.Default,
     TriggerFiring.Default,
     SendingDomains.Default,
+    SignUps.Default,
     Billing.Default,
     ImportJobs.Default.pipe(Layer.provideMerge(SubscriberImports.Default))
   ).pipe(

@@ -20,6 +20,8 @@ import {
   type TagAssignments,
   type TemplateRepository,
   type FormRepository,
+  type SignUpRepository,
+  type ConsentRepository,
   type TriggerRepository,
   type UnitOfWork,
   UserRepository,
@@ -91,6 +93,8 @@ export type Persistence =
   | EmailUsage
   | TemplateRepository
   | FormRepository
+  | SignUpRepository
+  | ConsentRepository
   | EmailSettingsRepository
   | NoteRepository
   | CampaignRepository

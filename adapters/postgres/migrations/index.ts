@@ -28,6 +28,7 @@ import tagVisibility from "./0023_tag_visibility.js"
 import tagAssignmentsWithTheirTime from "./0024_tag_assignments_with_their_time.js"
 import outboxDispatchMark from "./0025_outbox_dispatch_mark.js"
 import forms from "./0026_forms.js"
+import signUps from "./0027_sign_ups.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -55,7 +56,8 @@ const migrations = Migrator.fromRecord({
   "0023_tag_visibility": tagVisibility,
   "0024_tag_assignments_with_their_time": tagAssignmentsWithTheirTime,
   "0025_outbox_dispatch_mark": outboxDispatchMark,
-  "0026_forms": forms
+  "0026_forms": forms,
+  "0027_sign_ups": signUps
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
