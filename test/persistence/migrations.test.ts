@@ -54,7 +54,9 @@ describe("migrations", () => {
           [22, "provider_reports_by_address"],
           [23, "tag_visibility"],
           [24, "tag_assignments_with_their_time"],
-          [25, "outbox_dispatch_mark"]
+          [25, "outbox_dispatch_mark"],
+          [26, "forms"],
+          [27, "sign_ups"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -69,6 +71,7 @@ describe("migrations", () => {
           "email_templates",
           "email_triggers",
           "email_usage",
+          "forms",
           "import_job_parts",
           "import_jobs",
           "magic_links",
@@ -79,9 +82,11 @@ describe("migrations", () => {
           "organizations",
           "outbox_dispatch_mark",
           "outbox_events",
+          "pending_sign_ups",
           "provider_reports",
           "sending_domains",
           "sessions",
+          "subscriber_consents",
           "subscriber_notes",
           "subscriber_tags",
           "subscribers",
