@@ -119,8 +119,8 @@ export const toForm = ({ form, tags }: FormView): typeof Form.Type => ({
 })
 
 /** What a form is, told once for both wire forms. */
-export const formRules = `A sign-up form lets readers join the organization's list without an API key: on the service's
-hosted page \`GET /f/{form_id}\`, or from a page of one of its \`allowed_origins\` posting to \`POST /f/{form_id}\`. With
+export const formRules = `A sign-up form lets readers join the organization's list without an API key. With
 \`double_opt_in\` (on unless turned off) a sign-up waits, for at most seven days, until the reader confirms it from an
 email; only then is the subscriber created (or an unsubscribed one made active again) with the form's \`tags\`. The
-answer to a sign-up never tells whether the address was already known.`
+answer to a sign-up never tells whether the address was already known. \`allowed_origins\` names the sites whose pages
+may post to the form from a script.`
