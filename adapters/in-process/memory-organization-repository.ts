@@ -26,6 +26,9 @@ const deleteOwnedBy = (t: Tables, id: string) => {
   t.sendingDomains.delete(id)
   t.billingAccounts.delete(id)
   for (const template of t.templates.values()) if (template.organizationId === id) t.templates.delete(template.id)
+  for (const form of t.forms.values()) if (form.organizationId === id) t.forms.delete(form.id)
+  for (const signUp of t.signUps.values()) if (signUp.organizationId === id) t.signUps.delete(signUp.id)
+  for (const consent of t.consents.values()) if (consent.organizationId === id) t.consents.delete(consent.id)
   for (const trigger of t.triggers.values()) if (trigger.organizationId === id) t.triggers.delete(trigger.id)
   for (const firing of t.triggerFirings.values()) if (firing.organizationId === id) t.triggerFirings.delete(firing.id)
   for (const { campaign } of t.campaigns.values()) {

@@ -19,6 +19,8 @@ import { MemorySubscriberRepositoryLive } from "./memory-subscriber-repository.j
 import { MemoryTagAssignmentsLive } from "./memory-tag-assignments.js"
 import { MemoryTagRepositoryLive } from "./memory-tag-repository.js"
 import { MemoryTemplateRepositoryLive } from "./memory-template-repository.js"
+import { MemoryFormRepositoryLive } from "./memory-form-repository.js"
+import { MemoryConsentRepositoryLive, MemorySignUpRepositoryLive } from "./memory-sign-up-repository.js"
 import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
 import { MemoryWebhookDeliveryRepositoryLive } from "./memory-webhook-delivery-repository.js"
 import { MemoryWebhookEndpointRepositoryLive } from "./memory-webhook-endpoint-repository.js"
@@ -54,6 +56,9 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryEmailUsageLive,
   MemoryEmailSettingsRepositoryLive,
   MemoryTemplateRepositoryLive,
+  MemoryFormRepositoryLive,
+  MemorySignUpRepositoryLive,
+  MemoryConsentRepositoryLive,
   MemoryNoteRepositoryLive,
   MemoryCampaignRepositoryLive,
   MemoryTriggerRepositoryLive,

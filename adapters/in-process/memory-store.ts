@@ -9,6 +9,9 @@ import type {
   DomainEvent,
   EmailSettings,
   EmailTemplate,
+  Consent,
+  Form,
+  PendingSignUp,
   MagicLink,
   Membership,
   Message,
@@ -61,6 +64,9 @@ export interface Tables {
   /** organization id -> its sender settings, once changed */
   readonly emailSettings: Map<string, EmailSettings>
   readonly templates: Map<string, EmailTemplate>
+  readonly forms: Map<string, Form>
+  readonly signUps: Map<string, PendingSignUp>
+  readonly consents: Map<string, Consent>
   readonly notes: Map<string, Note>
   readonly campaigns: Map<string, StoredCampaign>
   /** campaign id -> how far its audience was taken, once it started */
@@ -131,6 +137,7 @@ export interface StoredMessage {
  */
 export const deleteSubscriberRecords = (t: Tables, subscriberId: string): void => {
   for (const [id, note] of t.notes) if (note.subscriberId === subscriberId) t.notes.delete(id)
+  for (const [id, consent] of t.consents) if (consent.subscriberId === subscriberId) t.consents.delete(id)
   for (const [id, firing] of t.triggerFirings) if (firing.subscriberId === subscriberId) t.triggerFirings.delete(id)
 }
 
@@ -166,6 +173,9 @@ const emptyTables = (): Tables => ({
   emailUsage: new Map(),
   emailSettings: new Map(),
   templates: new Map(),
+  forms: new Map(),
+  signUps: new Map(),
+  consents: new Map(),
   notes: new Map(),
   campaigns: new Map(),
   campaignAudiences: new Map(),
@@ -200,6 +210,9 @@ const copyTables = (t: Tables): Tables => ({
   emailUsage: new Map(t.emailUsage),
   emailSettings: new Map(t.emailSettings),
   templates: new Map(t.templates),
+  forms: new Map(t.forms),
+  signUps: new Map(t.signUps),
+  consents: new Map(t.consents),
   notes: new Map(t.notes),
   campaigns: new Map(t.campaigns),
   campaignAudiences: new Map(t.campaignAudiences),

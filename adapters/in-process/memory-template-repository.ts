@@ -1,5 +1,5 @@
 import { TemplateRepository } from "@roster/application"
-import { Campaign, type EmailTemplate, EmailTrigger } from "@roster/domain"
+import { Campaign, type EmailTemplate, EmailTrigger, Form } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore } from "./memory-store.js"
 import { forgetMailTemplate } from "./memory-outgoing-mail.js"
@@ -36,6 +36,9 @@ export const MemoryTemplateRepositoryLive = Layer.effect(
           forgetMailTemplate(t, id)
           for (const [key, trigger] of t.triggers) {
             if (trigger.templateId === id) t.triggers.set(key, new EmailTrigger({ ...trigger, templateId: null }))
+          }
+          for (const [key, form] of t.forms) {
+            if (form.confirmationTemplateId === id) t.forms.set(key, new Form({ ...form, confirmationTemplateId: null }))
           }
           for (const [key, stored] of t.campaigns) {
             if (stored.campaign.templateId === id) {

@@ -6,6 +6,7 @@ import {
   CampaignSending,
   EmailDelivery,
   Emails,
+  Forms,
   Idempotency,
   Members,
   Notes,
@@ -21,6 +22,7 @@ import {
   ProviderEvents,
   SenderSettings,
   SendingDomains,
+  SignUps,
   Templates,
   TriggerFiring,
   Triggers,
@@ -72,12 +74,14 @@ export const UseCasesLive = Layer.mergeAll(
   ProviderEvents.Default,
   SenderSettings.Default,
   Templates.Default,
+  Forms.Default,
   Notes.Default,
   Campaigns.Default,
   CampaignSending.Default,
   Triggers.Default,
   TriggerFiring.Default,
   SendingDomains.Default,
+  SignUps.Default,
   Billing.Default,
   WorkerHealth.Default,
   // Imports sent over HTTP run the import itself.
@@ -116,6 +120,7 @@ export const workerApplicationLayer = (config: RosterConfig) =>
     CampaignSending.Default,
     TriggerFiring.Default,
     SendingDomains.Default,
+    SignUps.Default,
     Billing.Default,
     ImportJobs.Default.pipe(Layer.provideMerge(SubscriberImports.Default))
   ).pipe(

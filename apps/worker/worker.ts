@@ -3,6 +3,7 @@ import { CampaignJob } from "./campaign-job.js"
 import { DomainCheckJob } from "./domain-check-job.js"
 import { EmailJob } from "./email-job.js"
 import { ErasureJob } from "./erasure-job.js"
+import { SignUpJob } from "./sign-up-job.js"
 import { HeartbeatJob } from "./heartbeat.js"
 import { TriggerJob } from "./trigger-job.js"
 import { WebhookJobsLive } from "./webhook-jobs.js"
@@ -21,6 +22,7 @@ const StoppedLine = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo
 export const WorkerLive = Layer.mergeAll(
   WebhookJobsLive,
   ErasureJob,
+  SignUpJob,
   EmailJob,
   CampaignJob,
   TriggerJob,

@@ -53,7 +53,8 @@ export const ResourceKind = Schema.Literal(
   "note",
   "campaign",
   "trigger",
-  "import"
+  "import",
+  "form"
 )
 export type ResourceKind = typeof ResourceKind.Type
 

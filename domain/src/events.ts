@@ -8,7 +8,8 @@ export const eventTypeDescriptions = {
   "subscriber.deleted": "a subscriber was deleted",
   "tag.subscribed": "a tag was attached to a subscriber",
   "tag.unsubscribed": "a tag was detached from a subscriber",
-  "subscriber.note_added": "a note was added to a subscriber"
+  "subscriber.note_added": "a note was added to a subscriber",
+  "subscriber.confirmed": "a reader confirmed their sign-up through a form, and is subscribed"
 } as const
 
 export type EventType = keyof typeof eventTypeDescriptions

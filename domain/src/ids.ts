@@ -46,6 +46,15 @@ export type WebhookDeliveryId = typeof WebhookDeliveryId.Type
 export const TemplateId = brandedId("TemplateId")
 export type TemplateId = typeof TemplateId.Type
 
+export const FormId = brandedId("FormId")
+export type FormId = typeof FormId.Type
+
+export const SignUpId = brandedId("SignUpId")
+export type SignUpId = typeof SignUpId.Type
+
+export const ConsentId = brandedId("ConsentId")
+export type ConsentId = typeof ConsentId.Type
+
 export const MessageId = brandedId("MessageId")
 export type MessageId = typeof MessageId.Type
 

@@ -21,7 +21,9 @@ describe("roles", () => {
       "campaigns:read",
       "campaigns:write",
       "triggers:read",
-      "triggers:write"
+      "triggers:write",
+      "forms:read",
+      "forms:write"
     ])
     expect(allows(roleScopes.member, "*")).toBe(false)
     expect(allows(roleScopes.member, "webhooks:manage")).toBe(false)

@@ -73,6 +73,7 @@ const plainWords = {
     `no tag named '${name}' in this organization, and making one needs the scope tags:write`,
   tagsByIdOrName: () => "name tags by id or by name, not both",
   tagInBothLists: () => "is also to be added; name a tag in one list only",
+  tooManyFormTags: ({ max }: { readonly max: number }) => `must list at most ${max} tags`,
   // API keys and administration
   scopesBeyondCaller: () => "must not grant more than the caller holds",
   apiKeyRevoked: () => "the key is revoked and cannot be rotated; create a new one",
@@ -101,6 +102,7 @@ const plainWords = {
   renderedEmpty: () => "rendered empty for this recipient",
   templateBody: () => "a template needs an HTML body, a text body or both",
   templateDeleted: () => "the campaign's template was deleted; choose another one",
+  noTemplateWithId: ({ id }: { readonly id: string }) => `no template with id ${id} in this organization`,
   audienceTooManyTags: ({ max }: { readonly max: number }) => `may name at most ${max} tags`,
   audienceTagTwice: () => "names a tag twice",
   audienceTagExcluded: ({ id }: { readonly id: string }) => `tag ${id} is also in audience.tag_ids`,

@@ -13,6 +13,8 @@ describe("scopes", () => {
       "campaigns:write",
       "emails:read",
       "emails:send",
+      "forms:read",
+      "forms:write",
       "subscribers:delete",
       "subscribers:read",
       "subscribers:write",

@@ -14,6 +14,8 @@ export const scopeDescriptions = {
   "campaigns:write": "create, modify, send, cancel, retry and duplicate campaigns",
   "triggers:read": "read email triggers",
   "triggers:write": "create, modify, pause and delete email triggers",
+  "forms:read": "read sign-up forms and their embeddable snippets",
+  "forms:write": "create, modify and delete sign-up forms",
   "webhooks:manage": "manage outgoing webhook endpoints",
   "*": "all permissions, including API keys, billing, settings and (for platform-admin organizations) administration"
 } as const

@@ -19,6 +19,9 @@ import {
   TagRepository,
   type TagAssignments,
   type TemplateRepository,
+  type FormRepository,
+  type SignUpRepository,
+  type ConsentRepository,
   type TriggerRepository,
   type UnitOfWork,
   UserRepository,
@@ -89,6 +92,9 @@ export type Persistence =
   | OutgoingMail
   | EmailUsage
   | TemplateRepository
+  | FormRepository
+  | SignUpRepository
+  | ConsentRepository
   | EmailSettingsRepository
   | NoteRepository
   | CampaignRepository

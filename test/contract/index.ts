@@ -20,6 +20,8 @@ import { subscriberUseCasesContract } from "./subscriber-use-cases-contract.js"
 import { tagAssignmentsContract } from "./tag-assignments-contract.js"
 import { tagRepositoryContract } from "./tag-repository-contract.js"
 import { templateRepositoryContract } from "./template-repository-contract.js"
+import { formRepositoryContract } from "./form-repository-contract.js"
+import { signUpRepositoryContract } from "./sign-up-repository-contract.js"
 import { triggerRepositoryContract } from "./trigger-repository-contract.js"
 import { unitOfWorkContract } from "./unit-of-work-contract.js"
 import { userRepositoryContract } from "./user-repository-contract.js"
@@ -59,6 +61,8 @@ export const persistenceContracts = <R = never>(
   outgoingMailContract(persistence)
   emailUsageContract(persistence)
   templateRepositoryContract(persistence)
+  formRepositoryContract(persistence)
+  signUpRepositoryContract(persistence)
   noteRepositoryContract(persistence)
   campaignRepositoryContract(persistence)
   triggerRepositoryContract(persistence)

@@ -56,7 +56,9 @@ describe("migrations", () => {
           [24, "tag_assignments_with_their_time"],
           [25, "outbox_dispatch_mark"],
           [26, "import_drafts"],
-          [27, "events_by_subscriber"]
+          [27, "events_by_subscriber"],
+          [28, "forms"],
+          [29, "sign_ups"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -71,6 +73,7 @@ describe("migrations", () => {
           "email_templates",
           "email_triggers",
           "email_usage",
+          "forms",
           "import_job_parts",
           "import_jobs",
           "magic_links",
@@ -81,9 +84,11 @@ describe("migrations", () => {
           "organizations",
           "outbox_dispatch_mark",
           "outbox_events",
+          "pending_sign_ups",
           "provider_reports",
           "sending_domains",
           "sessions",
+          "subscriber_consents",
           "subscriber_notes",
           "subscriber_tags",
           "subscribers",

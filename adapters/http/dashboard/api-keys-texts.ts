@@ -38,6 +38,8 @@ const en = {
     "campaigns:write": "create, change, send, cancel, retry and duplicate campaigns",
     "triggers:read": "read email triggers",
     "triggers:write": "create, change, pause and delete email triggers",
+    "forms:read": "read sign-up forms and their snippets",
+    "forms:write": "create, change and delete sign-up forms",
     "webhooks:manage": "manage outgoing webhook endpoints",
     "*": "everything, including API keys, billing and settings"
   } satisfies Record<Scope, string>,
@@ -99,6 +101,8 @@ const de: typeof en = {
     "campaigns:write": "Kampagnen anlegen, ändern, senden, abbrechen, wiederholen und duplizieren",
     "triggers:read": "E-Mail-Auslöser lesen",
     "triggers:write": "E-Mail-Auslöser anlegen, ändern, pausieren und löschen",
+    "forms:read": "Anmeldeformulare und ihre Einbettungscodes lesen",
+    "forms:write": "Anmeldeformulare anlegen, ändern und löschen",
     "webhooks:manage": "ausgehende Webhook-Endpunkte verwalten",
     "*": "alles, auch API-Schlüssel, Abrechnung und Einstellungen"
   },

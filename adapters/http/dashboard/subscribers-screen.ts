@@ -164,6 +164,7 @@ const eventDetail = (t: Texts, event: DomainEvent): string => {
     case "subscriber.note_added":
       return excerpt(textOf(fieldOf(data.note, "body")))
     case "subscriber.deleted":
+    case "subscriber.confirmed":
       return ""
   }
 }

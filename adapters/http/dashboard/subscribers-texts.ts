@@ -135,7 +135,8 @@ const en = {
       "subscriber.deleted": "Deleted",
       "tag.subscribed": "Tag added",
       "tag.unsubscribed": "Tag removed",
-      "subscriber.note_added": "Note added"
+      "subscriber.note_added": "Note added",
+      "subscriber.confirmed": "Confirmed the sign-up"
     },
     createdAs: "as {{ status }}",
     statusTo: "status to {{ status }}",
@@ -294,7 +295,8 @@ const de: typeof en = {
       "subscriber.deleted": "Gelöscht",
       "tag.subscribed": "Tag hinzugefügt",
       "tag.unsubscribed": "Tag entfernt",
-      "subscriber.note_added": "Notiz hinzugefügt"
+      "subscriber.note_added": "Notiz hinzugefügt",
+      "subscriber.confirmed": "Anmeldung bestätigt"
     },
     createdAs: "als {{ status }}",
     statusTo: "Status zu {{ status }}",

@@ -29,6 +29,8 @@ import tagAssignmentsWithTheirTime from "./0024_tag_assignments_with_their_time.
 import outboxDispatchMark from "./0025_outbox_dispatch_mark.js"
 import importDrafts from "./0026_import_drafts.js"
 import eventsBySubscriber from "./0027_events_by_subscriber.js"
+import forms from "./0028_forms.js"
+import signUps from "./0029_sign_ups.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -57,7 +59,9 @@ const migrations = Migrator.fromRecord({
   "0024_tag_assignments_with_their_time": tagAssignmentsWithTheirTime,
   "0025_outbox_dispatch_mark": outboxDispatchMark,
   "0026_import_drafts": importDrafts,
-  "0027_events_by_subscriber": eventsBySubscriber
+  "0027_events_by_subscriber": eventsBySubscriber,
+  "0028_forms": forms,
+  "0029_sign_ups": signUps
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

@@ -327,7 +327,8 @@ describe("GET /api/v1/webhooks/event-types and /stats/global are not endpoint id
       "subscriber.deleted",
       "tag.subscribed",
       "tag.unsubscribed",
-      "subscriber.note_added"
+      "subscriber.note_added",
+      "subscriber.confirmed"
     ])
   })
 

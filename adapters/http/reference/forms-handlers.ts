@@ -1,0 +1,21 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Forms } from "@roster/application"
+import { Effect } from "effect"
+import { formFieldsOf, toForm } from "../shared/form-schemas.js"
+import { respond } from "../shared/respond.js"
+import { ReferenceApi } from "./api.js"
+import { pageOf } from "./pagination.js"
+
+export const FormsHandlersLive = HttpApiBuilder.group(ReferenceApi, "forms", (handlers) =>
+  Effect.map(Forms, (forms) =>
+    handlers
+      .handle("create", ({ payload }) =>
+        respond((caller) => forms.create(caller, { name: payload.name, tagIds: payload.tags, ...formFieldsOf(payload) }), toForm))
+      .handle("list", ({ urlParams }) => respond((caller) => forms.list(caller, urlParams), pageOf(toForm)))
+      .handle("get", ({ path }) => respond((caller) => forms.get(caller, path.form_id), toForm))
+      .handle("update", ({ path, payload }) =>
+        respond(
+          (caller) => forms.update(caller, path.form_id, { name: payload.name, tagIds: payload.tags, ...formFieldsOf(payload) }),
+          toForm
+        ))
+      .handle("delete", ({ path }) => respond((caller) => forms.remove(caller, path.form_id)))))

@@ -1,0 +1,93 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { ConsentRepository, SignUpRepository } from "@roster/application"
+import { Consent, PendingSignUp } from "@roster/domain"
+import { Effect, Layer } from "effect"
+import { decodeFirst, decodeRows } from "./rows.js"
+
+const COLUMNS = "id, organization_id, form_id, email, first_name, last_name, locale, token_id, consent_text, client_address, " +
+  "user_agent, created_at, expires_at, mail_due_at, last_mail_at, confirmed_at"
+
+const decodeSignUp = decodeFirst(PendingSignUp)
+const decodeSignUps = decodeRows(PendingSignUp)
+const decodeConsents = decodeRows(Consent)
+
+/** Sign-ups waiting for confirmation; one unconfirmed per form and address, kept by a partial unique index. */
+export const PostgresSignUpRepositoryLive = Layer.effect(
+  SignUpRepository,
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const columns = sql.literal(COLUMNS)
+    return SignUpRepository.of({
+      insert: (s) =>
+        sql`
+          INSERT INTO pending_sign_ups (${columns})
+          VALUES (${s.id}, ${s.organizationId}, ${s.formId}, ${s.email}, ${s.firstName}, ${s.lastName}, ${s.locale},
+                  ${s.tokenId}, ${s.consentText}, ${s.clientAddress}, ${s.userAgent}, ${s.createdAt}, ${s.expiresAt},
+                  ${s.mailDueAt}, ${s.lastMailAt}, ${s.confirmedAt})
+          ON CONFLICT DO NOTHING
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+      update: (s) =>
+        sql`
+          UPDATE pending_sign_ups SET email = ${s.email}, first_name = ${s.firstName}, last_name = ${s.lastName},
+                 locale = ${s.locale}, token_id = ${s.tokenId}, consent_text = ${s.consentText},
+                 client_address = ${s.clientAddress}, user_agent = ${s.userAgent}, created_at = ${s.createdAt},
+                 expires_at = ${s.expiresAt}, mail_due_at = ${s.mailDueAt}, last_mail_at = ${s.lastMailAt},
+                 confirmed_at = ${s.confirmedAt}
+          WHERE id = ${s.id}`.pipe(Effect.asVoid, Effect.orDie),
+      findById: (id) => sql`SELECT ${columns} FROM pending_sign_ups WHERE id = ${id}`.pipe(Effect.flatMap(decodeSignUp), Effect.orDie),
+      findUnconfirmed: (formId, email) =>
+        sql`
+          SELECT ${columns} FROM pending_sign_ups
+          WHERE form_id = ${formId} AND lower(email) = lower(${email}) AND confirmed_at IS NULL`.pipe(
+          Effect.flatMap(decodeSignUp),
+          Effect.orDie
+        ),
+      confirm: (id, tokenId, at) =>
+        sql`
+          UPDATE pending_sign_ups SET confirmed_at = ${at}, mail_due_at = NULL
+          WHERE id = ${id} AND token_id = ${tokenId} AND confirmed_at IS NULL AND expires_at > ${at}
+          RETURNING ${columns}`.pipe(Effect.flatMap(decodeSignUp), Effect.orDie),
+      takeDueMail: (at, limit) =>
+        sql`
+          WITH due AS (
+            SELECT id FROM pending_sign_ups
+            WHERE mail_due_at IS NOT NULL AND mail_due_at <= ${at}
+            ORDER BY mail_due_at, id
+            LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED
+          )
+          UPDATE pending_sign_ups p SET mail_due_at = NULL, last_mail_at = ${at}
+          FROM due WHERE p.id = due.id
+          RETURNING ${sql.literal(COLUMNS.split(", ").map((c) => `p.${c}`).join(", "))}`.pipe(
+          Effect.flatMap(decodeSignUps),
+          Effect.map((rows) => [...rows].sort((a, b) => (a.createdAt.getTime() - b.createdAt.getTime()) || a.id.localeCompare(b.id))),
+          Effect.orDie
+        ),
+      deleteExpired: (at, limit) =>
+        sql`
+          DELETE FROM pending_sign_ups WHERE id IN (
+            SELECT id FROM pending_sign_ups WHERE expires_at <= ${at} LIMIT ${limit}
+          ) RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
+    })
+  })
+)
+
+/** Consents, in the order they were given. */
+export const PostgresConsentRepositoryLive = Layer.effect(
+  ConsentRepository,
+  Effect.map(SqlClient.SqlClient, (sql) =>
+    ConsentRepository.of({
+      record: (c) =>
+        sql`
+          INSERT INTO subscriber_consents (id, organization_id, subscriber_id, form_id, api_key_id, text, client_address,
+                                           user_agent, agreed_at, confirmed_at)
+          VALUES (${c.id}, ${c.organizationId}, ${c.subscriberId}, ${c.formId}, ${c.apiKeyId}, ${c.text},
+                  ${c.clientAddress}, ${c.userAgent}, ${c.agreedAt}, ${c.confirmedAt})`.pipe(Effect.asVoid, Effect.orDie),
+      listFor: (organizationId, subscriberId) =>
+        sql`
+          SELECT id, organization_id, subscriber_id, form_id, api_key_id, text, client_address, user_agent, agreed_at,
+                 confirmed_at
+          FROM subscriber_consents
+          WHERE organization_id = ${organizationId} AND subscriber_id = ${subscriberId}
+          ORDER BY agreed_at, id`.pipe(Effect.flatMap(decodeConsents), Effect.orDie)
+    }))
+)

@@ -1,0 +1,35 @@
+import type { Consent, EmailAddress, FormId, OrganizationId, PendingSignUp, SignUpId, SubscriberId } from "@roster/domain"
+import { Context, type Effect, type Option } from "effect"
+
+/**
+ * Sign-ups waiting for their confirmation: at most one unconfirmed sign-up per form and address
+ * (letter case aside), kept until confirmed or, once expired, cleared away.
+ */
+export class SignUpRepository extends Context.Tag("roster/SignUpRepository")<SignUpRepository, {
+  /** Keeps a new sign-up; `false` when the form already has an unconfirmed one for the address. */
+  readonly insert: (signUp: PendingSignUp) => Effect.Effect<boolean>
+  /** Stores every field as given. */
+  readonly update: (signUp: PendingSignUp) => Effect.Effect<void>
+  readonly findById: (id: SignUpId) => Effect.Effect<Option.Option<PendingSignUp>>
+  /** The form's unconfirmed sign-up for the address (in any letter case), expired or not. */
+  readonly findUnconfirmed: (formId: FormId, email: EmailAddress) => Effect.Effect<Option.Option<PendingSignUp>>
+  /**
+   * Marks the sign-up confirmed at `at` if it is unconfirmed, unexpired and its token is still
+   * `tokenId`: one conditional write, so of concurrent confirmations exactly one gets it.
+   */
+  readonly confirm: (id: SignUpId, tokenId: string, at: Date) => Effect.Effect<Option.Option<PendingSignUp>>
+  /**
+   * Takes up to `limit` sign-ups whose confirmation email is due at `at`, oldest first, marking
+   * them mailed at `at`: a sign-up is taken by one worker once.
+   */
+  readonly takeDueMail: (at: Date, limit: number) => Effect.Effect<ReadonlyArray<PendingSignUp>>
+  /** Deletes up to `limit` sign-ups that expired unconfirmed before `at`, and confirmed ones as old; how many. */
+  readonly deleteExpired: (at: Date, limit: number) => Effect.Effect<number>
+}>() {}
+
+/** What subscribers agreed to: kept while they are, erased with them. */
+export class ConsentRepository extends Context.Tag("roster/ConsentRepository")<ConsentRepository, {
+  readonly record: (consent: Consent) => Effect.Effect<void>
+  /** The subscriber's consents, oldest first. */
+  readonly listFor: (organizationId: OrganizationId, subscriberId: SubscriberId) => Effect.Effect<ReadonlyArray<Consent>>
+}>() {}

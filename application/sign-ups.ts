@@ -1,0 +1,370 @@
+import {
+  Consent,
+  ConsentId,
+  DomainEvent,
+  type EmailAddress,
+  EventId,
+  type EventType,
+  expiresAt,
+  type Form,
+  type FormId,
+  InvalidToken,
+  keptUserAgent,
+  type Locale,
+  looksAutomated,
+  mayMailAgain,
+  type OrganizationId,
+  PendingSignUp,
+  PlanLimitExceeded,
+  ResourceNotFound,
+  SIGN_UP_LIFETIME,
+  SignUpId,
+  signUpCollision,
+  Subscriber,
+  SubscriberId,
+  truncateClientAddress
+} from "@roster/domain"
+import { Effect, Encoding, Option } from "effect"
+import { FormRepository } from "./ports/form-repository.js"
+import { Ids } from "./ports/ids.js"
+import { Mailer } from "./ports/mailer.js"
+import { OrganizationRepository } from "./ports/organization-repository.js"
+import { Outbox } from "./ports/outbox.js"
+import { OutgoingMailConfig } from "./ports/outgoing-mail-config.js"
+import { Secrets } from "./ports/secrets.js"
+import { ConsentRepository, SignUpRepository } from "./ports/sign-up-repository.js"
+import { SubscriberRepository } from "./ports/subscriber-repository.js"
+import { TagAssignments } from "./ports/tag-assignments.js"
+import { TagRepository } from "./ports/tag-repository.js"
+import { TemplateEngine } from "./ports/template-engine.js"
+import { TemplateRepository } from "./ports/template-repository.js"
+import { TokenSigner } from "./ports/token-signer.js"
+import { UnitOfWork } from "./ports/unit-of-work.js"
+import { now } from "./support/clock.js"
+import { subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
+import { Limits } from "./support/limits.js"
+import { operations } from "./support/operation.js"
+import { confirmationUrl, defaultConfirmationMail } from "./support/sign-up-mail.js"
+import { attachWithinLimit } from "./support/tag-limits.js"
+import { templateScope } from "./support/template-scope.js"
+
+/** What a reader sends in a form. */
+export interface SignUpSubmission {
+  readonly email: EmailAddress
+  readonly firstName?: string | undefined
+  readonly lastName?: string | undefined
+  /** The hidden field people leave empty. */
+  readonly honeypot?: string | undefined
+  /** When the form's page was shown, when the page says so: a form sent back too soon is a robot's. */
+  readonly shownAt?: Date | undefined
+}
+
+/** Where a submission comes from, as its consent keeps it (the address is cut to its network here). */
+export interface ClientInfo {
+  readonly address?: string | undefined
+  readonly userAgent?: string | undefined
+  readonly locale: Locale
+}
+
+/**
+ * What the reader is told: the same for every address, known or not. `confirm_by_email` for a
+ * form with double opt-in, `subscribed` for one without.
+ */
+export interface SignUpAnswer {
+  readonly form: Form
+  readonly outcome: "confirm_by_email" | "subscribed"
+}
+
+/** What a confirmation did: `subscribed` now, or `already_confirmed` by an earlier use of the link. */
+export interface Confirmation {
+  readonly form: Form
+  readonly outcome: "subscribed" | "already_confirmed"
+}
+
+/** A link that names no sign-up waiting for confirmation: tampered with, replaced, expired or of a deleted form. */
+const invalidLink = new InvalidToken({ reason: "the confirmation link is not valid (any longer); sign up again" })
+
+/**
+ * Sign-ups through forms, without an API key. With double opt-in a sign-up is kept pending (not a
+ * subscriber, not counted against the plan) for seven days, and a confirmation email waits for the
+ * worker; confirming creates the subscriber (or makes an unsubscribed one active again) with the
+ * form's tags. The answer to a submission never tells whether the address was known: an active
+ * subscriber gets no second record, a bounced or complained address gets nothing sent, and
+ * submissions within ten minutes of the last email send nothing new.
+ */
+export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
+  effect: Effect.gen(function*() {
+    const operation = yield* operations
+    const forms = yield* FormRepository
+    const signUps = yield* SignUpRepository
+    const consents = yield* ConsentRepository
+    const subscribers = yield* SubscriberRepository
+    const tags = yield* TagRepository
+    const assignments = yield* TagAssignments
+    const organizations = yield* OrganizationRepository
+    const templates = yield* TemplateRepository
+    const engine = yield* TemplateEngine
+    const unitOfWork = yield* UnitOfWork
+    const outbox = yield* Outbox
+    const signer = yield* TokenSigner
+    const secrets = yield* Secrets
+    const mailer = yield* Mailer
+    const mail = yield* OutgoingMailConfig
+    const limits = yield* Limits
+    const ids = yield* Ids
+
+    const event = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
+      Effect.map(ids.next, (id) => new DomainEvent({ id: EventId.make(id), organizationId, type, occurredAt, data }, true))
+
+    const publicForm = (id: FormId) =>
+      Effect.flatMap(forms.findPublic(id), Option.match({
+        onNone: () => Effect.fail(new ResourceNotFound({ resource: "form", id })),
+        onSome: Effect.succeed
+      }))
+
+    const newTokenId = Effect.map(secrets.randomBytes(16), Encoding.encodeBase64Url)
+
+    /**
+     * Within a transaction: the address becomes an active subscriber of the form's organization
+     * with the form's tags, its consent kept; the events of what changed are recorded. A bounced
+     * or complained address stays as it is.
+     */
+    const subscribe = (
+      form: Form,
+      person: Pick<PendingSignUp, "email" | "firstName" | "lastName" | "consentText" | "clientAddress" | "userAgent">,
+      agreedAt: Date,
+      confirmedAt: Date | null,
+      at: Date
+    ) =>
+      Effect.gen(function*() {
+        const organizationId = form.organizationId
+        const existing = yield* subscribers.findByEmail(organizationId, person.email)
+        if (Option.isSome(existing) && signUpCollision(existing.value.status) === "undeliverable") return
+        const events: Array<DomainEvent> = []
+        let subscriber: Subscriber
+        if (Option.isNone(existing)) {
+          subscriber = new Subscriber({
+            id: SubscriberId.make(yield* ids.next),
+            organizationId,
+            email: person.email,
+            status: "active",
+            metadata: {},
+            firstName: person.firstName,
+            lastName: person.lastName,
+            createdAt: at,
+            updatedAt: at
+          })
+          // Two confirmations of one address at once: the second finds the first's subscriber next time.
+          yield* subscribers.insert(subscriber).pipe(Effect.orDie)
+          events.push(yield* event(organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, []) }))
+        } else if (existing.value.status === "unsubscribed") {
+          subscriber = new Subscriber({ ...existing.value, status: "active", updatedAt: at })
+          yield* subscribers.update(subscriber)
+          events.push(yield* event(organizationId, "subscriber.updated", at, {
+            subscriber: subscriberSnapshot(subscriber, []),
+            changed: ["status"]
+          }))
+        } else {
+          subscriber = existing.value
+        }
+        const formTags = yield* tags.findByIds(organizationId, form.tagIds)
+        const attached = yield* attachWithinLimit(assignments, organizationId, subscriber.id, formTags.map((t) => t.id), at, "tags")
+          .pipe(Effect.orDie)
+        for (const tag of formTags.filter((t) => attached.includes(t.id))) {
+          events.push(yield* event(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)))
+        }
+        if (confirmedAt !== null) {
+          events.push(yield* event(organizationId, "subscriber.confirmed", at, {
+            subscriber: { id: subscriber.id, email: subscriber.email },
+            form: { id: form.id, name: form.name }
+          }))
+        }
+        yield* outbox.record(events)
+        yield* consents.record(new Consent({
+          id: ConsentId.make(yield* ids.next),
+          organizationId,
+          subscriberId: subscriber.id,
+          formId: form.id,
+          apiKeyId: null,
+          text: person.consentText,
+          clientAddress: person.clientAddress,
+          userAgent: person.userAgent,
+          agreedAt,
+          confirmedAt
+        }))
+        if (Option.isNone(existing)) {
+          // Last, so that the organization is held for as short a time as possible.
+          const organization = yield* organizations.findById(organizationId)
+          const tier = Option.match(organization, { onNone: () => "free" as const, onSome: (o) => o.tier })
+          const max = limits.subscribers(tier)
+          if (!(yield* organizations.reserveSubscriberSlots(organizationId, 1, max))) {
+            return yield* new PlanLimitExceeded({ limit: "subscribers", tier, max: max ?? Number.POSITIVE_INFINITY })
+          }
+        }
+      })
+
+    /**
+     * A reader's submission of a form. Without double opt-in the subscriber is made at once (a
+     * full list is a `PlanLimitExceeded`); with it, a pending sign-up is kept and its confirmation
+     * email queued, unless one went out in the last ten minutes. A robot's submission (hidden
+     * field filled, sent back too soon) is answered the same and does nothing.
+     */
+    const submit = operation("SignUps.submit")(function*(formId: FormId, submission: SignUpSubmission, client: ClientInfo) {
+      const form = yield* publicForm(formId)
+      const at = yield* now
+      const answer: SignUpAnswer = { form, outcome: form.doubleOptIn ? "confirm_by_email" : "subscribed" }
+      if (looksAutomated(submission.honeypot, submission.shownAt, at)) return answer
+      const person = {
+        email: submission.email,
+        firstName: submission.firstName ?? null,
+        lastName: submission.lastName ?? null,
+        consentText: form.consentText,
+        clientAddress: client.address === undefined ? null : truncateClientAddress(client.address),
+        userAgent: keptUserAgent(client.userAgent)
+      }
+      const known = yield* subscribers.findByEmail(form.organizationId, submission.email)
+      const collision = signUpCollision(Option.getOrUndefined(known)?.status)
+      if (!form.doubleOptIn) {
+        if (collision === "proceed") yield* unitOfWork.transaction(subscribe(form, person, at, null, at))
+        return answer
+      }
+      if (collision !== "proceed") return answer
+      const waiting = yield* signUps.findUnconfirmed(form.id, submission.email)
+      if (Option.isNone(waiting)) {
+        yield* signUps.insert(new PendingSignUp({
+          id: SignUpId.make(yield* ids.next),
+          organizationId: form.organizationId,
+          formId: form.id,
+          ...person,
+          locale: client.locale,
+          tokenId: yield* newTokenId,
+          createdAt: at,
+          expiresAt: expiresAt(at, SIGN_UP_LIFETIME),
+          mailDueAt: at,
+          lastMailAt: null,
+          confirmedAt: null
+        }))
+        return answer
+      }
+      const current = waiting.value
+      if (current.expiresAt.getTime() <= at.getTime()) {
+        // An expired sign-up starts over: a new link, a new week, what the reader sent now.
+        yield* signUps.update(new PendingSignUp({
+          ...current,
+          ...person,
+          locale: client.locale,
+          tokenId: yield* newTokenId,
+          createdAt: at,
+          expiresAt: expiresAt(at, SIGN_UP_LIFETIME),
+          mailDueAt: at,
+          lastMailAt: null
+        }))
+        return answer
+      }
+      if (current.mailDueAt === null && mayMailAgain(current.lastMailAt, at)) {
+        yield* signUps.update(new PendingSignUp({ ...current, mailDueAt: at }))
+      }
+      return answer
+    })
+
+    /** What a confirmation link names, checked: the sign-up and its form. */
+    const opened = (token: string, at: Date) =>
+      Effect.gen(function*() {
+        const claims = yield* signer.verify("signUp", token, at)
+        const signUp = yield* Effect.flatMap(signUps.findById(SignUpId.make(claims.subject)), Option.match({
+          onNone: () => Effect.fail(invalidLink),
+          onSome: Effect.succeed
+        }))
+        if (signUp.tokenId !== claims.id) return yield* invalidLink
+        const form = yield* Effect.flatMap(forms.findPublic(signUp.formId), Option.match({
+          onNone: () => Effect.fail(invalidLink),
+          onSome: Effect.succeed
+        }))
+        return { signUp, form }
+      })
+
+    /** The form a confirmation link is for, to show its page: opening the link changes nothing. */
+    const inspect = operation("SignUps.inspect")(function*(token: string) {
+      const { form, signUp } = yield* opened(token, yield* now)
+      return { form, confirmed: signUp.confirmedAt !== null, locale: signUp.locale }
+    })
+
+    /**
+     * Confirms the sign-up a link names: the subscriber is created or made active again with the
+     * form's tags, `subscriber.confirmed` is recorded with the other events, and the consent kept
+     * with its confirmation time. A second use of the link changes nothing. A full list is a
+     * `PlanLimitExceeded`, and the sign-up stays waiting.
+     */
+    const confirm = operation("SignUps.confirm")(function*(token: string) {
+      const at = yield* now
+      const { form, signUp } = yield* opened(token, at)
+      if (signUp.confirmedAt !== null) return { form, outcome: "already_confirmed" } satisfies Confirmation
+      return yield* unitOfWork.transaction(Effect.gen(function*() {
+        const confirmed = yield* signUps.confirm(signUp.id, signUp.tokenId, at)
+        if (Option.isNone(confirmed)) return yield* invalidLink
+        yield* subscribe(form, confirmed.value, confirmed.value.createdAt, at, at)
+        return { form, outcome: "subscribed" } satisfies Confirmation
+      }))
+    })
+
+    /**
+     * The worker's part: sends up to `limit` confirmation emails that are due, each once (a failed
+     * one is logged; the reader can sign up again after ten minutes). How many were taken.
+     */
+    const sendDueConfirmations = operation("SignUps.sendDueConfirmations")(function*(limit: number) {
+      const at = yield* now
+      const due = yield* signUps.takeDueMail(at, limit)
+      yield* Effect.forEach(due, (signUp) =>
+        Effect.gen(function*() {
+          const form = yield* forms.findPublic(signUp.formId)
+          if (Option.isNone(form)) return
+          const token = yield* signer.sign("signUp", {
+            subject: signUp.id,
+            id: signUp.tokenId,
+            organizationId: signUp.organizationId,
+            issuedAt: signUp.createdAt,
+            expiresAt: signUp.expiresAt
+          })
+          const confirmUrl = confirmationUrl(mail.publicBaseUrl, token)
+          const organization = yield* organizations.findById(signUp.organizationId)
+          const organizationName = Option.match(organization, { onNone: () => "", onSome: (o) => o.name })
+          const custom = form.value.confirmationTemplateId === null
+            ? Option.none()
+            : yield* templates.findById(signUp.organizationId, form.value.confirmationTemplateId)
+          const content = Option.isSome(custom)
+            ? yield* engine.render(custom.value, templateScope({
+              subscriber: {
+                email: signUp.email,
+                first_name: signUp.firstName,
+                last_name: signUp.lastName,
+                // What the reader will be once they confirm.
+                status: "active",
+                metadata: {},
+                tags: []
+              },
+              organizationName,
+              unsubscribeUrl: "",
+              preferencesUrl: "",
+              data: { confirm_url: confirmUrl, form_name: form.value.name }
+            }))
+            : { ...defaultConfirmationMail(signUp.locale, { organizationName, formName: form.value.name, confirmUrl }), html: null }
+          yield* mailer.send({
+            to: signUp.email,
+            from: mail.defaultFrom,
+            subject: content.subject,
+            ...(content.html === null ? {} : { html: content.html }),
+            ...(content.text === null ? {} : { text: content.text }),
+            idempotencyKey: `sign-up/${signUp.id}/${at.getTime()}`
+          })
+        }).pipe(Effect.catchAll((error) => Effect.logWarning("a confirmation email was not sent", error))))
+      return due.length
+    })
+
+    /** Clears away up to `limit` sign-ups past their week; how many. */
+    const clearExpired = operation("SignUps.clearExpired")(function*(limit: number) {
+      return yield* signUps.deleteExpired(yield* now, limit)
+    })
+
+    return { submit, inspect, confirm, sendDueConfirmations, clearExpired } as const
+  })
+}) {}

@@ -1,0 +1,126 @@
+import { assert, expect, layer } from "@effect/vitest"
+import { ConsentRepository, FormRepository, SignUpRepository } from "@roster/application"
+import { Consent, ConsentId, Form, FormId, type OrganizationId, PendingSignUp, SignUpId } from "@roster/domain"
+import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { deletingAfterwards, email, givenOrganization, givenSubscriber, instant, type PersistenceLayer } from "./fixtures.js"
+
+const givenForm = (organizationId: OrganizationId) =>
+  Effect.gen(function*() {
+    const form = new Form({
+      id: FormId.make(randomUUID()),
+      organizationId,
+      name: "Newsletter",
+      tagIds: [],
+      doubleOptIn: true,
+      consentText: "Yes, please.",
+      successUrl: null,
+      confirmedUrl: null,
+      allowedOrigins: [],
+      confirmationTemplateId: null,
+      createdAt: instant(0),
+      updatedAt: instant(0)
+    })
+    yield* (yield* FormRepository).insert(form)
+    return form
+  })
+
+const aSignUp = (form: Form, address: string, at: Date, fields: Partial<PendingSignUp> = {}) =>
+  new PendingSignUp({
+    id: SignUpId.make(randomUUID()),
+    organizationId: form.organizationId,
+    formId: form.id,
+    email: email(address),
+    firstName: null,
+    lastName: null,
+    locale: "en",
+    tokenId: randomUUID(),
+    consentText: form.consentText,
+    clientAddress: "203.0.113.0",
+    userAgent: "Test/1.0",
+    createdAt: at,
+    expiresAt: new Date(at.getTime() + 7 * 86_400_000),
+    mailDueAt: at,
+    lastMailAt: null,
+    confirmedAt: null,
+    ...fields
+  })
+
+export const signUpRepositoryContract = (persistence: PersistenceLayer) =>
+  layer(persistence)("SignUpRepository and ConsentRepository", (it) => {
+    it.effect("keeps one unconfirmed sign-up per form and address in any letter case, confirms it once with its token", () =>
+      Effect.gen(function*() {
+        const signUps = yield* SignUpRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const form = yield* givenForm(organization.id)
+          const first = aSignUp(form, "Ada@example.com", instant(1))
+          assert.isTrue(yield* signUps.insert(first))
+          assert.isFalse(yield* signUps.insert(aSignUp(form, "ada@EXAMPLE.com", instant(2))))
+          expect(yield* signUps.findUnconfirmed(form.id, email("ada@example.com"))).toStrictEqual(Option.some(first))
+          expect(yield* signUps.findById(first.id)).toStrictEqual(Option.some(first))
+
+          assert.isTrue(Option.isNone(yield* signUps.confirm(first.id, "another token", instant(3))))
+          assert.isTrue(Option.isNone(yield* signUps.confirm(first.id, first.tokenId, first.expiresAt)))
+          const confirmed = yield* signUps.confirm(first.id, first.tokenId, instant(3))
+          expect(Option.map(confirmed, (s) => s.confirmedAt)).toStrictEqual(Option.some(instant(3)))
+          assert.isTrue(Option.isNone(yield* signUps.confirm(first.id, first.tokenId, instant(4))))
+          // Once confirmed, the address may sign up through the form again.
+          assert.isTrue(Option.isNone(yield* signUps.findUnconfirmed(form.id, email("ada@example.com"))))
+          assert.isTrue(yield* signUps.insert(aSignUp(form, "ada@example.com", instant(5))))
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("hands each due confirmation email out once, and clears sign-ups past their week", () =>
+      Effect.gen(function*() {
+        const signUps = yield* SignUpRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const form = yield* givenForm(organization.id)
+          const due = aSignUp(form, `due-${randomUUID()}@example.com`, instant(1))
+          const later = aSignUp(form, `later-${randomUUID()}@example.com`, instant(1), { mailDueAt: instant(100) })
+          yield* signUps.insert(due)
+          yield* signUps.insert(later)
+          const taken = (yield* signUps.takeDueMail(instant(10), 1000)).filter((s) => s.formId === form.id)
+          expect(taken.map((s) => s.id)).toEqual([due.id])
+          expect(taken[0]).toMatchObject({ mailDueAt: null, lastMailAt: instant(10) })
+          expect((yield* signUps.takeDueMail(instant(10), 1000)).filter((s) => s.formId === form.id)).toEqual([])
+          yield* signUps.update(new PendingSignUp({ ...later, mailDueAt: instant(5) }))
+          expect((yield* signUps.takeDueMail(instant(10), 1000)).filter((s) => s.formId === form.id).map((s) => s.id))
+            .toEqual([later.id])
+
+          yield* signUps.deleteExpired(new Date(instant(1).getTime() + 7 * 86_400_000), 1000)
+          assert.isTrue(Option.isNone(yield* signUps.findById(due.id)))
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("keeps consents oldest first; they stay when their form is deleted and go with their subscriber", () =>
+      Effect.gen(function*() {
+        const consents = yield* ConsentRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const form = yield* givenForm(organization.id)
+          const subscriber = yield* givenSubscriber(organization.id)
+          const consent = (at: Date, formId: FormId | null) =>
+            new Consent({
+              id: ConsentId.make(randomUUID()),
+              organizationId: organization.id,
+              subscriberId: subscriber.id,
+              formId,
+              apiKeyId: null,
+              text: "Yes, please.",
+              clientAddress: "2001:db8:1::",
+              userAgent: null,
+              agreedAt: at,
+              confirmedAt: null
+            })
+          const late = consent(instant(9), form.id)
+          const early = consent(instant(1), null)
+          yield* consents.record(late)
+          yield* consents.record(early)
+          expect(yield* consents.listFor(organization.id, subscriber.id)).toStrictEqual([early, late])
+          yield* (yield* FormRepository).delete(organization.id, form.id)
+          expect((yield* consents.listFor(organization.id, subscriber.id)).map((c) => c.formId)).toEqual([null, null])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+  })
