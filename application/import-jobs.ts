@@ -133,7 +133,8 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
               Effect.gen(function*() {
                 size += bytes.byteLength
                 if (size > upload.maxBytes) return yield* new UploadTooLarge({ maxBytes: upload.maxBytes })
-                yield* jobs.appendPart(job.id, part++, bytes)
+                const kept = yield* jobs.appendPart(job.id, part++, bytes, yield* now)
+                if (!kept) return yield* new InvalidInput({ field: "file", reason: reason("uploadGivenUp") })
               })
             )
           )

@@ -56,12 +56,13 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
           t.importJobs.set(job.id, { job: { ...job, problems: job.problems.map(storedProblem) }, parts: [], leaseUntil: null, leaseToken: null, draft: null })
         }),
 
-      appendPart: (id, part, bytes) =>
+      appendPart: (id, part, bytes, at) =>
         store.write((t) =>
           change(t, id, (stored) => {
+            if (stored.job.status !== "receiving") return undefined
             const parts = [...stored.parts]
             parts[part] = bytes
-            return { ...stored, parts }
+            return { ...stored, parts, job: { ...stored.job, updatedAt: at } }
           })
         ),
 

@@ -92,9 +92,15 @@ export const PostgresImportJobRepositoryLive = Layer.effect(
             ${job.createdAt}, ${job.startedAt}, ${job.finishedAt}, ${job.updatedAt}
           )`.pipe(Effect.asVoid, Effect.orDie),
 
-      appendPart: (id, part, bytes) =>
-        sql`INSERT INTO import_job_parts (job_id, part, bytes) VALUES (${id}, ${part}, ${bytes})`.pipe(
-          Effect.asVoid,
+      // The import's row is locked by the touch: a clean-up deciding meanwhile waits and sees it touched.
+      appendPart: (id, part, bytes, at) =>
+        sql`
+          WITH touched AS (
+            UPDATE import_jobs SET updated_at = ${at} WHERE id = ${id} AND status = 'receiving' RETURNING id
+          )
+          INSERT INTO import_job_parts (job_id, part, bytes) SELECT id, ${part}, ${bytes} FROM touched
+          RETURNING job_id`.pipe(
+          Effect.map((rows) => rows.length === 1),
           Effect.orDie
         ),
 

@@ -34,8 +34,12 @@ export interface DraftKey {
 export class ImportJobRepository extends Context.Tag("roster/ImportJobRepository")<ImportJobRepository, {
   /** Stores a new import (status `receiving`). */
   readonly insert: (job: ImportJob) => Effect.Effect<void>
-  /** Keeps the next part of a `receiving` import's file. */
-  readonly appendPart: (id: ImportId, part: number, bytes: Uint8Array) => Effect.Effect<void>
+  /**
+   * Keeps the next part of a `receiving` import's file, and marks the import touched at `at`, so
+   * that `discardAbandoned` leaves an upload alone while its parts keep coming. False when the
+   * import is no longer `receiving` (given up meanwhile): nothing is kept.
+   */
+  readonly appendPart: (id: ImportId, part: number, bytes: Uint8Array, at: Date) => Effect.Effect<boolean>
   /** The file is all there: the import waits for a worker. */
   readonly markQueued: (id: ImportId, byteSize: number, at: Date) => Effect.Effect<void>
   /**

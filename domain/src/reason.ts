@@ -102,6 +102,7 @@ const plainWords = {
   renderedEmpty: () => "rendered empty for this recipient",
   templateBody: () => "a template needs an HTML body, a text body or both",
   templateDeleted: () => "the campaign's template was deleted; choose another one",
+  uploadGivenUp: () => "came in so slowly that the upload was given up; upload the file again",
   noTemplateWithId: ({ id }: { readonly id: string }) => `no template with id ${id} in this organization`,
   audienceTooManyTags: ({ max }: { readonly max: number }) => `may name at most ${max} tags`,
   audienceTagTwice: () => "names a tag twice",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ImportJobs, SubscriberExports, SubscriberImports } from "@roster/application"
+import { IMPORT_PART_BYTES, ImportJobRepository, ImportJobs, SubscriberExports, SubscriberImports } from "@roster/application"
 import { Effect, Layer, Stream } from "effect"
 import { CsvParseReaderLive } from "../../adapters/csv/index.js"
 import { keyFor, openOrganization, UseCasesInMemory } from "./test-kit.js"
@@ -47,6 +47,28 @@ describe("an import's preview", () => {
       const reader = yield* keyFor(organization.id, ["subscribers:read"])
       expect(yield* Effect.flip(imports.preview(reader, { bytes: bytesOf("email\n"), rows: 5 })))
         .toMatchObject({ _tag: "MissingScope" })
+    })))
+})
+
+describe("an upload", () => {
+  it.effect("given up while its parts still came in is refused, naming the file, and leaves nothing behind", () =>
+    inMemory(Effect.gen(function*() {
+      const { organization, principal } = yield* openOrganization()
+      const imports = yield* ImportJobs
+      const jobs = yield* ImportJobRepository
+      const line = new TextEncoder().encode("someone@example.com\n")
+      const firstPart = new Uint8Array(IMPORT_PART_BYTES)
+      for (let at = 0; at + line.length <= firstPart.length; at += line.length) firstPart.set(line, at)
+      // Between the first part and the next, the clean-up gives up every upload still coming in.
+      const bytes = Stream.concat(
+        Stream.make(firstPart),
+        Stream.fromEffect(jobs.discardAbandoned(new Date(Date.now() + 86_400_000))).pipe(
+          Stream.flatMap(() => Stream.make(line, line))
+        )
+      )
+      const refused = yield* Effect.flip(imports.start(principal, { fileName: "slow.csv", bytes, maxBytes: 10 * IMPORT_PART_BYTES, resubscribe: false }))
+      expect(refused).toMatchObject({ _tag: "InvalidInput", field: "file" })
+      expect(yield* jobs.count(organization.id)).toBe(0)
     })))
 })
 

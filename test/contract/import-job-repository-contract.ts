@@ -82,9 +82,9 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         const [organization, other] = [yield* givenOrganization(), yield* givenOrganization()]
         yield* Effect.gen(function*() {
           const job = yield* givenImportJob(organization.id, { status: "receiving" })
-          yield* jobs.appendPart(job.id, 0, bytes("email\nada@example.com\n"))
-          yield* jobs.appendPart(job.id, 1, bytes("grace@example.com\n"))
-          yield* jobs.appendPart(job.id, 2, new Uint8Array([0, 255, 10]))
+          yield* jobs.appendPart(job.id, 0, bytes("email\nada@example.com\n"), instant(0))
+          yield* jobs.appendPart(job.id, 1, bytes("grace@example.com\n"), instant(0))
+          yield* jobs.appendPart(job.id, 2, new Uint8Array([0, 255, 10]), instant(0))
           expect(yield* fileText(job.id)).toStrictEqual(["email\nada@example.com\n", "grace@example.com\n", "\u0000\uFFFD\n"])
           const raw = yield* Stream.runCollect((yield* ImportJobRepository).file(job.id))
           expect([...Chunk.unsafeGet(raw, 2)]).toStrictEqual([0, 255, 10])
@@ -309,7 +309,7 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         const era = anEraOfItsOwn()
         yield* Effect.gen(function*() {
           const job = yield* givenImportJob(organization.id, { createdAt: era(0), status: "receiving" })
-          yield* jobs.appendPart(job.id, 0, bytes("email\n"))
+          yield* jobs.appendPart(job.id, 0, bytes("email\n"), instant(0))
           yield* jobs.markQueued(job.id, 6, era(0))
           const worker = randomUUID()
           yield* jobs.claim(era(1), era(31), worker)
@@ -400,7 +400,7 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         const organization = yield* givenOrganization()
         yield* Effect.gen(function*() {
           const broken = yield* givenImportJob(organization.id, { status: "receiving", updatedAt: instant(10) })
-          yield* jobs.appendPart(broken.id, 0, bytes("email\n"))
+          yield* jobs.appendPart(broken.id, 0, bytes("email\n"), instant(0))
           const coming = yield* givenImportJob(organization.id, { status: "receiving", updatedAt: instant(100) })
           const queued = yield* givenImportJob(organization.id, { status: "queued", updatedAt: instant(10) })
           const discarded = yield* jobs.discardAbandoned(instant(50))
@@ -416,6 +416,28 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
+    it.effect("an upload whose parts keep coming is not given up; a part for an upload given up is refused and kept nowhere", () =>
+      Effect.gen(function*() {
+        const jobs = yield* ImportJobRepository
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const slow = yield* givenImportJob(organization.id, { status: "receiving", updatedAt: instant(10) })
+          expect(yield* jobs.appendPart(slow.id, 0, bytes("email\n"), instant(60))).toBe(true)
+          yield* jobs.discardAbandoned(instant(50))
+          expect(Option.getOrThrow(yield* jobs.find(organization.id, slow.id)).updatedAt).toStrictEqual(instant(60))
+          expect(yield* fileText(slow.id)).toStrictEqual(["email\n"])
+
+          yield* jobs.discardAbandoned(instant(70))
+          assert.isTrue(Option.isNone(yield* jobs.find(organization.id, slow.id)))
+          expect(yield* jobs.appendPart(slow.id, 1, bytes("ada@example.com\n"), instant(80))).toBe(false)
+          expect(yield* fileText(slow.id)).toStrictEqual([])
+
+          const queued = yield* givenImportJob(organization.id, { status: "queued", updatedAt: instant(10) })
+          expect(yield* jobs.appendPart(queued.id, 0, bytes("email\n"), instant(80))).toBe(false)
+          expect(yield* fileText(queued.id)).toStrictEqual([])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
     it.effect("a draft waits, its file all there, for the person who uploaded it: never claimed nor listed, found by them alone", () =>
       Effect.gen(function*() {
         const jobs = yield* ImportJobRepository
@@ -424,7 +446,7 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         const era = anEraOfItsOwn()
         yield* Effect.gen(function*() {
           const job = yield* givenImportJob(organization.id, { status: "receiving", createdAt: era(0), updatedAt: era(0) })
-          yield* jobs.appendPart(job.id, 0, bytes("email\nada@example.com\n"))
+          yield* jobs.appendPart(job.id, 0, bytes("email\nada@example.com\n"), instant(0))
           const key = { organizationId: organization.id, heldBy: ada.id, id: job.id }
           // Under way, it is no draft yet.
           assert.isTrue(Option.isNone(yield* jobs.findDraft(key)))
@@ -457,7 +479,7 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         const era = anEraOfItsOwn()
         yield* Effect.gen(function*() {
           const started = yield* givenImportJob(organization.id, { status: "receiving", createdAt: era(0), updatedAt: era(0) })
-          yield* jobs.appendPart(started.id, 0, bytes("email\n"))
+          yield* jobs.appendPart(started.id, 0, bytes("email\n"), instant(0))
           yield* jobs.markDraft(started.id, ada.id, 6, era(1))
           const key = { organizationId: organization.id, heldBy: ada.id, id: started.id }
           const options = { resubscribe: true, createTags: false, encoding: "windows-1252" }
@@ -475,7 +497,7 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
 
           // One held by no person (uploaded with an API key) is found by no person only.
           const given = yield* givenImportJob(organization.id, { status: "receiving", createdAt: era(0), updatedAt: era(0) })
-          yield* jobs.appendPart(given.id, 0, bytes("email\n"))
+          yield* jobs.appendPart(given.id, 0, bytes("email\n"), instant(0))
           yield* jobs.markDraft(given.id, null, 6, era(1))
           const givenKey = { organizationId: organization.id, heldBy: null, id: given.id }
           expect(yield* jobs.discardDraft({ ...givenKey, heldBy: ada.id })).toBe(false)
@@ -496,7 +518,7 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
             Effect.gen(function*() {
               // Its upload began long before its file was all there.
               const job = yield* givenImportJob(organization.id, { status: "receiving", updatedAt: instant(0) })
-              yield* jobs.appendPart(job.id, 0, bytes("email\n"))
+              yield* jobs.appendPart(job.id, 0, bytes("email\n"), instant(0))
               yield* jobs.markDraft(job.id, ada.id, 6, instant(at))
               return { organizationId: organization.id, heldBy: ada.id, id: job.id }
             })
@@ -514,10 +536,10 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         const jobs = yield* ImportJobRepository
         const [deleted, kept] = [yield* givenOrganization(), yield* givenOrganization()]
         yield* Effect.gen(function*() {
-          const gone = yield* givenImportJob(deleted.id)
-          yield* jobs.appendPart(gone.id, 0, bytes("email\n"))
-          const stays = yield* givenImportJob(kept.id)
-          yield* jobs.appendPart(stays.id, 0, bytes("email\n"))
+          const gone = yield* givenImportJob(deleted.id, { status: "receiving", updatedAt: instant(0) })
+          yield* jobs.appendPart(gone.id, 0, bytes("email\n"), instant(0))
+          const stays = yield* givenImportJob(kept.id, { status: "receiving", updatedAt: instant(0) })
+          yield* jobs.appendPart(stays.id, 0, bytes("email\n"), instant(0))
           yield* deletingAfterwards([deleted.id])(Effect.void)
           assert.isTrue(Option.isNone(yield* jobs.organizationOf(gone.id)))
           expect(yield* fileText(gone.id)).toStrictEqual([])

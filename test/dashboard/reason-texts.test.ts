@@ -80,6 +80,7 @@ const samples: { readonly [K in ReasonKey]: ReasonParams<K> } = {
   renderedEmpty: {},
   templateBody: {},
   templateDeleted: {},
+  uploadGivenUp: {},
   noTemplateWithId: { id: "0190d1a6-7f80-7000-8000-000000000001" },
   audienceTooManyTags: { max: 20 },
   audienceTagTwice: {},

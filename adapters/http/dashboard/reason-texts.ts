@@ -87,6 +87,7 @@ const de: ReasonWords = {
   renderedEmpty: () => "ist für diesen Empfänger leer geworden",
   templateBody: () => "eine Vorlage braucht einen HTML-Text, einen reinen Text oder beides",
   templateDeleted: () => "die Vorlage der Kampagne wurde gelöscht; wählen Sie eine andere",
+  uploadGivenUp: () => "kam so langsam an, dass das Hochladen abgebrochen wurde; laden Sie die Datei erneut hoch",
   noTemplateWithId: ({ id }) => `keine Vorlage mit der Kennung ${id} in dieser Organisation`,
   audienceTooManyTags: ({ max }) => `darf höchstens ${max} Tags nennen`,
   audienceTagTwice: () => "nennt einen Tag zweimal",
