@@ -26,6 +26,7 @@ const deleteOwnedBy = (t: Tables, id: string) => {
   t.sendingDomains.delete(id)
   t.billingAccounts.delete(id)
   for (const template of t.templates.values()) if (template.organizationId === id) t.templates.delete(template.id)
+  for (const segment of t.segments.values()) if (segment.organizationId === id) t.segments.delete(segment.id)
   for (const trigger of t.triggers.values()) if (trigger.organizationId === id) t.triggers.delete(trigger.id)
   for (const firing of t.triggerFirings.values()) if (firing.organizationId === id) t.triggerFirings.delete(firing.id)
   for (const { campaign } of t.campaigns.values()) {

@@ -18,6 +18,8 @@ import { MemoryStore, MemoryStoreLive } from "./memory-store.js"
 import { MemorySubscriberRepositoryLive } from "./memory-subscriber-repository.js"
 import { MemoryTagAssignmentsLive } from "./memory-tag-assignments.js"
 import { MemoryTagRepositoryLive } from "./memory-tag-repository.js"
+import { MemorySegmentAudienceLive } from "./memory-segment-audience.js"
+import { MemorySegmentRepositoryLive } from "./memory-segment-repository.js"
 import { MemoryTemplateRepositoryLive } from "./memory-template-repository.js"
 import { MemoryUserRepositoryLive } from "./memory-user-repository.js"
 import { MemoryWebhookDeliveryRepositoryLive } from "./memory-webhook-delivery-repository.js"
@@ -54,6 +56,8 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryEmailUsageLive,
   MemoryEmailSettingsRepositoryLive,
   MemoryTemplateRepositoryLive,
+  MemorySegmentRepositoryLive,
+  MemorySegmentAudienceLive,
   MemoryNoteRepositoryLive,
   MemoryCampaignRepositoryLive,
   MemoryTriggerRepositoryLive,

@@ -19,6 +19,8 @@ import { PostgresSubscriberRepositoryLive } from "./postgres-subscriber-reposito
 import { PostgresTagAssignmentsLive } from "./postgres-tag-assignments.js"
 import { PostgresTagRepositoryLive } from "./postgres-tag-repository.js"
 import { PostgresTemplateRepositoryLive } from "./postgres-template-repository.js"
+import { PostgresSegmentAudienceLive } from "./postgres-segment-audience.js"
+import { PostgresSegmentRepositoryLive } from "./postgres-segment-repository.js"
 import { PostgresUnitOfWorkLive } from "./postgres-unit-of-work.js"
 import { PostgresUserRepositoryLive } from "./postgres-user-repository.js"
 import { PostgresWebhookDeliveryRepositoryLive } from "./postgres-webhook-delivery-repository.js"
@@ -56,6 +58,8 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresEmailUsageLive,
   PostgresEmailSettingsRepositoryLive,
   PostgresTemplateRepositoryLive,
+  PostgresSegmentRepositoryLive,
+  PostgresSegmentAudienceLive,
   PostgresNoteRepositoryLive,
   PostgresCampaignRepositoryLive,
   PostgresTriggerRepositoryLive,

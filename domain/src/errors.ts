@@ -52,7 +52,8 @@ export const ResourceKind = Schema.Literal(
   "note",
   "campaign",
   "trigger",
-  "import"
+  "import",
+  "segment"
 )
 export type ResourceKind = typeof ResourceKind.Type
 

@@ -7,7 +7,7 @@ describe("roles", () => {
     for (const scope of scopes) expect(allows(roleScopes.owner, scope)).toBe(true)
   })
 
-  it("a member works on subscribers, tags, templates, email, campaigns and triggers, and nothing that needs *", () => {
+  it("a member works on subscribers, tags, templates, email, campaigns, triggers and segments, and nothing that needs *", () => {
     expect(roleScopes.member).toEqual([
       "subscribers:read",
       "subscribers:write",
@@ -21,7 +21,9 @@ describe("roles", () => {
       "campaigns:read",
       "campaigns:write",
       "triggers:read",
-      "triggers:write"
+      "triggers:write",
+      "segments:read",
+      "segments:write"
     ])
     expect(allows(roleScopes.member, "*")).toBe(false)
     expect(allows(roleScopes.member, "webhooks:manage")).toBe(false)

@@ -33,6 +33,8 @@ export const roleScopes: Readonly<Record<Role, ReadonlyArray<Scope>>> = {
     "campaigns:read",
     "campaigns:write",
     "triggers:read",
-    "triggers:write"
+    "triggers:write",
+    "segments:read",
+    "segments:write"
   ]
 }

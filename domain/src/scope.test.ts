@@ -13,6 +13,8 @@ describe("scopes", () => {
       "campaigns:write",
       "emails:read",
       "emails:send",
+      "segments:read",
+      "segments:write",
       "subscribers:delete",
       "subscribers:read",
       "subscribers:write",

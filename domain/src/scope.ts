@@ -14,6 +14,8 @@ export const scopeDescriptions = {
   "campaigns:write": "create, modify, send, cancel, retry and duplicate campaigns",
   "triggers:read": "read email triggers",
   "triggers:write": "create, modify, pause and delete email triggers",
+  "segments:read": "read segments and preview who matches them",
+  "segments:write": "create, modify and delete segments",
   "webhooks:manage": "manage outgoing webhook endpoints",
   "*": "all permissions, including API keys, billing, settings and (for platform-admin organizations) administration"
 } as const

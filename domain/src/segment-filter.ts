@@ -101,22 +101,22 @@ export const filterOperators = {
 } as const
 
 const metadataKeyPattern = /^[A-Za-z_][A-Za-z0-9_-]{0,99}$/
-const instantPattern = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,3})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/
-const datePattern = /^\d{4}-\d{2}-\d{2}$/
+const instantPattern = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,3})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$/
+const datePattern = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/
+
+const daysIn = (year: number, month: number): number =>
+  month === 2 ? (year % 4 === 0 && year % 100 !== 0 || year % 400 === 0 ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
 
 /**
  * The instant a text names, if it is a date (`YYYY-MM-DD`, midnight UTC) or a date and time with
- * seconds and a zone (`Z` or `±HH:MM`), on a day that exists. The database adapter reads dates in
- * metadata by the same rules.
+ * seconds and a zone (`Z` or `±HH:MM`), on a day that exists from the year 1 on. The database
+ * adapter reads dates in metadata by the same rules.
  */
 export const instantOf = (text: string): Date | undefined => {
   const full = datePattern.test(text) ? `${text}T00:00:00Z` : instantPattern.test(text) ? text : undefined
   if (full === undefined) return undefined
   const [year, month, day] = full.slice(0, 10).split("-").map(Number) as [number, number, number]
-  const calendar = new Date(Date.UTC(year, month - 1, day))
-  if (year < 1 || calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) {
-    return undefined
-  }
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined
   const at = new Date(full)
   return Number.isNaN(at.getTime()) ? undefined : at
 }

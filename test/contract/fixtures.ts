@@ -27,7 +27,9 @@ import {
   WebhookEndpointRepository,
   type WorkBacklog,
   type SubscriberImportStore,
-  ImportJobRepository
+  ImportJobRepository,
+  type SegmentAudience,
+  type SegmentRepository
 } from "@roster/application"
 import {
   ApiKey,
@@ -100,6 +102,8 @@ export type Persistence =
   | WorkBacklog
   | SubscriberImportStore
   | ImportJobRepository
+  | SegmentRepository
+  | SegmentAudience
 
 export type PersistenceLayer = Layer.Layer<Persistence, unknown>
 

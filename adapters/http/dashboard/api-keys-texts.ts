@@ -38,6 +38,8 @@ const en = {
     "campaigns:write": "create, change, send, cancel, retry and duplicate campaigns",
     "triggers:read": "read email triggers",
     "triggers:write": "create, change, pause and delete email triggers",
+    "segments:read": "read segments and preview who matches them",
+    "segments:write": "create, change and delete segments",
     "webhooks:manage": "manage outgoing webhook endpoints",
     "*": "everything, including API keys, billing and settings"
   } satisfies Record<Scope, string>,
@@ -99,6 +101,8 @@ const de: typeof en = {
     "campaigns:write": "Kampagnen anlegen, ändern, senden, abbrechen, wiederholen und duplizieren",
     "triggers:read": "E-Mail-Auslöser lesen",
     "triggers:write": "E-Mail-Auslöser anlegen, ändern, pausieren und löschen",
+    "segments:read": "Segmente lesen und ansehen, wer dazugehört",
+    "segments:write": "Segmente anlegen, ändern und löschen",
     "webhooks:manage": "ausgehende Webhook-Endpunkte verwalten",
     "*": "alles, auch API-Schlüssel, Abrechnung und Einstellungen"
   },

@@ -27,6 +27,7 @@ import providerReportsByAddress from "./0022_provider_reports_by_address.js"
 import tagVisibility from "./0023_tag_visibility.js"
 import tagAssignmentsWithTheirTime from "./0024_tag_assignments_with_their_time.js"
 import outboxDispatchMark from "./0025_outbox_dispatch_mark.js"
+import segments from "./0026_segments.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -53,7 +54,8 @@ const migrations = Migrator.fromRecord({
   "0022_provider_reports_by_address": providerReportsByAddress,
   "0023_tag_visibility": tagVisibility,
   "0024_tag_assignments_with_their_time": tagAssignmentsWithTheirTime,
-  "0025_outbox_dispatch_mark": outboxDispatchMark
+  "0025_outbox_dispatch_mark": outboxDispatchMark,
+  "0026_segments": segments
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

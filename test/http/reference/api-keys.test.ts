@@ -32,6 +32,8 @@ const everyScopeButAll: ReadonlyArray<Scope> = [
   "campaigns:write",
   "triggers:read",
   "triggers:write",
+  "segments:read",
+  "segments:write",
   "webhooks:manage"
 ]
 
@@ -66,6 +68,8 @@ describe("GET /api/v1/api-keys/scopes", () => {
       "campaigns:write",
       "triggers:read",
       "triggers:write",
+      "segments:read",
+      "segments:write",
       "webhooks:manage",
       "*"
     ])
