@@ -326,9 +326,9 @@ const filterJsonSchema = {
     ]
   }],
   oneOf: [
-    { type: "object", required: ["all"], properties: { all: { type: "array", items: { $ref: "#/components/schemas/SegmentFilter" } } }, additionalProperties: false },
-    { type: "object", required: ["any"], properties: { any: { type: "array", items: { $ref: "#/components/schemas/SegmentFilter" } } }, additionalProperties: false },
-    { type: "object", required: ["not"], properties: { not: { $ref: "#/components/schemas/SegmentFilter" } }, additionalProperties: false },
+    { type: "object", required: ["all"], properties: { all: { type: "array", items: { type: "object", description: "a node" } } }, additionalProperties: false },
+    { type: "object", required: ["any"], properties: { any: { type: "array", items: { type: "object", description: "a node" } } }, additionalProperties: false },
+    { type: "object", required: ["not"], properties: { not: { type: "object", description: "a node" } }, additionalProperties: false },
     {
       type: "object",
       required: ["field", "op"],

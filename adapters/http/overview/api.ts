@@ -19,6 +19,7 @@ import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
 import { BillingGroup } from "./billing-group.js"
 import { TemplatesGroup } from "./templates-group.js"
+import { SegmentsGroup } from "./segments-group.js"
 import { CampaignsGroup } from "./campaigns-group.js"
 import { TriggersGroup } from "./triggers-group.js"
 import { ImportsGroup } from "./imports-group.js"
@@ -57,6 +58,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(WebhooksGroup)
   .add(NotesGroup)
   .add(TemplatesGroup)
+  .add(SegmentsGroup)
   .add(CampaignsGroup)
   .add(TriggersGroup)
   .add(EmailsGroup)

@@ -24,6 +24,7 @@ import { NotesHandlersLive } from "./notes-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
 import { BillingHandlersLive } from "./billing-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
+import { SegmentsHandlersLive } from "./segments-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { TriggersHandlersLive } from "./triggers-handlers.js"
 import { ImportsHandlersLive } from "./imports-handlers.js"
@@ -53,6 +54,7 @@ export const OverviewApiLive = Layer.mergeAll(
     WebhooksHandlersLive,
     NotesHandlersLive,
     TemplatesHandlersLive,
+    SegmentsHandlersLive,
     CampaignsHandlersLive,
     TriggersHandlersLive,
     EmailsHandlersLive,

@@ -16,6 +16,7 @@ import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
 import { BillingGroup } from "./billing-group.js"
 import { TemplatesGroup } from "./templates-group.js"
+import { SegmentsGroup } from "./segments-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { SessionAuthentication } from "./authentication.js"
 import { finishOpenApi } from "./openapi.js"
@@ -65,6 +66,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(WebhooksGroup)
   .add(NotesGroup)
   .add(TemplatesGroup)
+  .add(SegmentsGroup)
   .add(EmailsGroup)
   .add(CampaignsGroup)
   .add(TriggersGroup)

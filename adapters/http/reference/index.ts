@@ -22,6 +22,7 @@ import { NotesHandlersLive } from "./notes-handlers.js"
 import { SettingsHandlersLive } from "./settings-handlers.js"
 import { BillingHandlersLive } from "./billing-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
+import { SegmentsHandlersLive } from "./segments-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { TriggersHandlersLive } from "./triggers-handlers.js"
 import { PreferenceCenterHandlersLive } from "./preference-center-handlers.js"
@@ -51,6 +52,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     WebhooksHandlersLive,
     NotesHandlersLive,
     TemplatesHandlersLive,
+    SegmentsHandlersLive,
     CampaignsHandlersLive,
     TriggersHandlersLive,
     EmailsHandlersLive,
