@@ -54,7 +54,8 @@ describe("migrations", () => {
           [22, "provider_reports_by_address"],
           [23, "tag_visibility"],
           [24, "tag_assignments_with_their_time"],
-          [25, "outbox_dispatch_mark"]
+          [25, "outbox_dispatch_mark"],
+          [26, "segments"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
