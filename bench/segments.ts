@@ -15,7 +15,8 @@ import { makePgClient, PostgresPersistenceLive, runMigrations } from "../adapter
  * equality 500 ms, an engagement condition 1 s. Then the write cost of the indexes segments
  * added, as WAL bytes per statement: BENCH_SEGMENT_WRITES (2000) subscriber creates (one row
  * each, autocommit) with and without the GIN index on `metadata`, and as many message events with
- * and without the engagement index. A database of its own is made and dropped.
+ * and without the engagement index (each after a checkpoint). A database of its own is made and
+ * dropped (kept with BENCH_SEGMENT_KEEP, to look at plans).
  */
 
 const rows = Number(process.env.BENCH_SEGMENT_ROWS ?? 1_000_000)
@@ -132,9 +133,13 @@ const main = async () => {
        VALUES (gen_random_uuid(), $1, $2, $2, 'active', $3::jsonb, now(), now())`,
       [organizationId, `wal-${tag}-${i}@example.com`, JSON.stringify({ plan: "pro", seats: i % 50, source: "form" })]
     ] as const
+    // A checkpoint before each run: both pay the same full-page images, and the difference is the index's.
+    await pool.query("CHECKPOINT")
     const withGin = await walPerStatement(pool, subscriberInsert("gin"))
     await pool.query("DROP INDEX subscribers_metadata_idx")
+    await pool.query("CHECKPOINT")
     const withoutGin = await walPerStatement(pool, subscriberInsert("plain"))
+    await pool.query("CREATE INDEX subscribers_metadata_idx ON subscribers USING gin (metadata jsonb_path_ops)")
     console.log(`WAL per subscriber create: ${withoutGin.toFixed(0)} B without the metadata GIN index, ${withGin.toFixed(0)} B with it (+${(withGin - withoutGin).toFixed(0)} B)`)
 
     const messageIds = (await pool.query("SELECT id FROM messages WHERE organization_id = $1 LIMIT 1", [organizationId])).rows
@@ -142,13 +147,17 @@ const main = async () => {
       `INSERT INTO message_events (id, message_id, organization_id, type, occurred_at) VALUES (gen_random_uuid(), $1, $2, 'opened', now() - ($3 || ' seconds')::interval)`,
       [messageIds[0].id, organizationId, String(i)]
     ] as const
+    await pool.query("CHECKPOINT")
     const withEngagement = await walPerStatement(pool, eventInsert)
     await pool.query("DROP INDEX message_events_engagement_idx")
+    await pool.query("CHECKPOINT")
     const withoutEngagement = await walPerStatement(pool, eventInsert)
+    await pool.query("CREATE INDEX message_events_engagement_idx ON message_events (organization_id, type, occurred_at) INCLUDE (message_id)")
     console.log(`WAL per message event: ${withoutEngagement.toFixed(0)} B without the engagement index, ${withEngagement.toFixed(0)} B with it (+${(withEngagement - withoutEngagement).toFixed(0)} B)`)
   } finally {
     await pool.end()
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+    if (process.env.BENCH_SEGMENT_KEEP === undefined) await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+    else console.log(`kept database ${database}`)
     await admin.end()
   }
 }

@@ -76,12 +76,14 @@ export const segmentPredicate = (
         break
       case "tags": {
         const ids = [...new Set(c.value)]
-        const carried = sql`SELECT 1 FROM subscriber_tags st WHERE st.subscriber_id = s.id AND st.tag_id = ANY(${ids}::uuid[])`
+        // One tag is an equality: the planner estimates it from the tag's own statistics.
+        const tagIn = ids.length === 1 ? sql`st.tag_id = ${ids[0]!}` : sql`st.tag_id = ANY(${ids}::uuid[])`
+        const carried = sql`SELECT 1 FROM subscriber_tags st WHERE st.subscriber_id = s.id AND ${tagIn}`
         switch (c.op) {
           case "has_any": return sql`EXISTS (${carried})`
           case "has_none": return sql`NOT EXISTS (${carried})`
           case "has_all":
-            return sql`(SELECT count(*) FROM subscriber_tags st WHERE st.subscriber_id = s.id AND st.tag_id = ANY(${ids}::uuid[])) = ${ids.length}`
+            return sql`(SELECT count(*) FROM subscriber_tags st WHERE st.subscriber_id = s.id AND ${tagIn}) = ${ids.length}`
         }
         break
       }
