@@ -29,6 +29,7 @@ const deleteOwnedBy = (t: Tables, id: string) => {
   for (const form of t.forms.values()) if (form.organizationId === id) t.forms.delete(form.id)
   for (const signUp of t.signUps.values()) if (signUp.organizationId === id) t.signUps.delete(signUp.id)
   for (const consent of t.consents.values()) if (consent.organizationId === id) t.consents.delete(consent.id)
+  for (const segment of t.segments.values()) if (segment.organizationId === id) t.segments.delete(segment.id)
   for (const trigger of t.triggers.values()) if (trigger.organizationId === id) t.triggers.delete(trigger.id)
   for (const firing of t.triggerFirings.values()) if (firing.organizationId === id) t.triggerFirings.delete(firing.id)
   for (const { campaign } of t.campaigns.values()) {

@@ -18,6 +18,8 @@ import { MemoryStore, MemoryStoreLive } from "./memory-store.js"
 import { MemorySubscriberRepositoryLive } from "./memory-subscriber-repository.js"
 import { MemoryTagAssignmentsLive } from "./memory-tag-assignments.js"
 import { MemoryTagRepositoryLive } from "./memory-tag-repository.js"
+import { MemorySegmentAudienceLive } from "./memory-segment-audience.js"
+import { MemorySegmentRepositoryLive } from "./memory-segment-repository.js"
 import { MemoryTemplateRepositoryLive } from "./memory-template-repository.js"
 import { MemoryFormRepositoryLive } from "./memory-form-repository.js"
 import { MemoryConsentRepositoryLive, MemorySignUpRepositoryLive } from "./memory-sign-up-repository.js"
@@ -59,6 +61,8 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryFormRepositoryLive,
   MemorySignUpRepositoryLive,
   MemoryConsentRepositoryLive,
+  MemorySegmentRepositoryLive,
+  MemorySegmentAudienceLive,
   MemoryNoteRepositoryLive,
   MemoryCampaignRepositoryLive,
   MemoryTriggerRepositoryLive,

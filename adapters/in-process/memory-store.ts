@@ -18,6 +18,7 @@ import type {
   MessageEvent,
   Note,
   Organization,
+  Segment,
   SendingDomain,
   Session,
   Subscriber,
@@ -80,6 +81,7 @@ export interface Tables {
   /** the payment provider's event ids taken -> when */
   readonly billingEvents: Map<string, Date>
   readonly importJobs: Map<string, StoredImportJob>
+  readonly segments: Map<string, Segment>
 }
 
 /** An import sent over HTTP, with its file's parts (until it ends) and its worker's lease. */
@@ -184,7 +186,8 @@ const emptyTables = (): Tables => ({
   sendingDomains: new Map(),
   billingAccounts: new Map(),
   billingEvents: new Map(),
-  importJobs: new Map()
+  importJobs: new Map(),
+  segments: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -221,7 +224,8 @@ const copyTables = (t: Tables): Tables => ({
   sendingDomains: new Map(t.sendingDomains),
   billingAccounts: new Map(t.billingAccounts),
   billingEvents: new Map(t.billingEvents),
-  importJobs: new Map(t.importJobs)
+  importJobs: new Map(t.importJobs),
+  segments: new Map(t.segments)
 })
 
 /**

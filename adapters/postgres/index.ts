@@ -21,6 +21,8 @@ import { PostgresTagRepositoryLive } from "./postgres-tag-repository.js"
 import { PostgresTemplateRepositoryLive } from "./postgres-template-repository.js"
 import { PostgresFormRepositoryLive } from "./postgres-form-repository.js"
 import { PostgresConsentRepositoryLive, PostgresSignUpRepositoryLive } from "./postgres-sign-up-repository.js"
+import { PostgresSegmentAudienceLive } from "./postgres-segment-audience.js"
+import { PostgresSegmentRepositoryLive } from "./postgres-segment-repository.js"
 import { PostgresUnitOfWorkLive } from "./postgres-unit-of-work.js"
 import { PostgresUserRepositoryLive } from "./postgres-user-repository.js"
 import { PostgresWebhookDeliveryRepositoryLive } from "./postgres-webhook-delivery-repository.js"
@@ -61,6 +63,8 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresFormRepositoryLive,
   PostgresSignUpRepositoryLive,
   PostgresConsentRepositoryLive,
+  PostgresSegmentRepositoryLive,
+  PostgresSegmentAudienceLive,
   PostgresNoteRepositoryLive,
   PostgresCampaignRepositoryLive,
   PostgresTriggerRepositoryLive,

@@ -54,7 +54,8 @@ export const ResourceKind = Schema.Literal(
   "campaign",
   "trigger",
   "import",
-  "form"
+  "form",
+  "segment"
 )
 export type ResourceKind = typeof ResourceKind.Type
 

@@ -69,3 +69,6 @@ export type TriggerId = typeof TriggerId.Type
 
 export const ImportId = brandedId("ImportId")
 export type ImportId = typeof ImportId.Type
+
+export const SegmentId = brandedId("SegmentId")
+export type SegmentId = typeof SegmentId.Type

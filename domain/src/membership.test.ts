@@ -7,7 +7,7 @@ describe("roles", () => {
     for (const scope of scopes) expect(allows(roleScopes.owner, scope)).toBe(true)
   })
 
-  it("a member works on subscribers, tags, templates, email, campaigns and triggers, and nothing that needs *", () => {
+  it("a member works on subscribers, tags, templates, email, campaigns, triggers and segments, and nothing that needs *", () => {
     expect(roleScopes.member).toEqual([
       "subscribers:read",
       "subscribers:write",
@@ -23,7 +23,9 @@ describe("roles", () => {
       "triggers:read",
       "triggers:write",
       "forms:read",
-      "forms:write"
+      "forms:write",
+      "segments:read",
+      "segments:write"
     ])
     expect(allows(roleScopes.member, "*")).toBe(false)
     expect(allows(roleScopes.member, "webhooks:manage")).toBe(false)

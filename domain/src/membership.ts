@@ -35,6 +35,8 @@ export const roleScopes: Readonly<Record<Role, ReadonlyArray<Scope>>> = {
     "triggers:read",
     "triggers:write",
     "forms:read",
-    "forms:write"
+    "forms:write",
+    "segments:read",
+    "segments:write"
   ]
 }

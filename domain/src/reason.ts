@@ -73,6 +73,7 @@ const plainWords = {
     `no tag named '${name}' in this organization, and making one needs the scope tags:write`,
   tagsByIdOrName: () => "name tags by id or by name, not both",
   tagInBothLists: () => "is also to be added; name a tag in one list only",
+  filterTagUnknown: ({ id }: { readonly id: string }) => `names no tag of this organization (${id})`,
   tooManyFormTags: ({ max }: { readonly max: number }) => `must list at most ${max} tags`,
   // API keys and administration
   scopesBeyondCaller: () => "must not grant more than the caller holds",

@@ -15,6 +15,8 @@ describe("scopes", () => {
       "emails:send",
       "forms:read",
       "forms:write",
+      "segments:read",
+      "segments:write",
       "subscribers:delete",
       "subscribers:read",
       "subscribers:write",

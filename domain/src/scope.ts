@@ -16,6 +16,8 @@ export const scopeDescriptions = {
   "triggers:write": "create, modify, pause and delete email triggers",
   "forms:read": "read sign-up forms and their embeddable snippets",
   "forms:write": "create, modify and delete sign-up forms",
+  "segments:read": "read segments and preview who matches them",
+  "segments:write": "create, modify and delete segments",
   "webhooks:manage": "manage outgoing webhook endpoints",
   "*": "all permissions, including API keys, billing, settings and (for platform-admin organizations) administration"
 } as const

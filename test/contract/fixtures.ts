@@ -30,7 +30,9 @@ import {
   WebhookEndpointRepository,
   type WorkBacklog,
   type SubscriberImportStore,
-  ImportJobRepository
+  ImportJobRepository,
+  type SegmentAudience,
+  type SegmentRepository
 } from "@roster/application"
 import {
   ApiKey,
@@ -106,6 +108,8 @@ export type Persistence =
   | WorkBacklog
   | SubscriberImportStore
   | ImportJobRepository
+  | SegmentRepository
+  | SegmentAudience
 
 export type PersistenceLayer = Layer.Layer<Persistence, unknown>
 

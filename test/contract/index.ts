@@ -31,6 +31,7 @@ import { sendingDomainRepositoryContract } from "./sending-domain-repository-con
 import { billingAccountRepositoryContract } from "./billing-account-repository-contract.js"
 import { workBacklogContract } from "./work-backlog-contract.js"
 import { importJobRepositoryContract } from "./import-job-repository-contract.js"
+import { segmentContract } from "./segment-contract.js"
 
 export type { DirectDeletion } from "./deletion-contract.js"
 export type { Persistence, PersistenceLayer } from "./fixtures.js"
@@ -74,4 +75,5 @@ export const persistenceContracts = <R = never>(
   billingAccountRepositoryContract(persistence)
   subscriberImportsContract(persistence)
   importJobRepositoryContract(persistence)
+  segmentContract(persistence)
 }

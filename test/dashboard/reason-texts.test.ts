@@ -56,6 +56,7 @@ const samples: { readonly [K in ReasonKey]: ReasonParams<K> } = {
   noTagNamedNeedsScope: { name: "vip" },
   tagsByIdOrName: {},
   tagInBothLists: {},
+  filterTagUnknown: { id: "0190d1a6-7f80-7000-8000-000000000002" },
   tooManyFormTags: { max: 20 },
   scopesBeyondCaller: {},
   apiKeyRevoked: {},

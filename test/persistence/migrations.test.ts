@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
+import { instantOf } from "@roster/domain"
 import { Effect, Redacted } from "effect"
 import { makePgClient, makePgliteClient, runMigrations } from "../../adapters/postgres/index.js"
 import unlimitedSubscriberSlots from "../../adapters/postgres/migrations/0021_unlimited_subscriber_slots.js"
@@ -58,7 +59,8 @@ describe("migrations", () => {
           [26, "import_drafts"],
           [27, "events_by_subscriber"],
           [28, "forms"],
-          [29, "sign_ups"]
+          [29, "sign_ups"],
+          [30, "segments"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -86,6 +88,7 @@ describe("migrations", () => {
           "outbox_events",
           "pending_sign_ups",
           "provider_reports",
+          "segments",
           "sending_domains",
           "sessions",
           "subscriber_consents",
@@ -182,6 +185,21 @@ describe("migrations", () => {
         yield* runMigrations
         expect(yield* indexedColumns(["subscribers_email_key_idx"])).toStrictEqual([
           { name: "subscribers_email_key_idx", columns: "email_key" }
+        ])
+      }))
+
+    it.effect("segments' filters read metadata dates as the domain does: a day that does not exist is no date, never an error", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        const sql = yield* SqlClient.SqlClient
+        const texts = ["2024-02-29", "2025-02-29", "2025-01-01T10:00:00.5-02:30", "2025-01-01T24:00:00Z", "2025-01-01T10:00:00", "soon"]
+        const rows = yield* sql<{ readonly value: string; readonly at: Date | null }>`
+          SELECT t.value, segment_instant(t.value) AS at FROM unnest(${texts}::text[]) WITH ORDINALITY AS t(value, n) ORDER BY t.n`
+        expect(rows.map((row) => row.at?.toISOString() ?? null))
+          .toStrictEqual(texts.map((text) => instantOf(text)?.toISOString() ?? null))
+        expect(yield* indexedColumns(["subscribers_metadata_idx", "message_events_engagement_idx"])).toStrictEqual([
+          { name: "message_events_engagement_idx", columns: "organization_id,type,occurred_at,message_id" },
+          { name: "subscribers_metadata_idx", columns: "metadata" }
         ])
       }))
 

@@ -40,6 +40,8 @@ const en = {
     "triggers:write": "create, change, pause and delete email triggers",
     "forms:read": "read sign-up forms and their snippets",
     "forms:write": "create, change and delete sign-up forms",
+    "segments:read": "read segments and preview who matches them",
+    "segments:write": "create, change and delete segments",
     "webhooks:manage": "manage outgoing webhook endpoints",
     "*": "everything, including API keys, billing and settings"
   } satisfies Record<Scope, string>,
@@ -103,6 +105,8 @@ const de: typeof en = {
     "triggers:write": "E-Mail-Auslöser anlegen, ändern, pausieren und löschen",
     "forms:read": "Anmeldeformulare und ihre Einbettungscodes lesen",
     "forms:write": "Anmeldeformulare anlegen, ändern und löschen",
+    "segments:read": "Segmente lesen und ansehen, wer dazugehört",
+    "segments:write": "Segmente anlegen, ändern und löschen",
     "webhooks:manage": "ausgehende Webhook-Endpunkte verwalten",
     "*": "alles, auch API-Schlüssel, Abrechnung und Einstellungen"
   },

@@ -62,6 +62,7 @@ const de: ReasonWords = {
     `in dieser Organisation gibt es keinen Tag namens „${name}“, und ihn anzulegen braucht den Bereich tags:write`,
   tagsByIdOrName: () => "nennen Sie Tags über ihre ID oder ihren Namen, nicht beides",
   tagInBothLists: () => "soll auch hinzugefügt werden; nennen Sie einen Tag nur in einer Liste",
+  filterTagUnknown: ({ id }) => `nennt keinen Tag dieser Organisation (${id})`,
   tooManyFormTags: ({ max }) => `darf höchstens ${max} Tags nennen`,
   scopesBeyondCaller: () => "darf nicht mehr erlauben, als Sie selbst dürfen",
   apiKeyRevoked: () => "der Schlüssel ist widerrufen und kann nicht erneuert werden; legen Sie einen neuen an",

@@ -20,6 +20,7 @@ import { SettingsGroup } from "./settings-group.js"
 import { BillingGroup } from "./billing-group.js"
 import { TemplatesGroup } from "./templates-group.js"
 import { FormsGroup } from "./forms-group.js"
+import { SegmentsGroup } from "./segments-group.js"
 import { CampaignsGroup } from "./campaigns-group.js"
 import { TriggersGroup } from "./triggers-group.js"
 import { ImportsGroup } from "./imports-group.js"
@@ -59,6 +60,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(NotesGroup)
   .add(TemplatesGroup)
   .add(FormsGroup)
+  .add(SegmentsGroup)
   .add(CampaignsGroup)
   .add(TriggersGroup)
   .add(EmailsGroup)

@@ -25,6 +25,7 @@ import { SettingsHandlersLive } from "./settings-handlers.js"
 import { BillingHandlersLive } from "./billing-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { FormsHandlersLive } from "./forms-handlers.js"
+import { SegmentsHandlersLive } from "./segments-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { TriggersHandlersLive } from "./triggers-handlers.js"
 import { ImportsHandlersLive } from "./imports-handlers.js"
@@ -55,6 +56,7 @@ export const OverviewApiLive = Layer.mergeAll(
     NotesHandlersLive,
     TemplatesHandlersLive,
     FormsHandlersLive,
+    SegmentsHandlersLive,
     CampaignsHandlersLive,
     TriggersHandlersLive,
     EmailsHandlersLive,

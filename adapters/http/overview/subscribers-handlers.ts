@@ -26,7 +26,7 @@ const toTag = ({ subscribedAt, tag }: TagSubscription): typeof TagOfSubscriber.T
   subscribed_at: subscribedAt.toISOString()
 })
 
-const toSubscriber = ({ subscriber, tags }: SubscriberView): typeof Subscriber.Type => ({
+export const toSubscriber = ({ subscriber, tags }: SubscriberView): typeof Subscriber.Type => ({
   id: subscriber.id,
   email: subscriber.email,
   status: subscriber.status,

@@ -17,6 +17,7 @@ import { SettingsGroup } from "./settings-group.js"
 import { BillingGroup } from "./billing-group.js"
 import { TemplatesGroup } from "./templates-group.js"
 import { FormsGroup } from "./forms-group.js"
+import { SegmentsGroup } from "./segments-group.js"
 import { ApiKeysGroup } from "./api-keys-group.js"
 import { SessionAuthentication } from "./authentication.js"
 import { finishOpenApi } from "./openapi.js"
@@ -67,6 +68,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(NotesGroup)
   .add(TemplatesGroup)
   .add(FormsGroup)
+  .add(SegmentsGroup)
   .add(EmailsGroup)
   .add(CampaignsGroup)
   .add(TriggersGroup)

@@ -23,6 +23,7 @@ import { SettingsHandlersLive } from "./settings-handlers.js"
 import { BillingHandlersLive } from "./billing-handlers.js"
 import { TemplatesHandlersLive } from "./templates-handlers.js"
 import { FormsHandlersLive } from "./forms-handlers.js"
+import { SegmentsHandlersLive } from "./segments-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { TriggersHandlersLive } from "./triggers-handlers.js"
 import { PreferenceCenterHandlersLive } from "./preference-center-handlers.js"
@@ -53,6 +54,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     NotesHandlersLive,
     TemplatesHandlersLive,
     FormsHandlersLive,
+    SegmentsHandlersLive,
     CampaignsHandlersLive,
     TriggersHandlersLive,
     EmailsHandlersLive,

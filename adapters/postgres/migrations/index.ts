@@ -31,6 +31,7 @@ import importDrafts from "./0026_import_drafts.js"
 import eventsBySubscriber from "./0027_events_by_subscriber.js"
 import forms from "./0028_forms.js"
 import signUps from "./0029_sign_ups.js"
+import segments from "./0030_segments.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -61,7 +62,8 @@ const migrations = Migrator.fromRecord({
   "0026_import_drafts": importDrafts,
   "0027_events_by_subscriber": eventsBySubscriber,
   "0028_forms": forms,
-  "0029_sign_ups": signUps
+  "0029_sign_ups": signUps,
+  "0030_segments": segments
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

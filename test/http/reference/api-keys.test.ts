@@ -34,6 +34,8 @@ const everyScopeButAll: ReadonlyArray<Scope> = [
   "triggers:write",
   "forms:read",
   "forms:write",
+  "segments:read",
+  "segments:write",
   "webhooks:manage"
 ]
 
@@ -70,6 +72,8 @@ describe("GET /api/v1/api-keys/scopes", () => {
       "triggers:write",
       "forms:read",
       "forms:write",
+      "segments:read",
+      "segments:write",
       "webhooks:manage",
       "*"
     ])

@@ -1,0 +1,35 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SegmentAudience } from "@roster/application"
+import { Effect, Layer } from "effect"
+import { subscriberColumns } from "./columns.js"
+import type { Row } from "./rows.js"
+import { segmentPredicate } from "./segment-predicate.js"
+import { subscriberOfRow } from "./trusted-rows.js"
+
+/** Who matches a segment filter: one query over the organization's subscribers with the compiled predicate. */
+export const PostgresSegmentAudienceLive = Layer.effect(
+  SegmentAudience,
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const columns = sql.literal(subscriberColumns.map((c) => `s.${c}`).join(", "))
+    return SegmentAudience.of({
+      count: (organizationId, filter, now) =>
+        sql`
+          SELECT count(*)::integer AS count FROM subscribers s
+          WHERE s.organization_id = ${organizationId} AND ${segmentPredicate(sql, organizationId, filter, now)}`.pipe(
+          Effect.map((rows) => Number(rows[0]?.count ?? 0)),
+          Effect.orDie
+        ),
+      page: (organizationId, filter, now, { after, limit, offset }) =>
+        sql<Row>`
+          SELECT ${columns} FROM subscribers s
+          WHERE s.organization_id = ${organizationId}
+            ${after === undefined ? sql`` : sql`AND s.id > ${after}`}
+            AND ${segmentPredicate(sql, organizationId, filter, now)}
+          ORDER BY s.id
+          LIMIT ${limit} ${offset === undefined ? sql`` : sql`OFFSET ${offset}`}`.pipe(
+          Effect.map((rows) => rows.map(subscriberOfRow)),
+          Effect.orDie
+        )
+    })
+  })
+)

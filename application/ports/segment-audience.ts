@@ -1,0 +1,28 @@
+import type { OrganizationId, SegmentFilter, Subscriber } from "@roster/domain"
+import { Context, type Effect } from "effect"
+
+/** Which matching subscribers to read: by id ascending, after `after` (an id) or past `offset` rows. */
+export interface AudiencePageQuery {
+  readonly after?: string | undefined
+  readonly offset?: number | undefined
+  readonly limit: number
+}
+
+/**
+ * Who in an organization matches a segment filter at an instant, by the rules of
+ * `matchesFilter` in the domain: a subscriber's status, tags, email, creation, metadata, and
+ * engagement read from the history of the email sent to them (opened: an `opened` or `clicked`
+ * event; clicked: a `clicked` event; received: a `sent`, `delivered`, `opened` or `clicked` event).
+ * Every adapter answers row for row alike.
+ */
+export class SegmentAudience extends Context.Tag("roster/SegmentAudience")<SegmentAudience, {
+  /** How many subscribers of the organization match at `now`. */
+  readonly count: (organizationId: OrganizationId, filter: SegmentFilter, now: Date) => Effect.Effect<number>
+  /** The matching subscribers of one page, by id ascending. */
+  readonly page: (
+    organizationId: OrganizationId,
+    filter: SegmentFilter,
+    now: Date,
+    query: AudiencePageQuery
+  ) => Effect.Effect<ReadonlyArray<Subscriber>>
+}>() {}
