@@ -85,6 +85,7 @@ for (const wireForm of wireForms) {
       expect(answer.headers.get("content-security-policy")).toContain("form-action 'self'")
       const page = await answer.text()
       expect(page).toContain('<html lang="en">')
+      expect(page).not.toContain("<script")
       expect(page).toContain("The &lt;Weekly&gt; &amp; Co")
       expect(page).toContain("I agree to get the &lt;b&gt;weekly&lt;/b&gt; letter.")
       expect(page).toContain(`action="/f/${form.id}?locale=en"`)
