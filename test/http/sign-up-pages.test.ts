@@ -294,3 +294,20 @@ describe("sign-up pages", () => {
     expect(await fetch(`${server.baseUrl}/f/confirm?token=${token}`).then((r) => r.text())).toContain("Confirm your subscription")
   })
 })
+
+describe("sign-up pages under the rate limit", () => {
+  it("answer 429 rate_limited past the free plan's requests a minute from one client address, with Retry-After", async () => {
+    const limited = await startHttpServer()
+    try {
+      const statuses: Array<number> = []
+      for (let i = 0; i < 101; i++) statuses.push((await fetch(`${limited.baseUrl}/f/${nothing}`)).status)
+      expect(statuses.slice(0, 100).every((status) => status === 404)).toBe(true)
+      const refused = await fetch(`${limited.baseUrl}/f/${nothing}`, { method: "POST", body: "email=a%40example.com" })
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get("retry-after")).toMatch(/^\d+$/)
+      expect(statuses[100]).toBe(429)
+    } finally {
+      await limited.close()
+    }
+  })
+})
