@@ -7,6 +7,7 @@ import {
   type EventType,
   expiresAt,
   type Form,
+  FORM_PAGE_LIFETIME,
   type FormId,
   InvalidToken,
   keptUserAgent,
@@ -73,6 +74,15 @@ export interface ClientInfo {
 export interface SignUpAnswer {
   readonly form: Form
   readonly outcome: "confirm_by_email" | "subscribed"
+}
+
+/**
+ * A form as its hosted page shows it, with the page's stamp: a signed token of when the page was
+ * shown, which the page sends back so that the time it took to fill in cannot be made up.
+ */
+export interface ShownForm {
+  readonly form: Form
+  readonly stamp: string
 }
 
 /** What a confirmation did: `subscribed` now, or `already_confirmed` by an earlier use of the link. */
@@ -267,6 +277,32 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
       return answer
     })
 
+    /** The form for its hosted page, and the page's stamp of when it was shown. */
+    const show = operation("SignUps.show")(function*(formId: FormId) {
+      const form = yield* publicForm(formId)
+      const at = yield* now
+      // Token times are whole seconds: the token's id carries the milliseconds, under the signature too.
+      const stamp = yield* signer.sign("formPage", {
+        subject: form.id,
+        id: `${at.getTime()}.${yield* newTokenId}`,
+        issuedAt: at,
+        expiresAt: expiresAt(at, FORM_PAGE_LIFETIME)
+      })
+      return { form, stamp } satisfies ShownForm
+    })
+
+    /**
+     * When the page of `formId` that carried `stamp` was shown; `undefined` when the stamp is not
+     * one of this form's pages (made up, of another form) or is older than a day.
+     */
+    const shownAt = operation("SignUps.shownAt")(function*(formId: FormId, stamp: string) {
+      const claims = yield* Effect.option(signer.verify("formPage", stamp, yield* now))
+      if (Option.isNone(claims) || claims.value.subject !== formId) return undefined
+      const { id, issuedAt } = claims.value
+      const millis = Number(id.slice(0, id.indexOf(".")))
+      return Number.isSafeInteger(millis) && Math.floor(millis / 1000) * 1000 === issuedAt.getTime() ? new Date(millis) : issuedAt
+    })
+
     /** What a confirmation link names, checked: the sign-up and its form. */
     const opened = (token: string, at: Date) =>
       Effect.gen(function*() {
@@ -365,6 +401,6 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
       return yield* signUps.deleteExpired(yield* now, limit)
     })
 
-    return { submit, inspect, confirm, sendDueConfirmations, clearExpired } as const
+    return { show, shownAt, submit, inspect, confirm, sendDueConfirmations, clearExpired } as const
   })
 }) {}

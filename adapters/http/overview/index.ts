@@ -11,6 +11,7 @@ import { makeServiceIndexHandlersLive } from "../shared/service-index.js"
 import { makeProviderEventsHandlersLive } from "../shared/provider-events.js"
 import { makePaymentEventsHandlersLive } from "../shared/payment-events.js"
 import { makePreferencePageHandlersLive } from "../shared/preference-page.js"
+import { makeSignUpPageHandlersLive } from "../shared/sign-up-page.js"
 import { makeUnsubscribeHandlersLive } from "../shared/unsubscribe.js"
 import { OverviewApi } from "./api.js"
 import { OverviewAuthenticationLive, OverviewSessionAuthenticationLive } from "./authentication.js"
@@ -67,6 +68,7 @@ export const OverviewApiLive = Layer.mergeAll(
     PreferencesHandlersLive,
     PreferenceCenterHandlersLive,
     makePreferencePageHandlersLive(OverviewApi),
+    makeSignUpPageHandlersLive(OverviewApi),
     makeUnsubscribeHandlersLive(OverviewApi),
     makeProviderEventsHandlersLive(OverviewApi),
     makePaymentEventsHandlersLive(OverviewApi),

@@ -12,6 +12,7 @@ import { makeServiceIndexHandlersLive } from "../shared/service-index.js"
 import { makeProviderEventsHandlersLive } from "../shared/provider-events.js"
 import { makePaymentEventsHandlersLive } from "../shared/payment-events.js"
 import { makePreferencePageHandlersLive } from "../shared/preference-page.js"
+import { makeSignUpPageHandlersLive } from "../shared/sign-up-page.js"
 import { makeUnsubscribeHandlersLive } from "../shared/unsubscribe.js"
 import { AdminHandlersLive } from "./admin-handlers.js"
 import { ReferenceApi } from "./api.js"
@@ -63,6 +64,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     AdminHandlersLive,
     PreferenceCenterHandlersLive,
     makePreferencePageHandlersLive(ReferenceApi),
+    makeSignUpPageHandlersLive(ReferenceApi),
     makeUnsubscribeHandlersLive(ReferenceApi),
     makeProviderEventsHandlersLive(ReferenceApi),
     makePaymentEventsHandlersLive(ReferenceApi),

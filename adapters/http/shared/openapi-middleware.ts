@@ -1,6 +1,6 @@
 import { errorCatalog, type ErrorCode } from "./error-catalog.js"
 import type { OpenApiDocument, OpenApiOperation, OpenApiResponse } from "./openapi-model.js"
-import { isPreferencePath } from "./rate-limit-middleware.js"
+import { isPreferencePath, isSignUpPagePath } from "./rate-limit-middleware.js"
 import type { WireErrors } from "./wire-errors.js"
 
 /**
@@ -68,7 +68,7 @@ export const declareMiddlewareAnswersOf = (
     }
     if (kind === "json") declare("unsupported_media_type")
   }
-  if (isPreferencePath(path)) declare("rate_limited")
+  if (isPreferencePath(path) || isSignUpPagePath(path)) declare("rate_limited")
   if (!readsNoStorage.has(`${method} ${path}`)) declare("service_unavailable")
   declare("internal_error")
 }

@@ -81,10 +81,13 @@ export const isPreferencePath = (path: string): boolean =>
   path === "/preference-center" || path.startsWith("/preference-center/") || path === "/unsubscribe" ||
   /^\/(api\/)?v1\/preferences\/[^/]+$/.test(path)
 
+/** Whether a path is one of the hosted sign-up pages (`/f/{form_id}`, `/f/confirm`), open to anyone. */
+export const isSignUpPagePath = (path: string): boolean => path.startsWith("/f/")
+
 /**
  * Counts every `/api/v1` request against its organization's rate (once authenticated) or, without a
  * valid credential, against the client address; requests to the preference center are counted per
- * link and per client address. Every answer tells the budget in the
+ * link and per client address, and those to the sign-up pages per client address. Every answer tells the budget in the
  * `X-RateLimit-*` headers, errors included; a request past the limit is not carried out and answers
  * 429 `rate_limited` with `Retry-After`. The request's authentication is established here, once.
  * `isApiPath` tells the paths of the form's API (the others are not counted).
@@ -104,6 +107,10 @@ export const makeRateLimiting = (isApiPath: (path: string) => boolean) => Effect
       if (isPreferencePath(instance)) {
         const decision = yield* rateLimits.forPreferences(preferenceTokenOf(request, instance), clientAddress)
         return yield* withinRateLimit(render, app, instance, decision, "this link's or this client address's")
+      }
+      if (isSignUpPagePath(instance)) {
+        const decision = yield* rateLimits.forAnonymous(clientAddress)
+        return yield* withinRateLimit(render, app, instance, decision, "this client address's")
       }
       if (!isApiPath(instance)) return yield* app
       return yield* authentication.establish((outcome) =>
