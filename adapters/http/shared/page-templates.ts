@@ -1,4 +1,5 @@
 import { Liquid, type Template } from "liquidjs"
+import { createHash } from "node:crypto"
 
 /**
  * The Liquid engines of the service's own pages: every value a page is given is escaped as HTML,
@@ -28,3 +29,42 @@ export const pageTemplate = (source: string): ReadonlyArray<Template> => engine.
 /** The page `template` makes of `values`, every value escaped. */
 export const renderPage = (template: ReadonlyArray<Template>, values: object): string =>
   String(engine.renderSync(template as Array<Template>, values))
+
+/**
+ * A page that stands alone (the preference center's, the sign-up forms'): no script, no external
+ * asset, its one inline `style`, and a `body` laid out in `<main>` under the title `titleOf`
+ * names (a Liquid expression). Its headers allow that style only and forms posted back to this
+ * origin, send no referrer (a page's address may hold its token) and keep it out of caches.
+ */
+export const standalonePage = (style: string, titleOf: string) => ({
+  headers: {
+    "Content-Security-Policy": [
+      "default-src 'none'",
+      `style-src 'sha256-${createHash("sha256").update(style, "utf8").digest("base64")}'`,
+      "form-action 'self'",
+      "base-uri 'none'",
+      "frame-ancestors 'none'"
+    ].join("; "),
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY"
+  } as Readonly<Record<string, string>>,
+  layout: (body: string) =>
+    pageTemplate(`<!DOCTYPE html>
+<html lang="{{ locale }}">
+<head>
+  <meta charset="utf-8" />
+  <meta name="viewport" content="width=device-width, initial-scale=1" />
+  <meta name="referrer" content="no-referrer" />
+  <title>{{ ${titleOf} }}</title>
+  <style>${style}</style>
+</head>
+<body>
+  <main>
+${body}
+  </main>
+</body>
+</html>
+`)
+})

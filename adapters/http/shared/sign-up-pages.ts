@@ -1,7 +1,6 @@
 import type { Locale } from "@roster/domain"
 import type { Template } from "liquidjs"
-import { createHash } from "node:crypto"
-import { pageTemplate, renderPage } from "./page-templates.js"
+import { renderPage, standalonePage } from "./page-templates.js"
 
 /**
  * The hosted pages of sign-up forms: the form itself, what a reader is told after sending it, and
@@ -23,40 +22,12 @@ button { font: inherit; padding: 0.6rem 1.4rem; border: 0; border-radius: 6px; b
 .trap { position: absolute; left: -10000px; top: auto; width: 1px; height: 1px; overflow: hidden; }
 `
 
-const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
+const standalone = standalonePage(style, "title")
 
 /** Headers of every sign-up page: its own style only, forms to this origin, no referrer (a link's address holds its token), no caching. */
-export const signUpPageHeaders: Readonly<Record<string, string>> = {
-  "Content-Security-Policy": [
-    "default-src 'none'",
-    `style-src ${sha256(style)}`,
-    "form-action 'self'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'"
-  ].join("; "),
-  "Referrer-Policy": "no-referrer",
-  "Cache-Control": "no-store",
-  "X-Content-Type-Options": "nosniff",
-  "X-Frame-Options": "DENY"
-}
+export const signUpPageHeaders = standalone.headers
 
-const layout = (body: string) =>
-  pageTemplate(`<!DOCTYPE html>
-<html lang="{{ locale }}">
-<head>
-  <meta charset="utf-8" />
-  <meta name="viewport" content="width=device-width, initial-scale=1" />
-  <meta name="referrer" content="no-referrer" />
-  <title>{{ title }}</title>
-  <style>${style}</style>
-</head>
-<body>
-  <main>
-${body}
-  </main>
-</body>
-</html>
-`)
+const layout = standalone.layout
 
 interface Texts {
   readonly form: {

@@ -1,7 +1,6 @@
 import type { Locale } from "@roster/domain"
 import type { Template } from "liquidjs"
-import { createHash } from "node:crypto"
-import { pageTemplate, renderPage } from "./page-templates.js"
+import { renderPage, standalonePage } from "./page-templates.js"
 
 /**
  * The pages subscribers see (their preferences, unsubscribing, erasure, and a link that no longer
@@ -35,40 +34,12 @@ button.danger { background: #b42318; }
 .actions form { margin: 0; }
 `
 
-const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
+const standalone = standalonePage(style, "t.title")
 
 /** Headers of every subscriber page: its own style only, forms to this origin, no referrer (the address holds the token), no caching. */
-export const subscriberPageHeaders: Readonly<Record<string, string>> = {
-  "Content-Security-Policy": [
-    "default-src 'none'",
-    `style-src ${sha256(style)}`,
-    "form-action 'self'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'"
-  ].join("; "),
-  "Referrer-Policy": "no-referrer",
-  "Cache-Control": "no-store",
-  "X-Content-Type-Options": "nosniff",
-  "X-Frame-Options": "DENY"
-}
+export const subscriberPageHeaders = standalone.headers
 
-const layout = (body: string) =>
-  pageTemplate(`<!DOCTYPE html>
-<html lang="{{ locale }}">
-<head>
-  <meta charset="utf-8" />
-  <meta name="viewport" content="width=device-width, initial-scale=1" />
-  <meta name="referrer" content="no-referrer" />
-  <title>{{ t.title }}</title>
-  <style>${style}</style>
-</head>
-<body>
-  <main>
-${body}
-  </main>
-</body>
-</html>
-`)
+const layout = standalone.layout
 
 interface Texts {
   readonly confirm: { readonly title: string; readonly question: string; readonly button: string; readonly manage: string }
