@@ -159,9 +159,9 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
         }))
         if (kept._tag === "Left") {
           const error = kept.left
-          if (error === "stalled") return { error: t.stalled.replace("{{ seconds }}", String(uploadIdleSeconds)), status: 408 }
+          if (error === "stalled") return { error: fill(t.stalled, { seconds: uploadIdleSeconds }), status: 408 }
           if (error === "broken") return { error: t.brokenOff, status: 400 }
-          if (error instanceof UploadTooLarge) return { error: t.tooLarge.replace("{{ size }}", megabytes(workspace)), status: 400 }
+          if (error instanceof UploadTooLarge) return { error: fill(t.tooLarge, { size: megabytes(workspace) }), status: 400 }
           return { refusal: error }
         }
         const draft = kept.right
@@ -220,13 +220,13 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
             ? ""
             : job.failure.line === null
             ? job.failure.problem
-            : workspace.t.imports.failureAt.replace("{{ line }}", format.format(job.failure.line)).replace("{{ problem }}", job.failure.problem),
+            : fill(workspace.t.imports.failureAt, { line: format.format(job.failure.line), problem: job.failure.problem }),
           done,
           // Indeterminate while the end is not known.
           bar: total === undefined ? undefined : total === 0 ? { max: 1, value: running ? 0 : 1 } : { max: total, value: Math.min(done, total) },
           progressText: total === undefined
-            ? workspace.t.imports.rowsSoFar.replace("{{ done }}", format.format(done))
-            : workspace.t.imports.rowsOf.replace("{{ done }}", format.format(done)).replace("{{ total }}", format.format(total)),
+            ? fill(workspace.t.imports.rowsSoFar, { done: format.format(done) })
+            : fill(workspace.t.imports.rowsOf, { done: format.format(done), total: format.format(total) }),
           counts: {
             created: format.format(job.counts.created),
             updated: format.format(job.counts.updated),
@@ -300,7 +300,7 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
               Effect.catchAll((error) => {
                 const refusal = refusalOf(error, workspace.t, ["tag"])
                 return refusal.field === "tag"
-                  ? listPage(workspace, request, { values, errors: { tag: workspace.t.imports.unknownTag.replace("{{ name }}", values.tag) } }, refusal.status)
+                  ? listPage(workspace, request, { values, errors: { tag: fill(workspace.t.imports.unknownTag, { name: values.tag }) } }, refusal.status)
                   : Effect.succeed(refused(workspace, error))
               })
             )
