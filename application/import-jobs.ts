@@ -5,6 +5,7 @@ import {
   ImportId as ImportIdSchema,
   type ImportJob,
   type ImportLayout,
+  importFailure,
   importLayout,
   ImportRefused,
   InvalidInput,
@@ -266,7 +267,7 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
         const job = claimed.value
         const organization = yield* organizations.findById(job.organizationId)
         if (Option.isNone(organization)) {
-          yield* jobs.finish(job.id, leaseToken, { line: null, problem: "the organization no longer exists" }, yield* now)
+          yield* jobs.finish(job.id, leaseToken, importFailure(null, reason("organizationGone")), yield* now)
           return 1
         }
         const outcome = yield* imports.run(jobs.file(job.id), {
@@ -286,14 +287,14 @@ export class ImportJobs extends Effect.Service<ImportJobs>()("roster/ImportJobs"
               })).pipe(Effect.filterOrFail((held) => held, () => new ImportTakenOver()))
         }).pipe(
           Effect.map((result): Option.Option<ImportJob["failure"]> =>
-            Option.some(result.failure === null ? null : { line: result.failure.line, problem: result.failure.problem })
+            Option.some(result.failure === null ? null : importFailure(result.failure.line, result.failure.reason))
           ),
           Effect.catchAll((error) =>
             Effect.succeed(
               error instanceof ImportTakenOver
                 ? Option.none()
                 // The import cannot go on (a tag it needs could not be made): it stops there, and the rows before stay imported.
-                : Option.some({ line: null, problem: error.message })
+                : Option.some(importFailure(null, reason("foreign", { text: error.message })))
             )
           ),
           Effect.onInterrupt(() => jobs.release(job.id, leaseToken))

@@ -21,6 +21,7 @@ import {
   type OrganizationId,
   planImportRow,
   reason,
+  rowProblem,
   type RowProblem,
   type Subscriber,
   SubscriberId,
@@ -238,14 +239,11 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
               for (const { row, subscriberId, kind } of decided.planned) {
                 if (outcome.conflicted.has(subscriberId)) {
                   if (round + 1 < CONFLICT_ROUNDS) retry.push(row)
-                  else problems.push({ line: row.line, field: "row", problem: "the subscriber kept changing during the import; import the row again", email: row.email })
+                  else problems.push(rowProblem(row.line, "row", reason("rowKeptChanging"), row.email))
                 } else if (outcome.overLimit.has(subscriberId)) {
-                  problems.push({
-                    line: row.line,
-                    field: "row",
-                    problem: `the organization's plan (${organization.tier}) holds at most ${max} subscribers, and it is full`,
-                    email: row.email
-                  })
+                  // Only a plan with a limit has rows over it.
+                  const full = reason("rowPlanFull", { tier: organization.tier, max: max ?? 0 })
+                  problems.push(rowProblem(row.line, "row", full, row.email))
                 } else {
                   counts = addImportCounts(counts, { ...noImportCounts, [kind]: 1 })
                 }
@@ -281,20 +279,15 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
                 else wantedTags.push(tag)
               }
               if (missingTag !== undefined) {
-                problems.push({
-                  line: row.line,
-                  field: "tags",
-                  problem: missingTag.full
-                    ? `no tag named '${missingTag.name}' in this organization, and it holds ${MAX_TAGS_PER_ORGANIZATION} tags, ` +
-                      "the most it may (tags_per_organization)"
-                    : `no tag named '${missingTag.name}' in this organization, and making one needs the scope tags:write`,
-                  email: row.email
-                })
+                const why = missingTag.full
+                  ? reason("rowTagsFull", { name: missingTag.name, max: MAX_TAGS_PER_ORGANIZATION })
+                  : reason("noTagNamedNeedsScope", { name: missingTag.name })
+                problems.push(rowProblem(row.line, "tags", why, row.email))
                 continue
               }
               const existing = found.get(emailKey(row.email))
               if (existing?.erasureRequested === true) {
-                problems.push({ line: row.line, field: "email", problem: "the subscriber asked to be erased; an import does not bring them back", email: row.email })
+                problems.push(rowProblem(row.line, "email", reason("rowErased"), row.email))
                 continue
               }
               const id = existing?.subscriber.id ?? SubscriberId.make(nextId())
@@ -310,13 +303,8 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
                 if (!had.has(tag.id) && !added.some((a) => a.id === tag.id)) added.push(tag)
               }
               if (!mayCarry(MAX_TAGS_PER_SUBSCRIBER, had.size, added.length)) {
-                problems.push({
-                  line: row.line,
-                  field: "tags",
-                  problem: `the subscriber would carry ${had.size + added.length} tags; a subscriber may carry at most ` +
-                    `${MAX_TAGS_PER_SUBSCRIBER} (tags_per_subscriber)`,
-                  email: row.email
-                })
+                const count = had.size + added.length
+                problems.push(rowProblem(row.line, "tags", reason("rowSubscriberTags", { count, max: MAX_TAGS_PER_SUBSCRIBER }), row.email))
                 continue
               }
               const tagsAfter: ReadonlyArray<TagSubscription> = [
@@ -397,12 +385,7 @@ export class SubscriberImports extends Effect.Service<SubscriberImports>()("rost
               const first = state.firstLines.firstOr(emailKey(row.email), row.line)
               if (first !== undefined) {
                 if (!skipped) {
-                  problems.push({
-                    line: row.line,
-                    field: "email",
-                    problem: `is also on line ${first}; only the first row with an address is imported`,
-                    email: row.email
-                  })
+                  problems.push(rowProblem(row.line, "email", reason("rowEmailTwice", { first }), row.email))
                 }
                 continue
               }

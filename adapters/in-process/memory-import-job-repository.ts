@@ -9,6 +9,7 @@ import { compareBy, instant, isAfter } from "./ordering.js"
 const storedProblem = (p: RowProblem): RowProblem => ({
   line: p.line,
   field: p.field,
+  reason: p.reason,
   problem: p.problem,
   ...(p.email === undefined ? {} : { email: p.email })
 })
@@ -168,7 +169,7 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
             job: {
               ...stored.job,
               status: failure === null ? "completed" : "failed",
-              failure: failure === null ? null : { line: failure.line, problem: failure.problem },
+              failure: failure === null ? null : { line: failure.line, reason: failure.reason, problem: failure.problem },
               finishedAt: at,
               updatedAt: at
             },
@@ -191,7 +192,7 @@ export const MemoryImportJobRepositoryLive = Layer.effect(
           let changed = 0
           for (const stored of t.importJobs.values()) {
             if (stored.job.organizationId !== organizationId || !stored.job.problems.some(named)) continue
-            const problems = stored.job.problems.map((p) => named(p) ? { line: p.line, field: p.field, problem: p.problem } : p)
+            const problems = stored.job.problems.map((p) => named(p) ? { line: p.line, field: p.field, reason: p.reason, problem: p.problem } : p)
             t.importJobs.set(stored.job.id, { ...stored, job: { ...stored.job, problems } })
             changed++
           }

@@ -2,12 +2,15 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { type DraftKey, ImportJobRepository } from "@roster/application"
 import {
   type ImportCounts,
+  type ImportFailure,
   type ImportId,
   type ImportJob,
   type ImportJobOptions,
   type ImportStatus,
   MAX_REPORTED_PROBLEMS,
   type OrganizationId,
+  type Reason,
+  reasonOfStored,
   type RowProblem
 } from "@roster/domain"
 import { Array, Effect, Layer, Option, Stream } from "effect"
@@ -19,6 +22,12 @@ import { makeWorkQueue } from "./work-queue.js"
 const COLUMNS = "id, organization_id, status, file_name, byte_size, options, counts, records_done, problems, " +
   "problem_count, ignored_columns, failure, created_at, started_at, finished_at, updated_at"
 
+/** A problem or failure as kept: one kept before they carried reasons has its English words alone. */
+type Stored<A extends { readonly reason: Reason }> = Omit<A, "reason"> & { readonly reason?: Reason }
+
+const withReason = <A extends { readonly reason: Reason; readonly problem: string }>(stored: Stored<A>): A =>
+  ({ ...stored, reason: reasonOfStored(stored) }) as unknown as A
+
 /** An import as the database holds it: written by this adapter alone, so read without decoding. */
 const jobOfRow = (row: Row): ImportJob => ({
   id: row.id as ImportId,
@@ -29,10 +38,10 @@ const jobOfRow = (row: Row): ImportJob => ({
   options: row.options as ImportJobOptions,
   counts: row.counts as ImportCounts,
   recordsDone: row.records_done as number,
-  problems: row.problems as ReadonlyArray<RowProblem>,
+  problems: (row.problems as ReadonlyArray<Stored<RowProblem>>).map(withReason),
   problemCount: row.problem_count as number,
   ignoredColumns: row.ignored_columns as ReadonlyArray<string>,
-  failure: row.failure as ImportJob["failure"],
+  failure: row.failure === null ? null : withReason(row.failure as Stored<ImportFailure>),
   createdAt: row.created_at as Date,
   startedAt: row.started_at as Date | null,
   finishedAt: row.finished_at as Date | null,
@@ -42,7 +51,7 @@ const jobOfRow = (row: Row): ImportJob => ({
 const firstJob = (rows: ReadonlyArray<Row>) => Option.map(Array.head(rows), jobOfRow)
 
 /** A problem as it is kept: the row's address only when it has one. */
-const storedProblem = (p: RowProblem) => ({ line: p.line, field: p.field, problem: p.problem, ...(p.email === undefined ? {} : { email: p.email }) })
+const storedProblem = (p: RowProblem) => ({ line: p.line, field: p.field, reason: p.reason, problem: p.problem, ...(p.email === undefined ? {} : { email: p.email }) })
 
 /**
  * Imports sent over HTTP, and their files: a part of the file a row of `import_job_parts`, read

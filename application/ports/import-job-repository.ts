@@ -1,4 +1,4 @@
-import type { ImportCounts, ImportId, ImportJob, ImportJobOptions, OrganizationId, RowProblem, UserId } from "@roster/domain"
+import type { ImportCounts, ImportFailure, ImportId, ImportJob, ImportJobOptions, OrganizationId, RowProblem, UserId } from "@roster/domain"
 import { Context, type Effect, type Option, type Stream } from "effect"
 import type { KeysetPosition } from "./subscriber-repository.js"
 
@@ -99,7 +99,7 @@ export class ImportJobRepository extends Context.Tag("roster/ImportJobRepository
   readonly finish: (
     id: ImportId,
     leaseToken: string,
-    failure: { readonly line: number | null; readonly problem: string } | null,
+    failure: ImportFailure | null,
     at: Date
   ) => Effect.Effect<boolean>
   /**

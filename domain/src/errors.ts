@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { planLimits, PlanTier, tierLifting } from "./plan.js"
-import { ReasonSchema, reasonText } from "./reason.js"
+import { type PlainReason, reason, ReasonSchema, reasonText } from "./reason.js"
 
 /** Errors of the product's rules. They carry data; the wire forms choose status codes and wording. */
 
@@ -9,8 +9,13 @@ export class InvalidStatusTransition extends Schema.TaggedError<InvalidStatusTra
   to: Schema.String,
   actor: Schema.String
 }) {
+  /** Why, as a catalogued reason. */
+  get reason(): PlainReason {
+    return reason("statusMove", { from: this.from, to: this.to, actor: this.actor })
+  }
+
   override get message() {
-    return `a subscriber cannot move from ${this.from} to ${this.to} through the ${this.actor}`
+    return reasonText(this.reason)
   }
 }
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { type Reason, reason, reasonTextOf } from "./reason.js"
+import { type PlainReason, reason, reasonTextOf } from "./reason.js"
 import { isStorableJson } from "./text.js"
 
 export const MAX_METADATA_KEYS = 64
@@ -9,7 +9,7 @@ export const MAX_METADATA_KEY_LENGTH = 100
 const utf8Length = (s: string): number => new TextEncoder().encode(s).length
 
 /** Why `value` is not acceptable metadata, or `undefined`. */
-export const metadataReason = (value: Readonly<Record<string, unknown>>): Reason | undefined => {
+export const metadataReason = (value: Readonly<Record<string, unknown>>): PlainReason | undefined => {
   const keys = Object.keys(value)
   if (keys.length > MAX_METADATA_KEYS) return reason("metadataKeys", { max: MAX_METADATA_KEYS })
   for (const key of keys) {

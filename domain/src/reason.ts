@@ -147,6 +147,24 @@ const plainWords = {
   headerMetadataColumns: ({ count, max }: { readonly count: number; readonly max: number }) =>
     `the header has ${count} metadata columns; a subscriber holds at most ${max} metadata keys`,
   organizationGone: () => "the organization no longer exists",
+  // An import's rows
+  rowCells: ({ cells, columns }: { readonly cells: number; readonly columns: number }) =>
+    `has ${cells} cells where the header has ${columns} columns`,
+  rowNotInEncoding: () => "holds bytes that are not text in the file's encoding (save the file as UTF-8, or name its encoding)",
+  cellEmpty: () => "is empty",
+  statusOneOf: ({ statuses }: { readonly statuses: string }) => `must be one of ${statuses}`,
+  statusMove: ({ actor, from, to }: { readonly from: string; readonly to: string; readonly actor: string }) =>
+    `a subscriber cannot move from ${from} to ${to} through the ${actor}`,
+  rowTooManyTags: ({ max }: { readonly max: number }) => `names more than ${max} tags`,
+  rowEmailTwice: ({ first }: { readonly first: number }) => `is also on line ${first}; only the first row with an address is imported`,
+  rowKeptChanging: () => "the subscriber kept changing during the import; import the row again",
+  rowPlanFull: ({ max, tier }: { readonly tier: string; readonly max: number }) =>
+    `the organization's plan (${tier}) holds at most ${max} subscribers, and it is full`,
+  rowTagsFull: ({ max, name }: { readonly name: string; readonly max: number }) =>
+    `no tag named '${name}' in this organization, and it holds ${max} tags, the most it may (tags_per_organization)`,
+  rowErased: () => "the subscriber asked to be erased; an import does not bring them back",
+  rowSubscriberTags: ({ count, max }: { readonly count: number; readonly max: number }) =>
+    `the subscriber would carry ${count} tags; a subscriber may carry at most ${max} (tags_per_subscriber)`,
   /** Words of another program (a template engine, a network check), passed on as they are. */
   foreign: ({ text }: { readonly text: string }) => text
 }
@@ -165,7 +183,9 @@ export type PlainReason = { readonly [K in keyof PlainWords]: { readonly key: K;
 
 /** Reasons that build on another one. */
 const composedWords = {
-  senderAddress: ({ inner }: { readonly inner: PlainReason }, say: Say) => `${say(inner)}; give the address alone, without a name`
+  senderAddress: ({ inner }: { readonly inner: PlainReason }, say: Say) => `${say(inner)}; give the address alone, without a name`,
+  rowTagName: ({ inner, name }: { readonly name: string; readonly inner: PlainReason }, say: Say) => `'${name}' ${say(inner)}`,
+  rowMetadataMerged: ({ inner }: { readonly inner: PlainReason }, say: Say) => `once merged with the subscriber's, ${say(inner)}`
 }
 
 type Words = PlainWords & typeof composedWords

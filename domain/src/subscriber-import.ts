@@ -1,9 +1,9 @@
 import { Either, Schema } from "effect"
-import { EmailAddress, emailAddressProblem } from "./email-address.js"
+import { EmailAddress, emailAddressReason } from "./email-address.js"
 import type { ImportId, OrganizationId, SubscriberId } from "./ids.js"
-import { MAX_METADATA_KEY_LENGTH, MAX_METADATA_KEYS, metadataProblem } from "./metadata.js"
-import { applySubscriberChanges, personNameProblem, Subscriber, type SubscriberStatus, subscriberStatuses } from "./subscriber.js"
-import { tagNameKey, tagNameProblem } from "./tag.js"
+import { MAX_METADATA_KEY_LENGTH, MAX_METADATA_KEYS, metadataReason } from "./metadata.js"
+import { applySubscriberChanges, personNameReason, Subscriber, type SubscriberStatus, subscriberStatuses } from "./subscriber.js"
+import { tagNameKey, tagNameReason } from "./tag.js"
 import { type Reason, reason, ReasonSchema, reasonText } from "./reason.js"
 
 /**
@@ -171,16 +171,35 @@ export interface RowProblem {
   readonly line: number
   /** The column to blame, as an import names it (`email`, `status`, `metadata.plan`, `row`). */
   readonly field: string
+  /** Why, as a catalogued reason: the dashboard words it in the reader's language. */
+  readonly reason: Reason
+  /** Why, in English: the wire forms' words, and what a CSV of the problems holds. */
   readonly problem: string
   /** The row's address, when it has a usable one. */
   readonly email?: string | undefined
 }
 
+/** A row problem, worded in English from its reason. */
+export const rowProblem = (line: number, field: string, why: Reason, email?: string): RowProblem => ({
+  line,
+  field,
+  reason: why,
+  problem: reasonText(why),
+  ...(email === undefined ? {} : { email })
+})
+
+/**
+ * Why a stored problem or failure was reported: its reason, or, for one kept before problems
+ * carried reasons, its English words as they were written.
+ */
+export const reasonOfStored = (stored: { readonly reason?: Reason | undefined; readonly problem: string }): Reason =>
+  stored.reason ?? reason("foreign", { text: stored.problem })
+
 /** A cell decoded from bytes that are not in the file's encoding holds this character. */
 const REPLACEMENT_CHARACTER = "\uFFFD"
 
-const problem = (line: number, field: string, text: string, email?: string): Either.Either<never, RowProblem> =>
-  Either.left({ line, field, problem: text, ...(email === undefined ? {} : { email }) })
+const problem = (line: number, field: string, why: Reason, email?: string): Either.Either<never, RowProblem> =>
+  Either.left(rowProblem(line, field, why, email))
 
 /** A cell a spreadsheet would run as a formula: it starts with `=`, `+`, `-`, `@`, a tab or a carriage return. */
 const formulaStart = /^[=+\-@\t\r]/
@@ -215,7 +234,7 @@ const metadataValue = (cell: string): unknown => {
   return cell
 }
 
-const statusProblem = `must be one of ${subscriberStatuses.join(", ")}`
+const statusReason = reason("statusOneOf", { statuses: subscriberStatuses.join(", ") })
 
 /**
  * What a row asks for, or the first thing wrong with it. A row whose cells are all empty asks for
@@ -228,41 +247,41 @@ export const importRow = (
 ): Either.Either<ImportRow | undefined, RowProblem> => {
   if (cells.every((cell) => cell.trim().length === 0)) return Either.right(undefined)
   if (cells.length !== layout.width) {
-    return problem(line, "row", `has ${cells.length} cells where the header has ${layout.width} columns`)
+    return problem(line, "row", reason("rowCells", { cells: cells.length, columns: layout.width }))
   }
   if (cells.some((cell) => cell.includes(REPLACEMENT_CHARACTER))) {
-    return problem(line, "row", "holds bytes that are not text in the file's encoding (save the file as UTF-8, or name its encoding)")
+    return problem(line, "row", reason("rowNotInEncoding"))
   }
   const email = cellAt(cells, layout.email)
-  if (email === undefined) return problem(line, "email", "is empty")
-  const emailProblem = emailAddressProblem(email)
-  if (emailProblem !== undefined) return problem(line, "email", emailProblem)
+  if (email === undefined) return problem(line, "email", reason("cellEmpty"))
+  const emailReason = emailAddressReason(email)
+  if (emailReason !== undefined) return problem(line, "email", emailReason)
 
   const names: Array<[field: string, index: number | undefined]> = [["first_name", layout.firstName], ["last_name", layout.lastName]]
   const [firstName, lastName] = names.map(([, index]) => cellAt(cells, index))
   for (const [i, [field]] of names.entries()) {
     const value = i === 0 ? firstName : lastName
-    const nameProblem = value === undefined ? undefined : personNameProblem(value)
-    if (nameProblem !== undefined) return problem(line, field, nameProblem, email)
+    const nameReason = value === undefined ? undefined : personNameReason(value)
+    if (nameReason !== undefined) return problem(line, field, nameReason, email)
   }
 
   const statusCell = cellAt(cells, layout.status)?.toLowerCase()
   const status = subscriberStatuses.find((s) => s === statusCell)
-  if (statusCell !== undefined && status === undefined) return problem(line, "status", statusProblem, email)
+  if (statusCell !== undefined && status === undefined) return problem(line, "status", statusReason, email)
 
   const tagNames: Array<string> = []
   const tagKeys = new Set<string>()
   for (const given of (cellAt(cells, layout.tags) ?? "").split(",")) {
     const name = given.trim()
     if (name.length === 0) continue
-    const tagProblem = tagNameProblem(name)
-    if (tagProblem !== undefined) return problem(line, "tags", `'${name}' ${tagProblem}`, email)
+    const tagReason = tagNameReason(name)
+    if (tagReason !== undefined) return problem(line, "tags", reason("rowTagName", { name, inner: tagReason }), email)
     const key = tagNameKey(name)
     if (tagKeys.has(key)) continue
     tagKeys.add(key)
     tagNames.push(name)
   }
-  if (tagNames.length > MAX_IMPORT_ROW_TAGS) return problem(line, "tags", `names more than ${MAX_IMPORT_ROW_TAGS} tags`, email)
+  if (tagNames.length > MAX_IMPORT_ROW_TAGS) return problem(line, "tags", reason("rowTooManyTags", { max: MAX_IMPORT_ROW_TAGS }), email)
 
   const metadata: Record<string, unknown> = {}
   for (const [key, index] of layout.metadata) {
@@ -313,7 +332,7 @@ export const planImportRow = (
   make: { readonly id: SubscriberId; readonly organizationId: OrganizationId; readonly at: Date }
 ): Either.Either<ImportPlan, RowProblem> => {
   if (existing === undefined) {
-    const metadataIssue = metadataProblem(row.metadata)
+    const metadataIssue = metadataReason(row.metadata)
     if (metadataIssue !== undefined) return problem(row.line, "metadata", metadataIssue, row.email)
     // Every field was checked above, as the constructor would.
     const subscriber = new Subscriber({
@@ -333,15 +352,15 @@ export const planImportRow = (
   const keptStatus = wanted === "active" && existing.status !== "active" && !options.resubscribe
   const status = keptStatus ? existing.status : wanted
   const metadata = Object.keys(row.metadata).length === 0 ? existing.metadata : { ...existing.metadata, ...row.metadata }
-  const metadataIssue = metadata === existing.metadata ? undefined : metadataProblem(metadata)
-  if (metadataIssue !== undefined) return problem(row.line, "metadata", `once merged with the subscriber's, ${metadataIssue}`, row.email)
+  const metadataIssue = metadata === existing.metadata ? undefined : metadataReason(metadata)
+  if (metadataIssue !== undefined) return problem(row.line, "metadata", reason("rowMetadataMerged", { inner: metadataIssue }), row.email)
   const applied = applySubscriberChanges(existing, {
     status,
     metadata,
     firstName: row.firstName,
     lastName: row.lastName
   }, "import", make.at)
-  if (Either.isLeft(applied)) return problem(row.line, "status", applied.left.message, row.email)
+  if (Either.isLeft(applied)) return problem(row.line, "status", applied.left.reason, row.email)
   const { changed, subscriber } = applied.right
   return Either.right({
     change: changed.length === 0 ? { _tag: "Unchanged", subscriber } : { _tag: "Update", subscriber, changed },
@@ -387,6 +406,18 @@ export interface ImportJobOptions extends ImportRowOptions {
   readonly encoding: string
 }
 
+/** Why an import stopped before the end of its file, and at which line if one is to blame. */
+export interface ImportFailure {
+  readonly line: number | null
+  /** Why, as a catalogued reason. */
+  readonly reason: Reason
+  /** Why, in English. */
+  readonly problem: string
+}
+
+/** An import's failure, worded in English from its reason. */
+export const importFailure = (line: number | null, why: Reason): ImportFailure => ({ line, reason: why, problem: reasonText(why) })
+
 export interface ImportJob {
   readonly id: ImportId
   readonly organizationId: OrganizationId
@@ -403,7 +434,7 @@ export interface ImportJob {
   readonly problemCount: number
   readonly ignoredColumns: ReadonlyArray<string>
   /** Why a `failed` import stopped. */
-  readonly failure: { readonly line: number | null; readonly problem: string } | null
+  readonly failure: ImportFailure | null
   readonly createdAt: Date
   readonly startedAt: Date | null
   readonly finishedAt: Date | null

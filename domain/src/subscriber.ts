@@ -3,7 +3,7 @@ import { EmailAddress } from "./email-address.js"
 import { InvalidStatusTransition } from "./errors.js"
 import { OrganizationId, SubscriberId } from "./ids.js"
 import { Metadata, sameMetadata } from "./metadata.js"
-import { type Reason, reason, reasonTextOf } from "./reason.js"
+import { type PlainReason, reason, reasonTextOf } from "./reason.js"
 import { isStorableText, longerThan } from "./text.js"
 
 export const SubscriberStatus = Schema.Literal("active", "unsubscribed", "bounced", "complained")
@@ -59,7 +59,7 @@ export const transitionStatus = (
 export const MAX_NAME_LENGTH = 100
 
 /** Why `s` (already trimmed) cannot be a first or last name, if it cannot. */
-export const personNameReason = (s: string): Reason | undefined => {
+export const personNameReason = (s: string): PlainReason | undefined => {
   if (longerThan(s, MAX_NAME_LENGTH)) return reason("tooLong", { max: MAX_NAME_LENGTH })
   if (/\p{Cc}/u.test(s)) return reason("controlCharacters")
   if (!isStorableText(s)) return reason("unstorable")

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { OrganizationId, TagId } from "./ids.js"
 import { Metadata } from "./metadata.js"
 import { Slug } from "./slug.js"
-import { type Reason, reason, reasonTextOf } from "./reason.js"
+import { type PlainReason, type Reason, reason, reasonTextOf } from "./reason.js"
 import { isStorableText, longerThan } from "./text.js"
 
 export const MAX_TAG_NAME_LENGTH = 100
@@ -12,7 +12,7 @@ export const MAX_CATEGORY_LENGTH = 64
 const controlCharacters = /\p{Cc}/u
 
 /** Why `s` (already trimmed) cannot be a tag's name or display name, if it cannot. */
-export const tagNameReason = (s: string): Reason | undefined => {
+export const tagNameReason = (s: string): PlainReason | undefined => {
   if (s.length === 0) return reason("empty")
   if (longerThan(s, MAX_TAG_NAME_LENGTH)) return reason("tooLong", { max: MAX_TAG_NAME_LENGTH })
   if (controlCharacters.test(s)) return reason("controlCharacters")

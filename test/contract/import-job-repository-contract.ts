@@ -9,11 +9,14 @@ import {
   UnitOfWork
 } from "@roster/application"
 import {
+  importFailure,
   ImportId,
   type ImportJob,
   MAX_REPORTED_PROBLEMS,
   noImportCounts,
   type OrganizationId,
+  reason,
+  rowProblem,
   type RowProblem,
   type UserId
 } from "@roster/domain"
@@ -41,7 +44,7 @@ const fileText = (id: ImportId) =>
     ))
 
 const problemsFrom = (line: number, count: number): ReadonlyArray<RowProblem> =>
-  Array.from({ length: count }, (_, i) => ({ line: line + i, field: "email", problem: "is empty" }))
+  Array.from({ length: count }, (_, i) => rowProblem(line + i, "email", reason("cellEmpty")))
 
 const progress = (fields: Partial<ImportProgress> & Pick<ImportProgress, "at" | "leaseUntil">): ImportProgress => ({
   recordsDone: 0,
@@ -193,7 +196,7 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
             leaseUntil: era(32)
           }))
           const later = { ...noImportCounts, rows: 3000, created: 2000, failed: MAX_REPORTED_PROBLEMS + 20 }
-          const withAddress: RowProblem = { line: 2000, field: "status", problem: "must be one of active", email: "ada@example.com" }
+          const withAddress = rowProblem(2000, "status", reason("statusOneOf", { statuses: "active" }), "ada@example.com")
           yield* jobs.saveProgress(job.id, worker, progress({
             recordsDone: 3001,
             counts: later,
@@ -332,16 +335,20 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
           // Finished imports are never claimed, nor released, nor changed by a late batch.
           expect(yield* jobs.release(job.id, next)).toBe(false)
           expect(yield* jobs.saveProgress(job.id, next, progress({ recordsDone: 99, at: era(5), leaseUntil: era(35) }))).toBe(false)
-          expect(yield* jobs.finish(job.id, next, { line: null, problem: "again" }, era(5))).toBe(false)
+          expect(yield* jobs.finish(job.id, next, importFailure(null, reason("fileEmpty")), era(5))).toBe(false)
           expect(yield* jobs.find(organization.id, job.id)).toStrictEqual(Option.some(done))
           expect(Option.map(yield* jobs.claim(era(100), era(130), randomUUID()), (j) => j.id)).not.toStrictEqual(Option.some(job.id))
 
           const broken = yield* givenImportJob(organization.id, { createdAt: era(6) })
           const third = randomUUID()
           yield* jobs.claim(era(7), era(37), third)
-          expect(yield* jobs.finish(broken.id, third, { line: 12, problem: "a quote is never closed" }, era(8))).toBe(true)
+          expect(yield* jobs.finish(broken.id, third, importFailure(12, reason("quoteNotClosed")), era(8))).toBe(true)
           const failed = Option.getOrThrow(yield* jobs.find(organization.id, broken.id))
-          expect([failed.status, failed.failure, failed.finishedAt]).toStrictEqual(["failed", { line: 12, problem: "a quote is never closed" }, era(8)])
+          expect([failed.status, failed.failure, failed.finishedAt]).toStrictEqual(["failed", {
+            line: 12,
+            reason: reason("quoteNotClosed"),
+            problem: "a quoted cell starts on this line and is never closed"
+          }, era(8)])
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
@@ -350,16 +357,17 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
         const jobs = yield* ImportJobRepository
         const [organization, other] = [yield* givenOrganization(), yield* givenOrganization()]
         yield* Effect.gen(function*() {
-          const ada = (line: number): RowProblem => ({ line, field: "status", problem: "must be one of active", email: "Ada@Example.com" })
-          const grace: RowProblem = { line: 3, field: "tags", problem: "names more than 50 tags", email: "grace@example.com" }
-          const blank: RowProblem = { line: 4, field: "email", problem: "is empty" }
+          const active = reason("statusOneOf", { statuses: "active" })
+          const ada = (line: number) => rowProblem(line, "status", active, "Ada@Example.com")
+          const grace = rowProblem(3, "tags", reason("rowTooManyTags", { max: 50 }), "grace@example.com")
+          const blank = rowProblem(4, "email", reason("cellEmpty"))
           const named = yield* givenImportJob(organization.id, { status: "completed", problems: [ada(2), grace, blank, ada(9)], problemCount: 4 })
           const unnamed = yield* givenImportJob(organization.id, { status: "completed", problems: [grace], problemCount: 1 })
           const elsewhere = yield* givenImportJob(other.id, { status: "completed", problems: [ada(2)], problemCount: 1 })
 
           expect(yield* jobs.forgetAddresses(organization.id, ["ada@example.COM", "nobody@example.com"])).toBe(1)
           const forgotten = Option.getOrThrow(yield* jobs.find(organization.id, named.id))
-          const withoutAddress = (line: number): RowProblem => ({ line, field: "status", problem: "must be one of active" })
+          const withoutAddress = (line: number) => rowProblem(line, "status", active)
           expect(forgotten).toStrictEqual({ ...named, problems: [withoutAddress(2), grace, blank, withoutAddress(9)] })
           expect(yield* jobs.find(organization.id, unnamed.id)).toStrictEqual(Option.some(unnamed))
           expect(yield* jobs.find(other.id, elsewhere.id)).toStrictEqual(Option.some(elsewhere))
@@ -574,7 +582,7 @@ export const importJobRepositoryContract = (persistence: PersistenceLayer) => {
           const done = yield* imports.get(principal, started.id)
           expect(done.status).toBe("completed")
           expect(done.counts).toStrictEqual({ ...noImportCounts, rows: 3, created: 2, failed: 1 })
-          expect(done.problems).toStrictEqual([{ line: 3, field: "email", problem: expect.any(String) }])
+          expect(done.problems).toStrictEqual([{ line: 3, field: "email", reason: expect.any(Object), problem: expect.any(String) }])
           expect([done.problemCount, done.ignoredColumns, done.recordsDone]).toStrictEqual([1, ["Member Rating"], 4])
           const subscribers = yield* SubscriberRepository
           expect(yield* subscribers.count(organization.id, {})).toBe(2)

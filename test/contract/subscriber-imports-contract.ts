@@ -18,6 +18,7 @@ import {
   MAX_TAGS_PER_ORGANIZATION,
   type Organization,
   planLimits,
+  reason,
   type Subscriber,
   type Tag
 } from "@roster/domain"
@@ -197,6 +198,7 @@ export const subscriberImportsContract = (persistence: PersistenceLayer) =>
         expect(result.problems).toEqual([{
           line: 5,
           field: "row",
+          reason: reason("rowPlanFull", { tier: "free", max: limit }),
           problem: `the organization's plan (free) holds at most ${limit} subscribers, and it is full`,
           email: "c@example.com"
         }])
@@ -306,6 +308,7 @@ export const subscriberImportsContract = (persistence: PersistenceLayer) =>
         expect(result.problems).toStrictEqual([{
           line: 4,
           field: "tags",
+          reason: reason("rowTagsFull", { name: "Zed", max: MAX_TAGS_PER_ORGANIZATION }),
           problem: `no tag named 'Zed' in this organization, and it holds ${MAX_TAGS_PER_ORGANIZATION} tags, the most it may (tags_per_organization)`,
           email: "alan@example.com"
         }])

@@ -10,7 +10,7 @@ import {
   TagRepository,
   Tags
 } from "@roster/application"
-import { ApiKeyId, type Organization, planLimits } from "@roster/domain"
+import { ApiKeyId, type Organization, planLimits, reason, rowProblem } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { NodeIdsLive } from "../../adapters/node/index.js"
@@ -175,7 +175,7 @@ export const subscriberUseCasesContract = (persistence: PersistenceLayer) =>
           const subscribers = yield* Subscribers
           const jobs = yield* ImportJobRepository
           const leaving = (yield* subscribers.create(principalOf(organization), { email: email("ada@example.com") })).subscriber
-          const problem = (line: number, address: string) => ({ line, field: "status", problem: "must be one of active", email: address })
+          const problem = (line: number, address: string) => rowProblem(line, "status", reason("statusOneOf", { statuses: "active" }), address)
           const imported = yield* givenImportJob(organization.id, {
             status: "completed",
             problems: [problem(2, "ADA@example.com"), problem(3, "grace@example.com")],
@@ -189,7 +189,7 @@ export const subscriberUseCasesContract = (persistence: PersistenceLayer) =>
 
           const after = Option.getOrThrow(yield* jobs.find(organization.id, imported.id))
           expect([after.problems, after.problemCount]).toStrictEqual([
-            [{ line: 2, field: "status", problem: "must be one of active" }, problem(3, "grace@example.com")],
+            [rowProblem(2, "status", reason("statusOneOf", { statuses: "active" })), problem(3, "grace@example.com")],
             2
           ])
           expect(yield* jobs.find(other.id, elsewhere.id)).toStrictEqual(Option.some(elsewhere))

@@ -107,6 +107,20 @@ const samples: { readonly [K in ReasonKey]: ReasonParams<K> } = {
   headerNoEmail: { names: "'name', 'city'" },
   headerMetadataColumns: { count: 65, max: 64 },
   organizationGone: {},
+  rowCells: { cells: 3, columns: 4 },
+  rowNotInEncoding: {},
+  cellEmpty: {},
+  statusOneOf: { statuses: "active, unsubscribed, bounced, complained" },
+  statusMove: { from: "unsubscribed", to: "bounced", actor: "import" },
+  rowTooManyTags: { max: 50 },
+  rowEmailTwice: { first: 2 },
+  rowKeptChanging: {},
+  rowPlanFull: { tier: "free", max: 1000 },
+  rowTagsFull: { name: "vip", max: 1000 },
+  rowErased: {},
+  rowSubscriberTags: { count: 101, max: 100 },
+  rowTagName: { name: "v\u0007ip", inner: reason("controlCharacters") },
+  rowMetadataMerged: { inner: reason("metadataKeys", { max: 64 }) },
   foreign: { text: "unknown filter: explode" }
 }
 

@@ -1,6 +1,6 @@
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { csvLines, ImportJobs, type ImportPreview, makeSubscriberLines, SubscriberExports, subscriberColumns } from "@roster/application"
-import { ImportId, type ImportJob, ImportRefused, ResourceNotFound, SubscriberStatus, UploadTooLarge } from "@roster/domain"
+import { ImportId, type ImportJob, ImportRefused, type Reason, ResourceNotFound, SubscriberStatus, UploadTooLarge } from "@roster/domain"
 import { Effect, Option, Schema, Stream } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import { HttpSettings } from "../shared/http-settings.js"
@@ -91,12 +91,15 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
 
     const numbers = (workspace: Workspace) => new Intl.NumberFormat(workspace.locale === "de" ? "de-DE" : "en-US")
 
-    /** Why a file cannot be imported, at which line if one is to blame, in the person's words. */
-    const fileRefusal = (workspace: Workspace, error: ImportRefused) => {
-      const problem = reasonIn(workspace.t, error.reason)
-      return error.line === null
+    /**
+     * Why a file cannot be imported, or an import stopped, at which line if one is to blame, in
+     * the person's words.
+     */
+    const fileRefusal = (workspace: Workspace, failure: { readonly line: number | null; readonly reason: Reason }) => {
+      const problem = reasonIn(workspace.t, failure.reason)
+      return failure.line === null
         ? problem
-        : fill(workspace.t.imports.failureAt, { line: numbers(workspace).format(error.line), problem })
+        : fill(workspace.t.imports.failureAt, { line: numbers(workspace).format(failure.line), problem })
     }
 
     /** The largest file an import takes, as the page names it. */
@@ -216,11 +219,7 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
           ...toRow(workspace, job),
           title: job.fileName ?? workspace.t.imports.unnamed,
           running,
-          failure: job.failure === null
-            ? ""
-            : job.failure.line === null
-            ? job.failure.problem
-            : fill(workspace.t.imports.failureAt, { line: format.format(job.failure.line), problem: job.failure.problem }),
+          failure: job.failure === null ? "" : fileRefusal(workspace, job.failure),
           done,
           // Indeterminate while the end is not known.
           bar: total === undefined ? undefined : total === 0 ? { max: 1, value: running ? 0 : 1 } : { max: total, value: Math.min(done, total) },
@@ -240,7 +239,13 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
           ignoredColumns: job.ignoredColumns.join(", ")
         },
         problems: job.problems.slice((problemPage - 1) * PROBLEMS_PER_PAGE, problemPage * PROBLEMS_PER_PAGE)
-          .map((p) => ({ line: p.line, lineText: format.format(p.line), field: p.field, problem: p.problem, email: p.email ?? "" })),
+          .map((p) => ({
+            line: p.line,
+            lineText: format.format(p.line),
+            field: p.field,
+            problem: reasonIn(workspace.t, p.reason),
+            email: p.email ?? ""
+          })),
         problemPage,
         problemPages,
         previousProblems: problemPage > 1 ? `${here}${query(problemPage - 1)}` : "",
@@ -388,7 +393,7 @@ export const makeImportsScreen = (assets: DashboardAssets) =>
               Effect.succeed(csvDownload(
                 Stream.make(csvLines([
                   ["line", "field", "problem", "email"],
-                  ...job.problems.map((p) => [String(p.line), p.field, p.problem, p.email ?? ""])
+                  ...job.problems.map((p) => [String(p.line), p.field, reasonIn(workspace.t, p.reason), p.email ?? ""])
                 ])),
                 `import-${job.id}-problems.csv`
               )))

@@ -51,6 +51,8 @@ const de: ReasonWords = {
   senderDomainUnverified: ({ domain, status }) =>
     `Ihre eigene Domain ${domain} ist ${status}, noch nicht bestätigt; legen Sie ihre DNS-Einträge an und prüfen Sie sie`,
   senderAddress: ({ inner }, say) => `${say(inner)}; geben Sie die Adresse allein an, ohne Namen`,
+  rowTagName: ({ inner, name }, say) => `„${name}“ ${say(inner)}`,
+  rowMetadataMerged: ({ inner }, say) => `zusammen mit den Metadaten des Abonnenten: ${say(inner)}`,
   customRateLimit: ({ perMinute, tier, topTier }) =>
     `eine eigene Anfragegrenze braucht den Tarif ${topTier}; ${tier} erlaubt ${perMinute} Anfragen pro Minute`,
   noPriceConfigured: () => "auf diesem Dienst ist kein Preis eingerichtet (STRIPE_PRICE_PRO, STRIPE_PRICE_ENTERPRISE)",
@@ -120,6 +122,21 @@ const de: ReasonWords = {
   headerMetadataColumns: ({ count, max }) =>
     `die Kopfzeile hat ${count} Metadaten-Spalten; ein Abonnent hat höchstens ${max} Metadaten-Schlüssel`,
   organizationGone: () => "die Organisation gibt es nicht mehr",
+  rowCells: ({ cells, columns }) => `hat ${cells} Zellen, wo die Kopfzeile ${columns} Spalten hat`,
+  rowNotInEncoding: () =>
+    "enthält Bytes, die in der Kodierung der Datei kein Text sind (speichern Sie die Datei als UTF-8 oder geben Sie ihre Kodierung an)",
+  cellEmpty: () => "ist leer",
+  statusOneOf: ({ statuses }) => `muss einer dieser Werte sein: ${statuses}`,
+  statusMove: ({ actor, from, to }) => `ein Abonnent kann nicht durch ${actor} von ${from} zu ${to} wechseln`,
+  rowTooManyTags: ({ max }) => `nennt mehr als ${max} Tags`,
+  rowEmailTwice: ({ first }) => `steht auch in Zeile ${first}; nur die erste Zeile mit einer Adresse wird importiert`,
+  rowKeptChanging: () => "der Abonnent hat sich während des Imports immer wieder geändert; importieren Sie die Zeile noch einmal",
+  rowPlanFull: ({ max, tier }) => `der Tarif der Organisation (${tier}) fasst höchstens ${max} Abonnenten, und er ist voll`,
+  rowTagsFull: ({ max, name }) =>
+    `in dieser Organisation gibt es keinen Tag namens „${name}“, und sie hat schon ${max} Tags, so viele sie darf (tags_per_organization)`,
+  rowErased: () => "der Abonnent hat verlangt, gelöscht zu werden; ein Import bringt ihn nicht zurück",
+  rowSubscriberTags: ({ count, max }) =>
+    `der Abonnent hätte ${count} Tags; ein Abonnent darf höchstens ${max} haben (tags_per_subscriber)`,
   // Words of another program stay as it wrote them.
   foreign: ({ text }) => text
 }

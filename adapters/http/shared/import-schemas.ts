@@ -141,7 +141,7 @@ export const toImportSummary = (job: ImportJob): typeof SubscriberImportSummary.
   records_done: job.recordsDone,
   problem_count: job.problemCount,
   ignored_columns: job.ignoredColumns,
-  failure: job.failure,
+  failure: job.failure === null ? null : { line: job.failure.line, problem: job.failure.problem },
   created_at: job.createdAt.toISOString(),
   started_at: iso(job.startedAt),
   finished_at: iso(job.finishedAt),
