@@ -1,13 +1,13 @@
 /**
- * The dashboard's import and export screen in Chromium through the real server of each
- * deployment, at 1280 and 375 px: a file without an email column is refused beside its field; a
- * 10,000-row CSV is previewed, started and followed while the worker's step runs it, until the
- * progress bar is full and its problem rows are listed; the subscribers are exported as a CSV
- * download; and the screens read in German too. Every screen has no serious or critical axe-core
- * violation, no horizontal scroll and no console error.
+ * The dashboard's import and export screen in Chromium through the real server of each deployment
+ * (the reference one at 1280 px, the overview one at 375 px): a file without an email column is
+ * refused beside its field; a 10,000-row CSV is previewed, started and followed while the worker's
+ * step runs it, until the progress bar is full and its problem rows are listed; the subscribers are
+ * exported as a CSV download; and the screens read in German too. Every screen has no serious or
+ * critical axe-core violation, no horizontal scroll and no console error.
  */
 import { describe, expect, it } from "vitest"
-import { chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { chromiumPath, chromiumSuite, FLOW_TIMEOUT_MS, widthsOf } from "../support/chromium.js"
 import { checkScreen, dashboardInChromium } from "./dashboard-kit.js"
 import { UnlimitedRateLimiterLive } from "../support/http-server.js"
 import { runImports } from "../support/worker-steps.js"
@@ -32,7 +32,7 @@ const bigFile = (tag: string) => {
 
 describe(chromiumSuite(`the import and export screen in Chromium (${chromiumPath})`), () => {
   for (const form of forms) {
-    for (const width of [1280, 375]) {
+    for (const width of widthsOf(form)) {
       it(`the ${form} deployment at ${width} px: refuse a file, import 10,000 rows to the end, export them, in English and German`, async () => {
         const server = chromium.server(form)
         const user = await server.signIn()
@@ -118,7 +118,7 @@ describe(chromiumSuite(`the import and export screen in Chromium (${chromiumPath
         } finally {
           await context.close()
         }
-      }, 120_000)
+      }, FLOW_TIMEOUT_MS)
     }
   }
 })

@@ -1,16 +1,16 @@
 /**
- * The dashboard's overview and settings in Chromium through the real server of each deployment,
- * at 1280 and 375 px, in English and German: the figures and the growth chart of a seeded
- * organization, the sender saved, a custom domain added with its DNS records and copy buttons,
- * and billing's message where no payment provider is set up. Every screen has no serious or
- * critical axe-core violation, no horizontal scroll, and no console error.
+ * The dashboard's overview and settings in Chromium through the real server of each deployment (the
+ * reference one at 1280 px, the overview one at 375 px), in English and German: the figures and the
+ * growth chart of a seeded organization, the sender saved, a custom domain added with its DNS
+ * records and copy buttons, and billing's message where no payment provider is set up. Every screen
+ * has no serious or critical axe-core violation, no horizontal scroll, and no console error.
  */
 import { CampaignRepository, Organizations, SubscriberRepository } from "@roster/application"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { aSubscriber, givenEndpoint } from "../contract/fixtures.js"
 import { aCampaign } from "../contract/mail-fixtures.js"
-import { chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { chromiumPath, chromiumSuite, FLOW_TIMEOUT_MS, widthsOf } from "../support/chromium.js"
 import { checkScreen, dashboardInChromium } from "./dashboard-kit.js"
 import { freshAddress, type TestHttpServer } from "../support/http-server.js"
 
@@ -33,7 +33,7 @@ const seed = (server: TestHttpServer, slug: string) =>
 
 describe(chromiumSuite(`the dashboard's overview and settings in Chromium (${chromiumPath})`), () => {
   for (const form of forms) {
-    for (const width of [1280, 375]) {
+    for (const width of widthsOf(form)) {
       it(`the ${form} deployment at ${width} px: the overview's figures and chart, and the settings, in English and German`, async () => {
         const server = chromium.server(form)
         const context = await chromium.browser().newContext({ viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" })
@@ -101,7 +101,7 @@ describe(chromiumSuite(`the dashboard's overview and settings in Chromium (${chr
         } finally {
           await context.close()
         }
-      })
+      }, FLOW_TIMEOUT_MS)
     }
   }
 })

@@ -1,13 +1,14 @@
 /**
  * The dashboard's API keys and members screens in Chromium through the real server of each
- * deployment, at 1280 and 375 px: an owner makes a key (shown once, with a copy button), invites a
- * member, who signs in with the emailed link in a browser of their own and is refused the owner's
- * screen; in English and German. Every screen has no serious or critical axe-core violation, no
- * horizontal scroll, and nothing the Content-Security-Policy blocks.
+ * deployment (the reference one at 1280 px, the overview one at 375 px): an owner makes a key
+ * (shown once, with a copy button), invites a member, who signs in with the emailed link in a
+ * browser of their own and is refused the owner's screen; in English and German. Every screen has
+ * no serious or critical axe-core violation, no horizontal scroll, and nothing the
+ * Content-Security-Policy blocks.
  */
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { chromiumPath, chromiumSuite, FLOW_TIMEOUT_MS, widthsOf } from "../support/chromium.js"
 import { checkScreen, dashboardInChromium, watchedPage } from "./dashboard-kit.js"
 import { freshAddress, type TestHttpServer } from "../support/http-server.js"
 
@@ -24,7 +25,7 @@ const signInWithLink = async (server: TestHttpServer, page: Page, email: string,
 
 describe(chromiumSuite(`the dashboard's API keys and members in Chromium (${chromiumPath})`), () => {
   for (const form of forms) {
-    for (const width of [1280, 375]) {
+    for (const width of widthsOf(form)) {
       it(`the ${form} deployment at ${width} px: make a key, invite a member who is refused the owner's screen, in English and German`, async () => {
         const server = chromium.server(form)
         const options = { viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" }
@@ -126,7 +127,7 @@ describe(chromiumSuite(`the dashboard's API keys and members in Chromium (${chro
           await ownerContext.close()
           await memberContext.close()
         }
-      })
+      }, FLOW_TIMEOUT_MS)
     }
   }
 })

@@ -12,7 +12,7 @@ import { EmailAddress } from "@roster/domain"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { chromiumPath, chromiumSuite, FLOW_TIMEOUT_MS } from "../support/chromium.js"
 import { checkScreen, dashboardInChromium } from "./dashboard-kit.js"
 import { freshAddress } from "../support/http-server.js"
 
@@ -137,6 +137,6 @@ describe(chromiumSuite(`the subscribers screen in Chromium (${chromiumPath})`), 
       } finally {
         await context.close()
       }
-    })
+    }, FLOW_TIMEOUT_MS)
   }
 })

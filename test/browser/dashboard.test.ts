@@ -1,12 +1,12 @@
 /**
- * The dashboard in Chromium through the real server of each deployment, at 1280 and 375 px: a
- * person asks for a sign-in link, signs in with the link the mailer received, creates an
- * organization, then creates, edits and deletes a tag, and reads it all in German too. Every
- * screen has no serious or critical axe-core violation, no horizontal scroll, and nothing the
- * Content-Security-Policy blocks (a blocked script or style is a console error).
+ * The dashboard in Chromium through the real server of each deployment (the reference one at 1280
+ * px, the overview one at 375 px): a person asks for a sign-in link, signs in with the link the
+ * mailer received, creates an organization, then creates, edits and deletes a tag, and reads it all
+ * in German too. Every screen has no serious or critical axe-core violation, no horizontal scroll,
+ * and nothing the Content-Security-Policy blocks (a blocked script or style is a console error).
  */
 import { describe, expect, it } from "vitest"
-import { chromiumPath, chromiumSuite } from "../support/chromium.js"
+import { chromiumPath, chromiumSuite, FLOW_TIMEOUT_MS, widthsOf } from "../support/chromium.js"
 import { checkScreen, dashboardInChromium } from "./dashboard-kit.js"
 import { freshAddress } from "../support/http-server.js"
 
@@ -15,7 +15,7 @@ const chromium = dashboardInChromium(forms)
 
 describe(chromiumSuite(`the dashboard in Chromium (${chromiumPath})`), () => {
   for (const form of forms) {
-    for (const width of [1280, 375]) {
+    for (const width of widthsOf(form)) {
       it(`the ${form} deployment at ${width} px: sign in by email, create an organization and run its tags, in English and German`, async () => {
         const server = chromium.server(form)
         const context = await chromium.browser().newContext({ viewport: { width, height: 800 }, locale: "en-US", timezoneId: "Europe/Berlin" })
@@ -104,7 +104,7 @@ describe(chromiumSuite(`the dashboard in Chromium (${chromiumPath})`), () => {
         } finally {
           await context.close()
         }
-      })
+      }, FLOW_TIMEOUT_MS)
     }
   }
 })

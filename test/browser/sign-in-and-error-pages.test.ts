@@ -2,11 +2,12 @@
  * The sign-in page a magic link leads to, and the page of an error code a problem's `type` links
  * to, in Chromium through the real server of each wire form: the sign-in page's own script runs
  * under its Content-Security-Policy and signs the person in with one press of its button, in the
- * browser's language; both pages have no serious or critical axe-core violation at 1280 and 375 px.
+ * browser's language; both pages have no serious or critical axe-core violation (the reference
+ * form's at 1280 px, the overview form's at 375 px).
  */
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations } from "../support/chromium.js"
+import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations, widthsOf } from "../support/chromium.js"
 import { freshAddress, startHttpServer, type TestHttpServer } from "../support/http-server.js"
 
 const forms = ["reference", "overview"] as const
@@ -43,7 +44,7 @@ const withPage = async (width: number, locale: string, run: (page: Page, errors:
 describe(chromiumSuite(`the sign-in and error-code pages in Chromium (${chromiumPath})`), () => {
   for (const form of forms) {
     describe(`the ${form} form`, () => {
-      for (const width of [1280, 375]) {
+      for (const width of widthsOf(form)) {
         it(`at ${width} px a magic link's page signs the person in with one press, and a second press of the same link is refused`, async () => {
           const server = servers[form]!
           const email = freshAddress("reader")

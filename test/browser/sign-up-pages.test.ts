@@ -1,14 +1,15 @@
 /**
  * A sign-up form's hosted page and the page its confirmation link opens, in Chromium through the
- * real server of each wire form (the pages carry no script): the reader signs up, sees a bad address named
- * beside the field, and confirms with the button; the trap field is out of the reader's and the
- * screen reader's way; every page has no serious or critical axe-core violation at 1280 and 375 px.
+ * real server of each wire form (the pages carry no script): the reader signs up, sees a bad
+ * address named beside the field, and confirms with the button; the trap field is out of the
+ * reader's and the screen reader's way; every page has no serious or critical axe-core violation
+ * (the reference form's at 1280 px, the overview form's at 375 px).
  */
 import { SignUps } from "@roster/application"
 import { Effect } from "effect"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations } from "../support/chromium.js"
+import { chromiumAvailable, chromiumPath, chromiumSuite, launchChromium, seriousViolations, widthsOf } from "../support/chromium.js"
 import { call, freshAddress, startHttpServer, type TestHttpServer } from "../support/http-server.js"
 
 const forms = ["reference", "overview"] as const
@@ -58,7 +59,7 @@ const newForm = async (server: TestHttpServer) => {
 describe(chromiumSuite(`the sign-up pages in Chromium (${chromiumPath})`), () => {
   for (const form of forms) {
     describe(`the ${form} form`, () => {
-      for (const width of [1280, 375]) {
+      for (const width of widthsOf(form)) {
         it(`at ${width} px a reader signs up without a script, sees a bad address named, and confirms from the link`, async () => {
           const server = servers[form]!
           const { id } = await newForm(server)

@@ -16,6 +16,20 @@ export const chromiumSuite = (title: string): string =>
     ? title
     : `${title} (skipped: Chromium not found at ${chromiumPath}; apt-get install -y chromium, or set CHROMIUM_PATH)`
 
+/**
+ * The widths a deployment's pages are checked at: the reference deployment's at 1280 px, the
+ * overview deployment's at 375 px. Both serve the same pages from the same templates (the API's
+ * prefix is what differs), so between them every page is checked at both widths, and each flow is
+ * walked through twice, not four times.
+ */
+export const widthsOf = (form: "reference" | "overview"): ReadonlyArray<number> => (form === "reference" ? [1280] : [375])
+
+/**
+ * How long a test walking through several pages may take: some 10 to 20 s on a quiet two-core
+ * machine, several times that when the machine is busy. Only a hang runs into it.
+ */
+export const FLOW_TIMEOUT_MS = 120_000
+
 /** The arguments the suites launch Chromium with: headless in a container, nothing fetched of its own. */
 export const chromiumArgs = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
@@ -29,24 +43,37 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/
  * Run in the page after axe-core: its default rules, less those none of whose checks can fail
  * worse than moderate (landmarks, heading order, ...). Their findings would be dropped below
  * anyway, and on a page as large as Redoc's each of them costs seconds. The checks' impacts are
- * read from axe-core's own rule table, so a rule a newer axe-core makes serious is run.
+ * read from axe-core's own rule table, so a rule a newer axe-core makes serious is run. With
+ * `contrastWithin` (a selector), colour contrast is checked within what it selects only.
  */
-const runSeriousRules = `(() => {
+const runSeriousRules = (contrastWithin: string | undefined) => `(() => {
+  const contrastWithin = ${JSON.stringify(contrastWithin ?? null)}
   const checkImpact = (check) => axe._audit.data.checks[check.id ?? check]?.impact
   const canBeSerious = (rule) => [...rule.any, ...rule.all, ...rule.none]
     .some((check) => ["serious", "critical", undefined].includes(checkImpact(check)))
   const disabled = Object.fromEntries(axe._audit.rules.filter((rule) => !canBeSerious(rule)).map((rule) => [rule.id, { enabled: false }]))
-  return axe.run(document, { resultTypes: ["violations"], rules: disabled }).then((results) => results.violations)
+  const options = { resultTypes: ["violations"], rules: disabled }
+  if (contrastWithin === null) return axe.run(document, options).then((results) => results.violations)
+  const everywhere = axe.run(document, { ...options, rules: { ...disabled, "color-contrast": { enabled: false } } })
+  return everywhere.then((rest) =>
+    axe.run({ include: [contrastWithin] }, { resultTypes: ["violations"], runOnly: { type: "rule", values: ["color-contrast"] } })
+      .then((contrast) => [...rest.violations, ...contrast.violations]))
 })()`
 
 /**
  * The serious and critical violations axe-core finds on the page, by rule and where. A page whose
  * Content-Security-Policy allows no script needs a context with `bypassCSP` to let axe-core in.
+ * Colour contrast, the costliest check by far (some 25 s on Redoc's page of 38,000 elements), is
+ * checked within `contrastWithin` alone where it is given: for a page that draws many parts alike
+ * from one theme, a sample of them.
  */
-export const seriousViolations = async (page: Page): Promise<ReadonlyArray<string>> => {
+export const seriousViolations = async (
+  page: Page,
+  { contrastWithin }: { readonly contrastWithin?: string } = {}
+): Promise<ReadonlyArray<string>> => {
   await page.evaluate(axeSource)
   // Strings, not functions: the page's globals are the browser's, which this project's types do not know.
-  const violations = await page.evaluate(runSeriousRules) as ReadonlyArray<{
+  const violations = await page.evaluate(runSeriousRules(contrastWithin)) as ReadonlyArray<{
     readonly id: string
     readonly impact: string
     readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
