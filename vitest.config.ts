@@ -56,6 +56,20 @@ const inProcessServers = [
   "test/package/readme-architecture.test.ts"
 ]
 
+/**
+ * Suites that need a module graph of their own, beside the servers' suites, which share one per
+ * fork: on the test clock (the sessions' expiry, the in-process rate limiter and idempotency
+ * store, Redis's fail-open warnings) or timing a pool of render threads the process keeps. They
+ * start nothing outside their process and read nothing from the global setup.
+ */
+const isolated = [
+  "test/application/auth-expiry.test.ts",
+  "test/liquid/template-engine.test.ts",
+  "test/rate-limit/in-process-rate-limiter.test.ts",
+  "test/redis/in-process-idempotency-store.test.ts",
+  "test/redis/redis-fail-open.test.ts"
+]
+
 export default defineConfig({
   resolve: { conditions: sourceFirst(["module", "browser", "development|production"]) },
   ssr: { resolve: { conditions: sourceFirst(["module", "node", "development|production"]) } },
@@ -94,12 +108,19 @@ export default defineConfig({
         test: {
           name: "servers",
           include: ["domain/**/*.test.ts", "application/**/*.test.ts", "adapters/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...inMemory, ...inProcessServers],
+          exclude: [...configDefaults.exclude, ...inMemory, ...inProcessServers, ...isolated],
           globalSetup: ["test/support/global-setup.ts"],
           // Every answer of the test servers is checked against the OpenAPI document of its form.
           setupFiles: ["test/support/conformance-setup.ts"],
-          pool: "forks"
+          pool: "forks",
+          // A fork loads the application's modules once for all the files it runs, not once per
+          // file: each file's servers, databases and processes are its own, and closed by it.
+          poolOptions: { forks: { isolate: false } }
         }
+      },
+      {
+        extends: true,
+        test: { name: "isolated", include: isolated, pool: "forks" }
       }
     ]
   }
