@@ -200,7 +200,8 @@ export const signUpPage = (kind: SignUpPageKind, locale: Locale, scope: SignUpPa
     t: kind === "form" ? t.form : t[kind],
     title: kind === "form" ? scope.name ?? "" : t[kind].title,
     name: scope.name ?? "",
-    consent: scope.consent ?? "",
+    // Liquid holds an empty text true: no consent text is nil, so that the page shows no empty paragraph.
+    consent: scope.consent ?? null,
     action: scope.action ?? "",
     stamp: scope.stamp ?? "",
     email: scope.email ?? "",
@@ -238,4 +239,4 @@ export interface SignUpSnippetScope {
 
 /** The HTML form a site embeds for a sign-up form, in `locale`; every value is escaped. */
 export const signUpSnippet = (locale: Locale, scope: SignUpSnippetScope): string =>
-  renderPage(snippet, { t: texts[locale].form, id: scope.id, consent: scope.consent ?? "", action: scope.action })
+  renderPage(snippet, { t: texts[locale].form, id: scope.id, consent: scope.consent, action: scope.action })
