@@ -11,6 +11,7 @@ import {
   type FormId,
   InvalidToken,
   keptUserAgent,
+  LIST_FULL_NOTICE_INTERVAL_MS,
   type Locale,
   looksAutomated,
   mayMailAgain,
@@ -32,6 +33,7 @@ import { Mailer } from "./ports/mailer.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
 import { Outbox } from "./ports/outbox.js"
 import { OutgoingMailConfig } from "./ports/outgoing-mail-config.js"
+import { RateLimiter } from "./ports/rate-limiter.js"
 import { Secrets } from "./ports/secrets.js"
 import { ConsentRepository, SignUpRepository } from "./ports/sign-up-repository.js"
 import { SubscriberRepository } from "./ports/subscriber-repository.js"
@@ -100,7 +102,8 @@ const invalidLink = new InvalidToken({ reason: "the confirmation link is not val
  * worker; confirming creates the subscriber (or makes an unsubscribed one active again) with the
  * form's tags. The answer to a submission never tells whether the address was known: an active
  * subscriber gets no second record, a bounced or complained address gets nothing sent, and
- * submissions within ten minutes of the last email send nothing new.
+ * submissions within ten minutes of the last email send nothing new. A sign-up a full list turns
+ * away is told to the form's owner by a `form.list_full` event, at most once an hour per form.
  */
 export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
   effect: Effect.gen(function*() {
@@ -121,6 +124,7 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
     const mailer = yield* Mailer
     const mail = yield* OutgoingMailConfig
     const limits = yield* Limits
+    const limiter = yield* RateLimiter
     const ids = yield* Ids
 
     const event = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
@@ -133,6 +137,24 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
       }))
 
     const newTokenId = Effect.map(secrets.randomBytes(16), Encoding.encodeBase64Url)
+
+    /**
+     * Tells the form's owner, by a `form.list_full` event, that a reader was turned away because
+     * the plan holds no more subscribers: once an hour per form at most (the window is shared by
+     * every process through the rate limiter's store), so that a crowd of readers, or a robot,
+     * does not flood the owner's webhooks.
+     */
+    const noticeListFull = (form: Form) => (refusal: PlanLimitExceeded) =>
+      Effect.gen(function*() {
+        const first = yield* limiter.consume(`notice:form-list-full:${form.id}`, 1, LIST_FULL_NOTICE_INTERVAL_MS)
+        if (!first.allowed) return
+        const notice = yield* event(form.organizationId, "form.list_full", yield* now, {
+          form: { id: form.id, name: form.name },
+          tier: refusal.tier,
+          max_subscribers: refusal.max
+        })
+        yield* unitOfWork.transaction(outbox.record([notice]))
+      })
 
     /**
      * Within a transaction: the address becomes an active subscriber of the form's organization
@@ -235,7 +257,11 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
       const known = yield* subscribers.findByEmail(form.organizationId, submission.email)
       const collision = signUpCollision(Option.getOrUndefined(known)?.status)
       if (!form.doubleOptIn) {
-        if (collision === "proceed") yield* unitOfWork.transaction(subscribe(form, person, at, null, at))
+        if (collision === "proceed") {
+          yield* unitOfWork.transaction(subscribe(form, person, at, null, at)).pipe(
+            Effect.tapErrorTag("PlanLimitExceeded", noticeListFull(form))
+          )
+        }
         return answer
       }
       if (collision !== "proceed") return answer
@@ -275,6 +301,11 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
         yield* signUps.update(new PendingSignUp({ ...current, mailDueAt: at }))
       }
       return answer
+    })
+
+    /** A form as readers reach it, without a page: what a script on another site may do with it. */
+    const find = operation("SignUps.find")(function*(formId: FormId) {
+      return yield* publicForm(formId)
     })
 
     /** The form for its hosted page, and the page's stamp of when it was shown. */
@@ -340,7 +371,7 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
         if (Option.isNone(confirmed)) return yield* invalidLink
         yield* subscribe(form, confirmed.value, confirmed.value.createdAt, at, at)
         return { form, outcome: "subscribed" } satisfies Confirmation
-      }))
+      })).pipe(Effect.tapErrorTag("PlanLimitExceeded", noticeListFull(form)))
     })
 
     /**
@@ -401,6 +432,6 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
       return yield* signUps.deleteExpired(yield* now, limit)
     })
 
-    return { show, shownAt, submit, inspect, confirm, sendDueConfirmations, clearExpired } as const
+    return { find, show, shownAt, submit, inspect, confirm, sendDueConfirmations, clearExpired } as const
   })
 }) {}

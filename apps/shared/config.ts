@@ -1,4 +1,10 @@
-import { type LimitPolicy, MIN_SIGNING_SECRET_BYTES, planLimitPolicy, unlimitedPolicy } from "@roster/domain"
+import {
+  type LimitPolicy,
+  MIN_SIGNING_SECRET_BYTES,
+  planLimitPolicy,
+  SIGN_UPS_PER_FORM_PER_MINUTE,
+  unlimitedPolicy
+} from "@roster/domain"
 import { Config, ConfigError, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import * as path from "node:path"
 import { DEFAULT_EMAIL_FROM } from "../../adapters/in-process/index.js"
@@ -131,6 +137,13 @@ export const RosterConfig = Config.all({
   emailWebhookSecret: Config.redacted("EMAIL_WEBHOOK_SECRET").pipe(Config.option),
   allowConsoleMailer: flag("ALLOW_CONSOLE_MAILER", false),
   planLimits: Config.literal("on", "off")("PLAN_LIMITS").pipe(Config.withDefault("on")),
+  signUpRatePerForm: Config.integer("SIGN_UP_RATE_PER_FORM").pipe(
+    Config.validate({
+      message: "SIGN_UP_RATE_PER_FORM: must be a whole number of sign-ups a minute from 1 to 1000000",
+      validation: (n) => n >= 1 && n <= 1_000_000
+    }),
+    Config.withDefault(SIGN_UPS_PER_FORM_PER_MINUTE)
+  ),
   stripeSecretKey: Config.redacted("STRIPE_SECRET_KEY").pipe(Config.option),
   stripeWebhookSecret: Config.redacted("STRIPE_WEBHOOK_SECRET").pipe(Config.option),
   stripeApiBase: url("STRIPE_API_BASE").pipe(Config.option),

@@ -21,7 +21,7 @@ import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
 import { makeStripePaymentGateway } from "../../adapters/stripe/index.js"
 import { makeOtlpTracingLive } from "../../adapters/opentelemetry/index.js"
 import { UnconfiguredPaymentGatewayLive } from "../../adapters/in-process/index.js"
-import { BillingSettings, Limits, OutgoingMailConfig } from "@roster/application"
+import { BillingSettings, Limits, OutgoingMailConfig, SignUpRate } from "@roster/application"
 import { Data, Effect, FiberRef, HashSet, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { limitPolicyOf, otlpHeadersOf, publicBaseUrl, type RosterConfig } from "./config.js"
 import { bufferedJsonLogger, prettyLogger, requestLineJson } from "./logging.js"
@@ -184,8 +184,15 @@ export const domainVerifierLayer = (config: RosterConfig) =>
     onNone: () => InProcessDomainVerifierLive
   })
 
-/** The limits the use cases keep organizations to: their plans', or none with PLAN_LIMITS=off. */
-export const limitsLayer = (config: RosterConfig) => Layer.succeed(Limits, limitPolicyOf(config))
+/**
+ * The limits the use cases keep organizations to (their plans', or none with PLAN_LIMITS=off), and
+ * the sign-ups a minute one form takes (SIGN_UP_RATE_PER_FORM), which hold with or without plans.
+ */
+export const limitsLayer = (config: RosterConfig) =>
+  Layer.merge(
+    Layer.succeed(Limits, limitPolicyOf(config)),
+    Layer.succeed(SignUpRate, { perFormPerMinute: config.signUpRatePerForm })
+  )
 
 /**
  * The payment provider: Stripe when STRIPE_SECRET_KEY is set (at STRIPE_API_BASE, if given), else

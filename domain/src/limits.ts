@@ -43,6 +43,14 @@ export const MAX_WEBHOOK_ENDPOINTS = 50
 export const PREFERENCE_REQUESTS_PER_TOKEN = 30
 export const PREFERENCE_REQUESTS_PER_ADDRESS = 120
 
+/**
+ * Sign-ups a minute one form takes, from all its readers together, unless the operator sets
+ * another (SIGN_UP_RATE_PER_FORM). Above the requests a minute one client address may make to the
+ * sign-up pages (the lowest plan's rate), so that one address alone never fills a form's minute;
+ * a flood spread over many addresses stops here, and with it the confirmation emails it would send.
+ */
+export const SIGN_UPS_PER_FORM_PER_MINUTE = 120
+
 /** Emails an organization may hand to the provider in a calendar month, by its plan. */
 export const emailLimit = (tier: PlanTier): Limit => planLimits[tier].maxEmailsPerMonth
 

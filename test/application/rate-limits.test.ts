@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { RateLimits } from "@roster/application"
+import { RateLimits, SignUpRate } from "@roster/application"
 import { planLimits } from "@roster/domain"
 import { Effect, Layer, TestClock } from "effect"
 import { InProcessRateLimiterLive } from "../../adapters/in-process/index.js"
@@ -63,4 +63,29 @@ describe("rate limits", () => {
       expect(first.limit).toBe(planLimits.free.requestsPerMinute)
       expect((yield* limits.forAnonymous("198.51.100.2")).remaining).toBe(first.remaining)
     })))
+
+  it.effect("a sign-up counts against the client address and the form; one refused by its address leaves the form's count alone", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const form = "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"
+      const perAddress = planLimits.free.requestsPerMinute
+      // An address that used up its minute on the pages: its sign-ups are refused, and not counted for the form.
+      for (let i = 0; i < perAddress; i++) yield* limits.forAnonymous("198.51.100.1")
+      for (let i = 0; i < 10; i++) {
+        expect(yield* limits.forSignUp("198.51.100.1", form)).toMatchObject({ limitedBy: "client", decision: { allowed: false } })
+      }
+      // The form takes its three a minute from other addresses, then refuses, naming itself.
+      for (let i = 1; i <= 3; i++) {
+        expect(yield* limits.forSignUp(`198.51.100.${10 + i}`, form)).toMatchObject({
+          limitedBy: "form",
+          decision: { allowed: true, limit: 3, remaining: 3 - i }
+        })
+      }
+      expect(yield* limits.forSignUp("198.51.100.20", form)).toMatchObject({ limitedBy: "form", decision: { allowed: false } })
+      // Another form, and requests that post to none, are not held back.
+      expect((yield* limits.forSignUp("198.51.100.21", "another-form")).decision.allowed).toBe(true)
+      expect(yield* limits.forSignUp("198.51.100.21")).toMatchObject({ limitedBy: "client", decision: { allowed: true } })
+      yield* TestClock.adjust("1 minute")
+      expect((yield* limits.forSignUp("198.51.100.20", form)).decision.allowed).toBe(true)
+    }).pipe(Effect.provide(Limits), Effect.provide(Layer.succeed(SignUpRate, { perFormPerMinute: 3 }))))
 })

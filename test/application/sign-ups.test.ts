@@ -20,7 +20,7 @@ import {
 import { EmailAddress, type FormId, type PlanTier, Slug } from "@roster/domain"
 import { expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Ref, TestClock } from "effect"
-import { makeConsoleMailer, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
+import { InProcessRateLimiterLive, makeConsoleMailer, MemoryPersistenceLive } from "../../adapters/in-process/index.js"
 import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
 import { LiquidTemplateEngineLive } from "../../adapters/liquid/index.js"
 import { CryptoLive } from "../../adapters/node/index.js"
@@ -38,6 +38,7 @@ const signingUp = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(
     MemoryPersistenceLive,
+    InProcessRateLimiterLive,
     CryptoLive,
     makeJoseTokenSigner(new Uint8Array(32).fill(9)),
     LiquidTemplateEngineLive,

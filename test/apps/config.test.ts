@@ -29,6 +29,8 @@ describe("configuration", () => {
       expect(Either.getOrThrow(yield* read({ IMPORT_MAX_BYTES: "1048576" })).importMaxBytes).toBe(1048576)
       expect(config.uploadIdleSeconds).toBe(30)
       expect(Either.getOrThrow(yield* read({ UPLOAD_IDLE_SECONDS: "5" })).uploadIdleSeconds).toBe(5)
+      expect(config.signUpRatePerForm).toBe(120)
+      expect(Either.getOrThrow(yield* read({ SIGN_UP_RATE_PER_FORM: "600" })).signUpRatePerForm).toBe(600)
     }))
 
   it.effect("connection URLs are kept secret and read as given", () =>
@@ -71,7 +73,9 @@ describe("configuration", () => {
     [{ IMPORT_MAX_BYTES: "2147483648" }, /^IMPORT_MAX_BYTES: must be a whole number of bytes from 1 to 1073741824/],
     [{ IMPORT_MAX_BYTES: "100MB" }, /^IMPORT_MAX_BYTES: expected an integer value, got "100MB"$/],
     [{ UPLOAD_IDLE_SECONDS: "0" }, /^UPLOAD_IDLE_SECONDS: must be a whole number of seconds from 1 to 3600$/],
-    [{ UPLOAD_IDLE_SECONDS: "30s" }, /^UPLOAD_IDLE_SECONDS: expected an integer value, got "30s"$/]
+    [{ UPLOAD_IDLE_SECONDS: "30s" }, /^UPLOAD_IDLE_SECONDS: expected an integer value, got "30s"$/],
+    [{ SIGN_UP_RATE_PER_FORM: "0" }, /^SIGN_UP_RATE_PER_FORM: must be a whole number of sign-ups a minute from 1 to 1000000$/],
+    [{ SIGN_UP_RATE_PER_FORM: "fast" }, /^SIGN_UP_RATE_PER_FORM: expected an integer value, got "fast"$/]
   ] as const)("a bad value stops the start with one line naming the variable: %o", ([env, expected]) =>
     Effect.gen(function*() {
       const line = yield* problem(env)

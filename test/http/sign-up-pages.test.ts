@@ -2,14 +2,15 @@
  * The hosted pages of sign-up forms over the real server, in both wire forms: the form's page, what
  * posting it does (double opt-in on and off, the hidden field, too fast a reply, a bad address, an
  * unknown form), and the page the confirmation link opens, which changes nothing until its button
- * posts.
+ * posts. A full list tells the form's owner by a webhook event, once an hour per form.
  */
-import { SignUps, SubscriberRepository } from "@roster/application"
+import { SignUps, SubscriberRepository, WebhookDispatch } from "@roster/application"
 import { EmailAddress, OrganizationId } from "@roster/domain"
 import { Effect, Option } from "effect"
+import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../support/http-server.js"
-import { createTag, freshEmail, fullFreeOrganization } from "./helpers.js"
+import { createTag, freshEmail, fullFreeOrganization, startReceiver } from "./helpers.js"
 
 const wireForms = ["reference", "overview"] as const
 const servers = {} as Record<(typeof wireForms)[number], TestHttpServer>
@@ -95,6 +96,14 @@ for (const wireForm of wireForms) {
       const germanPage = await german.text()
       expect(germanPage).toContain('<html lang="de">')
       expect(germanPage).toContain("Abonnieren")
+    })
+
+    it("a form without consent text shows none, not an empty paragraph", async () => {
+      const server = servers[wireForm]
+      const { form } = await formOf(server, { consent_text: null })
+      const page = await fetch(`${server.baseUrl}/f/${form.id}`).then((r) => r.text())
+      expect(page).toContain('name="email"')
+      expect(page).not.toContain('class="consent"')
     })
 
     it("with double opt-in, a sign-up says to check the inbox and mails a link; its page changes nothing, its button subscribes with the form's tags", async () => {
@@ -313,6 +322,64 @@ describe("sign-up pages under the rate limit", () => {
       expect(statuses[100]).toBe(429)
     } finally {
       await limited.close()
+    }
+  })
+})
+
+describe("a full list tells the form's owner", () => {
+  it("by a signed form.list_full webhook, once an hour per form however many readers it turns away", async () => {
+    // The real rate limiter keeps the hour; webhooks may reach the test's receiver on 127.0.0.1.
+    const server = await startHttpServer({ config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } })
+    const receiver = await startReceiver()
+    try {
+      const { key } = await fullFreeOrganization(server)
+      const hook = await call(server, "POST", "/api/v1/webhooks", { key, json: { url: receiver.url, events: ["form.list_full"] } })
+      expect(hook.status, hook.text).toBe(201)
+      const made = async (json: Record<string, unknown>) => (await call(server, "POST", "/api/v1/forms", { key, json })).body
+      const instant = await made({ name: "Instant <letter>", double_opt_in: false })
+      const confirmed = await made({ name: "Confirmed letter" })
+      const delivered = async () => {
+        await server.run(Effect.gen(function*() {
+          const dispatch = yield* WebhookDispatch
+          while ((yield* dispatch.fanOut(200)).events > 0) {
+            // until every recorded event is taken
+          }
+          yield* dispatch.deliverDue(200, 30_000)
+        }))
+        return receiver.received.map((got) =>
+          JSON.parse(got.body) as { readonly type: string; readonly data: { readonly form: { readonly id: string } } }
+        )
+      }
+
+      // Two readers turned away at once, one at confirmation.
+      expect((await signUp(server, instant.id, freshEmail())).status).toBe(402)
+      expect((await signUp(server, instant.id, freshEmail())).status).toBe(402)
+      const email = freshEmail()
+      expect((await signUp(server, confirmed.id, email)).status).toBe(200)
+      await sendDue(server)
+      expect((await post(server, `/f/confirm?token=${encodeURIComponent(confirmationToken(server, email))}`, {})).status).toBe(402)
+      const first = await delivered()
+      expect(first.map((event) => event.type)).toEqual(["form.list_full", "form.list_full"])
+      // Signed as every webhook is (checked before the clock moves: the check refuses a timestamp from the future).
+      for (const got of receiver.received) expect(() => new Webhook(hook.body.signing_secret).verify(got.body, got.headers)).not.toThrow()
+      expect(first.find((event) => event.data.form.id === instant.id)?.data).toEqual({
+        form: { id: instant.id, name: "Instant <letter>" },
+        tier: "free",
+        max_subscribers: 1000
+      })
+      expect(first.some((event) => event.data.form.id === confirmed.id)).toBe(true)
+
+      // Within the hour, more readers turned away say nothing new; after it, the next one does.
+      server.advanceClock("30 minutes")
+      expect((await signUp(server, instant.id, freshEmail())).status).toBe(402)
+      expect(await delivered()).toHaveLength(2)
+      server.advanceClock("31 minutes")
+      expect((await signUp(server, instant.id, freshEmail())).status).toBe(402)
+      const later = await delivered()
+      expect(later).toHaveLength(3)
+      expect(later[2]!.data.form.id).toBe(instant.id)
+    } finally {
+      await Promise.all([server.close(), receiver.close()])
     }
   })
 })

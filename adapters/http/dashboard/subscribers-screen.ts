@@ -165,6 +165,7 @@ const eventDetail = (t: Texts, event: DomainEvent): string => {
       return excerpt(textOf(fieldOf(data.note, "body")))
     case "subscriber.deleted":
     case "subscriber.confirmed":
+    case "form.list_full":
       return ""
   }
 }

@@ -136,7 +136,9 @@ const en = {
       "tag.subscribed": "Tag added",
       "tag.unsubscribed": "Tag removed",
       "subscriber.note_added": "Note added",
-      "subscriber.confirmed": "Confirmed the sign-up"
+      "subscriber.confirmed": "Confirmed the sign-up",
+      // About a form, never about one subscriber: named for completeness only.
+      "form.list_full": "List full"
     },
     createdAs: "as {{ status }}",
     statusTo: "status to {{ status }}",
@@ -296,7 +298,8 @@ const de: typeof en = {
       "tag.subscribed": "Tag hinzugefügt",
       "tag.unsubscribed": "Tag entfernt",
       "subscriber.note_added": "Notiz hinzugefügt",
-      "subscriber.confirmed": "Anmeldung bestätigt"
+      "subscriber.confirmed": "Anmeldung bestätigt",
+      "form.list_full": "Liste voll"
     },
     createdAs: "als {{ status }}",
     statusTo: "Status zu {{ status }}",

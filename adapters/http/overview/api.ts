@@ -6,7 +6,7 @@ import { ServiceIndexGroup } from "../shared/service-index.js"
 import { makeProviderEventsGroup } from "../shared/provider-events.js"
 import { makePaymentEventsGroup } from "../shared/payment-events.js"
 import { PreferencePageGroup } from "../shared/preference-page.js"
-import { SignUpPageGroup } from "../shared/sign-up-page.js"
+import { makeSignUpPageGroup } from "../shared/sign-up-page.js"
 import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
 import { OverviewSessionAuthentication } from "./authentication.js"
@@ -72,7 +72,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(PreferencesGroup)
   .add(PreferenceCenterGroup)
   .add(PreferencePageGroup)
-  .add(SignUpPageGroup)
+  .add(makeSignUpPageGroup(envelopes))
   .add(UnsubscribeGroup)
   .add(makeProviderEventsGroup(envelopes))
   .add(makePaymentEventsGroup(envelopes))

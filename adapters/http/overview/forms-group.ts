@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { formEndpoints, formScopes } from "../shared/form-endpoints.js"
-import { Form, formRequests, formRules } from "../shared/form-schemas.js"
+import { Form, FormEmbed, formRequests, formRules } from "../shared/form-schemas.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 import { strictInput, withStatus } from "../shared/wire-fields.js"
 import { OverviewAuthentication } from "./authentication.js"
@@ -34,6 +34,7 @@ export const FormsGroup = HttpApiGroup.make("forms")
       .pipe(envelopes.describe(forms.create))
   )
   .add(envelopes.declare(forms.get).addSuccess(FormData))
+  .add(envelopes.declare(forms.embed).addSuccess(Single(FormEmbed, "FormEmbedData")))
   .add(
     HttpApiEndpoint.patch("update", forms.address)
       .setPath(forms.path)

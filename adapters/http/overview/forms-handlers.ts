@@ -1,13 +1,14 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Forms } from "@roster/application"
 import { Effect } from "effect"
-import { formFieldsOf, toForm } from "../shared/form-schemas.js"
+import { formFieldsOf, toForm, toFormEmbed } from "../shared/form-schemas.js"
+import { HttpSettings } from "../shared/http-settings.js"
 import { respond } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
 import { dataOf, listOf, pageRequestOf } from "./pages.js"
 
 export const FormsHandlersLive = HttpApiBuilder.group(OverviewApi, "forms", (handlers) =>
-  Effect.map(Forms, (forms) =>
+  Effect.map(Effect.all([Forms, HttpSettings]), ([forms, { publicBaseUrl }]) =>
     handlers
       .handle("list", ({ urlParams }) =>
         respond((caller) => forms.listPage(caller, pageRequestOf(urlParams)), (page) => listOf(page, toForm)))
@@ -17,6 +18,11 @@ export const FormsHandlersLive = HttpApiBuilder.group(OverviewApi, "forms", (han
           (form) => dataOf(toForm(form))
         ))
       .handle("get", ({ path }) => respond((caller) => forms.get(caller, path.id), (form) => dataOf(toForm(form))))
+      .handle("embed", ({ path, urlParams }) =>
+        respond(
+          (caller) => forms.get(caller, path.id),
+          ({ form }) => dataOf(toFormEmbed(form, urlParams.locale ?? "en", publicBaseUrl))
+        ))
       .handle("update", ({ path, payload }) =>
         respond(
           (caller) => forms.update(caller, path.id, { name: payload.name, tagNames: payload.tags, ...formFieldsOf(payload) }),

@@ -6,7 +6,7 @@ import { ServiceIndexGroup } from "../shared/service-index.js"
 import { makeProviderEventsGroup } from "../shared/provider-events.js"
 import { makePaymentEventsGroup } from "../shared/payment-events.js"
 import { PreferencePageGroup } from "../shared/preference-page.js"
-import { SignUpPageGroup } from "../shared/sign-up-page.js"
+import { makeSignUpPageGroup } from "../shared/sign-up-page.js"
 import { UnsubscribeGroup } from "../shared/unsubscribe.js"
 import { serviceVersion } from "../shared/service-version.js"
 import { AdminGroup } from "./admin-group.js"
@@ -78,7 +78,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(AdminGroup)
   .add(PreferenceCenterGroup)
   .add(PreferencePageGroup)
-  .add(SignUpPageGroup)
+  .add(makeSignUpPageGroup(problems))
   .add(UnsubscribeGroup)
   .add(makeProviderEventsGroup(problems))
   .add(makePaymentEventsGroup(problems))

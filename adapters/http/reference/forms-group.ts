@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { TagId } from "@roster/domain"
 import { Schema } from "effect"
 import { formEndpoints, formScopes } from "../shared/form-endpoints.js"
-import { Form, formRequests, formRules } from "../shared/form-schemas.js"
+import { Form, FormEmbed, formRequests, formRules } from "../shared/form-schemas.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 import { IdListInput, strictInput, withStatus } from "../shared/wire-fields.js"
 import { Authentication } from "./authentication.js"
@@ -33,6 +33,7 @@ export const FormsGroup = HttpApiGroup.make("forms")
       }))
   )
   .add(problems.declare(forms.get).addSuccess(Form))
+  .add(problems.declare(forms.embed).addSuccess(FormEmbed))
   .add(
     HttpApiEndpoint.put("update", forms.address)
       .setPath(forms.path)

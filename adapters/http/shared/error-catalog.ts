@@ -60,9 +60,9 @@ const entries = {
     status: 403,
     title: "Forbidden",
     meaning:
-      "The credential is valid but may not do this: it lacks the scope the operation needs (owner-only areas such as API keys need `*`, which members do not hold), the resource belongs to another organization, the signed-in user is not a member of the organization named in X-Organization-Id, a request with a session cookie came from another site, or administration was asked of an organization without the platform-admin flag.",
+      "The credential is valid but may not do this: it lacks the scope the operation needs (owner-only areas such as API keys need `*`, which members do not hold), the resource belongs to another organization, the signed-in user is not a member of the organization named in X-Organization-Id, a request with a session cookie came from another site, administration was asked of an organization without the platform-admin flag, or a script posted to a sign-up form (or asked to, in a CORS preflight) from an origin that is not among the form's allowed origins.",
     remedy:
-      "Use a key with the scope named in the detail or a key of the organization that owns the resource; with a session, name an organization you are a member of, ask an owner, and send changes from the service's own pages. Administration needs a key with `*` or an owner's session of a platform-admin organization."
+      "Use a key with the scope named in the detail or a key of the organization that owns the resource; with a session, name an organization you are a member of, ask an owner, and send changes from the service's own pages. Administration needs a key with `*` or an owner's session of a platform-admin organization. A site whose script signs readers up must be added to the form's allowed_origins by its owner."
   },
   not_found: {
     status: 404,
@@ -132,7 +132,7 @@ const entries = {
     status: 413,
     title: "Payload Too Large",
     meaning:
-      "The request body is larger than the service accepts: 1 MiB for a JSON body; for a CSV file sent to an import, the service's IMPORT_MAX_BYTES (100 MiB unless its operator set another), which the detail names. Nothing of it was kept.",
+      "The request body is larger than the service accepts: 1 MiB for a JSON body, 16 KiB for a sign-up posted to a form; for a CSV file sent to an import, the service's IMPORT_MAX_BYTES (100 MiB unless its operator set another), which the detail names. Nothing of it was kept.",
     remedy: "Send a smaller body, for example by splitting the work (or the file) into several requests."
   },
   unsupported_media_type: {
@@ -147,7 +147,7 @@ const entries = {
     status: 429,
     title: "Too Many Requests",
     meaning:
-      "Too many requests came in a short time. Requests to /api/v1 are limited per organization, by the requests per minute of its plan, and those without a valid credential per client address; sign-in links are limited per email address and per client address. The request was not carried out.",
+      "Too many requests came in a short time. Requests to /api/v1 are limited per organization, by the requests per minute of its plan, and those without a valid credential per client address; sign-in links are limited per email address and per client address; sign-up pages per client address, and sign-ups per form as well. The request was not carried out.",
     remedy:
       "Wait the number of seconds given in the Retry-After header, then try again. Every /api/v1 answer tells the budget in X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix time in seconds when the count starts again)."
   },

@@ -29,7 +29,8 @@ const methodsWithBody = new Set(["POST", "PUT", "PATCH", "DELETE"])
 const carriesBody = (headers: Readonly<Record<string, string | undefined>>): boolean =>
   Number(headers["content-length"] ?? 0) > 0 || headers["transfer-encoding"] !== undefined
 
-const isJsonMediaType = (contentType: string): boolean => {
+/** Whether a `Content-Type` names JSON: `application/json` or a `+json` type, parameters aside. */
+export const isJsonMediaType = (contentType: string): boolean => {
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
   return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
 }
@@ -126,6 +127,12 @@ export const invalidAnswer = (
   issues: ReadonlyArray<FieldIssue>
 ): HttpServerResponse.HttpServerResponse =>
   render(apiError("validation_error", detailOf(issues), { fields: issues.slice(0, MAX_LISTED_ISSUES) }), instance)
+
+/** A `validation_error` naming each field of a body that did not decode, for a handler that decodes it itself. */
+export const decodeErrorOf = (error: HttpApiError.HttpApiDecodeError): ApiError<"validation_error"> => {
+  const issues = issuesOf(error)
+  return apiError("validation_error", detailOf(issues), { fields: issues.slice(0, MAX_LISTED_ISSUES) })
+}
 
 /** The answer to a request whose path, query or body did not decode. */
 export const decodeErrorAnswer = (

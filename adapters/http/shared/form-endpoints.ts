@@ -1,5 +1,6 @@
 import { HttpApiEndpoint } from "@effect/platform"
 import { FormId } from "@roster/domain"
+import { EmbedParams } from "./form-schemas.js"
 import { withoutBody } from "./action-body.js"
 import { endpointDescription, sharedEndpoint } from "./endpoint-description.js"
 import { idParam } from "./id-param.js"
@@ -35,6 +36,17 @@ export const formEndpoints = <const K extends string>(key: K) => {
       summary: "Update a sign-up form",
       description: `Fields left out stay; \`null\` removes an optional one. ${write}`,
       errors: ["not_found", ...BODY_ERRORS]
+    }),
+    embed: sharedEndpoint({
+      endpoint: HttpApiEndpoint.get("embed", `${one}/embed`).setPath(form.path).setUrlParams(EmbedParams),
+      summary: "Get the HTML form a site embeds",
+      description: "The form as HTML to paste into a page of another site: a plain `<form>` that posts to the form's " +
+        "address at the service (`/f/{form_id}` under the service's public base URL), with an email field, the trap " +
+        "field people never see, the form's consent text and a button; every value is escaped. It needs no script. " +
+        "The site's origin must be one of the form's `allowed_origins`: a post from another site is refused with a page " +
+        "that says so. The reader is answered with the service's pages (or sent to the form's `success_url`), in " +
+        `\`locale\` (English unless told). Answered as JSON: \`html\`, and \`page_url\`, the form's hosted page. ${read}`,
+      errors: ["not_found"]
     }),
     delete: sharedEndpoint({
       endpoint: HttpApiEndpoint.del("delete", one).setPath(form.path).pipe(withoutBody),

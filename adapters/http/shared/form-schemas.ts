@@ -2,6 +2,8 @@ import type { FormView, NewForm } from "@roster/application"
 import {
   AllowedOrigins,
   ConsentText,
+  type Form as FormRecord,
+  Locale,
   FormName,
   MAX_ALLOWED_ORIGINS,
   MAX_CONSENT_TEXT_LENGTH,
@@ -11,7 +13,8 @@ import {
   TemplateId
 } from "@roster/domain"
 import { Schema } from "effect"
-import { IdInput, strictInput, Timestamp, Uuid } from "./wire-fields.js"
+import { signUpSnippet } from "./sign-up-pages.js"
+import { IdInput, oneOf, strictInput, Timestamp, Uuid } from "./wire-fields.js"
 
 /** Sign-up forms as every wire form shows and takes them; only how tags are named differs. */
 
@@ -124,3 +127,29 @@ export const formRules = `A sign-up form lets readers join the organization's li
 email; only then is the subscriber created (or an unsubscribed one made active again) with the form's \`tags\`. The
 answer to a sign-up never tells whether the address was already known. \`allowed_origins\` names the sites whose pages
 may post to the form from a script.`
+
+export const EmbedParams = Schema.Struct({
+  locale: Schema.optionalWith(oneOf(Locale, "the language of the form's labels and of the pages that answer it; `en` unless told"), {
+    exact: true
+  })
+}).annotations(strictInput)
+
+/** The HTML form a site embeds, and the form's hosted page. */
+export const FormEmbed = Schema.Struct({
+  html: Schema.String.annotations({
+    description: "a `<form>` that posts to `/f/{form_id}` at the service, every value escaped; paste it into a page of one " +
+      "of the form's allowed origins"
+  }),
+  page_url: Schema.String.annotations({
+    jsonSchema: { type: "string", format: "uri", description: "the form's hosted page, for a link instead of a form" }
+  })
+}).annotations({ identifier: "FormEmbed" })
+
+/** A form's embed as both wire forms answer it: posting to its address under the service's public base URL. */
+export const toFormEmbed = (form: FormRecord, locale: Locale, publicBaseUrl: string): typeof FormEmbed.Type => {
+  const page = `${publicBaseUrl}/f/${form.id}`
+  return {
+    html: signUpSnippet(locale, { id: form.id, consent: form.consentText, action: `${page}?locale=${locale}` }),
+    page_url: page
+  }
+}

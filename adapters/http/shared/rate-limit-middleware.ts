@@ -1,11 +1,13 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type Principal, type RateDecision, RateLimits } from "@roster/application"
+import { isUuid } from "@roster/domain"
 import { Clock, Effect, Exit, Option } from "effect"
 import { apiError } from "./api-error.js"
 import { RATE_LIMIT_HEADERS } from "./api-v1.js"
 import { RequestAuthentication } from "./authentication.js"
 import { ErrorRenderer } from "./error-renderer.js"
 import { pathOf } from "./request-path.js"
+import { signUpFormIdOf } from "./sign-up-cors.js"
 
 const headersOf = (decision: RateDecision): Record<string, string> => ({
   [RATE_LIMIT_HEADERS.limit]: String(decision.limit),
@@ -87,7 +89,8 @@ export const isSignUpPagePath = (path: string): boolean => path.startsWith("/f/"
 /**
  * Counts every `/api/v1` request against its organization's rate (once authenticated) or, without a
  * valid credential, against the client address; requests to the preference center are counted per
- * link and per client address, and those to the sign-up pages per client address. Every answer tells the budget in the
+ * link and per client address, and those to the sign-up pages per client address, a sign-up posted
+ * to a form also against the form's rate. Every answer tells the budget in the
  * `X-RateLimit-*` headers, errors included; a request past the limit is not carried out and answers
  * 429 `rate_limited` with `Retry-After`. The request's authentication is established here, once.
  * `isApiPath` tells the paths of the form's API (the others are not counted).
@@ -109,8 +112,13 @@ export const makeRateLimiting = (isApiPath: (path: string) => boolean) => Effect
         return yield* withinRateLimit(render, app, instance, decision, "this link's or this client address's")
       }
       if (isSignUpPagePath(instance)) {
-        const decision = yield* rateLimits.forAnonymous(clientAddress)
-        return yield* withinRateLimit(render, app, instance, decision, "this client address's")
+        const formId = request.method === "POST" ? signUpFormIdOf(instance) : undefined
+        // The form's rate is keyed by its id, so a path that holds none counts against no form.
+        const { decision, limitedBy } = yield* rateLimits.forSignUp(
+          clientAddress,
+          formId !== undefined && isUuid(formId) ? formId.toLowerCase() : undefined
+        )
+        return yield* withinRateLimit(render, app, instance, decision, limitedBy === "form" ? "this form's sign-up" : "this client address's")
       }
       if (!isApiPath(instance)) return yield* app
       return yield* authentication.establish((outcome) =>

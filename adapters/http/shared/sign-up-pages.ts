@@ -1,6 +1,6 @@
 import type { Locale } from "@roster/domain"
 import type { Template } from "liquidjs"
-import { renderPage, standalonePage } from "./page-templates.js"
+import { pageTemplate, renderPage, standalonePage } from "./page-templates.js"
 
 /**
  * The hosted pages of sign-up forms: the form itself, what a reader is told after sending it, and
@@ -44,6 +44,7 @@ interface Texts {
   readonly confirmed: { readonly title: string; readonly message: string }
   readonly invalid: { readonly title: string; readonly message: string }
   readonly full: { readonly title: string; readonly message: string }
+  readonly notAllowed: { readonly title: string; readonly message: string; readonly link: string }
 }
 
 const texts: Readonly<Record<Locale, Texts>> = {
@@ -70,6 +71,11 @@ const texts: Readonly<Record<Locale, Texts>> = {
     full: {
       title: "This list is full",
       message: "Sorry: this list cannot take new subscribers at the moment. Please try again later."
+    },
+    notAllowed: {
+      title: "This form cannot be sent from that site",
+      message: "The owner of {form} has not allowed the site you came from to send its form.",
+      link: "Sign up on the form's own page"
     }
   },
   de: {
@@ -99,6 +105,11 @@ const texts: Readonly<Record<Locale, Texts>> = {
     full: {
       title: "Diese Liste ist voll",
       message: "Leider kann diese Liste zurzeit keine neuen Abonnenten aufnehmen. Bitte versuchen Sie es später noch einmal."
+    },
+    notAllowed: {
+      title: "Dieses Formular kann von jener Website nicht gesendet werden",
+      message: "Wer {form} betreibt, hat der Website, von der Sie kommen, das Senden dieses Formulars nicht erlaubt.",
+      link: "Melden Sie sich auf der eigenen Seite des Formulars an"
     }
   }
 }
@@ -142,7 +153,12 @@ const templates = {
     </form>`),
   confirmed: message("confirmed"),
   invalid: message("invalid"),
-  full: message("full")
+  full: message("full"),
+  /** A form posted from a site the form does not allow, with a link to the form's own page. */
+  notAllowed: (locale: Locale) =>
+    layout(`    <h1>{{ title }}</h1>
+    <p>${filled(texts[locale].notAllowed.message)}</p>
+    <p><a href="{{ action }}">{{ t.link }}</a></p>`)
 }
 
 /** The kinds of sign-up page. */
@@ -184,7 +200,8 @@ export const signUpPage = (kind: SignUpPageKind, locale: Locale, scope: SignUpPa
     t: kind === "form" ? t.form : t[kind],
     title: kind === "form" ? scope.name ?? "" : t[kind].title,
     name: scope.name ?? "",
-    consent: scope.consent ?? "",
+    // Liquid holds an empty text true: no consent text is nil, so that the page shows no empty paragraph.
+    consent: scope.consent ?? null,
     action: scope.action ?? "",
     stamp: scope.stamp ?? "",
     email: scope.email ?? "",
@@ -192,3 +209,34 @@ export const signUpPage = (kind: SignUpPageKind, locale: Locale, scope: SignUpPa
     stale: scope.stale ?? false
   })
 }
+
+/**
+ * The form a site embeds: a plain HTML form that posts to the form's address at the service
+ * (`action`), and so works without any script. Its ids carry the form's id, so that two forms fit
+ * on one page. The trap field is left out of sight by the `hidden` attribute rather than by a
+ * style, which a site's Content-Security-Policy may refuse; people and screen readers never meet
+ * it, robots that fill every field do.
+ */
+const snippet = pageTemplate(`<form method="post" action="{{ action }}" accept-charset="utf-8" class="roster-sign-up">
+  <label for="roster-{{ id }}-email">{{ t.email }}</label>
+  <input id="roster-{{ id }}-email" name="email" type="email" autocomplete="email" required />
+  <div hidden>
+    <label for="roster-{{ id }}-website">{{ t.trap }}</label>
+    <input id="roster-{{ id }}-website" name="website" type="text" tabindex="-1" autocomplete="off" value="" />
+  </div>
+{% if consent %}  <p class="roster-consent">{{ consent }}</p>
+{% endif %}  <button type="submit">{{ t.button }}</button>
+</form>
+`)
+
+/** What the embedded form shows; every value is escaped. */
+export interface SignUpSnippetScope {
+  readonly id: string
+  readonly consent: string | null
+  /** The absolute address it posts to. */
+  readonly action: string
+}
+
+/** The HTML form a site embeds for a sign-up form, in `locale`; every value is escaped. */
+export const signUpSnippet = (locale: Locale, scope: SignUpSnippetScope): string =>
+  renderPage(snippet, { t: texts[locale].form, id: scope.id, consent: scope.consent, action: scope.action })

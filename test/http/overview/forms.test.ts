@@ -47,4 +47,23 @@ describe("/v1/forms", () => {
     const theirs = await call(server, "POST", "/v1/forms", { key: other.key, json: { name: "x" } })
     expectError(await call(server, "PATCH", `/v1/forms/${theirs.body.data.id}`, { key, json: { name: "y" } }), "forbidden")
   })
+
+  it("answers the HTML form a site embeds in the envelope, and refusals in the error envelope", async () => {
+    const { key } = await server.seedOrganization()
+    const created = await call(server, "POST", "/v1/forms", { key, json: { name: "Newsletter", consent_text: "Yes <please>" } })
+    const id = created.body.data.id
+    const answer = await call(server, "GET", `/v1/forms/${id}/embed?locale=de`, { key })
+    expect(answer.status, answer.text).toBe(200)
+    expect(Object.keys(answer.body)).toEqual(["data"])
+    expect(answer.body.data.page_url).toBe(`http://localhost:3000/f/${id}`)
+    expect(answer.body.data.html).toContain(`<form method="post" action="http://localhost:3000/f/${id}?locale=de"`)
+    expect(answer.body.data.html).toContain("Yes &lt;please&gt;")
+    expect(answer.body.data.html).toContain("E-Mail-Adresse")
+    // The same at /api/v1, as every overview route.
+    expect((await call(server, "GET", `/api/v1/forms/${id}/embed`, { key })).body.data.html).toContain("Email address")
+    expectInvalid(await call(server, "GET", `/v1/forms/${id}/embed?locale=fr`, { key }), ["locale"])
+    expectError(await call(server, "GET", "/v1/forms/0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10/embed", { key }), "not_found")
+    const other = await server.seedOrganization()
+    expectError(await call(server, "GET", `/v1/forms/${id}/embed`, { key: other.key }), "forbidden")
+  })
 })

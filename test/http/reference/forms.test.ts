@@ -140,4 +140,66 @@ describe("forms", () => {
     expect(byMember.status, byMember.text).toBe(201)
     expectProblem(await call(server, "GET", path), "unauthorized", path)
   })
+
+  it("answer the HTML form a site embeds: every value escaped, posting to the public address, and a reader's post of it from an allowed site signs up", async () => {
+    const { key, organization } = await server.seedOrganization()
+    const site = "https://example.com"
+    const form = await createForm(key, {
+      name: "News",
+      consent_text: 'I agree to "<b>news</b>" & {{ 7 * 7 }}.',
+      allowed_origins: [site],
+      double_opt_in: false
+    })
+    const answer = await call(server, "GET", `${path}/${form.id}/embed`, { key })
+    expect(answer.status, answer.text).toBe(200)
+    expect(Object.keys(answer.body).sort()).toEqual(["html", "page_url"])
+    expect(answer.body.page_url).toBe(`http://localhost:3000/f/${form.id}`)
+    const html: string = answer.body.html
+    expect(html.startsWith(`<form method="post" action="http://localhost:3000/f/${form.id}?locale=en"`)).toBe(true)
+    expect(html.trimEnd().endsWith("</form>")).toBe(true)
+    expect(html).toContain("I agree to &#34;&lt;b&gt;news&lt;/b&gt;&#34; &amp; {{ 7 * 7 }}.")
+    expect(html).not.toContain("<b>")
+    expect(html).not.toContain("<script")
+    expect(html).toContain(`<label for="roster-${form.id}-email">Email address</label>`)
+    expect(html).toMatch(/<div hidden>\s*<label[^>]*>Leave this field empty<\/label>\s*<input [^>]*name="website" type="text" tabindex="-1"/)
+    const german = await call(server, "GET", `${path}/${form.id}/embed?locale=de`, { key })
+    expect(german.body.html).toContain(`action="http://localhost:3000/f/${form.id}?locale=de"`)
+    expect(german.body.html).toContain("E-Mail-Adresse")
+    expect(german.body.html).toContain("Abonnieren")
+
+    // What a browser posts from the site's page: the snippet's fields, as they are.
+    const names = [...html.matchAll(/<input [^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map(([, name, value]): [string, string] => [name!, value!])
+    expect(names).toEqual([["website", ""]])
+    const email = `embedded-${Date.now()}@example.com`
+    const posted = await fetch(`${server.baseUrl}/f/${form.id}?locale=en`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: site },
+      body: new URLSearchParams([["email", email], ...names]).toString()
+    })
+    expect(posted.status).toBe(200)
+    expect(await posted.text()).toContain("You are subscribed")
+    const found = await call(server, "GET", `/api/v1/subscribers/by-email/${encodeURIComponent(email)}`, { key })
+    expect(found.body.status).toBe("active")
+
+    const without = await createForm(key, { name: "Plain" })
+    expect((await call(server, "GET", `${path}/${without.id}/embed`, { key })).body.html).not.toContain("roster-consent")
+    const reader = await server.createApiKey(organization, ["forms:read"])
+    expect((await call(server, "GET", `${path}/${form.id}/embed`, { key: reader })).status).toBe(200)
+  })
+
+  it("refuse an embed in another language, of an unknown or another organization's form, or without forms:read", async () => {
+    const { key, organization } = await server.seedOrganization()
+    const form = await createForm(key, { name: "Mine" })
+    const embed = `${path}/${form.id}/embed`
+    expectInvalid(await call(server, "GET", `${embed}?locale=fr`, { key }), embed, ["locale"])
+    expectInvalid(await call(server, "GET", `${embed}?colour=red`, { key }), embed, ["colour"])
+    expectProblem(await call(server, "GET", `${path}/${nothing}/embed`, { key }), "not_found", `${path}/${nothing}/embed`)
+    const other = await server.seedOrganization()
+    expectProblem(await call(server, "GET", embed, { key: other.key }), "forbidden", embed)
+    const none = await server.createApiKey(organization, ["subscribers:read"])
+    const refused = await call(server, "GET", embed, { key: none })
+    expectProblem(refused, "forbidden", embed)
+    expect(refused.body.detail).toContain("forms:read")
+    expectProblem(await call(server, "GET", embed), "unauthorized", embed)
+  })
 })

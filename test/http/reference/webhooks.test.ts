@@ -314,7 +314,7 @@ describe("who may manage webhooks", () => {
 })
 
 describe("GET /api/v1/webhooks/event-types and /stats/global are not endpoint ids", () => {
-  it("lists the six event kinds with their meaning, to any authenticated caller", async () => {
+  it("lists the event kinds with their meaning, to any authenticated caller", async () => {
     const { key } = await server.seedOrganization({ scopes: ["tags:read"] })
     const answer = await call(server, "GET", `${path}/event-types`, { key })
     expect(answer.status, answer.text).toBe(200)
@@ -328,7 +328,8 @@ describe("GET /api/v1/webhooks/event-types and /stats/global are not endpoint id
       "tag.subscribed",
       "tag.unsubscribed",
       "subscriber.note_added",
-      "subscriber.confirmed"
+      "subscriber.confirmed",
+      "form.list_full"
     ])
   })
 
