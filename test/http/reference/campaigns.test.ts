@@ -232,6 +232,10 @@ describe("campaigns", () => {
     const failed = (await call(server, "GET", `${path}/${scheduled.id}`, { key })).body
     expect(failed).toMatchObject({ status: "failed", started_at: null })
     expect(failed.failure_reason).toContain("could not start: audience.segment_id")
+    // Its retry would start it: refused the same way, and it stays failed until it has another audience.
+    const retry = `${path}/${scheduled.id}/retry`
+    expectInvalid(await action(key, scheduled.id, "retry"), retry, ["audience.segment_id"])
+    expect((await call(server, "GET", `${path}/${scheduled.id}`, { key })).body.status).toBe("failed")
     expect(printedTo(reader.email)).toHaveLength(1)
   })
 
