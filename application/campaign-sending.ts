@@ -15,6 +15,7 @@ import { TemplateEngine } from "./ports/template-engine.js"
 import { TokenSigner } from "./ports/token-signer.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { WorkSignal } from "./ports/work-signal.js"
+import { makeAudienceOf } from "./support/campaign-audience.js"
 import { makeCampaignSendout } from "./support/campaign-content.js"
 import { now } from "./support/clock.js"
 import { signPreferenceTokens } from "./support/preference-tokens.js"
@@ -49,11 +50,12 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
     const mail = yield* OutgoingMailConfig
     const signal = yield* WorkSignal
     const sendoutOf = yield* makeCampaignSendout
+    const audienceOf = yield* makeAudienceOf
     const operation = yield* operations
 
     /**
      * Starts the scheduled campaigns whose time has come. One whose content no longer renders (its
-     * template deleted or changed) fails with why. How many it started.
+     * template deleted or changed), or whose segment is gone, fails with why. How many it started.
      */
     const startDue = operation("CampaignSending.startDue")((limit: number) =>
       Effect.gen(function*() {
@@ -61,15 +63,15 @@ export class CampaignSending extends Effect.Service<CampaignSending>()("roster/C
         let started = 0
         for (const campaign of due) {
           const at = yield* now
-          const sendout = yield* Effect.either(sendoutOf(campaign))
-          if (sendout._tag === "Left") {
+          const start = yield* Effect.either(Effect.all({ sendout: sendoutOf(campaign), audience: audienceOf(campaign, at) }))
+          if (start._tag === "Left") {
             yield* campaigns.transition(campaign.id, "fail", {
               at,
-              failureReason: `could not start: ${sendout.left.message}`
+              failureReason: `could not start: ${start.left.message}`
             })
             continue
           }
-          if (Option.isSome(yield* campaigns.transition(campaign.id, "start", { at, sendout: sendout.right }))) started += 1
+          if (Option.isSome(yield* campaigns.transition(campaign.id, "start", { at, ...start.right }))) started += 1
         }
         if (started > 0) yield* signal.emailQueued
         return started

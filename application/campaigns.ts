@@ -16,6 +16,7 @@ import {
   reason,
   ResourceNotFound,
   scheduleProblem,
+  type SegmentId,
   type TagId,
   type TemplateId,
   transitionCampaign,
@@ -27,11 +28,13 @@ import { EmailUsage } from "./ports/email-usage.js"
 import { Ids } from "./ports/ids.js"
 import { MessageRepository } from "./ports/message-repository.js"
 import { OutgoingMail } from "./ports/outgoing-mail.js"
+import { SegmentRepository } from "./ports/segment-repository.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { TemplateEngine } from "./ports/template-engine.js"
 import { WorkSignal } from "./ports/work-signal.js"
 import { TemplateRepository } from "./ports/template-repository.js"
+import { makeAudienceOf } from "./support/campaign-audience.js"
 import { makeCampaignSendout, requireTemplate } from "./support/campaign-content.js"
 import { now } from "./support/clock.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
@@ -41,9 +44,15 @@ import { requireFound } from "./support/ownership.js"
 import { Limits } from "./support/limits.js"
 import { operations } from "./support/operation.js"
 
+/**
+ * Who a campaign reaches: a segment, or tags (never both), less excluded tags. In a change, naming
+ * a segment drops the tags and naming tags drops the segment, unless both are named.
+ */
 export interface AudienceInput {
   readonly tagIds?: ReadonlyArray<TagId> | undefined
   readonly excludeTagIds?: ReadonlyArray<TagId> | undefined
+  /** `null` removes the segment. */
+  readonly segmentId?: SegmentId | null | undefined
 }
 
 export interface NewCampaign {
@@ -79,6 +88,22 @@ export interface CampaignRecord {
 const LIST_SORT = "created_at"
 
 /**
+ * A campaign's audience after a change: fields left out stay, except that naming a segment drops
+ * the tags to reach and naming tags to reach drops the segment (the two never go together), unless
+ * the change names both, which the checks refuse.
+ */
+const changedAudience = (current: Campaign["audience"], given: AudienceInput | undefined): Campaign["audience"] => {
+  if (given === undefined) return current
+  const namingSegment = given.segmentId !== undefined && given.segmentId !== null
+  const namingTags = given.tagIds !== undefined && given.tagIds.length > 0
+  return {
+    tagIds: given.tagIds ?? (namingSegment ? [] : current.tagIds),
+    excludeTagIds: given.excludeTagIds ?? current.excludeTagIds,
+    segmentId: given.segmentId !== undefined ? given.segmentId : namingTags ? null : current.segmentId
+  }
+}
+
+/**
  * Campaigns: written as drafts, sent now or at a set time, cancelled, retried and duplicated. The
  * state of a campaign moves only as the transition table of the domain allows, each move one
  * conditional write, so that of two sends of one campaign exactly one starts it. The worker does
@@ -98,7 +123,9 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     const signal = yield* WorkSignal
     const ids = yield* Ids
     const sendoutOf = yield* makeCampaignSendout
+    const audienceOf = yield* makeAudienceOf
     const templates = yield* TemplateRepository
+    const segments = yield* SegmentRepository
 
     // Another organization's campaign is not found, as its template and tags are: nothing of it is told.
     const owned = (principal: Principal, id: CampaignId) =>
@@ -126,9 +153,24 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
         allowed: campaignActionFrom(action)
       })
 
-    /** The audience's tags, each one of the organization's (another organization's is not found), none twice. */
+    /**
+     * The audience's tags, each one of the organization's (another organization's is not found), none
+     * twice; its segment, one of the organization's (another organization's is a 400 as a deleted
+     * one is), never beside tags to reach.
+     */
     const checkAudience = (principal: Principal, audience: Campaign["audience"]) =>
       Effect.gen(function*() {
+        if (audience.segmentId !== null) {
+          if (audience.tagIds.length > 0) {
+            return yield* new InvalidInput({ field: "audience.segment_id", reason: reason("audienceSegmentOrTags") })
+          }
+          if (Option.isNone(yield* segments.findById(principal.organization.id, audience.segmentId))) {
+            return yield* new InvalidInput({
+              field: "audience.segment_id",
+              reason: reason("noSegmentWithId", { id: audience.segmentId })
+            })
+          }
+        }
         for (const [field, list] of [["audience.tag_ids", audience.tagIds], ["audience.exclude_tag_ids", audience.excludeTagIds]] as const) {
           if (list.length > MAX_AUDIENCE_TAGS) {
             return yield* new InvalidInput({ field, reason: reason("audienceTooManyTags", { max: MAX_AUDIENCE_TAGS }) })
@@ -194,7 +236,11 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
         subject: input.subject ?? null,
         html: input.html ?? null,
         text: input.text ?? null,
-        audience: { tagIds: input.audience?.tagIds ?? [], excludeTagIds: input.audience?.excludeTagIds ?? [] },
+        audience: {
+          tagIds: input.audience?.tagIds ?? [],
+          excludeTagIds: input.audience?.excludeTagIds ?? [],
+          segmentId: input.audience?.segmentId ?? null
+        },
         data: input.data ?? {},
         status: "draft",
         scheduledAt: input.scheduledAt ?? null,
@@ -272,10 +318,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
         subject: keep(changes.subject, current.subject, naming && !writing, null),
         html: keep(changes.html, current.html, naming && !writing, null),
         text: keep(changes.text, current.text, naming && !writing, null),
-        audience: {
-          tagIds: changes.audience?.tagIds ?? current.audience.tagIds,
-          excludeTagIds: changes.audience?.excludeTagIds ?? current.audience.excludeTagIds
-        },
+        audience: changedAudience(current.audience, changes.audience),
         data: changes.data ?? current.data,
         scheduledAt,
         status,
@@ -292,7 +335,8 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     const countRecipients = operation("Campaigns.countRecipients")(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:read")
       const campaign = yield* owned(principal, id)
-      return yield* campaigns.countAudience(campaign.organizationId, campaign.audience, campaign.kind)
+      const audience = yield* audienceOf(campaign, yield* now)
+      return yield* campaigns.countAudience(campaign.organizationId, audience, campaign.kind)
     })
 
     /**
@@ -316,7 +360,8 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       const scheduledAt = options.scheduledAt ?? campaign.scheduledAt
       yield* checkAudience(principal, campaign.audience)
       const sendout = yield* sendoutOf(campaign)
-      const recipients = yield* campaigns.countAudience(campaign.organizationId, campaign.audience, campaign.kind)
+      const audience = yield* audienceOf(campaign, at)
+      const recipients = yield* campaigns.countAudience(campaign.organizationId, audience, campaign.kind)
       if (recipients === 0) {
         return yield* new InvalidInput({ field: "audience", reason: reason("audienceEmpty") })
       }
@@ -333,7 +378,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       const moved = yield* campaigns.transition(
         id,
         action,
-        scheduledAt !== null ? { at, sandboxed, scheduledAt } : { at, sandboxed, sendout }
+        scheduledAt !== null ? { at, sandboxed, scheduledAt } : { at, sandboxed, sendout, audience }
       )
       if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), action, "send")
       if (moved.value.status === "sending") yield* signal.emailQueued
@@ -368,10 +413,12 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
         })
       }
       // One that failed before it started has no audience yet: the retry starts it, as a send does.
-      const sendout = campaign.startedAt === null ? yield* sendoutOf(campaign) : undefined
+      const start = campaign.startedAt === null
+        ? { sendout: yield* sendoutOf(campaign), audience: yield* audienceOf(campaign, at) }
+        : {}
       // The campaign moves and its failed emails are queued again together, or neither.
       const moved = yield* unitOfWork.transaction(
-        Effect.tap(campaigns.transition(id, "retry", { at, sendout }), (moved) =>
+        Effect.tap(campaigns.transition(id, "retry", { at, ...start }), (moved) =>
           Option.isSome(moved) ? outgoing.requeueFailed(id, at) : Effect.void)
       )
       if (Option.isNone(moved)) return yield* conflict(yield* owned(principal, id), "retry")

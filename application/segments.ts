@@ -7,14 +7,17 @@ import {
   Segment,
   type SegmentFilter,
   SegmentId,
+  SegmentInUse,
   type TagId
 } from "@roster/domain"
 import { Effect } from "effect"
+import { CampaignRepository } from "./ports/campaign-repository.js"
 import { Ids } from "./ports/ids.js"
 import { SegmentAudience } from "./ports/segment-audience.js"
 import { SegmentRepository } from "./ports/segment-repository.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
 import { TagRepository } from "./ports/tag-repository.js"
+import { TriggerRepository } from "./ports/trigger-repository.js"
 import { now } from "./support/clock.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { operations } from "./support/operation.js"
@@ -74,6 +77,8 @@ export class Segments extends Effect.Service<Segments>()("roster/Segments", {
     const audience = yield* SegmentAudience
     const tags = yield* TagRepository
     const assignments = yield* TagAssignments
+    const campaigns = yield* CampaignRepository
+    const triggers = yield* TriggerRepository
     const ids = yield* Ids
 
     // Another organization's segment is not found either: nothing of it is told.
@@ -158,10 +163,23 @@ export class Segments extends Effect.Service<Segments>()("roster/Segments", {
       return updated
     })
 
+    /**
+     * Deletes a segment no one still reads: a campaign whose audience it is and is not fixed yet, or
+     * a trigger whose condition it is, keeps it (409 naming them). A sent campaign's audience was
+     * fixed when it started, so its segment may go.
+     */
     const remove = operation("Segments.remove")(function*(principal: Principal, id: SegmentId) {
       yield* authorize(principal, "segments:write")
-      yield* owned(principal.organization.id, id)
-      yield* segments.delete(principal.organization.id, id)
+      const organizationId = principal.organization.id
+      yield* owned(organizationId, id)
+      const [campaignIds, triggerIds] = yield* Effect.all([
+        campaigns.usingSegment(organizationId, id),
+        triggers.usingSegment(organizationId, id)
+      ], { concurrency: 2 })
+      if (campaignIds.length > 0 || triggerIds.length > 0) {
+        return yield* new SegmentInUse({ id, campaignIds, triggerIds })
+      }
+      yield* segments.delete(organizationId, id)
     })
 
     /** The count and one page of who matches `filter` now; the page's subscribers with their tags. */

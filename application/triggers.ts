@@ -7,6 +7,7 @@ import {
   messageKindOr,
   reason,
   ResourceNotFound,
+  type SegmentId,
   type TagId,
   type TemplateId,
   type TriggerEvent,
@@ -17,6 +18,8 @@ import { Effect, Option } from "effect"
 import { Emails } from "./emails.js"
 import { Ids } from "./ports/ids.js"
 import { OrganizationRepository } from "./ports/organization-repository.js"
+import { SegmentAudience } from "./ports/segment-audience.js"
+import { SegmentRepository } from "./ports/segment-repository.js"
 import { SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { TemplateRepository } from "./ports/template-repository.js"
@@ -34,6 +37,8 @@ export interface NewTrigger {
   readonly event: TriggerEvent
   readonly tagId?: TagId | null | undefined
   readonly templateId: TemplateId
+  /** Only subscribers this segment matches when the wait ends get the email; `null` removes it. */
+  readonly segmentId?: SegmentId | null | undefined
   readonly kind?: MessageKind | undefined
   readonly delaySeconds?: number | undefined
   readonly status?: TriggerStatus | undefined
@@ -62,6 +67,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
     const triggers = yield* TriggerRepository
     const templates = yield* TemplateRepository
     const tags = yield* TagRepository
+    const segments = yield* SegmentRepository
     const ids = yield* Ids
 
     const owned = (principal: Principal, id: TriggerId) =>
@@ -73,13 +79,19 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
 
     const record = (trigger: EmailTrigger) => Effect.map(withFirings([trigger]), (records) => records[0]!)
 
-    /** The template is the organization's; a tag only for `tag.subscribed`, and the organization's. */
+    /**
+     * The template is the organization's; a tag only for `tag.subscribed`, and the organization's;
+     * a segment the organization's (another organization's is a 400 as a deleted one is).
+     */
     const check = (principal: Principal, trigger: EmailTrigger) =>
       Effect.gen(function*() {
         if (trigger.templateId === null) {
           return yield* new InvalidInput({ field: "template_id", reason: reason("triggerTemplate") })
         }
         yield* requireTemplate(templates, principal.organization.id, trigger.templateId)
+        if (trigger.segmentId !== null && Option.isNone(yield* segments.findById(principal.organization.id, trigger.segmentId))) {
+          return yield* new InvalidInput({ field: "segment_id", reason: reason("noSegmentWithId", { id: trigger.segmentId }) })
+        }
         if (trigger.tagId === null) return
         if (trigger.event !== "tag.subscribed") {
           return yield* new InvalidInput({ field: "tag_id", reason: reason("triggerTagEvent") })
@@ -99,6 +111,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
         event: input.event,
         tagId: input.tagId ?? null,
         templateId: input.templateId,
+        segmentId: input.segmentId ?? null,
         kind: messageKindOr(input.kind),
         delaySeconds: input.delaySeconds ?? 0,
         status: input.status ?? "active",
@@ -154,6 +167,7 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
         // A tag belongs to tag.subscribed: moving to another event drops it unless one is given.
         tagId: changes.tagId !== undefined ? changes.tagId : event === "tag.subscribed" ? current.tagId : null,
         templateId: changes.templateId ?? current.templateId,
+        segmentId: changes.segmentId !== undefined ? changes.segmentId : current.segmentId,
         kind: changes.kind ?? current.kind,
         delaySeconds: changes.delaySeconds ?? current.delaySeconds,
         status: changes.status ?? current.status,
@@ -177,8 +191,9 @@ export class Triggers extends Effect.Service<Triggers>()("roster/Triggers", {
 
 /**
  * The worker's side of triggers: firings whose wait is over become emails, queued as single sends
- * are (rendered now, for the subscriber as they are now). A subscriber who is no longer active
- * gets none; a firing of a trigger whose template was deleted sends nothing.
+ * are (rendered now, for the subscriber as they are now). A subscriber who is no longer active,
+ * or whom the trigger's segment does not match now, gets none; a firing of a trigger whose
+ * template was deleted sends nothing.
  */
 export class TriggerFiring extends Effect.Service<TriggerFiring>()("roster/TriggerFiring", {
   effect: Effect.gen(function*() {
@@ -187,6 +202,8 @@ export class TriggerFiring extends Effect.Service<TriggerFiring>()("roster/Trigg
     const templates = yield* TemplateRepository
     const subscribers = yield* SubscriberRepository
     const organizations = yield* OrganizationRepository
+    const segments = yield* SegmentRepository
+    const audience = yield* SegmentAudience
     const emails = yield* Emails
 
     const fireOne = (firing: DueFiring) =>
@@ -198,6 +215,13 @@ export class TriggerFiring extends Effect.Service<TriggerFiring>()("roster/Trigg
         if (Option.isNone(subscriber)) return yield* skip("the subscriber was deleted")
         if (subscriber.value.status !== "active") {
           return yield* skip(`the subscriber is ${subscriber.value.status}; triggers send to active subscribers only`)
+        }
+        if (trigger.segmentId !== null) {
+          const segment = yield* segments.findById(trigger.organizationId, trigger.segmentId)
+          if (Option.isNone(segment)) return yield* skip("the trigger's segment was deleted")
+          if (!(yield* audience.matches(trigger.organizationId, segment.value.filter, at, firing.subscriberId))) {
+            return yield* skip("the trigger's segment does not match the subscriber")
+          }
         }
         const template = trigger.templateId === null
           ? Option.none()

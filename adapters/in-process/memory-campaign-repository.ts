@@ -1,8 +1,7 @@
-import { type CampaignFilter, CampaignRepository } from "@roster/application"
+import { type AudienceSelection, type CampaignFilter, CampaignRepository } from "@roster/application"
 import {
   audienceStatuses,
   Campaign,
-  type CampaignAudience,
   type CampaignId,
   campaignEnded,
   type MessageKind,
@@ -11,6 +10,7 @@ import {
   type SubscriberId
 } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
+import { segmentMembership } from "./memory-segment-audience.js"
 import { MemoryStore, type Tables } from "./memory-store.js"
 import { pickDue } from "./memory-work-queue.js"
 import { compareBy, compareText } from "./ordering.js"
@@ -23,10 +23,12 @@ const matching = (t: Tables, { organizationId, status }: CampaignFilter) =>
   )
 
 /** The audience's subscribers, in id order: the condition the PostgreSQL adapter counts and takes them with. */
-const audienceOf = (t: Tables, organizationId: OrganizationId, audience: CampaignAudience, kind: MessageKind) => {
+const audienceOf = (t: Tables, organizationId: OrganizationId, audience: AudienceSelection, kind: MessageKind) => {
   const statuses = audienceStatuses(kind)
+  const inSegment = audience.filter === null ? () => true : segmentMembership(t, organizationId, audience.filter, audience.at)
   return [...t.subscribers.values()].filter((s) => {
     if (s.organizationId !== organizationId || !statuses.includes(s.status) || t.erasureRequests.has(s.id)) return false
+    if (!inSegment(s)) return false
     const tags = t.assignments.get(s.id)
     if (audience.tagIds.length > 0 && !audience.tagIds.some((id) => tags?.has(id))) return false
     return !audience.excludeTagIds.some((id) => tags?.has(id))
@@ -104,9 +106,9 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
           })
           t.campaigns.set(id, { campaign, sendout: sendout ?? stored.sendout })
           const progress = t.campaignAudiences.get(id)
-          if (sendout !== undefined && progress === undefined) {
-            const { audience, kind, organizationId } = campaign
-            const members = audienceOf(t, organizationId, audience, kind).map((s) => s.id as string)
+          if (changes.sendout !== undefined && progress === undefined) {
+            const { kind, organizationId } = campaign
+            const members = audienceOf(t, organizationId, changes.audience, kind).map((s) => s.id as string)
             t.campaignAudiences.set(id, { fixedAt: at, members, cursor: null, complete: false })
           }
           // A cancelled campaign's audience is taken no further: what was left of it goes.
@@ -116,6 +118,17 @@ export const MemoryCampaignRepositoryLive = Layer.effect(
 
       countAudience: (organizationId, audience, kind) =>
         store.read((t) => audienceOf(t, organizationId, audience, kind).length),
+
+      usingSegment: (organizationId, segmentId) =>
+        store.read((t) =>
+          [...t.campaigns.values()].map((s) => s.campaign)
+            .filter((c) =>
+              c.organizationId === organizationId && c.audience.segmentId === segmentId &&
+              (c.status === "draft" || c.status === "scheduled" || (c.status === "failed" && c.startedAt === null))
+            )
+            .sort(compareBy((c: Campaign) => c.createdAt.toISOString(), "asc"))
+            .map((c) => c.id)
+        ),
 
       dueScheduled: (now, limit) =>
         store.read((t) =>

@@ -34,20 +34,28 @@ const engagementOf = (t: Tables, organizationId: string): ReadonlyMap<string, En
   return facts
 }
 
-/** The organization's subscribers that match, by id ascending. */
-const matching = (t: Tables, organizationId: string, filter: SegmentFilter, now: Date): ReadonlyArray<Subscriber> => {
+/**
+ * Whether a subscriber of the organization is one the filter holds at `now`, by the domain's
+ * evaluator; a subscriber whose erasure is under way is in no segment. The campaign store selects
+ * a segment's audience with it too.
+ */
+export const segmentMembership = (t: Tables, organizationId: string, filter: SegmentFilter, now: Date) => {
   const engagement = engagementOf(t, organizationId)
-  return [...t.subscribers.values()]
-    .filter((subscriber) =>
-      subscriber.organizationId === organizationId &&
-      matchesFilter(filter, {
-        subscriber,
-        tagIds: new Set(t.assignments.get(subscriber.id)?.keys() ?? []),
-        engagement: engagement.get(subscriber.id) ?? noEngagement
-      }, now)
-    )
-    .sort((a, b) => compareText(a.id, b.id))
+  return (subscriber: Subscriber): boolean =>
+    subscriber.organizationId === organizationId &&
+    !t.erasureRequests.has(subscriber.id) &&
+    matchesFilter(filter, {
+      subscriber,
+      tagIds: new Set(t.assignments.get(subscriber.id)?.keys() ?? []),
+      engagement: engagement.get(subscriber.id) ?? noEngagement
+    }, now)
 }
+
+/** The organization's subscribers that match, by id ascending. */
+const matching = (t: Tables, organizationId: string, filter: SegmentFilter, now: Date): ReadonlyArray<Subscriber> =>
+  [...t.subscribers.values()]
+    .filter(segmentMembership(t, organizationId, filter, now))
+    .sort((a, b) => compareText(a.id, b.id))
 
 /** Evaluates a segment filter over every subscriber of the organization with the domain's evaluator. */
 export const MemorySegmentAudienceLive = Layer.effect(
@@ -60,6 +68,11 @@ export const MemorySegmentAudienceLive = Layer.effect(
           matching(t, organizationId, filter, now)
             .filter((s) => after === undefined || compareText(s.id, after) > 0)
             .slice(offset, offset + limit)
-        )
+        ),
+      matches: (organizationId, filter, now, subscriberId) =>
+        store.read((t) => {
+          const subscriber = t.subscribers.get(subscriberId)
+          return subscriber !== undefined && segmentMembership(t, organizationId, filter, now)(subscriber)
+        })
     }))
 )

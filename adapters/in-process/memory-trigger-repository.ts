@@ -56,6 +56,14 @@ export const MemoryTriggerRepositoryLive = Layer.effect(
 
       count: (organizationId) => store.read((t) => [...t.triggers.values()].filter((x) => x.organizationId === organizationId).length),
 
+      usingSegment: (organizationId, segmentId) =>
+        store.read((t) =>
+          [...t.triggers.values()]
+            .filter((trigger) => trigger.organizationId === organizationId && trigger.segmentId === segmentId)
+            .sort(oldestFirst)
+            .map((trigger) => trigger.id)
+        ),
+
       recordFirings: (events, at) =>
         store.write((t) => {
           let recorded = 0

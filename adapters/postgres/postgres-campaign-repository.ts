@@ -1,10 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Statement } from "@effect/sql/Statement"
-import { type CampaignFilter, CampaignRepository } from "@roster/application"
+import { type AudienceSelection, type CampaignFilter, CampaignRepository } from "@roster/application"
 import {
   audienceStatuses,
   Campaign,
-  type CampaignAudience,
   campaignEnded,
   campaignMovesOf,
   CampaignId,
@@ -16,6 +15,7 @@ import { Effect, Layer, Option } from "effect"
 import { transactional } from "./transactions.js"
 import { makeWorkQueue } from "./work-queue.js"
 import { decodeFirst, decodeRow, decodeRows, jsonb, type Row } from "./rows.js"
+import { segmentMembers } from "./segment-predicate.js"
 
 /** A campaign's columns, each named with `prefix`: the audience as the domain holds it. */
 export const campaignColumns = (table: string, prefix = ""): string =>
@@ -38,7 +38,7 @@ export const campaignColumns = (table: string, prefix = ""): string =>
     "created_at",
     "updated_at"
   ].map((column) => `${table}.${column} AS ${prefix}${column}`).concat(
-    `json_build_object('tagIds', ${table}.tag_ids, 'excludeTagIds', ${table}.exclude_tag_ids) AS ${prefix}audience`
+    `json_build_object('tagIds', ${table}.tag_ids, 'excludeTagIds', ${table}.exclude_tag_ids, 'segmentId', ${table}.segment_id) AS ${prefix}audience`
   ).join(", ")
 
 /** How many subscriber ids one row of a fixed audience holds. */
@@ -68,13 +68,16 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
 
     /**
      * The audience's subscribers (alias `s`): one condition for counting them and for fixing them
-     * when sending starts. One tag is compared as a value, so that its assignments are read in
-     * subscriber order.
+     * when sending starts. A segment's are those its compiled filter selects, as its preview does.
+     * One tag is compared as a value, so that its assignments are read in subscriber order.
      */
-    const inAudience = (organizationId: OrganizationId, audience: CampaignAudience, kind: MessageKind): Statement<Row> =>
-      sql`s.organization_id = ${organizationId}
+    const inAudience = (organizationId: OrganizationId, audience: AudienceSelection, kind: MessageKind): Statement<Row> =>
+      sql`${
+        audience.filter === null
+          ? sql`s.organization_id = ${organizationId} AND s.erasure_requested_at IS NULL`
+          : segmentMembers(sql, organizationId, audience.filter, audience.at)
+      }
         AND s.status = ANY(${audienceStatuses(kind)}::text[])
-        AND s.erasure_requested_at IS NULL
         ${
         audience.tagIds.length === 0
           ? sql``
@@ -94,11 +97,11 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
      * excluded) and that tag's assignments are both at hand in subscriber order
      * (`subscribers_audience_idx`, `subscriber_tags_tag_idx`), and merging them is twice as fast
      * as hashing them over a large organization; the planner costs it higher, so hashing is turned
-     * off for the statement's transaction. Several tags' assignments are in no one order: those
-     * are left to the planner.
+     * off for the statement's transaction. Several tags' assignments are in no one order, and a
+     * segment's filter may read anything: those are left to the planner.
      */
-    const overAudience = <A, E, R>(audience: CampaignAudience, statement: Effect.Effect<A, E, R>) =>
-      audience.tagIds.length > 1 || audience.excludeTagIds.length > 1 ||
+    const overAudience = <A, E, R>(audience: AudienceSelection, statement: Effect.Effect<A, E, R>) =>
+      audience.filter !== null || audience.tagIds.length > 1 || audience.excludeTagIds.length > 1 ||
         audience.tagIds.length + audience.excludeTagIds.length === 0
         ? statement
         : sql.withTransaction(Effect.zipRight(sql`SET LOCAL enable_hashjoin = off`, statement))
@@ -107,14 +110,14 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
       sql`organization_id = ${organizationId} ${status === undefined ? sql`` : sql`AND status = ${status}`}`
 
     /** Fixes the audience of a campaign that starts sending, as it is now: once, whatever moves come later. */
-    const fixAudience = (campaign: Campaign, at: Date) =>
+    const fixAudience = (campaign: Campaign, at: Date, audience: AudienceSelection) =>
       Effect.gen(function*() {
         const fixing = yield* sql`
           INSERT INTO campaign_audiences (campaign_id, fixed_at) VALUES (${campaign.id}, ${at})
           ON CONFLICT (campaign_id) DO NOTHING
           RETURNING campaign_id`
         if (fixing.length === 0) return
-        const { audience, kind, organizationId } = campaign
+        const { kind, organizationId } = campaign
         // The audience as it is now, in one statement: what becomes messages later is this.
         yield* overAudience(
           audience,
@@ -134,12 +137,13 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
       insert: (campaign) =>
         sql`
           INSERT INTO campaigns (
-            id, organization_id, name, kind, template_id, subject, html, text, tag_ids, exclude_tag_ids, data, status,
-            scheduled_at, started_at, finished_at, failure_reason, sandboxed, created_at, updated_at
+            id, organization_id, name, kind, template_id, subject, html, text, tag_ids, exclude_tag_ids, segment_id, data,
+            status, scheduled_at, started_at, finished_at, failure_reason, sandboxed, created_at, updated_at
           ) VALUES (
             ${campaign.id}, ${campaign.organizationId}, ${campaign.name}, ${campaign.kind}, ${campaign.templateId},
             ${campaign.subject}, ${campaign.html}, ${campaign.text}, ${campaign.audience.tagIds}::uuid[],
-            ${campaign.audience.excludeTagIds}::uuid[], ${jsonb(campaign.data)}::jsonb, ${campaign.status},
+            ${campaign.audience.excludeTagIds}::uuid[], ${campaign.audience.segmentId}, ${jsonb(campaign.data)}::jsonb,
+            ${campaign.status},
             ${campaign.scheduledAt}, ${campaign.startedAt}, ${campaign.finishedAt}, ${campaign.failureReason},
             ${campaign.sandboxed}, ${campaign.createdAt}, ${campaign.updatedAt}
           )`.pipe(Effect.asVoid, Effect.orDie),
@@ -172,6 +176,7 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
           UPDATE campaigns SET name = ${campaign.name}, kind = ${campaign.kind}, template_id = ${campaign.templateId},
                  subject = ${campaign.subject}, html = ${campaign.html}, text = ${campaign.text},
                  tag_ids = ${campaign.audience.tagIds}::uuid[], exclude_tag_ids = ${campaign.audience.excludeTagIds}::uuid[],
+                 segment_id = ${campaign.audience.segmentId},
                  data = ${jsonb(campaign.data)}::jsonb, status = ${campaign.status}, scheduled_at = ${campaign.scheduledAt},
                  updated_at = ${campaign.updatedAt}
           WHERE id = ${campaign.id} AND organization_id = ${campaign.organizationId} AND status = ${from}
@@ -205,7 +210,7 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
           }
             RETURNING ${aliasedColumns}`.pipe(Effect.flatMap(decodeCampaign))
           if (Option.isNone(moved)) return moved
-          if (sendout !== undefined) yield* fixAudience(moved.value, at)
+          if (changes.sendout !== undefined) yield* fixAudience(moved.value, at, changes.audience)
           // A cancelled campaign's audience is taken no further: what was left of it goes.
           if (action === "cancel") yield* sql`DELETE FROM campaign_audience_parts WHERE campaign_id = ${id}`
           return moved
@@ -217,6 +222,16 @@ export const PostgresCampaignRepositoryLive = Layer.effect(
           sql`SELECT count(*)::integer AS count FROM subscribers s WHERE ${inAudience(organizationId, audience, kind)}`
         ).pipe(
           Effect.map((rows) => Number(rows[0]?.count ?? 0)),
+          Effect.orDie
+        ),
+
+      usingSegment: (organizationId, segmentId) =>
+        sql`
+          SELECT id FROM campaigns
+          WHERE organization_id = ${organizationId} AND segment_id = ${segmentId}
+            AND (status IN ('draft', 'scheduled') OR (status = 'failed' AND started_at IS NULL))
+          ORDER BY created_at, id`.pipe(
+          Effect.map((rows) => rows.map((row) => CampaignId.make(String(row.id)))),
           Effect.orDie
         ),
 

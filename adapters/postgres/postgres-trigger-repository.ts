@@ -6,7 +6,21 @@ import { decodeFirst, decodeRow, decodeRows, jsonb } from "./rows.js"
 import { makeWorkQueue } from "./work-queue.js"
 
 const columns = (table: string, prefix = "") =>
-  ["id", "organization_id", "name", "event", "tag_id", "template_id", "kind", "delay_seconds", "status", "data", "created_at", "updated_at"]
+  [
+    "id",
+    "organization_id",
+    "name",
+    "event",
+    "tag_id",
+    "template_id",
+    "segment_id",
+    "kind",
+    "delay_seconds",
+    "status",
+    "data",
+    "created_at",
+    "updated_at"
+  ]
     .map((column) => `${table}.${column} AS ${prefix}${column}`).join(", ")
 
 const decodeTrigger = decodeFirst(EmailTrigger)
@@ -33,16 +47,17 @@ export const PostgresTriggerRepositoryLive = Layer.effect(
     return TriggerRepository.of({
       insert: (trigger) =>
         sql`
-          INSERT INTO email_triggers (id, organization_id, name, event, tag_id, template_id, kind, delay_seconds, status, data,
-                                      created_at, updated_at)
+          INSERT INTO email_triggers (id, organization_id, name, event, tag_id, template_id, segment_id, kind, delay_seconds,
+                                      status, data, created_at, updated_at)
           VALUES (${trigger.id}, ${trigger.organizationId}, ${trigger.name}, ${trigger.event}, ${trigger.tagId},
-                  ${trigger.templateId}, ${trigger.kind}, ${trigger.delaySeconds}, ${trigger.status},
+                  ${trigger.templateId}, ${trigger.segmentId}, ${trigger.kind}, ${trigger.delaySeconds}, ${trigger.status},
                   ${jsonb(trigger.data)}::jsonb, ${trigger.createdAt}, ${trigger.updatedAt})`.pipe(Effect.asVoid, Effect.orDie),
 
       update: (trigger) =>
         sql`
           UPDATE email_triggers SET name = ${trigger.name}, event = ${trigger.event}, tag_id = ${trigger.tagId},
-                 template_id = ${trigger.templateId}, kind = ${trigger.kind}, delay_seconds = ${trigger.delaySeconds},
+                 template_id = ${trigger.templateId}, segment_id = ${trigger.segmentId}, kind = ${trigger.kind},
+                 delay_seconds = ${trigger.delaySeconds},
                  status = ${trigger.status}, data = ${jsonb(trigger.data)}::jsonb, updated_at = ${trigger.updatedAt}
           WHERE id = ${trigger.id} AND organization_id = ${trigger.organizationId}`.pipe(Effect.asVoid, Effect.orDie),
 
@@ -69,6 +84,14 @@ export const PostgresTriggerRepositoryLive = Layer.effect(
       count: (organizationId) =>
         sql`SELECT count(*)::integer AS count FROM email_triggers WHERE organization_id = ${organizationId}`.pipe(
           Effect.map((rows) => Number(rows[0]?.count ?? 0)),
+          Effect.orDie
+        ),
+
+      usingSegment: (organizationId, segmentId) =>
+        sql`
+          SELECT id FROM email_triggers WHERE organization_id = ${organizationId} AND segment_id = ${segmentId}
+          ORDER BY created_at, id`.pipe(
+          Effect.map((rows) => rows.map((row) => TriggerId.make(String(row.id)))),
           Effect.orDie
         ),
 

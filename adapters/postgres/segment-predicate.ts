@@ -117,3 +117,20 @@ export const segmentPredicate = (
 
   return compile(filter)
 }
+
+/**
+ * Who of the organization's subscribers (`s`) a filter holds at `now`: its predicate, with the
+ * organization and without those whose erasure is under way. A segment's preview, its count and
+ * a campaign audience of the segment all select with this one condition. Leaving out subscribers
+ * being erased is also what lets a count be read from `subscribers_audience_idx` alone (the
+ * organization's ids with their status, for those not being erased): a status and a tag are
+ * counted from two indexes, never from the table.
+ */
+export const segmentMembers = (
+  sql: SqlClient.SqlClient,
+  organizationId: string,
+  filter: SegmentFilter,
+  now: Date
+): Statement.Fragment =>
+  sql`s.organization_id = ${organizationId} AND s.erasure_requested_at IS NULL
+    AND (${segmentPredicate(sql, organizationId, filter, now)})`

@@ -1,13 +1,15 @@
 import type {
   Campaign,
   CampaignAction,
-  CampaignAudience,
   CampaignContent,
   CampaignId,
   CampaignStatus,
   MessageKind,
   OrganizationId,
-  SubscriberId
+  SegmentFilter,
+  SegmentId,
+  SubscriberId,
+  TagId
 } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
 import type { KeysetPosition } from "./subscriber-repository.js"
@@ -49,24 +51,46 @@ export interface AudienceChunk {
   readonly complete: boolean
 }
 
-/** What a move records besides the new state. */
-export interface CampaignMoveChanges {
+/**
+ * A campaign's audience as the store selects it: the subscribers of the organization whose state
+ * the campaign's kind reaches and whose erasure is not under way, that its segment's filter
+ * matches at `at` (when the audience is a segment) or that carry any of `tagIds` (every one when
+ * empty), less those with any of `excludeTagIds`. The use cases read the segment; the store
+ * counts and fixes the audience with one condition made of this.
+ */
+export interface AudienceSelection {
+  readonly tagIds: ReadonlyArray<TagId>
+  readonly excludeTagIds: ReadonlyArray<TagId>
+  /** The filter of the campaign's segment, as it is now; `null` for an audience of tags. */
+  readonly filter: SegmentFilter | null
+  /** The instant the filter is read at (its engagement conditions count back from it). */
+  readonly at: Date
+}
+
+interface MoveChanges {
   readonly at: Date
   /** Why the campaign failed; cleared on any other move. */
   readonly failureReason?: string | null | undefined
   readonly scheduledAt?: Date | null | undefined
   readonly sandboxed?: boolean | undefined
   /**
-   * What its emails are made of, on a move into `sending` from a draft or a schedule: the
-   * audience is fixed as it is now (once), and taken later by {@link CampaignRepository.takeAudience}.
-   */
-  readonly sendout?: CampaignSendout | undefined
-  /**
    * Moves only a campaign that is done: its audience taken whole, none of its emails queued, and
    * `failed` of them failed (a count read before the move, checked again with it).
    */
   readonly whenDone?: { readonly failed: number } | undefined
 }
+
+/**
+ * What a move records besides the new state. A move into `sending` from a draft or a schedule
+ * carries what its emails are made of (`sendout`) and who receives them (`audience`): the audience
+ * is fixed as it is now (once), and taken later by {@link CampaignRepository.takeAudience}.
+ */
+export type CampaignMoveChanges =
+  & MoveChanges
+  & (
+    | { readonly sendout?: undefined; readonly audience?: undefined }
+    | { readonly sendout: CampaignSendout; readonly audience: AudienceSelection }
+  )
 
 /**
  * Campaigns: their records, and their moves from state to state as the domain's transition table
@@ -95,9 +119,14 @@ export class CampaignRepository extends Context.Tag("roster/CampaignRepository")
   /** How many subscribers of the organization the audience holds now. */
   readonly countAudience: (
     organizationId: OrganizationId,
-    audience: CampaignAudience,
+    audience: AudienceSelection,
     kind: MessageKind
   ) => Effect.Effect<number>
+  /**
+   * The campaigns of the organization whose audience is the segment and is not fixed yet (drafts,
+   * scheduled ones, and failed ones that never started, which a retry starts), oldest first.
+   */
+  readonly usingSegment: (organizationId: OrganizationId, segmentId: SegmentId) => Effect.Effect<ReadonlyArray<CampaignId>>
   /** Scheduled campaigns whose time has come, oldest schedule first. */
   readonly dueScheduled: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<Campaign>>
   /**

@@ -1,4 +1,4 @@
-import type { OrganizationId, SegmentFilter, Subscriber } from "@roster/domain"
+import type { OrganizationId, SegmentFilter, Subscriber, SubscriberId } from "@roster/domain"
 import { Context, type Effect } from "effect"
 
 /** Which matching subscribers to read: by id ascending, after `after` (an id) or past `offset` rows. */
@@ -13,7 +13,8 @@ export interface AudiencePageQuery {
  * `matchesFilter` in the domain: a subscriber's status, tags, email, creation, metadata, and
  * engagement read from the history of the email sent to them (opened: an `opened` or `clicked`
  * event; clicked: a `clicked` event; received: a `sent`, `delivered`, `opened` or `clicked` event).
- * Every adapter answers row for row alike.
+ * A subscriber whose erasure is under way matches no filter: they are gone within a minute, and
+ * no campaign reaches them. Every adapter answers row for row alike.
  */
 export class SegmentAudience extends Context.Tag("roster/SegmentAudience")<SegmentAudience, {
   /** How many subscribers of the organization match at `now`. */
@@ -25,4 +26,11 @@ export class SegmentAudience extends Context.Tag("roster/SegmentAudience")<Segme
     now: Date,
     query: AudiencePageQuery
   ) => Effect.Effect<ReadonlyArray<Subscriber>>
+  /** Whether one subscriber of the organization matches at `now` (a trigger's condition). */
+  readonly matches: (
+    organizationId: OrganizationId,
+    filter: SegmentFilter,
+    now: Date,
+    subscriberId: SubscriberId
+  ) => Effect.Effect<boolean>
 }>() {}

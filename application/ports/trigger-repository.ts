@@ -4,6 +4,7 @@ import type {
   FiringStatus,
   MessageId,
   OrganizationId,
+  SegmentId,
   SubscriberId,
   TriggerId
 } from "@roster/domain"
@@ -33,6 +34,8 @@ export class TriggerRepository extends Context.Tag("roster/TriggerRepository")<T
     readonly offset?: number | undefined
   }) => Effect.Effect<ReadonlyArray<EmailTrigger>>
   readonly count: (organizationId: OrganizationId) => Effect.Effect<number>
+  /** The organization's triggers whose condition is the segment, oldest first. */
+  readonly usingSegment: (organizationId: OrganizationId, segmentId: SegmentId) => Effect.Effect<ReadonlyArray<TriggerId>>
   /**
    * Records a firing, due after its trigger's delay, for every active trigger that `events` fire
    * (and that has not fired for the subscriber before); how many it recorded.

@@ -1,7 +1,7 @@
 import { Either, Option, Schema } from "effect"
 import { CampaignStateConflict } from "./errors.js"
 import { type Reason, reason } from "./reason.js"
-import { CampaignId, OrganizationId, TagId, TemplateId } from "./ids.js"
+import { CampaignId, OrganizationId, SegmentId, TagId, TemplateId } from "./ids.js"
 import { MessageKind, type MessageStatus } from "./message.js"
 import type { SubscriberStatus } from "./subscriber.js"
 import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
@@ -15,10 +15,15 @@ import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 export const CampaignStatus = Schema.Literal("draft", "scheduled", "sending", "sent", "failed", "cancelled")
 export type CampaignStatus = typeof CampaignStatus.Type
 
-/** Who receives a campaign: subscribers with any of `tagIds` (every subscriber when empty), less those with any of `excludeTagIds`. */
+/**
+ * Who receives a campaign: the subscribers its segment matches when it names one, else those with
+ * any of `tagIds` (every subscriber when empty); less those with any of `excludeTagIds`. A segment
+ * and tags are never named together: the segment names its tags itself.
+ */
 export const CampaignAudience = Schema.Struct({
   tagIds: Schema.Array(TagId),
-  excludeTagIds: Schema.Array(TagId)
+  excludeTagIds: Schema.Array(TagId),
+  segmentId: Schema.NullOr(SegmentId)
 })
 export type CampaignAudience = typeof CampaignAudience.Type
 

@@ -144,6 +144,24 @@ export class CampaignStateConflict extends Schema.TaggedError<CampaignStateConfl
 }
 
 /**
+ * A segment that campaigns not started yet, or triggers, still read: deleting it would leave them
+ * without an audience or a condition.
+ */
+export class SegmentInUse extends Schema.TaggedError<SegmentInUse>()("SegmentInUse", {
+  id: Schema.String,
+  campaignIds: Schema.Array(Schema.String),
+  triggerIds: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    const uses = [
+      ...(this.campaignIds.length === 0 ? [] : [`the audience of campaign ${this.campaignIds.join(", ")}`]),
+      ...(this.triggerIds.length === 0 ? [] : [`the condition of trigger ${this.triggerIds.join(", ")}`])
+    ]
+    return `segment ${this.id} is ${uses.join(" and ")}; give them another audience or condition, or delete them, first`
+  }
+}
+
+/**
  * Input that is well-formed but breaks a rule a schema cannot see (a tag id of no tag, say): the
  * field it concerns and the catalogued reason (reason.ts), which each wire form and the dashboard
  * word in their own language.

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { OrganizationId, TagId, TemplateId, TriggerId } from "./ids.js"
+import { OrganizationId, SegmentId, TagId, TemplateId, TriggerId } from "./ids.js"
 import { MessageKind } from "./message.js"
 import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
@@ -7,7 +7,8 @@ import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
  * An email trigger sends a template to a subscriber when something happens to them: they were
  * created, or given a tag (any, or one). It may wait first, up to 30 days, and it sends a
  * subscriber its email at most once, however often the event happens again. A subscriber who is
- * no longer `active` when the wait ends gets nothing.
+ * no longer `active` when the wait ends gets nothing, nor does one its segment (when it names one)
+ * does not match then.
  */
 
 export const TriggerEvent = Schema.Literal("subscriber.created", "tag.subscribed")
@@ -25,6 +26,8 @@ export class EmailTrigger extends Schema.Class<EmailTrigger>("EmailTrigger")({
   tagId: Schema.NullOr(TagId),
   /** Null once the template was deleted: the trigger sends nothing until it is given another. */
   templateId: Schema.NullOr(TemplateId),
+  /** When set, only a subscriber this segment matches when the wait ends gets the email. */
+  segmentId: Schema.NullOr(SegmentId),
   kind: MessageKind,
   /** How long after the event the email goes. */
   delaySeconds: Schema.Number,

@@ -129,6 +129,49 @@ describe.skipIf(!postgres.available)(postgres.label, () => {
     }
   }, 90_000)
 
+  it("a campaign to a segment reaches, through the worker, whom the segment's filter holds when sending starts, each once", async () => {
+    const key = await organization("segment", 300)
+    // A third are on the pro plan; the segment leaves out those whose address ends in 0.
+    await pool.query(
+      `UPDATE subscribers SET metadata = '{"plan": "pro"}'
+       WHERE email LIKE 'segment-%' AND split_part(split_part(email, '-', 2), '@', 1)::integer % 3 = 0`
+    )
+    const segment = await callApi<Answer>(`${api.url}/api/v1/segments`, key, "POST", {
+      name: "Pro",
+      filter: {
+        all: [
+          { field: "metadata.plan", op: "eq", value: "pro" },
+          { not: { field: "email", op: "ends_with", value: "0@example.com" } }
+        ]
+      }
+    })
+    expect(segment.status, JSON.stringify(segment.body)).toBe(201)
+    const created = await callApi<Answer>(`${api.url}/api/v1/campaigns`, key, "POST", {
+      name: "Pro issue",
+      subject: "Hello {{ subscriber.first_name }}",
+      text: "News. Unsubscribe: {{ unsubscribe_url }}",
+      audience: { segment_id: segment.body!.id }
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const id = created.body!.id!
+    expect(await act(key, id, "count-recipients")).toEqual({ recipients: 90 })
+    const worker = await startWorker(env)
+    try {
+      await act(key, id, "send")
+      // Joining the segment after the start changes nothing.
+      await pool.query(`UPDATE subscribers SET metadata = '{"plan": "pro"}' WHERE email LIKE 'segment-%'`)
+      await waitUntil(async () => (await statusOf(key, id)).status === "sent", "the campaign sent", 45_000)
+      eachOnce("segment", 90)
+      for (const address of acceptedTo("segment").keys()) {
+        const n = Number(address.slice("segment-".length, address.indexOf("@")))
+        expect(n % 3 === 0 && n % 10 !== 0, address).toBe(true)
+      }
+      expect((await statusOf(key, id)).stats).toMatchObject({ recipients: 90, sent: 90, failed: 0 })
+    } finally {
+      expect(await worker.stop()).toBe(0)
+    }
+  }, 60_000)
+
   it("cancel midway stops new sends: the unsent emails are withdrawn and nothing more goes out", async () => {
     const key = await organization("cancel", 1_000)
     const id = await campaign(key)

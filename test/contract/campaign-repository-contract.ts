@@ -1,7 +1,16 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { CampaignRepository, MessageRepository, OutgoingMail, TagAssignments } from "@roster/application"
-import { Campaign, CampaignId, type Subscriber } from "@roster/domain"
-import { Effect, Option } from "effect"
+import {
+  type AudienceSelection,
+  CampaignRepository,
+  MessageRepository,
+  OutgoingMail,
+  SegmentAudience,
+  SegmentRepository,
+  SubscriberRepository,
+  TagAssignments
+} from "@roster/application"
+import { Campaign, CampaignId, Segment, SegmentFilter, SegmentId, type Subscriber, type TagId } from "@roster/domain"
+import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { deletingAfterwards, givenOrganization, givenTag, instant, type PersistenceLayer } from "./fixtures.js"
 import { aCampaign, givenSendingCampaign, queueAll, sendout, tagged } from "./mail-fixtures.js"
@@ -15,6 +24,30 @@ const takeAll = (chunk: number) =>
       if (Option.isNone(taken)) return chunks
       chunks.push({ ids: taken.value.subscriberIds, complete: taken.value.complete })
     }
+  })
+
+/** An audience of tags as the use cases select it. */
+const byTags = (tagIds: ReadonlyArray<TagId>, excludeTagIds: ReadonlyArray<TagId> = []): AudienceSelection => ({
+  tagIds,
+  excludeTagIds,
+  filter: null,
+  at: instant(0)
+})
+
+/** A segment of the organization, stored, with the filter given in its JSON form. */
+const givenSegment = (organizationId: Campaign["organizationId"], filter: unknown) =>
+  Effect.gen(function*() {
+    const segment = new Segment({
+      id: SegmentId.make(randomUUID()),
+      organizationId,
+      name: "Segment",
+      description: null,
+      filter: Schema.decodeUnknownSync(SegmentFilter)(filter),
+      createdAt: instant(1),
+      updatedAt: instant(1)
+    })
+    yield* (yield* SegmentRepository).insert(segment)
+    return segment
   })
 
 const statsOf = (id: CampaignId) =>
@@ -60,7 +93,7 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           // Of two moves from one state, the second finds it moved; a move from no state of its action is refused.
           assert.isTrue(Option.isNone(yield* campaigns.transition(older.id, "schedule", { at: instant(4) })))
           assert.isTrue(Option.isNone(yield* campaigns.transition(older.id, "complete", { at: instant(4) })))
-          assert.isTrue(Option.isNone(yield* campaigns.transition(newer.id, "start", { at: instant(4), sendout })))
+          assert.isTrue(Option.isNone(yield* campaigns.transition(newer.id, "start", { at: instant(4), sendout, audience: byTags([]) })))
 
           // Due once its time has come, oldest schedule first.
           const due = (now: Date) => Effect.map(campaigns.dueScheduled(now, 1_000), (found) => found.map((c) => c.id))
@@ -73,7 +106,7 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           const cancelled = yield* campaigns.transition(older.id, "cancel", { at: instant(7) })
           expect(Option.map(cancelled, (c) => [c.status, c.finishedAt])).toStrictEqual(Option.some(["cancelled", instant(7)]))
           expect(yield* due(instant(90))).not.toContain(older.id)
-          assert.isTrue(Option.isNone(yield* campaigns.transition(older.id, "send", { at: instant(8), sendout })))
+          assert.isTrue(Option.isNone(yield* campaigns.transition(older.id, "send", { at: instant(8), sendout, audience: byTags([]) })))
           expect(yield* campaigns.count({ organizationId: organization.id, status: "cancelled" })).toBe(1)
         }).pipe(deletingAfterwards([organization.id]))
       }))
@@ -88,7 +121,7 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           const failing = aCampaign(organization.id, instant(1), { status: "scheduled", scheduledAt: instant(5) })
           yield* campaigns.insert(starting)
           yield* campaigns.insert(failing)
-          const started = yield* campaigns.transition(starting.id, "start", { at: instant(6), sendout })
+          const started = yield* campaigns.transition(starting.id, "start", { at: instant(6), sendout, audience: byTags([]) })
           expect(Option.map(started, (c) => [c.status, c.startedAt, c.finishedAt])).toStrictEqual(
             Option.some(["sending", instant(6), null])
           )
@@ -123,10 +156,10 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           yield* tagged(organization.id, [news.id], { status: "bounced" })
           yield* tagged(organization.id, [])
           yield* tagged(other.id, [])
-          const audience = { tagIds: [news.id], excludeTagIds: [muted.id] }
-          expect(yield* campaigns.countAudience(organization.id, audience, "marketing")).toBe(5)
-          expect(yield* campaigns.countAudience(organization.id, audience, "transactional")).toBe(6)
-          expect(yield* campaigns.countAudience(organization.id, { tagIds: [], excludeTagIds: [] }, "marketing")).toBe(7)
+          const audience = { tagIds: [news.id], excludeTagIds: [muted.id], segmentId: null }
+          expect(yield* campaigns.countAudience(organization.id, byTags([news.id], [muted.id]), "marketing")).toBe(5)
+          expect(yield* campaigns.countAudience(organization.id, byTags([news.id], [muted.id]), "transactional")).toBe(6)
+          expect(yield* campaigns.countAudience(organization.id, byTags([]), "marketing")).toBe(7)
 
           const campaign = yield* givenSendingCampaign(organization.id, instant(10), { audience })
           expect([campaign.status, campaign.startedAt]).toStrictEqual(["sending", instant(10)])
@@ -160,8 +193,8 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           people.sort((a, b) => (a.id < b.id ? -1 : 1))
           for (const i of [0, 2, 4, 6, 8]) yield* assignments.attach(organization.id, people[i]!.id, [news.id], instant(1), null)
           yield* assignments.attach(organization.id, people[2]!.id, [muted.id], instant(1), null)
-          const audience = { tagIds: [news.id], excludeTagIds: [muted.id] }
-          expect(yield* campaigns.countAudience(organization.id, audience, "marketing")).toBe(4)
+          const audience = { tagIds: [news.id], excludeTagIds: [muted.id], segmentId: null }
+          expect(yield* campaigns.countAudience(organization.id, byTags([news.id], [muted.id]), "marketing")).toBe(4)
 
           const campaign = yield* givenSendingCampaign(organization.id, instant(10), { audience })
           const first = Option.getOrThrow(yield* campaigns.takeAudience(1))
@@ -173,11 +206,83 @@ export const campaignRepositoryContract = (persistence: PersistenceLayer) =>
           for (const i of [5, 9]) yield* assignments.attach(organization.id, people[i]!.id, [news.id], instant(12), null)
           yield* assignments.detach(organization.id, people[2]!.id, muted.id)
           yield* assignments.attach(organization.id, people[6]!.id, [muted.id], instant(12), null)
-          expect(yield* campaigns.countAudience(organization.id, audience, "marketing")).toBe(4)
+          expect(yield* campaigns.countAudience(organization.id, byTags([news.id], [muted.id]), "marketing")).toBe(4)
 
           const rest = yield* takeAll(2)
           expect(rest.flatMap((chunk) => chunk.ids)).toStrictEqual([4, 6, 8].map((i) => people[i]!.id))
         }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("an audience of a segment is who its filter holds in the kind's states, less excluded tags and those being erased, counted and fixed alike", () =>
+      Effect.gen(function*() {
+        const campaigns = yield* CampaignRepository
+        const segments = yield* SegmentRepository
+        const organization = yield* givenOrganization()
+        const other = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const muted = yield* givenTag(organization.id)
+          const pro = { metadata: { plan: "pro" } }
+          const members: Array<Subscriber> = []
+          for (let i = 0; i < 3; i++) members.push(yield* tagged(organization.id, [], pro))
+          yield* tagged(organization.id, [muted.id], pro)
+          yield* tagged(organization.id, [], { ...pro, status: "unsubscribed" })
+          yield* tagged(organization.id, [], { ...pro, status: "bounced" })
+          yield* tagged(organization.id, [], { metadata: { plan: "free" } })
+          const leaving = yield* tagged(organization.id, [], pro)
+          yield* (yield* SubscriberRepository).requestErasure(organization.id, leaving.id, instant(2))
+          yield* tagged(other.id, [], pro)
+          const segment = yield* givenSegment(organization.id, { field: "metadata.plan", op: "eq", value: "pro" })
+          const selection = (excludeTagIds: ReadonlyArray<TagId>): AudienceSelection => ({
+            tagIds: [],
+            excludeTagIds,
+            filter: segment.filter,
+            at: instant(10)
+          })
+          // The segment's own count holds every state; an audience only the states its kind reaches.
+          expect(yield* (yield* SegmentAudience).count(organization.id, segment.filter, instant(10))).toBe(6)
+          expect(yield* campaigns.countAudience(organization.id, selection([]), "marketing")).toBe(4)
+          expect(yield* campaigns.countAudience(organization.id, selection([muted.id]), "marketing")).toBe(3)
+          expect(yield* campaigns.countAudience(organization.id, selection([muted.id]), "transactional")).toBe(4)
+
+          const campaign = yield* givenSendingCampaign(organization.id, instant(10), {
+            audience: { tagIds: [], excludeTagIds: [muted.id], segmentId: segment.id }
+          })
+          expect(campaign.audience.segmentId).toBe(segment.id)
+          // After the start, a new subscriber the segment holds and a new filter change nothing.
+          yield* tagged(organization.id, [], { ...pro, createdAt: instant(11) })
+          yield* segments.update(new Segment({ ...segment, filter: Schema.decodeUnknownSync(SegmentFilter)({ all: [] }), updatedAt: instant(11) }))
+          const chunks = yield* takeAll(2)
+          expect(chunks.flatMap((chunk) => chunk.ids)).toStrictEqual(members.map((m) => m.id as string).sort())
+        }).pipe(deletingAfterwards([organization.id, other.id]))
+      }))
+
+    it.effect("names the campaigns whose audience is a segment and is not fixed yet, oldest first", () =>
+      Effect.gen(function*() {
+        const campaigns = yield* CampaignRepository
+        const organization = yield* givenOrganization()
+        const other = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const used = SegmentId.make(randomUUID())
+          const audience = { tagIds: [], excludeTagIds: [], segmentId: used }
+          const stored = (organizationId: Campaign["organizationId"], second: number, fields: Partial<Campaign>) =>
+            Effect.gen(function*() {
+              const campaign = aCampaign(organizationId, instant(second), { audience, ...fields })
+              yield* campaigns.insert(campaign)
+              return campaign.id
+            })
+          const scheduled = yield* stored(organization.id, 2, { status: "scheduled", scheduledAt: instant(90) })
+          const draft = yield* stored(organization.id, 1, {})
+          const neverStarted = yield* stored(organization.id, 3, { status: "failed", failureReason: "could not start" })
+          yield* stored(organization.id, 4, { status: "failed", startedAt: instant(4), failureReason: "1 failed" })
+          yield* stored(organization.id, 5, { status: "sending", startedAt: instant(5) })
+          yield* stored(organization.id, 6, { status: "sent", startedAt: instant(6), finishedAt: instant(7) })
+          yield* stored(organization.id, 7, { status: "cancelled", finishedAt: instant(7) })
+          yield* stored(organization.id, 8, { audience: { ...audience, segmentId: SegmentId.make(randomUUID()) } })
+          yield* stored(organization.id, 9, { audience: { ...audience, segmentId: null } })
+          yield* stored(other.id, 1, {})
+          expect(yield* campaigns.usingSegment(organization.id, used)).toStrictEqual([draft, scheduled, neverStarted])
+          expect(yield* campaigns.usingSegment(other.id, SegmentId.make(randomUUID()))).toStrictEqual([])
+        }).pipe(deletingAfterwards([organization.id, other.id]))
       }))
 
     it.effect("a sending campaign ends only once done: its audience taken, nothing queued, its failures as counted", () =>

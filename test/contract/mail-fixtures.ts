@@ -1,4 +1,12 @@
-import { CampaignRepository, type CampaignSendout, OutgoingMail, TagAssignments, UnitOfWork } from "@roster/application"
+import {
+  type AudienceSelection,
+  CampaignRepository,
+  type CampaignSendout,
+  OutgoingMail,
+  SegmentRepository,
+  TagAssignments,
+  UnitOfWork
+} from "@roster/application"
 import {
   Campaign,
   CampaignId,
@@ -80,7 +88,7 @@ export const aCampaign = (organizationId: OrganizationId, at: Date, fields: Part
     subject: "Hello {{ subscriber.first_name }}",
     html: "<p>Hi</p>",
     text: null,
-    audience: { tagIds: [], excludeTagIds: [] },
+    audience: { tagIds: [], excludeTagIds: [], segmentId: null },
     data: { issue: 11 },
     status: "draft",
     scheduledAt: null,
@@ -132,11 +140,22 @@ export const queueAll = (chunk: number, at: Date) =>
     return chunks
   })
 
+/** An audience as the use cases select it at `at`: its tags, or its segment's filter as it is now. */
+export const selectionOf = (campaign: Campaign, at: Date) =>
+  Effect.gen(function*() {
+    const { excludeTagIds, segmentId, tagIds } = campaign.audience
+    const filter = segmentId === null
+      ? null
+      : Option.getOrThrow(yield* (yield* SegmentRepository).findById(campaign.organizationId, segmentId)).filter
+    return { tagIds, excludeTagIds, filter, at } satisfies AudienceSelection
+  })
+
 /** A draft campaign of `organizationId`, stored and sent now: its audience fixed at `at`. */
 export const givenSendingCampaign = (organizationId: OrganizationId, at: Date, fields: Partial<Campaign> = {}) =>
   Effect.gen(function*() {
     const campaigns = yield* CampaignRepository
     const campaign = aCampaign(organizationId, at, fields)
     yield* campaigns.insert(campaign)
-    return Option.getOrThrow(yield* campaigns.transition(campaign.id, "send", { at, sendout }))
+    const audience = yield* selectionOf(campaign, at)
+    return Option.getOrThrow(yield* campaigns.transition(campaign.id, "send", { at, sendout, audience }))
   })

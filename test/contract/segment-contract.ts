@@ -1,5 +1,5 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { OutgoingMail, SegmentAudience, SegmentRepository, TagAssignments } from "@roster/application"
+import { OutgoingMail, SegmentAudience, SegmentRepository, SubscriberRepository, TagAssignments } from "@roster/application"
 import {
   type EngagementFacts,
   type FilterNode,
@@ -102,6 +102,8 @@ const engagementOf = (person: Person): EngagementFacts => {
 
 interface World {
   readonly organizationId: OrganizationId
+  /** A subscriber of another organization. */
+  readonly stranger: Subscriber["id"]
   readonly tags: Readonly<Record<"t1" | "t2" | "t3", Tag>>
   readonly subscribers: Readonly<Record<string, Subscriber>>
   /** Names by subscriber id. */
@@ -137,9 +139,9 @@ const givenWorld = Effect.gen(function*() {
   }
   // Another organization's look-alike never matches.
   const other = yield* givenOrganization()
-  yield* givenSubscriber(other.id, { email: "ada@example.com", metadata: people.ada!.metadata })
+  const stranger = yield* givenSubscriber(other.id, { email: "ada@example.com", metadata: people.ada!.metadata })
   const names = new Map(Object.entries(subscribers).map(([name, s]) => [s.id as string, name]))
-  return { organizationId, tags, subscribers, names, organizations: [organizationId, other.id] }
+  return { organizationId, tags, subscribers, names, stranger: stranger.id, organizations: [organizationId, other.id] }
 })
 
 /** Who matches in the adapter, by name in id order, and how many it counts. */
@@ -282,6 +284,7 @@ export const segmentContract = (persistence: PersistenceLayer) =>
 
     it.effect("every filter case matches exactly its subscribers, counted and listed alike", () =>
       Effect.gen(function*() {
+        const audience = yield* SegmentAudience
         const world = yield* givenWorld
         yield* Effect.gen(function*() {
           for (const [raw, expected] of cases) {
@@ -290,7 +293,13 @@ export const segmentContract = (persistence: PersistenceLayer) =>
             expect({ filter: raw, names: found.names }).toStrictEqual({ filter: raw, names: byName(expected, world) })
             expect(expectedNames(world, filter), JSON.stringify(raw)).toStrictEqual(byName(expected, world))
             expect(found.count, JSON.stringify(raw)).toBe(expected.length)
+            // One subscriber at a time, as a trigger asks: the same answer.
+            const one = yield* Effect.forEach(Object.entries(world.subscribers), ([name, subscriber]) =>
+              Effect.map(audience.matches(world.organizationId, filter, now, subscriber.id), (matches) => matches ? [name] : []))
+            expect({ filter: raw, names: byName(one.flat(), world) }).toStrictEqual({ filter: raw, names: byName(expected, world) })
           }
+          // Another organization's subscriber matches none of its filters.
+          assert.isFalse(yield* audience.matches(world.organizationId, decodeFilter({ all: [] }), now, world.stranger))
         }).pipe(deletingAfterwards(world.organizations))
       }))
 
@@ -305,6 +314,21 @@ export const segmentContract = (persistence: PersistenceLayer) =>
             expect({ filter: raw, names: found.names }).toStrictEqual({ filter: raw, names: expected })
             expect(found.count).toBe(expected.length)
           }
+        }).pipe(deletingAfterwards(world.organizations))
+      }))
+
+    it.effect("a subscriber whose erasure is under way is in no segment", () =>
+      Effect.gen(function*() {
+        const audience = yield* SegmentAudience
+        const world = yield* givenWorld
+        yield* Effect.gen(function*() {
+          const ada = world.subscribers.ada!
+          yield* (yield* SubscriberRepository).requestErasure(world.organizationId, ada.id, instant(5))
+          const everyone = decodeFilter({ all: [] })
+          const found = yield* matchingNames(world, everyone)
+          expect(found).toStrictEqual({ names: byName(["bob", "cyd", "dee", "eve", "fay"], world), count: 5 })
+          assert.isFalse(yield* audience.matches(world.organizationId, everyone, now, ada.id))
+          assert.isFalse(yield* audience.matches(world.organizationId, decodeFilter({ field: "metadata.plan", op: "eq", value: "pro" }), now, ada.id))
         }).pipe(deletingAfterwards(world.organizations))
       }))
 

@@ -7,6 +7,7 @@ import {
   EventId,
   type EventType,
   type OrganizationId,
+  SegmentId,
   TemplateId,
   TriggerId
 } from "@roster/domain"
@@ -38,6 +39,7 @@ const aTrigger = (organizationId: OrganizationId, templateId: TemplateId, fields
     event: "subscriber.created",
     tagId: null,
     templateId,
+    segmentId: null,
     kind: "marketing",
     delaySeconds: 0,
     status: "active",
@@ -59,18 +61,30 @@ export const triggerRepositoryContract = (persistence: PersistenceLayer) =>
         const other = yield* givenOrganization()
         yield* Effect.gen(function*() {
           const template = yield* givenTemplate(organization.id)
+          const segment = SegmentId.make(randomUUID())
           const first = aTrigger(organization.id, template.id)
-          const second = aTrigger(organization.id, template.id, { name: "Later", createdAt: instant(2), updatedAt: instant(2) })
+          const second = aTrigger(organization.id, template.id, {
+            name: "Later",
+            segmentId: segment,
+            createdAt: instant(2),
+            updatedAt: instant(2)
+          })
           yield* triggers.insert(second)
           yield* triggers.insert(first)
+          expect(yield* triggers.findById(organization.id, second.id)).toStrictEqual(Option.some(second))
+          expect(yield* triggers.usingSegment(organization.id, segment)).toStrictEqual([second.id])
+          expect(yield* triggers.usingSegment(other.id, segment)).toStrictEqual([])
           expect(yield* triggers.findById(organization.id, first.id)).toStrictEqual(Option.some(first))
           assert.isTrue(Option.isNone(yield* triggers.findById(other.id, first.id)))
           expect(yield* triggers.list({ organizationId: organization.id, limit: 10 })).toStrictEqual([first, second])
           expect(yield* triggers.list({ organizationId: organization.id, limit: 10, offset: 1 })).toStrictEqual([second])
           expect(yield* triggers.count(organization.id)).toBe(2)
-          const paused = new EmailTrigger({ ...first, status: "paused", delaySeconds: 60, updatedAt: instant(3) })
+          const paused = new EmailTrigger({ ...first, status: "paused", delaySeconds: 60, segmentId: segment, updatedAt: instant(3) })
           yield* triggers.update(paused)
           expect(yield* triggers.findById(organization.id, first.id)).toStrictEqual(Option.some(paused))
+          expect(yield* triggers.usingSegment(organization.id, segment)).toStrictEqual([first.id, second.id])
+          yield* triggers.update(new EmailTrigger({ ...second, segmentId: null, updatedAt: instant(3) }))
+          expect(yield* triggers.usingSegment(organization.id, segment)).toStrictEqual([first.id])
           assert.isFalse(yield* triggers.delete(other.id, first.id))
           assert.isTrue(yield* triggers.delete(organization.id, first.id))
           expect(yield* triggers.count(organization.id)).toBe(1)

@@ -47,7 +47,7 @@ const aCampaign = (organizationId: OrganizationId, fields: Pick<Campaign, "statu
     subject: "Hello",
     html: "<p>Hi</p>",
     text: null,
-    audience: { tagIds: [], excludeTagIds: [] },
+    audience: { tagIds: [], excludeTagIds: [], segmentId: null },
     data: {},
     startedAt: fields.status === "sending" ? fields.createdAt : null,
     finishedAt: null,

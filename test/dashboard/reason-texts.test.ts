@@ -87,6 +87,8 @@ const samples: { readonly [K in ReasonKey]: ReasonParams<K> } = {
   audienceTagTwice: {},
   audienceTagExcluded: { id: "7d0f" },
   audienceEmpty: {},
+  audienceSegmentOrTags: {},
+  noSegmentWithId: { id: "0190d1a6-7f80-7000-8000-000000000003" },
   scheduleInPast: {},
   scheduleTooFar: {},
   schedulePassed: {},

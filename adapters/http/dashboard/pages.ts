@@ -263,6 +263,7 @@ const refusalTexts: { readonly [Tag in ErrorTag]: (error: Extract<ApplicationErr
   TagAlreadyExists: (_, t) => t.refusal.exists,
   OrganizationSlugTaken: (_, t) => t.refusal.slugTaken,
   CampaignStateConflict: (error, t) => fill(t.refusal.campaignState, { status: error.status }),
+  SegmentInUse: (_, t) => t.refusal.segmentInUse,
   SendingDomainTaken: (_, t) => t.refusal.exists,
   SendingDomainExists: (_, t) => t.refusal.exists,
   SubscriptionAlreadyActive: (_, t) => t.refusal.exists,

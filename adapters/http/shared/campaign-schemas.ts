@@ -8,6 +8,7 @@ import {
   MAX_SUBJECT_LENGTH,
   MAX_TEMPLATE_LENGTH,
   MessageKind,
+  SegmentId,
   TagId,
   TemplateBody,
   TemplateId,
@@ -28,11 +29,18 @@ const TagIds = (description: string) =>
     jsonSchema: { type: "array", items: { type: "string", format: "uuid" }, maxItems: MAX_AUDIENCE_TAGS, description }
   })
 
+const SegmentInput = Schema.NullOr(IdInput(
+  SegmentId,
+  "a segment of the organization: the subscribers it matches when sending starts, instead of `tag_ids` (never " +
+    "beside them; naming one drops the tags, and naming tags drops the segment); `null` removes it"
+))
+
 export const AudienceInput = Schema.Struct({
   tag_ids: Schema.optionalWith(TagIds("subscribers with any of these tags; every subscriber when empty or left out"), {
     exact: true
   }),
-  exclude_tag_ids: Schema.optionalWith(TagIds("less the subscribers with any of these tags"), { exact: true })
+  exclude_tag_ids: Schema.optionalWith(TagIds("less the subscribers with any of these tags"), { exact: true }),
+  segment_id: Schema.optionalWith(SegmentInput, { exact: true })
 }).annotations({ identifier: "CampaignAudienceInput", ...strictInput })
 
 /** A date and time with its offset (RFC 3339). */
@@ -146,8 +154,13 @@ export const CampaignView = Schema.Struct({
   html: Schema.NullOr(Schema.String),
   text: Schema.NullOr(Schema.String),
   audience: Schema.Struct({
-    tag_ids: Schema.Array(Uuid).annotations({ description: "subscribers with any of these tags; every subscriber when empty" }),
-    exclude_tag_ids: Schema.Array(Uuid).annotations({ description: "less the subscribers with any of these tags" })
+    tag_ids: Schema.Array(Uuid).annotations({
+      description: "subscribers with any of these tags; every subscriber when empty and no segment is named"
+    }),
+    exclude_tag_ids: Schema.Array(Uuid).annotations({ description: "less the subscribers with any of these tags" }),
+    segment_id: Schema.NullOr(Uuid).annotations({
+      description: "the segment whose subscribers the campaign reaches, instead of tags; null for an audience of tags"
+    })
   }),
   data: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
     description: "values every email's template reads as `data`"
@@ -179,7 +192,11 @@ export const toCampaignView = ({ campaign, stats }: CampaignRecord): typeof Camp
   subject: campaign.subject,
   html: campaign.html,
   text: campaign.text,
-  audience: { tag_ids: campaign.audience.tagIds, exclude_tag_ids: campaign.audience.excludeTagIds },
+  audience: {
+    tag_ids: campaign.audience.tagIds,
+    exclude_tag_ids: campaign.audience.excludeTagIds,
+    segment_id: campaign.audience.segmentId
+  },
   data: campaign.data,
   scheduled_at: campaign.scheduledAt?.toISOString() ?? null,
   started_at: campaign.startedAt?.toISOString() ?? null,
@@ -192,7 +209,9 @@ export const toCampaignView = ({ campaign, stats }: CampaignRecord): typeof Camp
 })
 
 const audienceOf = (audience: typeof AudienceInput.Type | undefined) =>
-  audience === undefined ? undefined : { tagIds: audience.tag_ids, excludeTagIds: audience.exclude_tag_ids }
+  audience === undefined
+    ? undefined
+    : { tagIds: audience.tag_ids, excludeTagIds: audience.exclude_tag_ids, segmentId: audience.segment_id }
 
 export const toCampaignChanges = (payload: typeof UpdateCampaignRequest.Type): CampaignChanges => ({
   name: payload.name,
@@ -214,7 +233,10 @@ export const toNewCampaign = (payload: typeof CreateCampaignRequest.Type): NewCa
 
 /** How campaigns work, told once for both forms. */
 export const campaignRules = `A campaign is one email to an audience: subscribers with any of \`audience.tag_ids\` (every
-subscriber when none is named), less those with any of \`audience.exclude_tag_ids\`. A campaign is \`marketing\` unless
+subscriber when none is named), or the subscribers a segment matches (\`audience.segment_id\`, never beside tags: a
+segment names its tags itself), less those with any of \`audience.exclude_tag_ids\`. A segment of another organization,
+or one deleted, is a 400 naming \`audience.segment_id\`; a segment that a campaign not started yet reads cannot be
+deleted (409). A campaign is \`marketing\` unless
 \`kind\` says \`transactional\`. A \`marketing\` campaign reaches
 \`active\` subscribers; a \`transactional\` one (a notice every subscriber must get) reaches unsubscribed ones too; bounced
 and complained subscribers, and those whose erasure is under way, never receive one. Its content is a template
@@ -227,7 +249,8 @@ be sent ends \`failed\`, and \`retry\` sends those again; \`cancel\` stops a sch
 Only drafts and scheduled campaigns can be changed. \`send\` checks that the content renders and the audience holds
 someone (\`count-recipients\` counts it with the very query the send uses); a test key's campaign is sandboxed.
 
-Sending: the audience is fixed when sending starts (subscribers created later are not in it), one email per
+Sending: the audience is fixed when sending starts (subscribers created later are not in it, and a segment is read as it
+is then, its engagement conditions counted back from that moment), one email per
 recipient, each rendered for its subscriber with its own \`unsubscribe_url\` and \`preferences_url\`; marketing email
 carries \`List-Unsubscribe\` and \`List-Unsubscribe-Post\`. A subscriber who unsubscribes while the campaign sends gets
 nothing more (\`suppressed\`). Emails count against the plan's monthly limit as they go; once it is reached the campaign

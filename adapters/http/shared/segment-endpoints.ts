@@ -42,8 +42,10 @@ export const segmentEndpoints = <const K extends string>(key: K) => {
     delete: sharedEndpoint({
       endpoint: HttpApiEndpoint.del("delete", one).setPath(segment.path).pipe(withoutBody),
       summary: "Delete a segment",
-      description: write,
-      errors: ["not_found", ...BODY_ERRORS]
+      description: "A segment that is the audience of a campaign not started yet (a draft, a scheduled one, or a failed " +
+        "one that never started) or the condition of a trigger is kept: 409 `conflict` naming them. A sent campaign's " +
+        `audience was fixed when it started: its segment may go. ${write}`,
+      errors: ["not_found", "conflict", ...BODY_ERRORS]
     }),
     preview: {
       endpoint: HttpApiEndpoint.post("preview", `${one}/preview`).setPath(segment.path).pipe(withoutBody),

@@ -3,6 +3,7 @@ import {
   MAX_TRIGGER_DELAY_SECONDS,
   MAX_TRIGGER_NAME_LENGTH,
   MessageKind,
+  SegmentId,
   TagId,
   TemplateId,
   TriggerDelay,
@@ -22,6 +23,11 @@ const NameInput = TriggerName.annotations({
 const EventInput = oneOf(TriggerEvent, "`subscriber.created`, or `tag.subscribed` (a tag given to a subscriber)")
 const TagInput = Schema.NullOr(IdInput(TagId, "for `tag.subscribed`: only this tag; any tag when null or left out"))
 const TemplateInput = IdInput(TemplateId, "the template it sends")
+const SegmentInput = Schema.NullOr(IdInput(
+  SegmentId,
+  "a segment of the organization: only a subscriber it matches when the wait ends gets the email; any subscriber when " +
+    "null or left out"
+))
 const KindInput = oneOf(MessageKind, "`marketing` (default: carries List-Unsubscribe) or `transactional`")
 const DelayInput = TriggerDelay.annotations({
   jsonSchema: {
@@ -38,6 +44,7 @@ export const CreateTriggerRequest = Schema.Struct({
   event: EventInput,
   tag_id: Schema.optionalWith(TagInput, { exact: true }),
   template_id: TemplateInput,
+  segment_id: Schema.optionalWith(SegmentInput, { exact: true }),
   kind: Schema.optionalWith(KindInput, { exact: true }),
   delay_seconds: Schema.optionalWith(DelayInput, { exact: true }),
   status: Schema.optionalWith(StatusInput, { exact: true }),
@@ -49,6 +56,7 @@ export const UpdateTriggerRequest = Schema.Struct({
   event: Schema.optionalWith(EventInput, { exact: true }),
   tag_id: Schema.optionalWith(TagInput, { exact: true }),
   template_id: Schema.optionalWith(TemplateInput, { exact: true }),
+  segment_id: Schema.optionalWith(SegmentInput, { exact: true }),
   kind: Schema.optionalWith(KindInput, { exact: true }),
   delay_seconds: Schema.optionalWith(DelayInput, { exact: true }),
   status: Schema.optionalWith(StatusInput, { exact: true }),
@@ -61,6 +69,9 @@ export const TriggerView = Schema.Struct({
   event: TriggerEvent,
   tag_id: Schema.NullOr(Uuid),
   template_id: Schema.NullOr(Uuid).annotations({ description: "null once the template was deleted: nothing is sent" }),
+  segment_id: Schema.NullOr(Uuid).annotations({
+    description: "only a subscriber this segment matches when the wait ends gets the email; null: any subscriber"
+  }),
   kind: MessageKind,
   delay_seconds: Count("seconds it waits after the event"),
   status: TriggerStatus,
@@ -68,7 +79,7 @@ export const TriggerView = Schema.Struct({
   firings: Schema.Struct({
     pending: Count("waiting for their time"),
     sent: Count("emails queued"),
-    skipped: Count("no email: the subscriber was no longer active, or must not receive email"),
+    skipped: Count("no email: the subscriber was no longer active, was not in the trigger's segment, or must not receive email"),
     failed: Count("no email: it could not be queued (the plan's monthly limit, say)")
   }),
   created_at: Timestamp,
@@ -81,6 +92,7 @@ export const toTriggerView = ({ firings, trigger }: TriggerRecord): typeof Trigg
   event: trigger.event,
   tag_id: trigger.tagId,
   template_id: trigger.templateId,
+  segment_id: trigger.segmentId,
   kind: trigger.kind,
   delay_seconds: trigger.delaySeconds,
   status: trigger.status,
@@ -95,6 +107,7 @@ export const toTriggerChanges = (payload: typeof UpdateTriggerRequest.Type): Tri
   event: payload.event,
   tagId: payload.tag_id,
   templateId: payload.template_id,
+  segmentId: payload.segment_id,
   kind: payload.kind,
   delaySeconds: payload.delay_seconds,
   status: payload.status,
@@ -113,5 +126,7 @@ export const triggerRules = `An email trigger sends a template to a subscriber w
 given a tag (\`tag.subscribed\`, for one tag with \`tag_id\` or any), after \`delay_seconds\` (up to 30 days). It hears the
 same recorded events as outgoing webhooks: it fires for every committed change and for no change that was rolled back.
 It sends a subscriber at most one email, however often the event comes again. A subscriber who is no longer \`active\`
-when the wait ends gets nothing. A paused trigger fires nothing; its waiting emails wait until it is active again. The
+when the wait ends gets nothing. With \`segment_id\`, only a subscriber the segment matches when the wait ends gets the
+email; one it does not match then is skipped, and the trigger does not fire for them again. A segment of another
+organization, or one deleted, is a 400 naming \`segment_id\`; a segment a trigger reads cannot be deleted (409). A paused trigger fires nothing; its waiting emails wait until it is active again. The
 emails are single sends of the organization (listed under \`/emails\`), counted against the plan's monthly limit.`

@@ -130,6 +130,49 @@ describe("/v1/campaigns", () => {
     expect((await call(server, "POST", at("duplicate"), { key })).status).toBe(201)
   })
 
+  it("go to a segment, fixed when sending starts, and refuse one of another organization with a 400 naming audience.segment_id", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const other = await server.seedOrganization()
+    const pro = { field: "metadata.plan", op: "eq", value: "pro" }
+    const made = await call(server, "POST", "/v1/segments", { key, json: { name: "Pro", filter: pro } })
+    expect(made.status, made.text).toBe(201)
+    const segmentId = made.body.data.id
+    const theirs = await call(server, "POST", "/v1/segments", { key: other.key, json: { name: "Pro", filter: pro } })
+    const muted = await call(server, "POST", "/v1/tags", { key, json: { name: "Muted" } })
+    const reader = await createSubscriber(server, key, { first_name: "Ada", metadata: { plan: "pro" } })
+    const quiet = await createSubscriber(server, key, { first_name: "Cyd", metadata: { plan: "pro" }, tags: ["Muted"] })
+    const free = await createSubscriber(server, key, { first_name: "Bob", metadata: { plan: "free" } })
+    const body = { name: "Pro news", subject: "Hi {{ subscriber.first_name }}", text: "News" }
+
+    expectInvalid(await call(server, "POST", "/v1/campaigns", { key, json: { ...body, audience: { segment_id: theirs.body.data.id } } }), [
+      "audience.segment_id"
+    ])
+    expectInvalid(await call(server, "POST", "/v1/campaigns", {
+      key,
+      json: { ...body, audience: { segment_id: segmentId, tag_ids: [muted.body.data.id] } }
+    }), ["audience.segment_id"])
+    const created = await call(server, "POST", "/v1/campaigns", {
+      key,
+      json: { ...body, audience: { segment_id: segmentId, exclude_tag_ids: [muted.body.data.id] } }
+    })
+    expect(created.status, created.text).toBe(201)
+    expect(created.body.data.audience).toEqual({ tag_ids: [], exclude_tag_ids: [muted.body.data.id], segment_id: segmentId })
+    const id = created.body.data.id
+    expect((await call(server, "POST", `/v1/campaigns/${id}/count-recipients`, { key })).body.data).toEqual({ recipients: 1 })
+    // While the campaign waits, its segment stays.
+    expectError(await call(server, "DELETE", `/v1/segments/${segmentId}`, { key }), "conflict")
+
+    expect((await call(server, "POST", `/v1/campaigns/${id}/send`, { key })).status).toBe(200)
+    const late = await createSubscriber(server, key, { first_name: "Eve", metadata: { plan: "pro" } })
+    expect(await work()).toBe(1)
+    const printedTo = (address: string) => server.emails().filter((email) => email.includes(`To: ${address}\n`))
+    expect(printedTo(reader.email)).toHaveLength(1)
+    expect(printedTo(reader.email)[0]).toContain("Subject: Hi Ada")
+    for (const left of [quiet, free, late]) expect(printedTo(left.email)).toHaveLength(0)
+    expect((await call(server, "GET", `/v1/campaigns/${id}`, { key })).body.data).toMatchObject({ status: "sent", stats: { sent: 1 } })
+    expect((await call(server, "DELETE", `/v1/segments/${segmentId}`, { key })).status).toBe(204)
+  })
+
   it("answers its errors in the error envelope", async () => {
     const { key } = await server.seedOrganization()
     const body = { name: "x", kind: "marketing", subject: "s", text: "t" }

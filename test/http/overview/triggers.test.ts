@@ -42,6 +42,36 @@ describe("/v1/email-triggers", () => {
     expectError(await call(server, "GET", `/v1/email-triggers/${created.body.data.id}`, { key }), "not_found")
   })
 
+  it("take a segment as their condition, fire only for whom it matches, and keep it from being deleted", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const template = await call(server, "POST", "/v1/templates", { key, json: { name: "W", subject: "Welcome", text: "Hi" } })
+    const segment = await call(server, "POST", "/v1/segments", {
+      key,
+      json: { name: "Pro", filter: { field: "metadata.plan", op: "eq", value: "pro" } }
+    })
+    const base = { name: "Pro welcome", event: "subscriber.created", template_id: template.body.data.id }
+    expectInvalid(await call(server, "POST", "/v1/email-triggers", {
+      key,
+      json: { ...base, segment_id: "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10" }
+    }), ["segment_id"])
+    const created = await call(server, "POST", "/v1/email-triggers", { key, json: { ...base, segment_id: segment.body.data.id } })
+    expect(created.status, created.text).toBe(201)
+    expect(created.body.data.segment_id).toBe(segment.body.data.id)
+
+    const pro = await createSubscriber(server, key, { metadata: { plan: "pro" } })
+    const free = await createSubscriber(server, key, { metadata: { plan: "free" } })
+    await work()
+    expect(server.emails().filter((e) => e.includes(`To: ${pro.email}\n`))).toHaveLength(1)
+    expect(server.emails().filter((e) => e.includes(`To: ${free.email}\n`))).toHaveLength(0)
+    const got = await call(server, "GET", `/v1/email-triggers/${created.body.data.id}`, { key })
+    expect(got.body.data.firings).toMatchObject({ sent: 1, skipped: 1 })
+
+    expectError(await call(server, "DELETE", `/v1/segments/${segment.body.data.id}`, { key }), "conflict")
+    const patched = await call(server, "PATCH", `/v1/email-triggers/${created.body.data.id}`, { key, json: { segment_id: null } })
+    expect(patched.body.data.segment_id).toBeNull()
+    expect((await call(server, "DELETE", `/v1/segments/${segment.body.data.id}`, { key })).status).toBe(204)
+  })
+
   it("answers its errors in the error envelope", async () => {
     const { key } = await server.seedOrganization()
     expectInvalid(await call(server, "POST", "/v1/email-triggers", { key, json: { name: "x", event: "subscriber.created" } }), [

@@ -2,8 +2,8 @@
  * /api/v1/campaigns: drafts, the state table, the audience and the send. The test server runs no
  * worker, so `work` does what the worker's campaign job and email lanes do, step by step.
  */
-import { CampaignSending, EmailUsage, OrganizationRepository, PRINCIPAL_CACHE_TTL_MS } from "@roster/application"
-import { Organization, OrganizationId, usageMonth } from "@roster/domain"
+import { CampaignSending, EmailUsage, OrganizationRepository, PRINCIPAL_CACHE_TTL_MS, SegmentRepository } from "@roster/application"
+import { Organization, OrganizationId, SegmentId, usageMonth } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_RENDER_WORK } from "../../../adapters/liquid/index.js"
@@ -59,6 +59,14 @@ const action = (key: string, id: string, name: string, headers: Record<string, s
   call(server, "POST", `${path}/${id}/${name}`, { key, headers })
 
 const printedTo = (address: string) => server.emails().filter((email) => email.includes(`To: ${address}\n`))
+
+const segment = async (key: string, filter: unknown) => {
+  const made = await call(server, "POST", "/api/v1/segments", { key, json: { name: "Pro readers", filter } })
+  expect(made.status, made.text).toBe(201)
+  return made.body as { readonly id: string }
+}
+
+const pro = { field: "metadata.plan", op: "eq", value: "pro" }
 
 describe("campaigns", () => {
   it("are drafted, read, listed newest first, changed and duplicated", async () => {
@@ -126,6 +134,109 @@ describe("campaigns", () => {
     expectProblem(await call(server, "GET", `${path}/${mine.body.id}`, { key: other.key }), "not_found", `${path}/${mine.body.id}`)
     expectProblem(await action(other.key, mine.body.id, "send"), "not_found", `${path}/${mine.body.id}/send`)
     expectInvalid(await action(key, mine.body.id, "send"), `${path}/${mine.body.id}/send`, ["audience"])
+  })
+
+  it("go to a segment: counted and sent to whom it matches when sending starts, less excluded tags, through the worker", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const muted = await createTag(server, key)
+    const readers = []
+    for (let i = 0; i < 3; i++) readers.push(await createSubscriber(server, key, { metadata: { plan: "pro", name: `Reader ${i}` } }))
+    const mutedReader = await createSubscriber(server, key, { tags: [muted.id], metadata: { plan: "pro", name: "Muted" } })
+    const free = await createSubscriber(server, key, { metadata: { plan: "free", name: "Free" } })
+    const gone = await createSubscriber(server, key, { metadata: { plan: "pro", name: "Gone" } })
+    await call(server, "PUT", `/api/v1/subscribers/${gone.id}`, { key, json: { status: "unsubscribed" } })
+    const pros = await segment(key, pro)
+
+    const created = await draft(key, { audience: { segment_id: pros.id, exclude_tag_ids: [muted.id] } })
+    expect(created.status, created.text).toBe(201)
+    expect(created.body.audience).toEqual({ tag_ids: [], exclude_tag_ids: [muted.id], segment_id: pros.id })
+    const campaign = created.body
+    expect((await action(key, campaign.id, "count-recipients")).body).toEqual({ recipients: 3 })
+    // The segment is read as it is when the count is asked: a new pro reader counts.
+    const late = await createSubscriber(server, key, { metadata: { plan: "pro", name: "Late" } })
+    expect((await action(key, campaign.id, "count-recipients")).body).toEqual({ recipients: 4 })
+
+    const sent = await action(key, campaign.id, "send")
+    expect(sent.status, sent.text).toBe(200)
+    expect(sent.body).toMatchObject({ status: "sending", audience: { segment_id: pros.id } })
+    // Fixed when sending started: a reader who joins the segment, or a new filter, changes nothing now.
+    const after = await createSubscriber(server, key, { metadata: { plan: "pro", name: "After" } })
+    const changed = await call(server, "PUT", `/api/v1/segments/${pros.id}`, { key, json: { filter: { all: [] } } })
+    expect(changed.status, changed.text).toBe(200)
+
+    expect(await work()).toBe(4)
+    const done = await call(server, "GET", `${path}/${campaign.id}`, { key })
+    expect(done.body).toMatchObject({ status: "sent", stats: { recipients: 4, sent: 4, failed: 0 } })
+    for (const reader of [...readers, late]) expect(printedTo(reader.email), reader.email).toHaveLength(1)
+    expect(printedTo(readers[0].email)[0]).toContain("Subject: Hello Reader 0")
+    for (const left of [mutedReader, free, gone, after]) expect(printedTo(left.email), left.email).toHaveLength(0)
+  })
+
+  it("refuse a segment of another organization, an unknown one, and one beside tags, with a 400 naming audience.segment_id", async () => {
+    const { key, tag } = await audience(0)
+    const other = await server.seedOrganization()
+    const theirs = await segment(other.key, pro)
+    const mine = await segment(key, pro)
+    const unknown = "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"
+    for (const given of [{ segment_id: theirs.id }, { segment_id: unknown }, { segment_id: mine.id, tag_ids: [tag.id] }]) {
+      const refused = await draft(key, { audience: given })
+      expectInvalid(refused, path, ["audience.segment_id"])
+    }
+    expectInvalid(await draft(key, { audience: { segment_id: "pro" } }), path, ["audience.segment_id"])
+    expect((await call(server, "GET", path, { key })).body.total).toBe(0)
+
+    // A change naming a segment drops the tags, one naming tags drops the segment; null removes it.
+    const byTags = (await draft(key, { audience: { tag_ids: [tag.id] } })).body
+    const at = `${path}/${byTags.id}`
+    const toSegment = await call(server, "PUT", at, { key, json: { audience: { segment_id: mine.id } } })
+    expect(toSegment.status, toSegment.text).toBe(200)
+    expect(toSegment.body.audience).toEqual({ tag_ids: [], exclude_tag_ids: [], segment_id: mine.id })
+    expectInvalid(await call(server, "PUT", at, { key, json: { audience: { segment_id: theirs.id } } }), at, ["audience.segment_id"])
+    expectInvalid(
+      await call(server, "PUT", at, { key, json: { audience: { segment_id: mine.id, tag_ids: [tag.id] } } }),
+      at,
+      ["audience.segment_id"]
+    )
+    expect((await call(server, "GET", at, { key })).body.audience.segment_id).toBe(mine.id)
+    const toTags = await call(server, "PUT", at, { key, json: { audience: { tag_ids: [tag.id] } } })
+    expect(toTags.body.audience).toEqual({ tag_ids: [tag.id], exclude_tag_ids: [], segment_id: null })
+    await call(server, "PUT", at, { key, json: { audience: { segment_id: mine.id } } })
+    const removed = await call(server, "PUT", at, { key, json: { audience: { segment_id: null } } })
+    expect(removed.body.audience).toEqual({ tag_ids: [], exclude_tag_ids: [], segment_id: null })
+  })
+
+  it("whose segment is gone are refused at count and send with a 400 naming audience.segment_id, or fail at their time", async () => {
+    const { key, organization } = await server.seedOrganization({ environment: "live" })
+    const reader = await createSubscriber(server, key, { metadata: { plan: "pro", name: "Ada" } })
+    const pros = await segment(key, pro)
+    const first = (await draft(key, { audience: { segment_id: pros.id } })).body
+    expect((await action(key, first.id, "send")).status).toBe(200)
+    expect(await work()).toBe(1)
+    // The campaign is sent: its segment may go, and a copy of it keeps naming it.
+    expect((await call(server, "DELETE", `/api/v1/segments/${pros.id}`, { key })).status).toBe(204)
+    const copy = (await action(key, first.id, "duplicate")).body
+    expect(copy.audience.segment_id).toBe(pros.id)
+    for (const name of ["count-recipients", "send"]) {
+      expectInvalid(await action(key, copy.id, name), `${path}/${copy.id}/${name}`, ["audience.segment_id"])
+    }
+    expect((await call(server, "GET", `${path}/${copy.id}`, { key })).body.status).toBe("draft")
+
+    // A scheduled campaign whose segment went behind the API's back fails when its time comes, saying why.
+    const soon = await segment(key, pro)
+    const scheduled = (await draft(key, { audience: { segment_id: soon.id }, scheduled_at: new Date(Date.now() + 1_000).toISOString() })).body
+    expect((await action(key, scheduled.id, "send")).body.status).toBe("scheduled")
+    await server.run(Effect.flatMap(SegmentRepository, (segments) =>
+      segments.delete(OrganizationId.make(organization.id), SegmentId.make(soon.id))))
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    expect(await work()).toBe(0)
+    const failed = (await call(server, "GET", `${path}/${scheduled.id}`, { key })).body
+    expect(failed).toMatchObject({ status: "failed", started_at: null })
+    expect(failed.failure_reason).toContain("could not start: audience.segment_id")
+    // Its retry would start it: refused the same way, and it stays failed until it has another audience.
+    const retry = `${path}/${scheduled.id}/retry`
+    expectInvalid(await action(key, scheduled.id, "retry"), retry, ["audience.segment_id"])
+    expect((await call(server, "GET", `${path}/${scheduled.id}`, { key })).body.status).toBe("failed")
+    expect(printedTo(reader.email)).toHaveLength(1)
   })
 
   it("whose content has a filter that would work for seconds are refused at send with a 400 naming the limit, and stay drafts", async () => {

@@ -124,6 +124,25 @@ describe("segments", () => {
     expectInvalid(await call(server, "POST", path, { key, json: { name: "Theirs", filter: foreign } }), path, ["filter.all[0].value[1]"])
   })
 
+  it("one a draft or scheduled campaign reaches is kept, 409 naming the campaigns, until they reach another audience", async () => {
+    const { key, tag } = await givenPeople()
+    const id = (await call(server, "POST", path, { key, json: { name: "Pro", filter: { field: "metadata.plan", op: "eq", value: "pro" } } })).body.id
+    const campaign = (body: Record<string, unknown>) =>
+      call(server, "POST", "/api/v1/campaigns", { key, json: { name: "Pro news", subject: "Hi", text: "News", audience: { segment_id: id }, ...body } })
+    const draft = (await campaign({})).body
+    const scheduled = (await campaign({ scheduled_at: new Date(Date.now() + 3_600_000).toISOString() })).body
+    expect((await call(server, "POST", `/api/v1/campaigns/${scheduled.id}/send`, { key })).body.status).toBe("scheduled")
+
+    const refused = await call(server, "DELETE", `${path}/${id}`, { key })
+    expectProblem(refused, "conflict", `${path}/${id}`)
+    expect(refused.body.detail).toContain(`the audience of campaign ${draft.id}, ${scheduled.id}`)
+    expect((await call(server, "POST", `${path}/${id}/preview`, { key })).body.total).toBe(2)
+
+    await call(server, "PUT", `/api/v1/campaigns/${draft.id}`, { key, json: { audience: { tag_ids: [tag.id] } } })
+    expect((await call(server, "POST", `/api/v1/campaigns/${scheduled.id}/cancel`, { key })).body.status).toBe("cancelled")
+    expect((await call(server, "DELETE", `${path}/${id}`, { key })).status).toBe(204)
+  })
+
   it("another organization's segment is refused, telling nothing of it, and an unknown one is not found", async () => {
     const { key } = await givenPeople()
     const other = await server.seedOrganization()

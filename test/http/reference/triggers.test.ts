@@ -2,7 +2,8 @@
  * /api/v1/email-triggers: triggers fed from the recorded events. The test server runs no worker,
  * so `work` does what the worker's fan-out, trigger and email jobs do.
  */
-import { Outbox, SubscriberImports } from "@roster/application"
+import { Outbox, SegmentRepository, SubscriberImports } from "@roster/application"
+import { OrganizationId, SegmentId } from "@roster/domain"
 import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
@@ -114,6 +115,93 @@ describe("email triggers", () => {
     expect(printedTo(elsewhere.email)).toHaveLength(0)
     const got = await call(server, "GET", `${path}/${trigger.body.id}`, { key })
     expect(got.body.firings).toEqual({ pending: 0, sent: 1, skipped: 1, failed: 0 })
+  })
+
+  it("with a segment, fire only for subscribers it matches when the wait ends", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const template = await welcome(key)
+    const pro = await call(server, "POST", "/api/v1/segments", {
+      key,
+      json: { name: "Pro", filter: { field: "metadata.plan", op: "eq", value: "pro" } }
+    })
+    expect(pro.status, pro.text).toBe(201)
+    const trigger = await call(server, "POST", path, {
+      key,
+      json: { name: "Pro welcome", event: "subscriber.created", template_id: template.id, segment_id: pro.body.id, delay_seconds: 1 }
+    })
+    expect(trigger.status, trigger.text).toBe(201)
+    expect(trigger.body.segment_id).toBe(pro.body.id)
+    const stays = await createSubscriber(server, key, { metadata: { plan: "pro", name: "Ada" } })
+    const upgrades = await createSubscriber(server, key, { metadata: { plan: "free", name: "Bob" } })
+    const downgrades = await createSubscriber(server, key, { metadata: { plan: "pro", name: "Cyd" } })
+    await work()
+    // Read when the wait ends, not when the event came.
+    await call(server, "PUT", `/api/v1/subscribers/${upgrades.id}`, { key, json: { metadata: { plan: "pro", name: "Bob" } } })
+    await call(server, "PUT", `/api/v1/subscribers/${downgrades.id}`, { key, json: { metadata: { plan: "free", name: "Cyd" } } })
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    await work()
+    expect(printedTo(stays.email)).toHaveLength(1)
+    expect(printedTo(stays.email)[0]).toContain("Subject: Welcome Ada")
+    expect(printedTo(upgrades.email)).toHaveLength(1)
+    expect(printedTo(downgrades.email)).toHaveLength(0)
+    const got = await call(server, "GET", `${path}/${trigger.body.id}`, { key })
+    expect(got.body.firings).toEqual({ pending: 0, sent: 2, skipped: 1, failed: 0 })
+  })
+
+  it("refuse a segment of another organization or an unknown one with a 400 naming segment_id, and keep the segment they use", async () => {
+    const { key } = await server.seedOrganization()
+    const other = await server.seedOrganization()
+    const template = await welcome(key)
+    const filter = { field: "status", op: "eq", value: "active" }
+    const mine = (await call(server, "POST", "/api/v1/segments", { key, json: { name: "Active", filter } })).body
+    const theirs = (await call(server, "POST", "/api/v1/segments", { key: other.key, json: { name: "Active", filter } })).body
+    const base = { name: "T", event: "subscriber.created", template_id: template.id }
+    expectInvalid(await call(server, "POST", path, { key, json: { ...base, segment_id: theirs.id } }), path, ["segment_id"])
+    expectInvalid(await call(server, "POST", path, { key, json: { ...base, segment_id: "0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10" } }), path, [
+      "segment_id"
+    ])
+    expectInvalid(await call(server, "POST", path, { key, json: { ...base, segment_id: 7 } }), path, ["segment_id"])
+    expect((await call(server, "GET", path, { key })).body.total).toBe(0)
+
+    const trigger = (await call(server, "POST", path, { key, json: base })).body
+    expect(trigger.segment_id).toBeNull()
+    const at = `${path}/${trigger.id}`
+    expectInvalid(await call(server, "PUT", at, { key, json: { segment_id: theirs.id } }), at, ["segment_id"])
+    const given = await call(server, "PUT", at, { key, json: { segment_id: mine.id } })
+    expect(given.status, given.text).toBe(200)
+    expect(given.body.segment_id).toBe(mine.id)
+    expect((await call(server, "PUT", at, { key, json: { name: "Renamed" } })).body.segment_id).toBe(mine.id)
+
+    const segmentPath = `/api/v1/segments/${mine.id}`
+    const refused = await call(server, "DELETE", segmentPath, { key })
+    expectProblem(refused, "conflict", segmentPath)
+    expect(refused.body.detail).toContain(`the condition of trigger ${trigger.id}`)
+    expect((await call(server, "GET", segmentPath, { key })).status).toBe(200)
+    const removed = await call(server, "PUT", at, { key, json: { segment_id: null } })
+    expect(removed.body.segment_id).toBeNull()
+    expect((await call(server, "DELETE", segmentPath, { key })).status).toBe(204)
+  })
+
+  it("whose segment went behind the API's back send nothing, and count the firing skipped", async () => {
+    const { key, organization } = await server.seedOrganization({ environment: "live" })
+    const template = await welcome(key)
+    const everyone = await call(server, "POST", "/api/v1/segments", { key, json: { name: "All", filter: { all: [] } } })
+    const trigger = await call(server, "POST", path, {
+      key,
+      json: { name: "Welcome", event: "subscriber.created", template_id: template.id, segment_id: everyone.body.id }
+    })
+    expect(trigger.status, trigger.text).toBe(201)
+    await server.run(Effect.flatMap(SegmentRepository, (segments) =>
+      segments.delete(OrganizationId.make(organization.id), SegmentId.make(everyone.body.id))))
+    const reader = await createSubscriber(server, key)
+    await work()
+    expect(printedTo(reader.email)).toHaveLength(0)
+    expect((await call(server, "GET", `${path}/${trigger.body.id}`, { key })).body.firings).toEqual({
+      pending: 0,
+      sent: 0,
+      skipped: 1,
+      failed: 0
+    })
   })
 
   it("a paused trigger fires nothing until it is active again", async () => {
