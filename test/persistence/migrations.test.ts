@@ -60,7 +60,8 @@ describe("migrations", () => {
           [27, "events_by_subscriber"],
           [28, "forms"],
           [29, "sign_ups"],
-          [30, "segments"]
+          [30, "segments"],
+          [31, "sign_ups_through_the_api"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
