@@ -9,7 +9,7 @@ export const eventTypeDescriptions = {
   "tag.subscribed": "a tag was attached to a subscriber",
   "tag.unsubscribed": "a tag was detached from a subscriber",
   "subscriber.note_added": "a note was added to a subscriber",
-  "subscriber.confirmed": "a reader confirmed their sign-up through a form, and is subscribed"
+  "subscriber.confirmed": "a reader confirmed their sign-up (through a form, or asked for through the API), and is subscribed"
 } as const
 
 export type EventType = keyof typeof eventTypeDescriptions
