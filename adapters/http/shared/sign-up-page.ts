@@ -450,18 +450,18 @@ export const makeSignUpPageHandlersLive = <ApiId extends string>(api: HttpApi.Ht
         .handle("confirmPage", ({ request, urlParams }) => {
           const locale = localeOf(urlParams, request)
           const token = urlParams.token ?? ""
-          return Effect.map(signUps.inspect(token), ({ confirmed, name }) =>
+          return Effect.map(signUps.inspect(token), ({ confirmed, form }) =>
             confirmed
-              ? page("confirmed", locale, { name })
+              ? page("confirmed", locale, { name: form.name })
               : page("confirm", locale, {
-                name,
+                name: form.name,
                 action: `/f/confirm?token=${encodeURIComponent(token)}&locale=${locale}`
               })).pipe(Effect.catchTag("InvalidToken", invalidLink(locale)))
         })
         .handle("confirm", ({ request, urlParams }) => {
           const locale = localeOf(urlParams, request)
-          return Effect.map(signUps.confirm(urlParams.token ?? ""), ({ form, name }) =>
-            form !== null && form.confirmedUrl !== null ? redirect(form.confirmedUrl) : page("confirmed", locale, { name })).pipe(
+          return Effect.map(signUps.confirm(urlParams.token ?? ""), ({ form }) =>
+            form.confirmedUrl !== null ? redirect(form.confirmedUrl) : page("confirmed", locale, { name: form.name })).pipe(
               Effect.catchTags({ InvalidToken: invalidLink(locale), PlanLimitExceeded: full(locale) })
             )
         })

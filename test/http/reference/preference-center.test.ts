@@ -243,8 +243,7 @@ describe("GET /preference-center/data-export", () => {
         expect.objectContaining({ type: "subscriber.updated" })
       ],
       notes: [],
-      emails: [],
-      consents: []
+      emails: []
     })
     // Another subscriber's events are not in it.
     const other = await createSubscriber(server, key)
