@@ -127,6 +127,10 @@ describe(chromiumSuite(`the API's documentation pages in Chromium (${chromiumPat
         let paths: ReadonlyArray<string> = []
         const seen = await visit(`${server.baseUrl}/docs`, widths, async (page) => {
           await page.locator(".opblock").first().waitFor({ state: "visible", timeout: 30_000 })
+          // Swagger UI draws the operations a few at a time: wait for the form's subscribers to be drawn.
+          const subscribersDrawn = `[...document.querySelectorAll(".opblock-summary-path")]
+            .some((path) => path.innerText.replace(/\u200b/g, "").startsWith(${JSON.stringify(`${api}/subscribers`)}))`
+          await page.waitForFunction(subscribersDrawn, undefined, { timeout: 30_000 }).catch(() => undefined)
           paths = await page.locator(".opblock-summary-path").allInnerTexts()
         })
         expect(paths.some((path) => path.replace(/\u200b/g, "").startsWith(`${api}/subscribers`))).toBe(true)
