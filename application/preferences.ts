@@ -33,6 +33,7 @@ import { TokenSigner } from "./ports/token-signer.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { now } from "./support/clock.js"
 import { subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
+import { type ConsentView, makeConsentReader } from "./support/consents.js"
 import { signPreferenceToken } from "./support/preference-tokens.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { attachWithinLimit, beyondSubscriberLimit, tooManyTagsFor } from "./support/tag-limits.js"
@@ -71,6 +72,8 @@ export interface PreferenceExport {
   readonly notes: ReadonlyArray<Note>
   /** The emails sent (or withheld) to them, newest first. */
   readonly emails: ReadonlyArray<Message>
+  /** What they agreed to, newest first. */
+  readonly consents: ReadonlyArray<ConsentView>
 }
 
 /** The most notes and emails an export holds, newest first. */
@@ -96,6 +99,7 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     const notes = yield* NoteRepository
     const messages = yield* MessageRepository
     const signer = yield* TokenSigner
+    const readConsents = yield* makeConsentReader
     const ids = yield* Ids
 
     const event = (organizationId: OrganizationId, type: EventType, occurredAt: Date, data: Record<string, unknown>) =>
@@ -277,12 +281,13 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
     const exportOf = (organization: Organization, subscriber: Subscriber) =>
       Effect.gen(function*() {
         const about = { organizationId: organization.id, subscriberId: subscriber.id, limit: EXPORT_LIMIT }
-        const [tagMap, events, noteList, emails] = yield* Effect.all([
+        const [tagMap, events, noteList, emails, consents] = yield* Effect.all([
           assignments.tagsOf(organization.id, [subscriber.id]),
           outbox.recordedAbout(organization.id, subscriber.id),
           notes.list(about),
-          messages.list(about)
-        ], { concurrency: 4 })
+          messages.list(about),
+          readConsents(organization.id, subscriber.id)
+        ], { concurrency: 5 })
         const exported: PreferenceExport = {
           exportedAt: yield* now,
           organization,
@@ -290,7 +295,8 @@ export class Preferences extends Effect.Service<Preferences>()("roster/Preferenc
           tags: tagMap.get(subscriber.id) ?? [],
           events,
           notes: noteList,
-          emails
+          emails,
+          consents
         }
         return exported
       })

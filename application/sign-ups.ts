@@ -14,19 +14,18 @@ import {
   LIST_FULL_NOTICE_INTERVAL_MS,
   type Locale,
   looksAutomated,
-  mayMailAgain,
   type OrganizationId,
-  PendingSignUp,
+  type PendingSignUp,
   PlanLimitExceeded,
   ResourceNotFound,
-  SIGN_UP_LIFETIME,
   SignUpId,
   signUpCollision,
   Subscriber,
   SubscriberId,
   truncateClientAddress
 } from "@roster/domain"
-import { Effect, Encoding, Option } from "effect"
+import { Array, Effect, Option } from "effect"
+import { EmailSettingsRepository } from "./ports/email-settings-repository.js"
 import { FormRepository } from "./ports/form-repository.js"
 import { Ids } from "./ports/ids.js"
 import { Mailer } from "./ports/mailer.js"
@@ -34,7 +33,6 @@ import { OrganizationRepository } from "./ports/organization-repository.js"
 import { Outbox } from "./ports/outbox.js"
 import { OutgoingMailConfig } from "./ports/outgoing-mail-config.js"
 import { RateLimiter } from "./ports/rate-limiter.js"
-import { Secrets } from "./ports/secrets.js"
 import { ConsentRepository, SignUpRepository } from "./ports/sign-up-repository.js"
 import { SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
@@ -47,9 +45,12 @@ import { now } from "./support/clock.js"
 import { subscriberSnapshot, tagSubscriptionData } from "./support/event-payloads.js"
 import { Limits } from "./support/limits.js"
 import { operations } from "./support/operation.js"
-import { confirmationUrl, defaultConfirmationMail } from "./support/sign-up-mail.js"
+import { signPreferenceToken } from "./support/preference-tokens.js"
+import { makeSenderOf } from "./support/sender.js"
+import { makeSignUpKeeping, type SignUpPerson } from "./support/sign-up-keeping.js"
+import { alreadySubscribedMail, confirmationUrl, defaultConfirmationMail } from "./support/sign-up-mail.js"
 import { attachWithinLimit } from "./support/tag-limits.js"
-import { templateScope } from "./support/template-scope.js"
+import { preferencesUrl, templateScope } from "./support/template-scope.js"
 
 /** What a reader sends in a form. */
 export interface SignUpSubmission {
@@ -87,9 +88,14 @@ export interface ShownForm {
   readonly stamp: string
 }
 
-/** What a confirmation did: `subscribed` now, or `already_confirmed` by an earlier use of the link. */
+/**
+ * What a confirmation did: `subscribed` now, or `already_confirmed` by an earlier use of the link.
+ * `form` is the form signed up through, `null` for a sign-up through the API; `name` is what the
+ * reader signed up to (the form's name, or the organization's).
+ */
 export interface Confirmation {
-  readonly form: Form
+  readonly form: Form | null
+  readonly name: string
   readonly outcome: "subscribed" | "already_confirmed"
 }
 
@@ -97,13 +103,16 @@ export interface Confirmation {
 const invalidLink = new InvalidToken({ reason: "the confirmation link is not valid (any longer); sign up again" })
 
 /**
- * Sign-ups through forms, without an API key. With double opt-in a sign-up is kept pending (not a
- * subscriber, not counted against the plan) for seven days, and a confirmation email waits for the
- * worker; confirming creates the subscriber (or makes an unsubscribed one active again) with the
- * form's tags. The answer to a submission never tells whether the address was known: an active
- * subscriber gets no second record, a bounced or complained address gets nothing sent, and
- * submissions within ten minutes of the last email send nothing new. A sign-up a full list turns
- * away is told to the form's owner by a `form.list_full` event, at most once an hour per form.
+ * Sign-ups through forms, without an API key (and the confirmations and emails of those the API
+ * asks for, `Subscribers.requestConfirmation`). With double opt-in a sign-up is kept pending (not
+ * a subscriber, not counted against the plan) for seven days, and a confirmation email waits for
+ * the worker; confirming creates the subscriber (or makes an unsubscribed one active again) with
+ * the form's tags. The answer to a submission never tells whether the address was known: an
+ * active subscriber gets no second record but an email saying they are subscribed already, with
+ * their preference link; a bounced or complained address gets nothing sent; and submissions
+ * within ten minutes of the last email send nothing new. Emails come from the organization's
+ * sender, as its other emails do. A sign-up through a form that a full list turns away is told
+ * to the form's owner by a `form.list_full` event, at most once an hour per form.
  */
 export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
   effect: Effect.gen(function*() {
@@ -120,9 +129,11 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
     const unitOfWork = yield* UnitOfWork
     const outbox = yield* Outbox
     const signer = yield* TokenSigner
-    const secrets = yield* Secrets
     const mailer = yield* Mailer
     const mail = yield* OutgoingMailConfig
+    const emailSettings = yield* EmailSettingsRepository
+    const sender = yield* makeSenderOf
+    const keeping = yield* makeSignUpKeeping
     const limits = yield* Limits
     const limiter = yield* RateLimiter
     const ids = yield* Ids
@@ -136,7 +147,10 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
         onSome: Effect.succeed
       }))
 
-    const newTokenId = Effect.map(secrets.randomBytes(16), Encoding.encodeBase64Url)
+    const newTokenId = keeping.newTokenId
+
+    const organizationNameOf = (organizationId: OrganizationId) =>
+      Effect.map(organizations.findById(organizationId), Option.match({ onNone: () => "", onSome: (o) => o.name }))
 
     /**
      * Tells the form's owner, by a `form.list_full` event, that a reader was turned away because
@@ -157,19 +171,20 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
       })
 
     /**
-     * Within a transaction: the address becomes an active subscriber of the form's organization
-     * with the form's tags, its consent kept; the events of what changed are recorded. A bounced
-     * or complained address stays as it is.
+     * Within a transaction: the address becomes an active subscriber of the organization with the
+     * form's tags (none without a form) and those the sign-up names, its consent kept (naming the
+     * form, or the API key that asked); the events of what changed are recorded. A bounced or
+     * complained address stays as it is.
      */
     const subscribe = (
-      form: Form,
-      person: Pick<PendingSignUp, "email" | "firstName" | "lastName" | "consentText" | "clientAddress" | "userAgent">,
+      source: { readonly organizationId: OrganizationId; readonly form: Form | null; readonly apiKeyId: PendingSignUp["apiKeyId"] },
+      person: SignUpPerson,
       agreedAt: Date,
       confirmedAt: Date | null,
       at: Date
     ) =>
       Effect.gen(function*() {
-        const organizationId = form.organizationId
+        const { form, organizationId } = source
         const existing = yield* subscribers.findByEmail(organizationId, person.email)
         if (Option.isSome(existing) && signUpCollision(existing.value.status) === "undeliverable") return
         const events: Array<DomainEvent> = []
@@ -180,7 +195,7 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
             organizationId,
             email: person.email,
             status: "active",
-            metadata: {},
+            metadata: person.metadata,
             firstName: person.firstName,
             lastName: person.lastName,
             createdAt: at,
@@ -199,16 +214,18 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
         } else {
           subscriber = existing.value
         }
-        const formTags = yield* tags.findByIds(organizationId, form.tagIds)
-        const attached = yield* attachWithinLimit(assignments, organizationId, subscriber.id, formTags.map((t) => t.id), at, "tags")
+        const wanted = Array.dedupe([...(form?.tagIds ?? []), ...person.tagIds])
+        const joined = yield* tags.findByIds(organizationId, wanted)
+        const attached = yield* attachWithinLimit(assignments, organizationId, subscriber.id, joined.map((t) => t.id), at, "tags")
           .pipe(Effect.orDie)
-        for (const tag of formTags.filter((t) => attached.includes(t.id))) {
+        for (const tag of joined.filter((t) => attached.includes(t.id))) {
           events.push(yield* event(organizationId, "tag.subscribed", at, tagSubscriptionData(subscriber, tag)))
         }
         if (confirmedAt !== null) {
           events.push(yield* event(organizationId, "subscriber.confirmed", at, {
             subscriber: { id: subscriber.id, email: subscriber.email },
-            form: { id: form.id, name: form.name }
+            form: form === null ? null : { id: form.id, name: form.name },
+            ...(source.apiKeyId === null ? {} : { api_key: { id: source.apiKeyId } })
           }))
         }
         yield* outbox.record(events)
@@ -216,8 +233,8 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
           id: ConsentId.make(yield* ids.next),
           organizationId,
           subscriberId: subscriber.id,
-          formId: form.id,
-          apiKeyId: null,
+          formId: form?.id ?? null,
+          apiKeyId: source.apiKeyId,
           text: person.consentText,
           clientAddress: person.clientAddress,
           userAgent: person.userAgent,
@@ -237,69 +254,39 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
 
     /**
      * A reader's submission of a form. Without double opt-in the subscriber is made at once (a
-     * full list is a `PlanLimitExceeded`); with it, a pending sign-up is kept and its confirmation
-     * email queued, unless one went out in the last ten minutes. A robot's submission (hidden
-     * field filled, sent back too soon) is answered the same and does nothing.
+     * full list is a `PlanLimitExceeded`); with it, a pending sign-up is kept and its email queued
+     * (the confirmation, or for an active subscriber the note that they are subscribed already),
+     * unless one went out in the last ten minutes. A robot's submission (hidden field filled, sent
+     * back too soon) is answered the same and does nothing.
      */
     const submit = operation("SignUps.submit")(function*(formId: FormId, submission: SignUpSubmission, client: ClientInfo) {
       const form = yield* publicForm(formId)
       const at = yield* now
       const answer: SignUpAnswer = { form, outcome: form.doubleOptIn ? "confirm_by_email" : "subscribed" }
       if (looksAutomated(submission.honeypot, submission.shownAt, at)) return answer
-      const person = {
+      const person: SignUpPerson = {
         email: submission.email,
         firstName: submission.firstName ?? null,
         lastName: submission.lastName ?? null,
         consentText: form.consentText,
         clientAddress: client.address === undefined ? null : truncateClientAddress(client.address),
-        userAgent: keptUserAgent(client.userAgent)
+        userAgent: keptUserAgent(client.userAgent),
+        tagIds: [],
+        metadata: {}
       }
       const known = yield* subscribers.findByEmail(form.organizationId, submission.email)
       const collision = signUpCollision(Option.getOrUndefined(known)?.status)
+      const source = { organizationId: form.organizationId, formId: form.id, apiKeyId: null }
       if (!form.doubleOptIn) {
         if (collision === "proceed") {
-          yield* unitOfWork.transaction(subscribe(form, person, at, null, at)).pipe(
+          yield* unitOfWork.transaction(subscribe({ ...source, form }, person, at, null, at)).pipe(
             Effect.tapErrorTag("PlanLimitExceeded", noticeListFull(form))
           )
         }
         return answer
       }
-      if (collision !== "proceed") return answer
-      const waiting = yield* signUps.findUnconfirmed(form.id, submission.email)
-      if (Option.isNone(waiting)) {
-        yield* signUps.insert(new PendingSignUp({
-          id: SignUpId.make(yield* ids.next),
-          organizationId: form.organizationId,
-          formId: form.id,
-          ...person,
-          locale: client.locale,
-          tokenId: yield* newTokenId,
-          createdAt: at,
-          expiresAt: expiresAt(at, SIGN_UP_LIFETIME),
-          mailDueAt: at,
-          lastMailAt: null,
-          confirmedAt: null
-        }))
-        return answer
-      }
-      const current = waiting.value
-      if (current.expiresAt.getTime() <= at.getTime()) {
-        // An expired sign-up starts over: a new link, a new week, what the reader sent now.
-        yield* signUps.update(new PendingSignUp({
-          ...current,
-          ...person,
-          locale: client.locale,
-          tokenId: yield* newTokenId,
-          createdAt: at,
-          expiresAt: expiresAt(at, SIGN_UP_LIFETIME),
-          mailDueAt: at,
-          lastMailAt: null
-        }))
-        return answer
-      }
-      if (current.mailDueAt === null && mayMailAgain(current.lastMailAt, at)) {
-        yield* signUps.update(new PendingSignUp({ ...current, mailDueAt: at }))
-      }
+      if (collision === "undeliverable") return answer
+      yield* keeping.keep(source, person, collision === "proceed" ? "confirmation" : "already_subscribed", client.locale, at, true)
       return answer
     })
 
@@ -334,7 +321,11 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
       return Number.isSafeInteger(millis) && Math.floor(millis / 1000) * 1000 === issuedAt.getTime() ? new Date(millis) : issuedAt
     })
 
-    /** What a confirmation link names, checked: the sign-up and its form. */
+    /**
+     * What a confirmation link names, checked: the sign-up, its form (`null` for one through the
+     * API) and the name of what it signs up to. A sign-up of an address already subscribed has no
+     * link to confirm.
+     */
     const opened = (token: string, at: Date) =>
       Effect.gen(function*() {
         const claims = yield* signer.verify("signUp", token, at)
@@ -342,18 +333,19 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
           onNone: () => Effect.fail(invalidLink),
           onSome: Effect.succeed
         }))
-        if (signUp.tokenId !== claims.id) return yield* invalidLink
+        if (signUp.tokenId !== claims.id || signUp.kind !== "confirmation") return yield* invalidLink
+        if (signUp.formId === null) return { signUp, form: null, name: yield* organizationNameOf(signUp.organizationId) }
         const form = yield* Effect.flatMap(forms.findPublic(signUp.formId), Option.match({
           onNone: () => Effect.fail(invalidLink),
           onSome: Effect.succeed
         }))
-        return { signUp, form }
+        return { signUp, form, name: form.name }
       })
 
-    /** The form a confirmation link is for, to show its page: opening the link changes nothing. */
+    /** What a confirmation link is for, to show its page: opening the link changes nothing. */
     const inspect = operation("SignUps.inspect")(function*(token: string) {
-      const { form, signUp } = yield* opened(token, yield* now)
-      return { form, confirmed: signUp.confirmedAt !== null, locale: signUp.locale }
+      const { form, name, signUp } = yield* opened(token, yield* now)
+      return { form, name, confirmed: signUp.confirmedAt !== null, locale: signUp.locale }
     })
 
     /**
@@ -364,66 +356,112 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
      */
     const confirm = operation("SignUps.confirm")(function*(token: string) {
       const at = yield* now
-      const { form, signUp } = yield* opened(token, at)
-      if (signUp.confirmedAt !== null) return { form, outcome: "already_confirmed" } satisfies Confirmation
+      const { form, name, signUp } = yield* opened(token, at)
+      if (signUp.confirmedAt !== null) return { form, name, outcome: "already_confirmed" } satisfies Confirmation
       return yield* unitOfWork.transaction(Effect.gen(function*() {
         const confirmed = yield* signUps.confirm(signUp.id, signUp.tokenId, at)
         if (Option.isNone(confirmed)) return yield* invalidLink
-        yield* subscribe(form, confirmed.value, confirmed.value.createdAt, at, at)
-        return { form, outcome: "subscribed" } satisfies Confirmation
-      })).pipe(Effect.tapErrorTag("PlanLimitExceeded", noticeListFull(form)))
+        const source = { organizationId: signUp.organizationId, form, apiKeyId: confirmed.value.apiKeyId }
+        yield* subscribe(source, confirmed.value, confirmed.value.createdAt, at, at)
+        return { form, name, outcome: "subscribed" } satisfies Confirmation
+      })).pipe(Effect.tapErrorTag("PlanLimitExceeded", (refusal) => form === null ? Effect.void : noticeListFull(form)(refusal)))
     })
 
+    /** The confirmation email of a sign-up: the form's template, else the service's own. */
+    const confirmationMail = (signUp: PendingSignUp, form: Form | null, organizationName: string) =>
+      Effect.gen(function*() {
+        const token = yield* signer.sign("signUp", {
+          subject: signUp.id,
+          id: signUp.tokenId,
+          organizationId: signUp.organizationId,
+          issuedAt: signUp.createdAt,
+          expiresAt: signUp.expiresAt
+        })
+        const confirmUrl = confirmationUrl(mail.publicBaseUrl, token)
+        const custom = form === null || form.confirmationTemplateId === null
+          ? Option.none()
+          : yield* templates.findById(signUp.organizationId, form.confirmationTemplateId)
+        if (Option.isNone(custom)) {
+          return { ...defaultConfirmationMail(signUp.locale, { organizationName, formName: form?.name ?? null, confirmUrl }), html: null }
+        }
+        return yield* engine.render(custom.value, templateScope({
+          subscriber: {
+            email: signUp.email,
+            first_name: signUp.firstName,
+            last_name: signUp.lastName,
+            // What the reader will be once they confirm.
+            status: "active",
+            metadata: signUp.metadata,
+            tags: []
+          },
+          organizationName,
+          unsubscribeUrl: "",
+          preferencesUrl: "",
+          data: { confirm_url: confirmUrl, form_name: form?.name ?? organizationName }
+        }))
+      })
+
     /**
-     * The worker's part: sends up to `limit` confirmation emails that are due, each once (a failed
-     * one is logged; the reader can sign up again after ten minutes). How many were taken.
+     * The email to an address subscribed already, with its preference link; none when it is no
+     * longer an active subscriber (it unsubscribed, bounced or went meanwhile).
+     */
+    const alreadySubscribed = (signUp: PendingSignUp, form: Form | null, organizationName: string, at: Date) =>
+      Effect.gen(function*() {
+        const subscriber = yield* subscribers.findByEmail(signUp.organizationId, signUp.email)
+        if (Option.isNone(subscriber) || subscriber.value.status !== "active") return Option.none()
+        const access = yield* subscribers.preferenceAccess(signUp.organizationId, subscriber.value.id)
+        const link = yield* signPreferenceToken(signer, {
+          tokenId: yield* ids.next,
+          organizationId: signUp.organizationId,
+          subscriberId: subscriber.value.id,
+          version: Option.match(access, { onNone: () => 0, onSome: (a) => a.tokenVersion }),
+          issuedAt: at
+        })
+        return Option.some({
+          // The address as the subscriber has it, whatever its letter case in the sign-up.
+          to: subscriber.value.email,
+          ...alreadySubscribedMail(signUp.locale, {
+            organizationName,
+            formName: form?.name ?? null,
+            preferencesUrl: preferencesUrl(mail.publicBaseUrl, link.token)
+          }),
+          html: null
+        })
+      })
+
+    /**
+     * The worker's part: sends up to `limit` emails of sign-ups that are due, each once (a failed
+     * one is logged; the reader can sign up again after ten minutes): the confirmation, or the
+     * note to an address subscribed already. They come from the organization's sender. How many
+     * were taken.
      */
     const sendDueConfirmations = operation("SignUps.sendDueConfirmations")(function*(limit: number) {
       const at = yield* now
       const due = yield* signUps.takeDueMail(at, limit)
       yield* Effect.forEach(due, (signUp) =>
         Effect.gen(function*() {
-          const form = yield* forms.findPublic(signUp.formId)
+          const form = signUp.formId === null ? Option.some(null) : yield* forms.findPublic(signUp.formId)
           if (Option.isNone(form)) return
-          const token = yield* signer.sign("signUp", {
-            subject: signUp.id,
-            id: signUp.tokenId,
-            organizationId: signUp.organizationId,
-            issuedAt: signUp.createdAt,
-            expiresAt: signUp.expiresAt
-          })
-          const confirmUrl = confirmationUrl(mail.publicBaseUrl, token)
-          const organization = yield* organizations.findById(signUp.organizationId)
-          const organizationName = Option.match(organization, { onNone: () => "", onSome: (o) => o.name })
-          const custom = form.value.confirmationTemplateId === null
-            ? Option.none()
-            : yield* templates.findById(signUp.organizationId, form.value.confirmationTemplateId)
-          const content = Option.isSome(custom)
-            ? yield* engine.render(custom.value, templateScope({
-              subscriber: {
-                email: signUp.email,
-                first_name: signUp.firstName,
-                last_name: signUp.lastName,
-                // What the reader will be once they confirm.
-                status: "active",
-                metadata: {},
-                tags: []
-              },
-              organizationName,
-              unsubscribeUrl: "",
-              preferencesUrl: "",
-              data: { confirm_url: confirmUrl, form_name: form.value.name }
-            }))
-            : { ...defaultConfirmationMail(signUp.locale, { organizationName, formName: form.value.name, confirmUrl }), html: null }
+          const [organization, settings] = yield* Effect.all([
+            organizations.findById(signUp.organizationId),
+            emailSettings.find(signUp.organizationId)
+          ], { concurrency: 2 })
+          if (Option.isNone(organization)) return
+          const organizationName = organization.value.name
+          const content = signUp.kind === "already_subscribed"
+            ? yield* alreadySubscribed(signUp, form.value, organizationName, at)
+            : Option.some({ to: signUp.email, ...yield* confirmationMail(signUp, form.value, organizationName) })
+          if (Option.isNone(content)) return
+          const { html, subject, text, to } = content.value
           yield* mailer.send({
-            to: signUp.email,
-            from: mail.defaultFrom,
-            subject: content.subject,
-            ...(content.html === null ? {} : { html: content.html }),
-            ...(content.text === null ? {} : { text: content.text }),
+            to,
+            from: yield* sender.senderOf(organization.value, settings, organizationName),
+            subject,
+            ...(html === null ? {} : { html }),
+            ...(text === null ? {} : { text }),
             idempotencyKey: `sign-up/${signUp.id}/${at.getTime()}`
           })
-        }).pipe(Effect.catchAll((error) => Effect.logWarning("a confirmation email was not sent", error))))
+        }).pipe(Effect.catchAll((error) => Effect.logWarning("a sign-up email was not sent", error))))
       return due.length
     })
 

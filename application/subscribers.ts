@@ -1,4 +1,6 @@
 import {
+  Consent,
+  ConsentId,
   DomainEvent,
   type EmailAddress,
   type EventType,
@@ -22,7 +24,10 @@ import {
   tagNameKey,
   reason,
   isStorableText,
-  isUuid
+  isUuid,
+  keptUserAgent,
+  signUpCollision,
+  truncateClientAddress
 } from "@roster/domain"
 import { Array, Effect, Option } from "effect"
 import { now } from "./support/clock.js"
@@ -41,6 +46,7 @@ import {
   SubscriberRepository,
   type SubscriberSort
 } from "./ports/subscriber-repository.js"
+import { ConsentRepository } from "./ports/sign-up-repository.js"
 import { SubscriberIntake } from "./ports/subscriber-intake.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
 import { TagRepository } from "./ports/tag-repository.js"
@@ -50,6 +56,10 @@ import { attachWithinLimit, beyondSubscriberLimit, tooManyTagsFor } from "./supp
 import { makeTagNameResolver } from "./support/tag-names.js"
 import { Limits } from "./support/limits.js"
 import { operations } from "./support/operation.js"
+import { makeConsentReader } from "./support/consents.js"
+import { makeSignUpKeeping, type SignUpPerson } from "./support/sign-up-keeping.js"
+
+export type { ConsentView } from "./support/consents.js"
 
 /** A subscriber with the tags it carries. */
 export interface SubscriberView {
@@ -69,6 +79,25 @@ export interface NewSubscriber {
   readonly metadata?: Metadata | undefined
   readonly firstName?: string | null | undefined
   readonly lastName?: string | null | undefined
+  /** What the subscriber agreed to, as the caller tells it; kept as a consent naming the caller's API key. */
+  readonly consent?: GivenConsent | undefined
+}
+
+/** A consent the API is told of: the text agreed to, and where from. */
+export interface GivenConsent {
+  readonly text: string
+  /** The client's address (IPv4 or IPv6); kept cut to its /24 or /48. */
+  readonly clientAddress?: string | undefined
+  /** Kept to its first 512 characters. */
+  readonly userAgent?: string | undefined
+}
+
+/**
+ * What a request for a confirmation answers, whatever became of it: the address it went to. It
+ * never tells whether the address was known.
+ */
+export interface ConfirmationRequested {
+  readonly email: EmailAddress
 }
 
 /**
@@ -175,6 +204,9 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     const unitOfWork = yield* UnitOfWork
     const outbox = yield* Outbox
     const intake = yield* SubscriberIntake
+    const consents = yield* ConsentRepository
+    const readConsents = yield* makeConsentReader
+    const keeping = yield* makeSignUpKeeping
     const ids = yield* Ids
     const importJobs = yield* ImportJobRepository
     const limits = yield* Limits
@@ -220,6 +252,25 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
     const view = (subscriber: Subscriber) =>
       Effect.map(tagsOf(subscriber.organizationId, subscriber.id), (tags): SubscriberView => ({ subscriber, tags }))
 
+    /** The API key of a principal, when it calls with one. */
+    const apiKeyOf = (principal: Principal) => principal.credential.kind === "api_key" ? principal.credential.id : null
+
+    /** The consent a caller tells of, as it is kept: agreed now, through the caller's API key. */
+    const consentOf = (principal: Principal, subscriber: Subscriber, given: GivenConsent, at: Date) =>
+      Effect.map(ids.next, (id) =>
+        new Consent({
+          id: ConsentId.make(id),
+        organizationId: subscriber.organizationId,
+        subscriberId: subscriber.id,
+        formId: null,
+        apiKeyId: apiKeyOf(principal),
+        text: given.text,
+        clientAddress: given.clientAddress === undefined ? null : truncateClientAddress(given.clientAddress),
+        userAgent: keptUserAgent(given.userAgent),
+        agreedAt: at,
+        confirmedAt: null
+      }))
+
     const create = operation("Subscribers.create")(function*(principal: Principal, input: NewSubscriber) {
       yield* authorize(principal, "subscribers:write")
       const organizationId = principal.organization.id
@@ -246,8 +297,8 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
           tier: principal.organization.tier,
           max: maxSubscribers ?? Number.POSITIVE_INFINITY
         })
-      if ((input.tagIds ?? []).length === 0 && (input.tagNames ?? []).length === 0) {
-        // Without tags, the subscriber comes in through the intake: one step on a server.
+      if ((input.tagIds ?? []).length === 0 && (input.tagNames ?? []).length === 0 && input.consent === undefined) {
+        // Without tags or a consent, the subscriber comes in through the intake: one step on a server.
         const created = yield* event(organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, []) })
         if (!(yield* intake.admit(subscriber, [created], maxSubscribers))) return yield* limitExceeded()
         return { subscriber, tags: [] } satisfies SubscriberView
@@ -262,6 +313,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
           : yield* resolveTagNames(principal, input.tagNames, "create", "tags")
         yield* subscribers.insert(subscriber)
         yield* attachWithinLimit(assignments, organizationId, subscriber.id, wanted.map((tag) => tag.id), at, "tags")
+        if (input.consent !== undefined) yield* consents.record(yield* consentOf(principal, subscriber, input.consent, at))
         const result: SubscriberView = { subscriber, tags: wanted.map((tag) => ({ tag, subscribedAt: at })) }
         yield* outbox.record([
           yield* event(organizationId, "subscriber.created", at, { subscriber: subscriberSnapshot(subscriber, result.tags) }),
@@ -272,6 +324,67 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         if (!(yield* organizations.reserveSubscriberSlots(organizationId, 1, maxSubscribers))) return yield* limitExceeded()
         return result
       }))
+    })
+
+    /**
+     * Asks the address to confirm before it becomes a subscriber (double opt-in through the API): a
+     * pending sign-up is kept as for a form, with the tags, metadata, names and consent given, and
+     * the worker sends its confirmation email; confirming makes the subscriber, its consent naming
+     * the caller's API key. The collision rule holds as for forms: an active subscriber gets no
+     * second record but the email saying they are subscribed already, a bounced or complained
+     * address nothing, and one email per address in ten minutes. The answer is the same for every
+     * address. A test key's sign-up is kept but its email never leaves, as no email of a test key
+     * does. Scope `subscribers:write`.
+     */
+    const requestConfirmation = operation("Subscribers.requestConfirmation")(function*(principal: Principal, input: NewSubscriber) {
+      yield* authorize(principal, "subscribers:write")
+      const organizationId = principal.organization.id
+      if (input.tagIds !== undefined && input.tagNames !== undefined) {
+        return yield* new InvalidInput({ field: "tags", reason: reason("tagsByIdOrName") })
+      }
+      if (beyondSubscriberLimit(Array.dedupe(input.tagIds ?? input.tagNames?.map(tagNameKey) ?? []).length)) {
+        return yield* tooManyTagsFor("tags")
+      }
+      const wanted = input.tagNames === undefined
+        ? yield* requireTags(organizationId, input.tagIds ?? [], "tags")
+        : yield* unitOfWork.transaction(resolveTagNames(principal, input.tagNames, "create", "tags"))
+      const answer: ConfirmationRequested = { email: input.email }
+      const known = yield* subscribers.findByEmail(organizationId, input.email)
+      const collision = signUpCollision(Option.getOrUndefined(known)?.status)
+      if (collision === "undeliverable") return answer
+      const person: SignUpPerson = {
+        email: input.email,
+        firstName: input.firstName ?? null,
+        lastName: input.lastName ?? null,
+        consentText: input.consent?.text ?? null,
+        clientAddress: input.consent?.clientAddress === undefined ? null : truncateClientAddress(input.consent.clientAddress),
+        userAgent: keptUserAgent(input.consent?.userAgent),
+        tagIds: wanted.map((tag) => tag.id),
+        metadata: input.metadata ?? {}
+      }
+      const sandboxed = principal.credential.kind === "api_key" && principal.credential.environment === "test"
+      yield* keeping.keep(
+        { organizationId, formId: null, apiKeyId: apiKeyOf(principal) },
+        person,
+        collision === "proceed" ? "confirmation" : "already_subscribed",
+        "en",
+        yield* now,
+        !sandboxed
+      )
+      return answer
+    })
+
+    /**
+     * What the organization's subscriber `id` agreed to, newest first: when, through which form (or
+     * API key), the text, the client's network and user agent, and when it was confirmed. Kept
+     * while the subscriber is, also after they unsubscribe. Another organization's subscriber is
+     * not found. Scope `subscribers:read`.
+     */
+    const consentsOf = operation("Subscribers.consents")(function*(principal: Principal, id: SubscriberId) {
+      yield* authorize(principal, "subscribers:read")
+      const organizationId = principal.organization.id
+      yield* requireFound("subscriber", id, subscribers.findById(organizationId, id))
+      return yield* readConsents(organizationId, id)
     })
 
     const get = operation("Subscribers.get")((principal: Principal, id: SubscriberId) =>
@@ -531,6 +644,8 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
 
     return {
       create,
+      requestConfirmation,
+      consents: consentsOf,
       get,
       history,
       getByEmail,

@@ -3,8 +3,11 @@ import { emailKey, PendingSignUp } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
 
-const unconfirmedOf = (t: Tables, formId: string, email: string) =>
-  [...t.signUps.values()].find((s) => s.formId === formId && s.confirmedAt === null && emailKey(s.email) === emailKey(email))
+/** The unconfirmed sign-up for the address through the form, or through the organization's API when `formId` is null. */
+const unconfirmedOf = (t: Tables, organizationId: string, formId: string | null, email: string) =>
+  [...t.signUps.values()].find((s) =>
+    s.organizationId === organizationId && s.formId === formId && s.confirmedAt === null && emailKey(s.email) === emailKey(email)
+  )
 
 /** Sign-ups waiting for confirmation in the in-memory store. */
 export const MemorySignUpRepositoryLive = Layer.effect(
@@ -13,14 +16,16 @@ export const MemorySignUpRepositoryLive = Layer.effect(
     SignUpRepository.of({
       insert: (signUp) =>
         store.write((t) => {
-          if (!t.forms.has(signUp.formId) || t.signUps.has(signUp.id)) return false
-          if (unconfirmedOf(t, signUp.formId, signUp.email) !== undefined) return false
+          if (!t.organizations.has(signUp.organizationId) || t.signUps.has(signUp.id)) return false
+          if (signUp.formId !== null && !t.forms.has(signUp.formId)) return false
+          if (unconfirmedOf(t, signUp.organizationId, signUp.formId, signUp.email) !== undefined) return false
           t.signUps.set(signUp.id, signUp)
           return true
         }),
       update: (signUp) => store.write((t) => void (t.signUps.has(signUp.id) && t.signUps.set(signUp.id, signUp))),
       findById: (id) => store.read((t) => Option.fromNullable(t.signUps.get(id))),
-      findUnconfirmed: (formId, email) => store.read((t) => Option.fromNullable(unconfirmedOf(t, formId, email))),
+      findUnconfirmed: (organizationId, formId, email) =>
+        store.read((t) => Option.fromNullable(unconfirmedOf(t, organizationId, formId, email))),
       confirm: (id, tokenId, at) =>
         store.write((t) => {
           const found = t.signUps.get(id)

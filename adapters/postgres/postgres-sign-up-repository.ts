@@ -2,16 +2,19 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { ConsentRepository, SignUpRepository } from "@roster/application"
 import { Consent, PendingSignUp } from "@roster/domain"
 import { Effect, Layer } from "effect"
-import { decodeFirst, decodeRows } from "./rows.js"
+import { decodeFirst, decodeRows, jsonb } from "./rows.js"
 
-const COLUMNS = "id, organization_id, form_id, email, first_name, last_name, locale, token_id, consent_text, client_address, " +
-  "user_agent, created_at, expires_at, mail_due_at, last_mail_at, confirmed_at"
+const COLUMNS = "id, organization_id, form_id, api_key_id, kind, tag_ids, metadata, email, first_name, last_name, locale, " +
+  "token_id, consent_text, client_address, user_agent, created_at, expires_at, mail_due_at, last_mail_at, confirmed_at"
 
 const decodeSignUp = decodeFirst(PendingSignUp)
 const decodeSignUps = decodeRows(PendingSignUp)
 const decodeConsents = decodeRows(Consent)
 
-/** Sign-ups waiting for confirmation; one unconfirmed per form and address, kept by a partial unique index. */
+/**
+ * Sign-ups waiting for confirmation; one unconfirmed per form and address, and one per organization
+ * and address through the API, kept by partial unique indexes.
+ */
 export const PostgresSignUpRepositoryLive = Layer.effect(
   SignUpRepository,
   Effect.map(SqlClient.SqlClient, (sql) => {
@@ -20,24 +23,27 @@ export const PostgresSignUpRepositoryLive = Layer.effect(
       insert: (s) =>
         sql`
           INSERT INTO pending_sign_ups (${columns})
-          VALUES (${s.id}, ${s.organizationId}, ${s.formId}, ${s.email}, ${s.firstName}, ${s.lastName}, ${s.locale},
-                  ${s.tokenId}, ${s.consentText}, ${s.clientAddress}, ${s.userAgent}, ${s.createdAt}, ${s.expiresAt},
+          VALUES (${s.id}, ${s.organizationId}, ${s.formId}, ${s.apiKeyId}, ${s.kind}, ${s.tagIds}::uuid[],
+                  ${jsonb(s.metadata)}::jsonb, ${s.email}, ${s.firstName}, ${s.lastName}, ${s.locale}, ${s.tokenId}, ${s.consentText}, ${s.clientAddress}, ${s.userAgent}, ${s.createdAt}, ${s.expiresAt},
                   ${s.mailDueAt}, ${s.lastMailAt}, ${s.confirmedAt})
           ON CONFLICT DO NOTHING
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
       update: (s) =>
         sql`
-          UPDATE pending_sign_ups SET email = ${s.email}, first_name = ${s.firstName}, last_name = ${s.lastName},
+          UPDATE pending_sign_ups SET api_key_id = ${s.apiKeyId}, kind = ${s.kind}, tag_ids = ${s.tagIds}::uuid[],
+                 metadata = ${jsonb(s.metadata)}::jsonb, email = ${s.email}, first_name = ${s.firstName}, last_name = ${s.lastName},
                  locale = ${s.locale}, token_id = ${s.tokenId}, consent_text = ${s.consentText},
                  client_address = ${s.clientAddress}, user_agent = ${s.userAgent}, created_at = ${s.createdAt},
                  expires_at = ${s.expiresAt}, mail_due_at = ${s.mailDueAt}, last_mail_at = ${s.lastMailAt},
                  confirmed_at = ${s.confirmedAt}
           WHERE id = ${s.id}`.pipe(Effect.asVoid, Effect.orDie),
       findById: (id) => sql`SELECT ${columns} FROM pending_sign_ups WHERE id = ${id}`.pipe(Effect.flatMap(decodeSignUp), Effect.orDie),
-      findUnconfirmed: (formId, email) =>
+      findUnconfirmed: (organizationId, formId, email) =>
         sql`
           SELECT ${columns} FROM pending_sign_ups
-          WHERE form_id = ${formId} AND lower(email) = lower(${email}) AND confirmed_at IS NULL`.pipe(
+          WHERE organization_id = ${organizationId}
+            AND ${formId === null ? sql`form_id IS NULL` : sql`form_id = ${formId}`}
+            AND lower(email) = lower(${email}) AND confirmed_at IS NULL`.pipe(
           Effect.flatMap(decodeSignUp),
           Effect.orDie
         ),

@@ -3,16 +3,24 @@ import { Context, type Effect, type Option } from "effect"
 
 /**
  * Sign-ups waiting for their confirmation: at most one unconfirmed sign-up per form and address
- * (letter case aside), kept until confirmed or, once expired, cleared away.
+ * (letter case aside), and one per organization and address of those through the API (no form),
+ * kept until confirmed or, once expired, cleared away.
  */
 export class SignUpRepository extends Context.Tag("roster/SignUpRepository")<SignUpRepository, {
-  /** Keeps a new sign-up; `false` when the form already has an unconfirmed one for the address. */
+  /** Keeps a new sign-up; `false` when its form (or the API) already has an unconfirmed one for the address. */
   readonly insert: (signUp: PendingSignUp) => Effect.Effect<boolean>
   /** Stores every field as given. */
   readonly update: (signUp: PendingSignUp) => Effect.Effect<void>
   readonly findById: (id: SignUpId) => Effect.Effect<Option.Option<PendingSignUp>>
-  /** The form's unconfirmed sign-up for the address (in any letter case), expired or not. */
-  readonly findUnconfirmed: (formId: FormId, email: EmailAddress) => Effect.Effect<Option.Option<PendingSignUp>>
+  /**
+   * The unconfirmed sign-up for the address (in any letter case) through the form `formId` of the
+   * organization, or through its API when `formId` is `null`; expired or not.
+   */
+  readonly findUnconfirmed: (
+    organizationId: OrganizationId,
+    formId: FormId | null,
+    email: EmailAddress
+  ) => Effect.Effect<Option.Option<PendingSignUp>>
   /**
    * Marks the sign-up confirmed at `at` if it is unconfirmed, unexpired and its token is still
    * `tokenId`: one conditional write, so of concurrent confirmations exactly one gets it.
@@ -27,7 +35,7 @@ export class SignUpRepository extends Context.Tag("roster/SignUpRepository")<Sig
   readonly deleteExpired: (at: Date, limit: number) => Effect.Effect<number>
 }>() {}
 
-/** What subscribers agreed to: kept while they are, erased with them. */
+/** What subscribers agreed to: kept while they are (unsubscribed too), erased with them. */
 export class ConsentRepository extends Context.Tag("roster/ConsentRepository")<ConsentRepository, {
   readonly record: (consent: Consent) => Effect.Effect<void>
   /** The subscriber's consents, oldest first. */

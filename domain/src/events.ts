@@ -12,7 +12,7 @@ export const eventTypeDescriptions = {
   "tag.subscribed": "a tag was attached to a subscriber",
   "tag.unsubscribed": "a tag was detached from a subscriber",
   "subscriber.note_added": "a note was added to a subscriber",
-  "subscriber.confirmed": "a reader confirmed their sign-up through a form, and is subscribed",
+  "subscriber.confirmed": "a reader confirmed their sign-up (through a form, or asked for through the API), and is subscribed",
   "form.list_full":
     "a sign-up through a form was refused because the plan holds no more subscribers (at most one an hour per form); " +
     "data: form {id, name}, tier, max_subscribers"

@@ -1,25 +1,44 @@
 import { Schema } from "effect"
 import { EmailAddress } from "./email-address.js"
-import { ApiKeyId, ConsentId, FormId, OrganizationId, SignUpId, SubscriberId } from "./ids.js"
+import { ApiKeyId, ConsentId, FormId, OrganizationId, SignUpId, SubscriberId, TagId } from "./ids.js"
 import { Locale } from "./magic-link.js"
+import { Metadata } from "./metadata.js"
 import type { SubscriberStatus } from "./subscriber.js"
 
 /**
- * A sign-up through a form that waits for its confirmation: not a subscriber, not counted against
- * the plan. Its confirmation link is a signed token naming the sign-up and `tokenId`; a new token
- * (a later submission, once the mail interval passed) replaces the old one. The confirmation
- * email waits for the worker while `mailDueAt` is set.
+ * What a kept sign-up waits for: `confirmation` of a new address, or, for an address already
+ * subscribed, nothing but the `already_subscribed` email (which carries no confirmation link).
+ */
+export const SignUpKind = Schema.Literal("confirmation", "already_subscribed")
+export type SignUpKind = typeof SignUpKind.Type
+
+/**
+ * A sign-up through a form, or through the API with double opt-in, that waits for its
+ * confirmation: not a subscriber, not counted against the plan. Its confirmation link is a signed
+ * token naming the sign-up and `tokenId`; a new token (a later submission, once the mail interval
+ * passed) replaces the old one. The email waits for the worker while `mailDueAt` is set.
+ *
+ * A sign-up of an address already subscribed is kept too, of kind `already_subscribed`: it holds
+ * when the last email went to the address, so that it is told at most once in the mail interval.
  */
 export class PendingSignUp extends Schema.Class<PendingSignUp>("PendingSignUp")({
   id: SignUpId,
   organizationId: OrganizationId,
-  formId: FormId,
+  /** The form it came through; `null` for a sign-up through the API. */
+  formId: Schema.NullOr(FormId),
+  /** The API key that asked for it, when one did. */
+  apiKeyId: Schema.NullOr(ApiKeyId),
+  kind: SignUpKind,
+  /** Tags the subscriber gets on confirming, beside a form's own (the API's sign-ups name theirs). */
+  tagIds: Schema.Array(TagId),
+  /** Metadata the subscriber is made with on confirming (the API's sign-ups). */
+  metadata: Metadata,
   email: EmailAddress,
   firstName: Schema.NullOr(Schema.String),
   lastName: Schema.NullOr(Schema.String),
   locale: Locale,
   tokenId: Schema.String,
-  /** The form's consent text as the reader saw it. */
+  /** The form's consent text as the reader saw it, or the text the API said they agreed to. */
   consentText: Schema.NullOr(Schema.String),
   /** The reader's client address, cut to its network (/24 or /48). */
   clientAddress: Schema.NullOr(Schema.String),

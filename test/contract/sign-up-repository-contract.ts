@@ -1,6 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { ConsentRepository, FormRepository, SignUpRepository } from "@roster/application"
-import { Consent, ConsentId, Form, FormId, type OrganizationId, PendingSignUp, SignUpId } from "@roster/domain"
+import { ConsentRepository, FormRepository, SignUpRepository, SubscriberRepository } from "@roster/application"
+import { ApiKeyId, Consent, ConsentId, Form, FormId, type OrganizationId, PendingSignUp, SignUpId, TagId } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { deletingAfterwards, email, givenOrganization, givenSubscriber, instant, type PersistenceLayer } from "./fixtures.js"
@@ -25,11 +25,18 @@ const givenForm = (organizationId: OrganizationId) =>
     return form
   })
 
-const aSignUp = (form: Form, address: string, at: Date, fields: Partial<PendingSignUp> = {}) =>
+/** A sign-up through `source`: a form, or the API of its organization (`id: null`). */
+const aSignUp = (
+  form: { readonly id: FormId | null; readonly organizationId: OrganizationId; readonly consentText: string | null },
+  address: string, at: Date, fields: Partial<PendingSignUp> = {}) =>
   new PendingSignUp({
     id: SignUpId.make(randomUUID()),
     organizationId: form.organizationId,
     formId: form.id,
+    apiKeyId: null,
+    kind: "confirmation",
+    tagIds: [],
+    metadata: {},
     email: email(address),
     firstName: null,
     lastName: null,
@@ -57,7 +64,7 @@ export const signUpRepositoryContract = (persistence: PersistenceLayer) =>
           const first = aSignUp(form, "Ada@example.com", instant(1))
           assert.isTrue(yield* signUps.insert(first))
           assert.isFalse(yield* signUps.insert(aSignUp(form, "ada@EXAMPLE.com", instant(2))))
-          expect(yield* signUps.findUnconfirmed(form.id, email("ada@example.com"))).toStrictEqual(Option.some(first))
+          expect(yield* signUps.findUnconfirmed(organization.id, form.id, email("ada@example.com"))).toStrictEqual(Option.some(first))
           expect(yield* signUps.findById(first.id)).toStrictEqual(Option.some(first))
 
           assert.isTrue(Option.isNone(yield* signUps.confirm(first.id, "another token", instant(3))))
@@ -66,9 +73,42 @@ export const signUpRepositoryContract = (persistence: PersistenceLayer) =>
           expect(Option.map(confirmed, (s) => s.confirmedAt)).toStrictEqual(Option.some(instant(3)))
           assert.isTrue(Option.isNone(yield* signUps.confirm(first.id, first.tokenId, instant(4))))
           // Once confirmed, the address may sign up through the form again.
-          assert.isTrue(Option.isNone(yield* signUps.findUnconfirmed(form.id, email("ada@example.com"))))
+          assert.isTrue(Option.isNone(yield* signUps.findUnconfirmed(organization.id, form.id, email("ada@example.com"))))
           assert.isTrue(yield* signUps.insert(aSignUp(form, "ada@example.com", instant(5))))
         }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("keeps one unconfirmed sign-up through the API per organization and address, beside those of forms, with its key, kind, tags and metadata", () =>
+      Effect.gen(function*() {
+        const signUps = yield* SignUpRepository
+        const organization = yield* givenOrganization()
+        const other = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const form = yield* givenForm(organization.id)
+          const api = { id: null, organizationId: organization.id, consentText: "By the API." }
+          const tag = TagId.make(randomUUID())
+          const first = aSignUp(api, "Grace@example.com", instant(1), {
+            apiKeyId: ApiKeyId.make(randomUUID()),
+            tagIds: [tag],
+            metadata: { plan: "pro", seats: 3 }
+          })
+          assert.isTrue(yield* signUps.insert(first))
+          assert.isFalse(yield* signUps.insert(aSignUp(api, "grace@EXAMPLE.com", instant(2))))
+          // The form's sign-ups, and another organization's through its API, are others.
+          assert.isTrue(yield* signUps.insert(aSignUp(form, "grace@example.com", instant(2))))
+          assert.isTrue(yield* signUps.insert(aSignUp({ ...api, organizationId: other.id }, "grace@example.com", instant(2))))
+          expect(yield* signUps.findUnconfirmed(organization.id, null, email("GRACE@example.com"))).toStrictEqual(Option.some(first))
+          expect((yield* signUps.findUnconfirmed(organization.id, form.id, email("grace@example.com"))).pipe(Option.map((s) => s.formId)))
+            .toStrictEqual(Option.some(form.id))
+          assert.isTrue(Option.isNone(yield* signUps.findUnconfirmed(organization.id, null, email("ada@example.com"))))
+
+          const told = new PendingSignUp({ ...first, kind: "already_subscribed", tagIds: [], metadata: {}, lastMailAt: instant(3) })
+          yield* signUps.update(told)
+          expect(yield* signUps.findById(first.id)).toStrictEqual(Option.some(told))
+          const confirmed = yield* signUps.confirm(first.id, first.tokenId, instant(4))
+          expect(Option.map(confirmed, (s) => [s.formId, s.apiKeyId, s.confirmedAt])).toStrictEqual(Option.some([null, first.apiKeyId, instant(4)]))
+          assert.isTrue(yield* signUps.insert(aSignUp(api, "grace@example.com", instant(5))))
+        }).pipe(deletingAfterwards([organization.id, other.id]))
       }))
 
     it.effect("hands each due confirmation email out once, and clears sign-ups past their week", () =>
@@ -94,10 +134,11 @@ export const signUpRepositoryContract = (persistence: PersistenceLayer) =>
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
-    it.effect("keeps consents oldest first; they stay when their form is deleted and go with their subscriber", () =>
+    it.effect("keeps consents oldest first, for their organization alone; they stay when their form is deleted and go with their subscriber", () =>
       Effect.gen(function*() {
         const consents = yield* ConsentRepository
         const organization = yield* givenOrganization()
+        const stranger = yield* givenOrganization()
         yield* Effect.gen(function*() {
           const form = yield* givenForm(organization.id)
           const subscriber = yield* givenSubscriber(organization.id)
@@ -121,6 +162,14 @@ export const signUpRepositoryContract = (persistence: PersistenceLayer) =>
           expect(yield* consents.listFor(organization.id, subscriber.id)).toStrictEqual([early, late])
           yield* (yield* FormRepository).delete(organization.id, form.id)
           expect((yield* consents.listFor(organization.id, subscriber.id)).map((c) => c.formId)).toEqual([null, null])
-        }).pipe(deletingAfterwards([organization.id]))
+          const byKey = new Consent({ ...consent(instant(5), null), apiKeyId: ApiKeyId.make(randomUUID()), confirmedAt: instant(6) })
+          yield* consents.record(byKey)
+          expect(yield* consents.listFor(organization.id, subscriber.id)).toStrictEqual([early, byKey, new Consent({ ...late, formId: null })])
+          // Another organization asking for the subscriber's consents finds none.
+          expect(yield* consents.listFor(form.organizationId === organization.id ? stranger.id : organization.id, subscriber.id))
+            .toEqual([])
+          yield* (yield* SubscriberRepository).delete(organization.id, subscriber.id)
+          expect(yield* consents.listFor(organization.id, subscriber.id)).toEqual([])
+        }).pipe(deletingAfterwards([organization.id, stranger.id]))
       }))
   })

@@ -13,7 +13,7 @@ import {
 import { ApiKeyId, type Organization, planLimits, reason, rowProblem } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { NodeIdsLive } from "../../adapters/node/index.js"
+import { NodeIdsLive, NodeSecretsLive } from "../../adapters/node/index.js"
 import { deletingAfterwards, email, givenImportJob, givenOrganization, type PersistenceLayer } from "./fixtures.js"
 
 const principalOf = (organization: Organization): Principal => ({
@@ -43,7 +43,7 @@ const reservedSlots = (organization: Organization) =>
 
 /** The use cases over the persistence under test, so that their transactions are the adapter's. */
 const useCasesOver = (persistence: PersistenceLayer) =>
-  Layer.mergeAll(Subscribers.Default, Tags.Default).pipe(Layer.provideMerge(Layer.merge(persistence, NodeIdsLive)))
+  Layer.mergeAll(Subscribers.Default, Tags.Default).pipe(Layer.provideMerge(Layer.mergeAll(persistence, NodeIdsLive, NodeSecretsLive)))
 
 export const subscriberUseCasesContract = (persistence: PersistenceLayer) =>
   layer(useCasesOver(persistence))("Subscribers and Tags over the adapter", (it) => {

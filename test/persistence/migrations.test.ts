@@ -61,6 +61,7 @@ describe("migrations", () => {
           [28, "forms"],
           [29, "sign_ups"],
           [30, "segments"],
+          [31, "sign_ups_through_the_api"],
           [32, "segment_audiences"]
         ])
         expect(yield* runMigrations).toStrictEqual([])

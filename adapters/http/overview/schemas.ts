@@ -25,6 +25,7 @@ import {
   Uuid,
   withStatus
 } from "../shared/wire-fields.js"
+import { ConfirmationSent, ConsentRecord, consentFields } from "../shared/consent-schemas.js"
 import { WebhookEndpoint, WebhookEndpointWithSecret } from "../shared/webhook-endpoint-schemas.js"
 import { newTagDetails, newTagNames, tagDetailChanges, tagNameChange } from "../shared/tag-request-fields.js"
 import { VisibilityOutput } from "../shared/tag-visibility.js"
@@ -115,6 +116,13 @@ export const SubscriberTags = Schema.Struct({ data: Schema.Array(TagOfSubscriber
   identifier: "SubscriberTags"
 })
 
+/** The answer to a create with `double_opt_in`: 202, nothing created yet. */
+export const ConfirmationSentData = withStatus(Single(ConfirmationSent, "ConfirmationSentData"), 202, "ConfirmationSentData")
+
+export const SubscriberConsents = Schema.Struct({
+  data: Schema.Array(ConsentRecord).annotations({ description: "newest first" })
+}).annotations({ identifier: "SubscriberConsents" })
+
 const NameInput = (description: string) =>
   Schema.NullOr(PersonName.annotations({ jsonSchema: { type: "string", maxLength: 100 } })).annotations({ description })
 
@@ -129,7 +137,8 @@ export const CreateSubscriberRequest = Schema.Struct({
     TagNames("names of tags to attach; a name no tag has becomes a new tag when the caller may write tags"),
     { exact: true }
   ),
-  metadata: Schema.optionalWith(MetadataInput(), { exact: true })
+  metadata: Schema.optionalWith(MetadataInput(), { exact: true }),
+  ...consentFields
 }).annotations({ identifier: "CreateSubscriberRequest", ...strictInput })
 
 const statusMoves = "Through the API: active -> unsubscribed, unsubscribed -> active, bounced -> active or unsubscribed, " +

@@ -4,8 +4,10 @@ import { PreferenceLink } from "../shared/preference-schemas.js"
 import { OVERVIEW_PREFIX } from "./paths.js"
 import {
   ChangeTagsRequest,
+  ConfirmationSentData,
   CreatedSubscriberData,
   CreateSubscriberRequest,
+  SubscriberConsents,
   SubscriberData,
   SubscriberList,
   SubscriberListParams,
@@ -13,7 +15,7 @@ import {
   SubscriberTags,
   UpdateSubscriberRequest
 } from "./schemas.js"
-import { subscriberEndpoints } from "../shared/subscriber-endpoints.js"
+import { doubleOptIn, subscriberEndpoints } from "../shared/subscriber-endpoints.js"
 import { envelopes } from "./errors.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 
@@ -37,11 +39,12 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
     HttpApiEndpoint.post("create", "/subscribers")
       .setPayload(CreateSubscriberRequest)
       .addSuccess(CreatedSubscriberData)
+      .addSuccess(ConfirmationSentData)
       .pipe(envelopes.describe({
         ...subscribers.create,
-        description: "Creates an `active` subscriber, optionally with names, tags (by name) and metadata. " +
-          "Scope `subscribers:write`. 409 `conflict` when the email exists in the organization; " +
-          "402 `limit_exceeded` when the plan's subscriber limit is reached."
+        description: "Creates an `active` subscriber, optionally with names, tags (by name), metadata and a `consent` " +
+          "(kept naming the API key). Scope `subscribers:write`. 409 `conflict` when the email exists in the " +
+          `organization; 402 \`limit_exceeded\` when the plan's subscriber limit is reached. ${doubleOptIn}`
       }))
   )
   .add(envelopes.declare(subscribers.get).addSuccess(SubscriberData))
@@ -62,6 +65,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
       description: "Every tag the subscriber carries with the time it was attached, oldest first. Scope `subscribers:read`."
     }).addSuccess(SubscriberTags)
   )
+  .add(envelopes.declare(subscribers.consents).addSuccess(SubscriberConsents))
   .add(
     HttpApiEndpoint.patch("changeTags", `${subscribers.address}/tags`)
       .setPath(subscribers.path)

@@ -10,6 +10,7 @@ import type { SubscriberChanges, TagSubscription } from "@roster/domain"
 import { Effect } from "effect"
 import { HttpSettings } from "../shared/http-settings.js"
 import { toPreferenceLink } from "../shared/preference-schemas.js"
+import { givenConsent, toConfirmationSent, toConsentRecord } from "../shared/consent-schemas.js"
 import { respond } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
 import { dataOf, listOf, pageRequestOf } from "./pages.js"
@@ -47,7 +48,8 @@ const newSubscriber = (body: typeof CreateSubscriberRequest.Type): NewSubscriber
   tagNames: body.tags,
   firstName: body.first_name,
   lastName: body.last_name,
-  metadata: body.metadata
+  metadata: body.metadata,
+  consent: givenConsent(body.consent)
 })
 
 const subscriberChanges = (body: typeof UpdateSubscriberRequest.Type): SubscriberChanges => ({
@@ -70,12 +72,22 @@ export const SubscribersHandlersLive = HttpApiBuilder.group(OverviewApi, "subscr
     return handlers
       .handle("list", ({ urlParams }) =>
         respond((caller) => subscribers.listPage(caller, pageRequest(urlParams)), (page) => listOf(page, toSubscriber)))
-      .handle("create", ({ payload }) => respond((caller) => subscribers.create(caller, newSubscriber(payload)), subscriberData))
+      .handle("create", ({ payload }) =>
+        respond((caller) =>
+          Effect.gen(function*() {
+            if (payload.double_opt_in === true) {
+              return dataOf(toConfirmationSent(yield* subscribers.requestConfirmation(caller, newSubscriber(payload))))
+            }
+            return subscriberData(yield* subscribers.create(caller, newSubscriber(payload)))
+          })
+        ))
       .handle("get", ({ path }) => respond((caller) => subscribers.get(caller, path.id), subscriberData))
       .handle("update", ({ path, payload }) =>
         respond((caller) => subscribers.update(caller, path.id, subscriberChanges(payload)), subscriberData))
       .handle("delete", ({ path }) => respond((caller) => subscribers.remove(caller, path.id)))
       .handle("listTags", ({ path }) => respond((caller) => subscribers.listTags(caller, path.id), tagsData))
+      .handle("consents", ({ path }) =>
+        respond((caller) => subscribers.consents(caller, path.id), (consents) => dataOf(consents.map(toConsentRecord))))
       .handle("changeTags", ({ path, payload }) =>
         respond((caller) => subscribers.changeTags(caller, path.id, payload), (view) => tagsData(view.tags)))
       .handle("issuePreferenceLink", ({ path }) =>

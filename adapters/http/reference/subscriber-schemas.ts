@@ -16,6 +16,7 @@ import {
   Uuid,
   withStatus
 } from "../shared/wire-fields.js"
+import { ConfirmationSent, ConsentRecord, consentFields } from "../shared/consent-schemas.js"
 
 /** Subscribers as the reference form shows and accepts them (snake_case, bare JSON). */
 
@@ -38,6 +39,15 @@ export const Subscriber = Schema.Struct({
 }).annotations({ identifier: "Subscriber" })
 
 export const CreatedSubscriber = withStatus(Subscriber, 201, "Subscriber")
+
+/** The answer to a create with `double_opt_in`: 202, nothing created yet. */
+export const ConfirmationRequested = withStatus(ConfirmationSent, 202, "ConfirmationSent")
+
+export const SubscriberConsentList = Schema.Struct({
+  items: Schema.Array(ConsentRecord).annotations({ description: "newest first" }),
+  total: Count("how many consents are kept for the subscriber"),
+  next_cursor: Schema.Null.annotations({ description: "always null: the whole list comes in one page" })
+}).annotations({ identifier: "SubscriberConsentList" })
 
 export const SubscriberList = Schema.Struct({
   ...Page(Subscriber, "SubscriberList").fields,
@@ -66,7 +76,8 @@ const statusMoves =
 export const CreateSubscriberRequest = Schema.Struct({
   email: EmailInput("the subscriber's email address; unique in the organization regardless of letter case"),
   tags: Schema.optionalWith(IdListInput(TagId, "ids of tags of the organization to attach at once"), { exact: true }),
-  metadata: Schema.optionalWith(MetadataInput(), { exact: true })
+  metadata: Schema.optionalWith(MetadataInput(), { exact: true }),
+  ...consentFields
 }).annotations({ identifier: "CreateSubscriberRequest", ...strictInput })
 
 export const UpdateSubscriberRequest = Schema.Struct({

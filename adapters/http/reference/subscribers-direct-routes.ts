@@ -2,7 +2,7 @@ import { Subscribers } from "@roster/application"
 import { Effect } from "effect"
 import { type DirectRoute, directRoute } from "../shared/direct-lane.js"
 import { ReferenceApi } from "./api.js"
-import { newSubscriber, toSubscriber } from "./subscribers-handlers.js"
+import { createOrRequest, toSubscriber } from "./subscribers-handlers.js"
 
 /**
  * The endpoints `subscribers.create` and `subscribers.get` on the direct lane: the same use cases
@@ -12,6 +12,5 @@ import { newSubscriber, toSubscriber } from "./subscribers-handlers.js"
 export const makeSubscriberDirectRoutes = Effect.map(Subscribers, (subscribers): ReadonlyArray<DirectRoute> => [
   directRoute(ReferenceApi, "subscribers", "get", ({ path }, caller) =>
     Effect.map(subscribers.get(caller, path.subscriber_id), toSubscriber)),
-  directRoute(ReferenceApi, "subscribers", "create", ({ payload }, caller) =>
-    Effect.map(subscribers.create(caller, newSubscriber(payload)), toSubscriber))
+  directRoute(ReferenceApi, "subscribers", "create", ({ payload }, caller) => createOrRequest(subscribers, payload, caller))
 ])

@@ -6,10 +6,12 @@ import { PreferenceLink } from "../shared/preference-schemas.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
 import {
   AttachTagsRequest,
+  ConfirmationRequested,
   CreatedSubscriber,
   CreateSubscriberRequest,
   Subscriber,
   SubscriberEmailPath,
+  SubscriberConsentList,
   SubscriberList,
   SubscriberListParams,
   SubscriberTagList,
@@ -26,6 +28,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
     HttpApiEndpoint.post("create", "/subscribers")
       .setPayload(CreateSubscriberRequest)
       .addSuccess(CreatedSubscriber)
+      .addSuccess(ConfirmationRequested)
       .pipe(problems.describe(subscribers.create))
   )
   .add(
@@ -64,6 +67,7 @@ export const SubscribersGroup = HttpApiGroup.make("subscribers")
       .pipe(problems.describe(subscribers.detachTag))
   )
   .add(problems.declare(subscribers.listTags).addSuccess(SubscriberTagList))
+  .add(problems.declare(subscribers.consents).addSuccess(SubscriberConsentList))
   .add(problems.declare(subscribers.issuePreferenceLink).addSuccess(PreferenceLink))
   .add(problems.declare(subscribers.revokePreferenceLinks))
   .middleware(Authentication)

@@ -1,9 +1,17 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { type NewSubscriber, Preferences, type SubscriberListRequest, Subscribers, type SubscriberView } from "@roster/application"
+import {
+  type NewSubscriber,
+  Preferences,
+  type Principal,
+  type SubscriberListRequest,
+  Subscribers,
+  type SubscriberView
+} from "@roster/application"
 import type { TagSubscription } from "@roster/domain"
 import { Effect } from "effect"
 import { HttpSettings } from "../shared/http-settings.js"
 import { toPreferenceLink } from "../shared/preference-schemas.js"
+import { givenConsent, toConfirmationSent, toConsentRecord } from "../shared/consent-schemas.js"
 import { respond } from "../shared/respond.js"
 import { ReferenceApi } from "./api.js"
 import { paged, pageOf } from "./pagination.js"
@@ -38,11 +46,24 @@ const toSubscriberTags = (tags: ReadonlyArray<TagSubscription>) => ({
   next_cursor: null
 })
 
-export const newSubscriber = ({ email, metadata, tags }: typeof CreateSubscriberRequest.Type): NewSubscriber => ({
+export const newSubscriber = ({ consent, email, metadata, tags }: typeof CreateSubscriberRequest.Type): NewSubscriber => ({
   email,
   tagIds: tags,
-  metadata
+  metadata,
+  consent: givenConsent(consent)
 })
+
+/**
+ * A create: the subscriber made at once, or with `double_opt_in` the confirmation asked for. The
+ * same for the handler and the direct lane.
+ */
+export const createOrRequest = (subscribers: Subscribers, payload: typeof CreateSubscriberRequest.Type, caller: Principal) =>
+  Effect.gen(function*() {
+    if (payload.double_opt_in === true) {
+      return toConfirmationSent(yield* subscribers.requestConfirmation(caller, newSubscriber(payload)))
+    }
+    return toSubscriber(yield* subscribers.create(caller, newSubscriber(payload)))
+  })
 
 const listRequest = ({ tag, ...query }: typeof SubscriberListParams.Type): SubscriberListRequest => ({ ...query, tagId: tag })
 
@@ -52,7 +73,7 @@ export const SubscribersHandlersLive = HttpApiBuilder.group(ReferenceApi, "subsc
     const preferences = yield* Preferences
     const toLink = toPreferenceLink((yield* HttpSettings).publicBaseUrl)
     return handlers
-      .handle("create", ({ payload }) => respond((caller) => subscribers.create(caller, newSubscriber(payload)), toSubscriber))
+      .handle("create", ({ payload }) => respond((caller) => createOrRequest(subscribers, payload, caller)))
       .handle("list", ({ urlParams }) =>
         respond((caller) => paged(subscribers.list(caller, listRequest(urlParams))), (page) => ({
           ...pageOf(toSubscriber)(page),
@@ -67,6 +88,12 @@ export const SubscribersHandlersLive = HttpApiBuilder.group(ReferenceApi, "subsc
         respond((caller) => subscribers.attachTags(caller, path.subscriber_id, payload.tag_ids), toSubscriber))
       .handle("detachTag", ({ path }) => respond((caller) => subscribers.detachTag(caller, path.subscriber_id, path.tag_id)))
       .handle("listTags", ({ path }) => respond((caller) => subscribers.listTags(caller, path.subscriber_id), toSubscriberTags))
+      .handle("consents", ({ path }) =>
+        respond((caller) => subscribers.consents(caller, path.subscriber_id), (consents) => ({
+          items: consents.map(toConsentRecord),
+          total: consents.length,
+          next_cursor: null
+        })))
       .handle("issuePreferenceLink", ({ path }) => respond((caller) => preferences.issueLink(caller, path.subscriber_id), toLink))
       .handle("revokePreferenceLinks", ({ path }) => respond((caller) => preferences.revokeLinks(caller, path.subscriber_id)))
   }))

@@ -30,8 +30,8 @@ import { FileBody, FormBody, routesOf } from "./route-table.js"
  * use cases, checks, error bodies, `X-Request-Id`, compression and request log line.
  *
  * A route of the lane is declared by naming an endpoint of the API and the use case it runs
- * (`directRoute`); its method, path template, path and payload schemas, success status and
- * success schema are read from the endpoint's definition once, when the lane is built.
+ * (`directRoute`); its method, path template, path and payload schemas, and the statuses and
+ * schemas of its successes are read from the endpoint's definition once, when the lane is built.
  *
  * A request is counted against its organization's rate limit as the HttpApi's middleware counts
  * it, through the same function (rate-limit-middleware.ts): the same key and limiter, the same
@@ -151,12 +151,28 @@ const reflectedEndpoint = (api: HttpApi.HttpApi.AnyWithProps, group: string, nam
   for (const [contentType, { encoding }] of payloads) {
     if (encoding.kind !== "Json" || contentType !== encoding.contentType) refuse("its payload is not JSON")
   }
-  if (successes.size !== 1) refuse("it does not answer exactly one success")
-  const [[status, success]] = [...successes]
-  if (Option.isSome(success.ast) && HttpApiSchema.getEncoding(success.ast.value).kind !== "Json") {
-    refuse("its success is not JSON")
+  if (successes.size === 0) refuse("it answers no success")
+  for (const [, success] of successes) {
+    if (Option.isSome(success.ast) && HttpApiSchema.getEncoding(success.ast.value).kind !== "Json") {
+      refuse("its success is not JSON")
+    }
   }
-  return { endpoint, status, success: success.ast }
+  return { endpoint }
+}
+
+/**
+ * The successes of an endpoint, in the order it declares them, each with its status and encoder:
+ * a value is answered by the first whose schema encodes it, as the HttpApi's union of successes
+ * answers it (a create answering 201 with a subscriber or 202 with a confirmation asked for).
+ */
+const successAnswers = (endpoint: { readonly successSchema: Schema.Schema.Any }) => {
+  const members = new Set<Schema.Schema.Any>()
+  HttpApiSchema.deunionize(members, endpoint.successSchema)
+  return [...members].map((member) => ({
+    status: HttpApiSchema.getStatusSuccess(member),
+    encode: Schema.encodeEither(member as Schema.Schema<unknown, unknown>),
+    contentType: HttpApiSchema.isVoid(member.ast) ? undefined : HttpApiSchema.getEncoding(member.ast).contentType
+  }))
 }
 
 /** A parameter of a path template (`:subscriber_id`); the router's other patterns the lane does not read. */
@@ -214,7 +230,7 @@ const makePathReader = (api: HttpApi.HttpApi.AnyWithProps, method: string, templ
  *
  * Everything about the wire is the endpoint's: its method and path template, the path schema (a
  * parameter that does not decode is the HttpApi's to answer), the payload schema (a JSON body is
- * read by the lane), and the status, encoding and schema of its one success. The endpoint must
+ * read by the lane), and the statuses, encodings and schemas of its successes. The endpoint must
  * stand behind an authentication by API key and nothing else, take no query parameters or
  * headers, and speak JSON; the lane is not built otherwise.
  */
@@ -236,21 +252,23 @@ export const directRoute = <
   ) => Effect.Effect<HttpApiEndpoint.HttpApiEndpoint.Success<EndpointOf<Groups, GroupName, Name>>, ApplicationError>
 ): DirectRoute => {
   const reflectable = api as unknown as HttpApi.HttpApi.AnyWithProps
-  const { endpoint, status, success } = reflectedEndpoint(reflectable, group, name)
+  const { endpoint } = reflectedEndpoint(reflectable, group, name)
   const { method } = endpoint
   const pathOf = makePathReader(reflectable, method, endpoint.path)
   const decodePath = Option.map(endpoint.pathSchema, (schema) => Schema.decodeUnknownEither(schema))
   const decodePayload = Option.map(endpoint.payloadSchema, (schema) => Schema.decodeUnknownEither(schema))
-  const encodeSuccess = Schema.encodeEither(endpoint.successSchema as Schema.Schema<unknown, unknown>)
-  const contentType = Option.isSome(success) ? HttpApiSchema.getEncoding(success.value).contentType : undefined
+  const answers = successAnswers(endpoint)
 
-  /** The success answered as the HttpApi answers it: encoded by its schema, with its status. */
+  /** The success answered as the HttpApi answers it: encoded by the first of its schemas that takes it, with that one's status. */
   const respond = (value: unknown): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpApiError.HttpApiDecodeError> => {
-    if (contentType === undefined) return Effect.succeed(HttpServerResponse.empty({ status }))
-    const encoded = encodeSuccess(value)
-    return Either.isRight(encoded)
-      ? Effect.succeed(HttpServerResponse.unsafeJson(encoded.right, { status, contentType }))
-      : Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(encoded.left), Effect.fail)
+    let refused: ParseResult.ParseError | undefined
+    for (const { contentType, encode, status } of answers) {
+      if (contentType === undefined) return Effect.succeed(HttpServerResponse.empty({ status }))
+      const encoded = encode(value)
+      if (Either.isRight(encoded)) return Effect.succeed(HttpServerResponse.unsafeJson(encoded.right, { status, contentType }))
+      refused ??= encoded.left
+    }
+    return Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(refused!), Effect.fail)
   }
   const run = (decoded: Record<string, unknown>, principal: Principal) =>
     answer(decoded as DirectRequest<EndpointOf<Groups, GroupName, Name>>, principal).pipe(

@@ -8,6 +8,7 @@ import type {
 import { InvalidToken, SubscriberStatus, TagId } from "@roster/domain"
 import { Effect, Schema } from "effect"
 import type { ApplicationError } from "./application-errors.js"
+import { ConsentRecord, toConsentRecord } from "./consent-schemas.js"
 import { answering } from "./respond.js"
 import { IdInput, MetadataOutput, oneOf, Timestamp, Uuid } from "./wire-fields.js"
 
@@ -78,7 +79,8 @@ export const DataExport = Schema.Struct({
     subject: Schema.String,
     status: Schema.String,
     created_at: Timestamp
-  })).annotations({ description: "the emails sent or withheld to the subscriber, newest first" })
+  })).annotations({ description: "the emails sent or withheld to the subscriber, newest first" }),
+  consents: Schema.Array(ConsentRecord).annotations({ description: "what the subscriber agreed to, newest first" })
 }).annotations({ identifier: "DataExport", description: "everything stored about the subscriber" })
 
 export const toDataExport = (exported: PreferenceExport): typeof DataExport.Type => ({
@@ -119,7 +121,8 @@ export const toDataExport = (exported: PreferenceExport): typeof DataExport.Type
     subject: email.subject,
     status: email.status,
     created_at: email.createdAt.toISOString()
-  }))
+  })),
+  consents: exported.consents.map(toConsentRecord)
 })
 
 /** How a data export is offered: a file to save, `roster-data-<date>.json`. */

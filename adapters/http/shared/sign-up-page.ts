@@ -450,18 +450,18 @@ export const makeSignUpPageHandlersLive = <ApiId extends string>(api: HttpApi.Ht
         .handle("confirmPage", ({ request, urlParams }) => {
           const locale = localeOf(urlParams, request)
           const token = urlParams.token ?? ""
-          return Effect.map(signUps.inspect(token), ({ confirmed, form }) =>
+          return Effect.map(signUps.inspect(token), ({ confirmed, name }) =>
             confirmed
-              ? page("confirmed", locale, { name: form.name })
+              ? page("confirmed", locale, { name })
               : page("confirm", locale, {
-                name: form.name,
+                name,
                 action: `/f/confirm?token=${encodeURIComponent(token)}&locale=${locale}`
               })).pipe(Effect.catchTag("InvalidToken", invalidLink(locale)))
         })
         .handle("confirm", ({ request, urlParams }) => {
           const locale = localeOf(urlParams, request)
-          return Effect.map(signUps.confirm(urlParams.token ?? ""), ({ form }) =>
-            form.confirmedUrl !== null ? redirect(form.confirmedUrl) : page("confirmed", locale, { name: form.name })).pipe(
+          return Effect.map(signUps.confirm(urlParams.token ?? ""), ({ form, name }) =>
+            form !== null && form.confirmedUrl !== null ? redirect(form.confirmedUrl) : page("confirmed", locale, { name })).pipe(
               Effect.catchTags({ InvalidToken: invalidLink(locale), PlanLimitExceeded: full(locale) })
             )
         })

@@ -7,6 +7,13 @@ import { idParam } from "./id-param.js"
 import { IdInput } from "./wire-fields.js"
 import { BODY_ERRORS, POST_ERRORS } from "./wire-errors.js"
 
+/** What `double_opt_in` does, in every form's words. */
+export const doubleOptIn = "With `double_opt_in: true` nothing is created yet: the address is sent a confirmation email " +
+  "(from the organization's sender) and becomes a subscriber, with the tags, metadata and consent given, when it follows " +
+  "the link within seven days; the answer is 202 `confirmation_sent` whether or not the address is known. An active " +
+  "subscriber gets no second record but an email saying they are subscribed already (at most one in ten minutes); a " +
+  "bounced or complained address is sent nothing; a `svc_test_` key's confirmation email never leaves."
+
 /**
  * The subscriber endpoints as every wire form describes them (the overview form in fewer words),
  * the subscriber's id named `key` in their paths.
@@ -20,9 +27,11 @@ export const subscriberEndpoints = <const K extends string>(key: K) => {
     path: subscriber.path,
     create: endpointDescription({
       summary: "Create a subscriber",
-      description: "Creates an `active` subscriber, optionally with tags (ids of the organization's tags) and metadata. " +
+      description: "Creates an `active` subscriber, optionally with tags (ids of the organization's tags) and metadata; " +
+        "a `consent` given is kept as the subscriber's consent, naming the API key. " +
         "Scope `subscribers:write`. 409 `conflict` when the email exists in the organization (regardless of letter case); " +
-        "402 `limit_exceeded` when the plan's subscriber limit is reached; 409 `tag_limit_reached` for more than 200 tags.",
+        "402 `limit_exceeded` when the plan's subscriber limit is reached; 409 `tag_limit_reached` for more than 200 tags. " +
+        `${doubleOptIn}`,
       errors: ["limit_exceeded", "conflict", "tag_limit_reached", ...POST_ERRORS]
     }),
     list: endpointDescription({
@@ -71,6 +80,15 @@ export const subscriberEndpoints = <const K extends string>(key: K) => {
       description: "Answers 204 whether or not the subscriber carried the tag; 404 when the subscriber or the tag does not " +
         "exist. Scope `subscribers:write`.",
       errors: ["not_found", ...BODY_ERRORS]
+    }),
+    consents: sharedEndpoint({
+      endpoint: HttpApiEndpoint.get("consents", `${one}/consents`).setPath(subscriber.path),
+      summary: "List a subscriber's consents",
+      description: "What the subscriber agreed to, newest first, in one page: when, through which sign-up form or API " +
+        "key, the text, the client's network (/24 or /48) and user agent, and when it was confirmed. Consents are kept " +
+        "after the subscriber unsubscribes and erased with them. Scope `subscribers:read`; another organization's " +
+        "subscriber is 404.",
+      errors: ["not_found"]
     }),
     listTags: sharedEndpoint({
       endpoint: HttpApiEndpoint.get("listTags", `${one}/tags`).setPath(subscriber.path),

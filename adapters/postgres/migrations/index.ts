@@ -32,6 +32,7 @@ import eventsBySubscriber from "./0027_events_by_subscriber.js"
 import forms from "./0028_forms.js"
 import signUps from "./0029_sign_ups.js"
 import segments from "./0030_segments.js"
+import signUpsThroughTheApi from "./0031_sign_ups_through_the_api.js"
 import segmentAudiences from "./0032_segment_audiences.js"
 
 const migrations = Migrator.fromRecord({
@@ -65,6 +66,7 @@ const migrations = Migrator.fromRecord({
   "0028_forms": forms,
   "0029_sign_ups": signUps,
   "0030_segments": segments,
+  "0031_sign_ups_through_the_api": signUpsThroughTheApi,
   "0032_segment_audiences": segmentAudiences
 })
 

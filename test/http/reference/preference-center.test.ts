@@ -243,7 +243,8 @@ describe("GET /preference-center/data-export", () => {
         expect.objectContaining({ type: "subscriber.updated" })
       ],
       notes: [],
-      emails: []
+      emails: [],
+      consents: []
     })
     // Another subscriber's events are not in it.
     const other = await createSubscriber(server, key)

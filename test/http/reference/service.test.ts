@@ -140,6 +140,7 @@ describe("GET /openapi.json", () => {
       "GET /api/v1/subscribers/imports",
       "GET /api/v1/subscribers/imports/{import_id}",
       "GET /api/v1/subscribers/{subscriber_id}",
+      "GET /api/v1/subscribers/{subscriber_id}/consents",
       "GET /api/v1/subscribers/{subscriber_id}/notes",
       "GET /api/v1/subscribers/{subscriber_id}/notes/{note_id}",
       "GET /api/v1/subscribers/{subscriber_id}/tags",
@@ -247,7 +248,7 @@ describe("GET /openapi.json", () => {
   it("documents the status codes of each kind of operation", () => {
     const statuses = (method: string, path: string) => Object.keys(spec.paths[path]![method]!.responses).sort()
     expect(statuses("post", "/api/v1/subscribers")).toEqual([
-      "201", "400", "401", "402", "403", "409", "413", "415", "422", "429", "500", "503"
+      "201", "202", "400", "401", "402", "403", "409", "413", "415", "422", "429", "500", "503"
     ])
     expect(statuses("put", "/api/v1/subscribers/{subscriber_id}")).toEqual([
       "200", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503"
