@@ -126,6 +126,10 @@ describe(chromiumSuite(`the API's documentation pages in Chromium (${chromiumPat
         const server = servers[form]!
         let paths: ReadonlyArray<string> = []
         const seen = await visit(`${server.baseUrl}/docs`, widths, async (page) => {
+          // The groups are drawn closed: open the subscribers' one.
+          const subscribersGroup = page.locator("#operations-tag-Subscribers")
+          await subscribersGroup.waitFor({ state: "visible", timeout: 30_000 })
+          await subscribersGroup.click()
           await page.locator(".opblock").first().waitFor({ state: "visible", timeout: 30_000 })
           // Swagger UI draws the operations a few at a time: wait for the form's subscribers to be drawn.
           const subscribersDrawn = `[...document.querySelectorAll(".opblock-summary-path")]
