@@ -90,7 +90,7 @@ describe.each(forms)("the OpenAPI document of the %s form", (form) => {
       }
     }
     expect(failures).toEqual([])
-  })
+  }, 120_000) // a deadline that only catches a hang: compiling every schema takes seconds of CPU
 })
 
 const answerOf = (
