@@ -377,7 +377,7 @@ export class SignUps extends Effect.Service<SignUps>()("roster/SignUps", {
           issuedAt: signUp.createdAt,
           expiresAt: signUp.expiresAt
         })
-        const confirmUrl = confirmationUrl(mail.publicBaseUrl, token)
+        const confirmUrl = confirmationUrl(mail.publicBaseUrl, token, signUp.locale)
         const custom = form === null || form.confirmationTemplateId === null
           ? Option.none()
           : yield* templates.findById(signUp.organizationId, form.confirmationTemplateId)

@@ -4,6 +4,7 @@ import {
   DomainEvent,
   type EmailAddress,
   type EventType,
+  type Locale,
   InvalidInput,
   type Metadata,
   type NumberedPage,
@@ -81,6 +82,11 @@ export interface NewSubscriber {
   readonly lastName?: string | null | undefined
   /** What the subscriber agreed to, as the caller tells it; kept as a consent naming the caller's API key. */
   readonly consent?: GivenConsent | undefined
+  /**
+   * The language of the confirmation email and of the pages its link opens, for a double opt-in
+   * (`requestConfirmation`) alone; English unless given. A create at once refuses it.
+   */
+  readonly locale?: Locale | undefined
 }
 
 /** A consent the API is told of: the text agreed to, and where from. */
@@ -273,6 +279,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
 
     const create = operation("Subscribers.create")(function*(principal: Principal, input: NewSubscriber) {
       yield* authorize(principal, "subscribers:write")
+      if (input.locale !== undefined) return yield* new InvalidInput({ field: "locale", reason: reason("localeWithoutDoubleOptIn") })
       const organizationId = principal.organization.id
       const at = yield* now
       // Not checked again: the email and metadata come checked by their types, the rest is made here.
@@ -367,7 +374,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
         { organizationId, formId: null, apiKeyId: apiKeyOf(principal) },
         person,
         collision === "proceed" ? "confirmation" : "already_subscribed",
-        "en",
+        input.locale ?? "en",
         yield* now,
         !sandboxed
       )

@@ -58,5 +58,5 @@ export const alreadySubscribedMail = (
     }
 
 /** The page a confirmation link opens: it shows a button, and the button confirms. */
-export const confirmationUrl = (publicBaseUrl: string, token: string): string =>
-  `${publicBaseUrl.replace(/\/+$/, "")}/f/confirm?token=${encodeURIComponent(token)}`
+export const confirmationUrl = (publicBaseUrl: string, token: string, locale: Locale): string =>
+  `${publicBaseUrl.replace(/\/+$/, "")}/f/confirm?token=${encodeURIComponent(token)}&locale=${locale}`

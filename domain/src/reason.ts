@@ -72,6 +72,7 @@ const plainWords = {
   noTagNamedNeedsScope: ({ name }: { readonly name: string }) =>
     `no tag named '${name}' in this organization, and making one needs the scope tags:write`,
   tagsByIdOrName: () => "name tags by id or by name, not both",
+  localeWithoutDoubleOptIn: () => "is the language of the confirmation email; give it only with double_opt_in: true",
   tagInBothLists: () => "is also to be added; name a tag in one list only",
   filterTagUnknown: ({ id }: { readonly id: string }) => `names no tag of this organization (${id})`,
   tooManyFormTags: ({ max }: { readonly max: number }) => `must list at most ${max} tags`,

@@ -55,6 +55,7 @@ const samples: { readonly [K in ReasonKey]: ReasonParams<K> } = {
   noTagNamedQuoted: { name: "vip" },
   noTagNamedNeedsScope: { name: "vip" },
   tagsByIdOrName: {},
+  localeWithoutDoubleOptIn: {},
   tagInBothLists: {},
   filterTagUnknown: { id: "0190d1a6-7f80-7000-8000-000000000002" },
   tooManyFormTags: { max: 20 },

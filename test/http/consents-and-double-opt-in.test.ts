@@ -100,7 +100,7 @@ sides.forEach((side, index) => {
       const [mail] = mailTo(email)
       expect(mail?.from).toBe('"Acme Letters" <noreply@localhost>')
       expect(mail?.subject).toBe(`Please confirm your subscription to ${organization.name}`)
-      const token = decodeURIComponent(/\/f\/confirm\?token=([^\s"<]+)/.exec(mail?.text ?? "")![1]!)
+      const token = decodeURIComponent(/\/f\/confirm\?token=([^\s"<&]+)/.exec(mail?.text ?? "")![1]!)
       const confirmed = await fetch(`${server().baseUrl}/f/confirm?token=${encodeURIComponent(token)}`, { method: "POST" })
       expect(confirmed.status).toBe(200)
       expect(await confirmed.text()).toContain(organization.name)
@@ -125,6 +125,21 @@ sides.forEach((side, index) => {
       expect(items[0].api_key.id).toMatch(uuidPattern)
       expect(items[0].agreed_at).toMatch(isoInstantPattern)
       expect(items[0].confirmed_at).toMatch(isoInstantPattern)
+    })
+
+    it("a double opt-in with locale de is asked for in German, and its link opens a German page", async () => {
+      const { key, organization } = await seeded()
+      const email = freshEmail("deutsch")
+      const answer = await call(server(), "POST", `${api}/subscribers`, { key, json: { email, double_opt_in: true, locale: "de" } })
+      expect(answer.status, answer.text).toBe(202)
+      expect(await sendDue(server())).toBe(1)
+      const [mail] = mailTo(email)
+      expect(mail?.subject).toBe(`Bitte bestätigen Sie Ihre Anmeldung bei ${organization.name}`)
+      const link = /\/f\/confirm\?token=[^\s"<&]+&locale=de(?=\s)/.exec(mail?.text ?? "")
+      expect(link, mail?.text).not.toBeNull()
+      const page = await fetch(`${server().baseUrl}${link![0]}`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain('lang="de"')
     })
 
     it("the answer is the same for an active, a bounced and an unknown address; the active one is told once in ten minutes, the bounced one nothing", async () => {
@@ -239,7 +254,10 @@ sides.forEach((side, index) => {
         [{ consent: { text: "Yes", client_address: "not-an-address" } }, ["consent.client_address"]],
         [{ consent: { text: "Yes", agreed: true } }, ["consent.agreed"]],
         [{ consent: "yes", double_opt_in: true }, ["consent"]],
-        [{ double_opt_in: true, tags: ["0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"] }, ["tags[0]"]]
+        [{ double_opt_in: true, tags: ["0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10"] }, ["tags[0]"]],
+        [{ double_opt_in: true, locale: "fr" }, ["locale"]],
+        [{ locale: "de" }, ["locale"]],
+        [{ double_opt_in: false, locale: "en" }, ["locale"]]
       ]
       for (const [fields, named] of cases) {
         const json = side.form === "overview" && "tags" in fields ? { ...fields, tags: ["bad\u0000name"] } : fields

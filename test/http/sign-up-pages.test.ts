@@ -66,7 +66,7 @@ const sendDue = (server: TestHttpServer) => server.run(Effect.flatMap(SignUps, (
 /** The token of the newest confirmation link mailed to `email`. */
 const confirmationToken = (server: TestHttpServer, email: string) => {
   const mail = server.emails().filter((text) => text.includes(email)).at(-1) ?? ""
-  const token = /\/f\/confirm\?token=([^\s"<]+)/.exec(mail)?.[1]
+  const token = /\/f\/confirm\?token=([^\s"<&]+)/.exec(mail)?.[1]
   expect(token, mail).toBeDefined()
   return decodeURIComponent(token!)
 }

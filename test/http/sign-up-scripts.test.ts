@@ -126,7 +126,7 @@ for (const wireForm of wireForms) {
       expect(answer.headers.get("access-control-expose-headers")).toContain("Retry-After")
       expect(await mailedAfterSending(server, email)).toEqual([1])
       const mail = server.emails().filter((text) => text.includes(email)).at(-1) ?? ""
-      const token = decodeURIComponent(/\/f\/confirm\?token=([^\s"<]+)/.exec(mail)![1]!)
+      const token = decodeURIComponent(/\/f\/confirm\?token=([^\s"<&]+)/.exec(mail)![1]!)
       expect((await fetch(`${server.baseUrl}/f/confirm?token=${encodeURIComponent(token)}`, { method: "POST" })).status).toBe(200)
       const subscriber = await subscriberOf(server, organization.id, email)
       expect(subscriber).toMatchObject({ status: "active", firstName: "Ada", lastName: "Lovelace" })

@@ -63,6 +63,7 @@ const de: ReasonWords = {
   noTagNamedNeedsScope: ({ name }) =>
     `in dieser Organisation gibt es keinen Tag namens „${name}“, und ihn anzulegen braucht den Bereich tags:write`,
   tagsByIdOrName: () => "nennen Sie Tags über ihre ID oder ihren Namen, nicht beides",
+  localeWithoutDoubleOptIn: () => "ist die Sprache der Bestätigungs-E-Mail; geben Sie sie nur mit double_opt_in: true an",
   tagInBothLists: () => "soll auch hinzugefügt werden; nennen Sie einen Tag nur in einer Liste",
   filterTagUnknown: ({ id }) => `nennt keinen Tag dieser Organisation (${id})`,
   tooManyFormTags: ({ max }) => `darf höchstens ${max} Tags nennen`,

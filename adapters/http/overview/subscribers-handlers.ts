@@ -49,7 +49,8 @@ const newSubscriber = (body: typeof CreateSubscriberRequest.Type): NewSubscriber
   firstName: body.first_name,
   lastName: body.last_name,
   metadata: body.metadata,
-  consent: givenConsent(body.consent)
+  consent: givenConsent(body.consent),
+  locale: body.locale
 })
 
 const subscriberChanges = (body: typeof UpdateSubscriberRequest.Type): SubscriberChanges => ({

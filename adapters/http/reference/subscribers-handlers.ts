@@ -46,11 +46,12 @@ const toSubscriberTags = (tags: ReadonlyArray<TagSubscription>) => ({
   next_cursor: null
 })
 
-export const newSubscriber = ({ consent, email, metadata, tags }: typeof CreateSubscriberRequest.Type): NewSubscriber => ({
+export const newSubscriber = ({ consent, email, locale, metadata, tags }: typeof CreateSubscriberRequest.Type): NewSubscriber => ({
   email,
   tagIds: tags,
   metadata,
-  consent: givenConsent(consent)
+  consent: givenConsent(consent),
+  locale
 })
 
 /**

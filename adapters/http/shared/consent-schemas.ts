@@ -1,7 +1,7 @@
 import type { ConfirmationRequested, ConsentView, GivenConsent } from "@roster/application"
-import { ConsentText, isStorableText, MAX_CONSENT_TEXT_LENGTH, truncateClientAddress, UNSTORABLE_TEXT } from "@roster/domain"
+import { ConsentText, isStorableText, Locale, MAX_CONSENT_TEXT_LENGTH, truncateClientAddress, UNSTORABLE_TEXT } from "@roster/domain"
 import { Schema } from "effect"
-import { strictInput, Timestamp, Uuid } from "./wire-fields.js"
+import { oneOf, strictInput, Timestamp, Uuid } from "./wire-fields.js"
 
 /** Consents and double opt-in on the wire, the same in both forms (the overview form wraps them in `data`). */
 
@@ -80,10 +80,17 @@ export const DoubleOptInInput = Schema.Boolean.annotations({
     "(answered 202, whether or not the address is known); false (default): the subscriber is created at once"
 })
 
+export const ConfirmationLocaleInput = oneOf(
+  Locale,
+  "with `double_opt_in: true`, the language of the confirmation email and of the page its link opens " +
+    "(`en` unless given); refused without it"
+)
+
 /** The fields of a subscriber create that ask for a consent to be kept and for double opt-in. */
 export const consentFields = {
   double_opt_in: Schema.optionalWith(DoubleOptInInput, { exact: true }),
-  consent: Schema.optionalWith(ConsentInput, { exact: true })
+  consent: Schema.optionalWith(ConsentInput, { exact: true }),
+  locale: Schema.optionalWith(ConfirmationLocaleInput, { exact: true })
 }
 
 export const givenConsent = (consent: typeof ConsentInput.Type | undefined): GivenConsent | undefined =>
