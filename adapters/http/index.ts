@@ -124,6 +124,21 @@ const directLaneOf = (form: WireForm, settings: HttpSettingsShape) =>
       )
     : Effect.succeed<DirectLane | undefined>(undefined)
 
+/**
+ * How long an idle connection is kept open for the next request: longer than the 60 s a load
+ * balancer or proxy keeps its own connections to the service idle (AWS's and nginx's defaults), so
+ * that the service never closes a connection as the other side sends a request on it, which that
+ * side would see reset. Node's default is 5 s; a client that keeps connections as long (undici's
+ * fetch does, less a second) had requests reset under load.
+ */
+const KEEP_ALIVE_MS = 65_000
+
+const nodeServer = () => {
+  const server = createServer()
+  server.keepAliveTimeout = KEEP_ALIVE_MS
+  return server
+}
+
 /** A form listening on a Node HTTP server; the server stays open while the layer lives. */
 export const makeHttpServerLive = (options: HttpServerOptions) => {
   const server = Layer.unwrapEffect(Effect.map(
@@ -132,7 +147,7 @@ export const makeHttpServerLive = (options: HttpServerOptions) => {
       : directLaneOf(options.form, options.settings),
     (lane) =>
       NodeHttpServer.layer(
-        () => lane === undefined ? createServer() : withDirectLane(createServer(), lane),
+        () => lane === undefined ? nodeServer() : withDirectLane(nodeServer(), lane),
         { port: options.port, host: options.host }
       )
   ))

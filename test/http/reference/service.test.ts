@@ -22,6 +22,28 @@ describe("GET /health", () => {
   })
 })
 
+describe("idle connections", () => {
+  /** The Keep-Alive header of an answer to a request that asks to keep its connection. */
+  const keepAliveOf = (path: string) =>
+    new Promise<string | undefined>((resolve, reject) => {
+      const url = new URL(path, server.baseUrl)
+      const asked = httpRequest(url, { headers: { connection: "keep-alive" }, agent: false }, (answer) => {
+        answer.resume()
+        answer.on("end", () => {
+          resolve(answer.headers["keep-alive"])
+          asked.destroy()
+        })
+      })
+      asked.on("error", reject)
+      asked.end()
+    })
+
+  it("are kept open 65 s, past a proxy's 60, through the HttpApi and the direct lane alike", async () => {
+    expect(await keepAliveOf("/health")).toBe("timeout=65")
+    expect(await keepAliveOf("/api/v1/subscribers/0193a3f2-8a9e-7c1d-9a5b-2f0c4e6d8a10")).toBe("timeout=65")
+  })
+})
+
 describe("GET /ready", () => {
   it("answers 200 ready when the database and the cache answer", async () => {
     const answer = await call(server, "GET", "/ready")
