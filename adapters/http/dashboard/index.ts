@@ -23,6 +23,7 @@ import {
 } from "./pages.js"
 import { makeApiKeysScreen } from "./api-keys-screen.js"
 import { makeFormsScreen } from "./forms-screen.js"
+import { makeSegmentsScreen } from "./segments-screen.js"
 import { makeMembersScreen } from "./members-screen.js"
 import { makeImportsScreen } from "./imports-screen.js"
 import { makeOverviewScreen } from "./overview-screen.js"
@@ -212,6 +213,7 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
       yield* makeOverviewScreen(assets),
       yield* makeSubscribersScreen(assets),
       yield* makeTagsScreen(assets),
+      yield* makeSegmentsScreen(assets),
       yield* makeFormsScreen(assets),
       yield* makeApiKeysScreen(assets),
       yield* makeMembersScreen(assets),

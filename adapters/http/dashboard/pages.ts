@@ -179,6 +179,7 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "overview", path: "" },
     { key: "subscribers", path: "/subscribers" },
     { key: "tags", path: "/tags" },
+    { key: "segments", path: "/segments" },
     { key: "forms", path: "/forms" },
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },

@@ -2,6 +2,7 @@ import type { Locale } from "@roster/domain"
 import { subscribersTexts } from "./subscribers-texts.js"
 import { apiKeysTexts } from "./api-keys-texts.js"
 import { formsTexts } from "./forms-texts.js"
+import { segmentsTexts } from "./segments-texts.js"
 import { membersTexts } from "./members-texts.js"
 import { importsTexts } from "./imports-texts.js"
 import { overviewTexts } from "./overview-texts.js"
@@ -101,6 +102,7 @@ const en = {
   subscribers: subscribersTexts.en,
   tags: tagsTexts.en,
   forms: formsTexts.en,
+  segments: segmentsTexts.en,
   apiKeys: apiKeysTexts.en,
   members: membersTexts.en,
   imports: importsTexts.en,
@@ -203,6 +205,7 @@ const de: DashboardTexts = {
   subscribers: subscribersTexts.de,
   tags: tagsTexts.de,
   forms: formsTexts.de,
+  segments: segmentsTexts.de,
   apiKeys: apiKeysTexts.de,
   members: membersTexts.de,
   imports: importsTexts.de,
