@@ -110,7 +110,7 @@ export const formsViews = {
       <button type="button" class="secondary" data-copy="form-embed" data-status="form-embed-status" data-copied="{{ t.forms.copied }}" hidden>{{ t.forms.copy }}</button>
       <span id="form-embed-status" role="status"></span>
     </div>
-    <p class="hint">{{ t.forms.hostedPage }}: <a href="{{ hostedPath }}">{{ pageUrl }}</a></p>
+    <p class="hint url">{{ t.forms.hostedPage }}: <a href="{{ hostedPath }}">{{ pageUrl }}</a></p>
   </div>
   <h2 id="settings">{{ t.forms.settingsTitle }}</h2>
   {% render "signup-form", t: t, csrf: csrf, action: action, values: values, errors: errors, tags: tags, templates: templates, submit: t.forms.save, cancel: cancel %}
