@@ -125,6 +125,8 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
         readonly problems?: ReadonlyMap<number, string>
         /** Whether to show who matches: not after a save the use case refused. */
         readonly preview?: boolean
+        /** A condition just added, still blank: neither previewed nor told what it lacks yet. */
+        readonly added?: boolean
         readonly status?: number
       }
     ) =>
@@ -133,9 +135,12 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
         let problems = scope.problems ?? new Map<number, string>()
         let preview: SegmentPreview | undefined
         if (scope.preview !== false && problems.size === 0) {
-          const filter = scope.builder === undefined
+          const previewed = scope.builder !== undefined && scope.added === true
+            ? { ...scope.builder, conditions: scope.builder.conditions.slice(0, -1) }
+            : scope.builder
+          const filter = previewed === undefined
             ? Either.right(scope.segment!.filter)
-            : filterOf(scope.builder, zone, workspace.locale, workspace.t.segments.notANumber)
+            : filterOf(previewed, zone, workspace.locale, workspace.t.segments.notANumber)
           if (Either.isLeft(filter)) problems = filter.left
           else {
             const found = yield* previewOf(workspace, filter.right)
@@ -191,7 +196,8 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
           return yield* builderPage(workspace, zone, {
             ...(segment === undefined ? {} : { segment }),
             values,
-            builder: { ...builder, conditions: [...builder.conditions, blankCondition(kind)] }
+            builder: { ...builder, conditions: [...builder.conditions, blankCondition(kind)] },
+            added: true
           })
         }
         const removing = /^remove-(\d+)$/.exec(intent)

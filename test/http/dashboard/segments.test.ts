@@ -62,6 +62,9 @@ describe.each(deployments)("the segments screen in the %s deployment", (deployme
       const added = await b.post(`${base}/segments/new`, { ...fields, intent: "add", add_kind: kind })
       expect(added.status).toBe(200)
       expect(added.body).toContain(`name="c${i}.kind" value="${kind}"`)
+      // A condition just added is not yet told what it lacks, and who matches is shown without it.
+      expect(added.body).not.toContain(`id="seg-c${i}-error"`)
+      if (i === 0) expect(countOf(added.body)).toBe("3 subscribers match.")
       fields = { ...fields, [`c${i}.kind`]: kind }
     }
     const full = {
