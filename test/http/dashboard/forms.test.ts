@@ -193,6 +193,16 @@ describe.each(deployments)("the sign-up forms screen in the %s deployment", (dep
     expect((await first.b.get(`${first.base}/forms/${formId}`)).body).toContain("value=\"Mine\"")
   })
 
+  it("lets a member, not only an owner, make forms and segments, as their role's scopes allow", async () => {
+    const { b, base, csrf } = await personIn(server, { role: "member" })
+    const form = await b.post(`${base}/forms/new`, { csrf, name: "Members' form" })
+    expect(form.status).toBe(303)
+    expect((await b.get(`${base}/forms`)).body).toContain(">Members&#39; form</a>")
+    const segment = await b.post(`${base}/segments/new`, { csrf, name: "Everyone", match: "all", intent: "save" })
+    expect(segment.status).toBe(303)
+    expect((await b.get(`${base}/segments`)).body).toContain(">Everyone</a>")
+  })
+
   it("changes nothing for a form without the session's token, with another's, or from another site", async () => {
     const { b, base, csrf } = await ownerWithOrganization(server)
     const other = await ownerWithOrganization(server)

@@ -224,6 +224,30 @@ describe.each(deployments)("the segments screen in the %s deployment", (deployme
     expect((await b.get(`${base}/segments/${id}`)).status).toBe(404)
   })
 
+  it("reads the days of a created range in the viewer's time zone, and shows them back as the same days", async () => {
+    const { b, base, csrf, key } = await populated()
+    b.jar.set("roster_tz", encodeURIComponent("Europe/Berlin"))
+    const made = await b.post(`${base}/segments/new`, {
+      csrf, name: "Spring", match: "all", intent: "save", "c0.kind": "created_at", "c0.from": "2025-03-01", "c0.to": "2025-07-31"
+    })
+    expect(made.status, made.body).toBe(303)
+    const id = /\/segments\/([0-9a-f-]{36})$/.exec(made.headers.get("location") ?? "")![1]!
+    const read = await call(server, "GET", `${api()}/segments/${id}`, { key })
+    // Midnight in Berlin: an hour before in winter, two in summer; the last day is included.
+    expect(dataOf(read.body).filter).toEqual({
+      all: [{ field: "created_at", op: "between", value: ["2025-02-28T23:00:00.000Z", "2025-07-31T22:00:00.000Z"] }]
+    })
+    const edit = await b.get(`${base}/segments/${id}`)
+    expect(edit.body).toContain("name=\"c0.from\" type=\"date\" value=\"2025-03-01\"")
+    expect(edit.body).toContain("name=\"c0.to\" type=\"date\" value=\"2025-07-31\"")
+    expect(edit.body).toContain("Days are in the time zone Europe/Berlin.")
+    // A zone the server does not know is read as UTC.
+    b.jar.set("roster_tz", "Mars%2FOlympus")
+    const utc = await b.get(`${base}/segments/${id}`)
+    expect(utc.body).toContain("Days are in the time zone UTC.")
+    expect(utc.body).toContain("name=\"c0.from\" type=\"date\" value=\"2025-02-28\"")
+  })
+
   it("neither shows nor changes another organization's segment, and refuses forms without the session's token", async () => {
     const first = await ownerWithOrganization(server)
     const made = await first.b.post(`${first.base}/segments/new`, { csrf: first.csrf, name: "Mine", match: "all", intent: "save" })
