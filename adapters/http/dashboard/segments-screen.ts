@@ -164,6 +164,7 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
           tags: offered,
           zone,
           preview: previewView(preview),
+          invalid: problems.size > 0,
           action: segment === undefined ? `${listPath(workspace)}/new` : `${listPath(workspace)}/${segment.id}`,
           previewAction: `${listPath(workspace)}/preview`,
           cancel: listPath(workspace)

@@ -151,13 +151,13 @@ export const segmentsViews = {
 
   "segment-new": `{% layout "app" %}{% block title %}{{ t.segments.createTitle }}{% endblock %}{% block content %}
   <h1>{{ t.segments.createTitle }}</h1>
-  {% render "segment-builder-form", t: t, csrf: csrf, base: base, action: action, previewAction: previewAction, values: values, errors: errors, builder: builder, kinds: kinds, statuses: statuses, valueTypes: valueTypes, tags: tags, zone: zone, preview: preview, filterJson: filterJson, submit: t.segments.create, cancel: cancel %}
+  {% render "segment-builder-form", t: t, csrf: csrf, base: base, action: action, previewAction: previewAction, values: values, errors: errors, builder: builder, kinds: kinds, statuses: statuses, valueTypes: valueTypes, tags: tags, zone: zone, preview: preview, invalid: invalid, filterJson: filterJson, submit: t.segments.create, cancel: cancel %}
 {% endblock %}`,
 
   "segment-edit": `{% layout "app" %}{% block title %}{{ t.segments.editTitle | fill: "name", segment.name }}{% endblock %}{% block content %}
   <h1>{{ t.segments.editTitle | fill: "name", segment.name }}</h1>
   <p class="actions"><a href="{{ base }}/segments/{{ segment.id }}/delete">{{ t.segments.delete }}</a></p>
-  {% render "segment-builder-form", t: t, csrf: csrf, base: base, action: action, previewAction: previewAction, values: values, errors: errors, builder: builder, kinds: kinds, statuses: statuses, valueTypes: valueTypes, tags: tags, zone: zone, preview: preview, filterJson: filterJson, submit: t.segments.save, cancel: cancel %}
+  {% render "segment-builder-form", t: t, csrf: csrf, base: base, action: action, previewAction: previewAction, values: values, errors: errors, builder: builder, kinds: kinds, statuses: statuses, valueTypes: valueTypes, tags: tags, zone: zone, preview: preview, invalid: invalid, filterJson: filterJson, submit: t.segments.save, cancel: cancel %}
 {% endblock %}`,
 
   "segment-delete": `{% layout "app" %}{% block title %}{{ t.segments.deleteTitle | fill: "name", segment.name }}{% endblock %}{% block content %}

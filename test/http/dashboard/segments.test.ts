@@ -151,6 +151,9 @@ describe.each(deployments)("the segments screen in the %s deployment", (deployme
     expect(fieldError(wrong, "seg-c0")).toBe("Enter a number, such as 42 or 3.5.")
     expect(fieldError(wrong, "seg-c1")).toContain("must be a date (YYYY-MM-DD)")
     expect(wrong.body).toContain("value=\"1bad\"")
+    // Who matches is not shown for conditions that are not complete; the preview says why.
+    expect(countOf(wrong.body)).toBeUndefined()
+    expect(wrong.body).toContain("<p class=\"note\">The conditions are not complete; see the messages beside them.</p>")
     // A tag that is not the organization's: the use case says so, beside its condition.
     const foreign = await b.post(`${base}/segments/new`, {
       csrf, name: "Foreign", match: "all", intent: "save", "c0.kind": "tags", "c0.op": "has_any", "c0.tags": nothing
