@@ -18,7 +18,7 @@ import type { ApplicationError } from "../shared/application-errors.js"
 import { toFormEmbed } from "../shared/form-schemas.js"
 import { HttpSettings } from "../shared/http-settings.js"
 import type { DashboardAssets } from "./assets.js"
-import { field, fill, type FormFields, page, redirect, refusalOf, type Workspace } from "./pages.js"
+import { field, fill, type FormFields, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
 import type { DashboardTexts } from "./texts.js"
 
@@ -28,6 +28,9 @@ import type { DashboardTexts } from "./texts.js"
  * the API; its hosted page to open, and the HTML a site embeds (what `GET /forms/{id}/embed`
  * answers) to copy.
  */
+
+/** Forms a page of the list. */
+const PER_PAGE = 50
 
 const formIdOf = Schema.decodeUnknownOption(FormId)
 const isTagId = Schema.is(TagId)
@@ -199,13 +202,14 @@ export const makeFormsScreen = (assets: DashboardAssets) =>
         {
           method: "GET",
           path: "/forms",
-          handle: (workspace) =>
+          handle: (workspace, request) =>
             Effect.gen(function*() {
-              const found = yield* forms.list(workspace.principal, { limit: 100 })
+              const found = yield* forms.listPage(workspace.principal, { page: pageNumberOf(request), perPage: PER_PAGE })
               const counts = yield* forms.signUpCounts(workspace.principal, found.items.map(({ form }) => form.id))
               return page(assets, workspace, "forms", {
                 forms: found.items.map((view) => toRow(view, counts.get(view.form.id))),
                 total: found.total,
+                ...pagerOf(listPath(workspace), found),
                 newAction: `${listPath(workspace)}/new`
               }, { menu: "forms" })
             }).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))

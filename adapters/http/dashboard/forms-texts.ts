@@ -1,5 +1,9 @@
 /** The sign-up forms screen's words (forms-screen.ts, forms-views.ts). */
 const en = {
+  pages: "Pages of sign-up forms",
+  previous: "Previous",
+  next: "Next",
+  pageOf: "Page {{ page }} of {{ pages }}",
   title: "Sign-up forms",
   intro: "Readers join your list through a form: on its hosted page, or embedded in a page of your own site.",
   name: "Name",
@@ -54,6 +58,10 @@ const en = {
 }
 
 const de: typeof en = {
+  pages: "Seiten der Anmeldeformulare",
+  previous: "Zurück",
+  next: "Weiter",
+  pageOf: "Seite {{ page }} von {{ pages }}",
   title: "Anmeldeformulare",
   intro: "Leser tragen sich über ein Formular in Ihre Liste ein: auf seiner gehosteten Seite oder eingebettet in eine Seite Ihrer Website.",
   name: "Name",

@@ -13,7 +13,7 @@ import {
 import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
-import { field, fill, type FormFields, fragment, page, redirect, refusalOf, type Workspace } from "./pages.js"
+import { field, fill, type FormFields, fragment, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
 import {
   blankCondition,
@@ -42,6 +42,8 @@ const segmentIdOf = Schema.decodeUnknownOption(SegmentId)
 const nameOf = Schema.decodeUnknownEither(SegmentName)
 const descriptionOf = Schema.decodeUnknownEither(SegmentDescription)
 
+/** Segments a page of the list. */
+const PER_PAGE = 50
 /** How many of those who match the preview shows. */
 const PREVIEW_SIZE = 10
 const TIME_ZONE_COOKIE = "roster_tz"
@@ -275,9 +277,9 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
         {
           method: "GET",
           path: "/segments",
-          handle: (workspace) =>
+          handle: (workspace, request) =>
             Effect.gen(function*() {
-              const found = yield* segments.list(workspace.principal, { limit: 100 })
+              const found = yield* segments.listPage(workspace.principal, { page: pageNumberOf(request), perPage: PER_PAGE })
               const rows = yield* Effect.forEach(found.items, (segment) =>
                 Effect.map(segments.preview(workspace.principal, segment.id, { limit: 1 }), (preview) => ({
                   id: segment.id,
@@ -288,6 +290,7 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
               return page(assets, workspace, "segments", {
                 segments: rows,
                 total: found.total,
+                ...pagerOf(listPath(workspace), found),
                 newAction: `${listPath(workspace)}/new`
               }, { menu: "segments" })
             }).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))

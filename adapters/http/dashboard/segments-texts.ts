@@ -1,5 +1,9 @@
 /** The segments screen's words (segments-screen.ts, segments-views.ts). */
 const en = {
+  pages: "Pages of segments",
+  previous: "Previous",
+  next: "Next",
+  pageOf: "Page {{ page }} of {{ pages }}",
   title: "Segments",
   intro: "A segment is a saved filter: who belongs to it is worked out each time it is read, so it stays up to date.",
   name: "Name",
@@ -97,6 +101,10 @@ const en = {
 }
 
 const de: typeof en = {
+  pages: "Seiten der Segmente",
+  previous: "Zurück",
+  next: "Weiter",
+  pageOf: "Seite {{ page }} von {{ pages }}",
   title: "Segmente",
   intro: "Ein Segment ist ein gespeicherter Filter: Wer dazugehört, wird bei jedem Lesen neu ermittelt, es bleibt also aktuell.",
   name: "Name",

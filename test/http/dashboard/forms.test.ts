@@ -193,6 +193,23 @@ describe.each(deployments)("the sign-up forms screen in the %s deployment", (dep
     expect((await first.b.get(`${first.base}/forms/${formId}`)).body).toContain("value=\"Mine\"")
   })
 
+  it("lists 50 forms a page, oldest first, with links between the pages", async () => {
+    const { b, base, organization } = await personIn(server)
+    const key = await server.createApiKey(organization)
+    for (let i = 1; i <= 51; i++) {
+      const made = await call(server, "POST", `${api()}/forms`, { key, json: { name: `Form ${String(i).padStart(2, "0")}` } })
+      expect(made.status, made.text).toBe(201)
+    }
+    const first = await b.get(`${base}/forms`)
+    expect(first.body).toContain(">Form 50</a>")
+    expect(first.body).not.toContain(">Form 51</a>")
+    expect(first.body).toContain(`<a href="${base}/forms?page=2">Next</a>`)
+    const second = await b.get(`${base}/forms?page=2`)
+    expect(second.body).toContain(">Form 51</a>")
+    expect(second.body).toContain("Page 2 of 2")
+    expect(second.body).toContain(`<a href="${base}/forms?page=1">Previous</a>`)
+  })
+
   it("lets a member, not only an owner, make forms and segments, as their role's scopes allow", async () => {
     const { b, base, csrf } = await personIn(server, { role: "member" })
     const form = await b.post(`${base}/forms/new`, { csrf, name: "Members' form" })

@@ -227,6 +227,24 @@ describe.each(deployments)("the segments screen in the %s deployment", (deployme
     expect((await b.get(`${base}/segments/${id}`)).status).toBe(404)
   })
 
+  it("lists 50 segments a page, oldest first, with links between the pages", async () => {
+    const { b, base, key } = await populated()
+    for (let i = 1; i <= 51; i++) {
+      const made = await call(server, "POST", `${api()}/segments`, { key, json: { name: `Segment ${String(i).padStart(2, "0")}`, filter: { all: [] } } })
+      expect(made.status, made.text).toBe(201)
+    }
+    const first = await b.get(`${base}/segments`)
+    expect(first.body).toContain(">Segment 50</a>")
+    expect(first.body).not.toContain(">Segment 51</a>")
+    expect(first.body).toContain("Page 1 of 2")
+    expect(first.body).toContain(`<a href="${base}/segments?page=2">Next</a>`)
+    const second = await b.get(`${base}/segments?page=2`)
+    expect(second.body).toContain(">Segment 51</a>")
+    expect(second.body).not.toContain(">Segment 01</a>")
+    expect(second.body).toContain(`<a href="${base}/segments?page=1">Previous</a>`)
+    expect(second.body).toMatch(/<td class="number">3<\/td>/)
+  })
+
   it("reads the days of a created range in the viewer's time zone, and shows them back as the same days", async () => {
     const { b, base, csrf, key } = await populated()
     b.jar.set("roster_tz", encodeURIComponent("Europe/Berlin"))
