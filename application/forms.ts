@@ -13,6 +13,7 @@ import {
 import { Array, Effect } from "effect"
 import { FormRepository } from "./ports/form-repository.js"
 import { Ids } from "./ports/ids.js"
+import { SignUpRepository } from "./ports/sign-up-repository.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { TemplateRepository } from "./ports/template-repository.js"
 import { now } from "./support/clock.js"
@@ -59,6 +60,7 @@ export class Forms extends Effect.Service<Forms>()("roster/Forms", {
     const forms = yield* FormRepository
     const tags = yield* TagRepository
     const templates = yield* TemplateRepository
+    const signUps = yield* SignUpRepository
     const ids = yield* Ids
     const resolveTagNames = makeTagNameResolver(tags, ids)
 
@@ -201,6 +203,15 @@ export class Forms extends Effect.Service<Forms>()("roster/Forms", {
       yield* forms.delete(principal.organization.id, id)
     })
 
-    return { create, get, list, listPage, update, remove } as const
+    /**
+     * For each of the organization's forms named, how many sign-ups wait for their confirmation now
+     * and how many subscribers joined through it; another organization's form counts nothing.
+     */
+    const signUpCounts = operation("Forms.signUpCounts")(function*(principal: Principal, ids: ReadonlyArray<FormId>) {
+      yield* authorize(principal, "forms:read")
+      return yield* signUps.countsByForm(principal.organization.id, Array.dedupe(ids), yield* now)
+    })
+
+    return { create, get, list, listPage, update, remove, signUpCounts } as const
   })
 }) {}

@@ -1,5 +1,5 @@
-import { ConsentRepository, SignUpRepository } from "@roster/application"
-import { emailKey, PendingSignUp } from "@roster/domain"
+import { ConsentRepository, type FormSignUpCounts, SignUpRepository } from "@roster/application"
+import { emailKey, type FormId, PendingSignUp } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
 
@@ -44,6 +44,22 @@ export const MemorySignUpRepositoryLive = Layer.effect(
             .map((s) => new PendingSignUp({ ...s, mailDueAt: null, lastMailAt: at }))
           for (const s of due) t.signUps.set(s.id, s)
           return due.sort((a, b) => (a.createdAt.getTime() - b.createdAt.getTime()) || a.id.localeCompare(b.id))
+        }),
+      countsByForm: (organizationId, formIds, at) =>
+        store.read((t) => {
+          const counts = new Map(formIds.map((id) => [id, { pending: 0, confirmed: 0 }]))
+          for (const s of t.signUps.values()) {
+            const count = s.formId === null || s.organizationId !== organizationId ? undefined : counts.get(s.formId)
+            if (count === undefined || s.kind !== "confirmation" || s.confirmedAt !== null) continue
+            if (s.expiresAt.getTime() > at.getTime()) count.pending += 1
+          }
+          const joined = new Map<string, Set<string>>()
+          for (const c of t.consents.values()) {
+            if (c.formId === null || c.organizationId !== organizationId || !counts.has(c.formId)) continue
+            joined.set(c.formId, (joined.get(c.formId) ?? new Set()).add(c.subscriberId))
+          }
+          for (const [formId, subscribers] of joined) counts.get(formId as FormId)!.confirmed = subscribers.size
+          return counts as ReadonlyMap<FormId, FormSignUpCounts>
         }),
       deleteExpired: (at, limit) =>
         store.write((t) => {

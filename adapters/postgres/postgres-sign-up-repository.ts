@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { ConsentRepository, SignUpRepository } from "@roster/application"
-import { Consent, PendingSignUp } from "@roster/domain"
+import { ConsentRepository, type FormSignUpCounts, SignUpRepository } from "@roster/application"
+import { Consent, type FormId, PendingSignUp } from "@roster/domain"
 import { Effect, Layer } from "effect"
 import { decodeFirst, decodeRows, jsonb } from "./rows.js"
 
@@ -68,6 +68,27 @@ export const PostgresSignUpRepositoryLive = Layer.effect(
           Effect.map((rows) => [...rows].sort((a, b) => (a.createdAt.getTime() - b.createdAt.getTime()) || a.id.localeCompare(b.id))),
           Effect.orDie
         ),
+      countsByForm: (organizationId, formIds, at) =>
+        formIds.length === 0
+          ? Effect.succeed(new Map<FormId, FormSignUpCounts>())
+          : sql<{ readonly form_id: string; readonly pending: number; readonly confirmed: number }>`
+          SELECT f.id AS form_id,
+                 (SELECT count(*)::int FROM pending_sign_ups p
+                  WHERE p.form_id = f.id AND p.kind = 'confirmation' AND p.confirmed_at IS NULL
+                    AND p.expires_at > ${at}) AS pending,
+                 (SELECT count(DISTINCT c.subscriber_id)::int FROM subscriber_consents c
+                  WHERE c.form_id = f.id) AS confirmed
+          FROM forms f
+          WHERE f.organization_id = ${organizationId} AND f.id = ANY(${formIds}::uuid[])`.pipe(
+            Effect.map((rows) => {
+              const counts = new Map<FormId, FormSignUpCounts>(formIds.map((id) => [id, { pending: 0, confirmed: 0 }]))
+              for (const row of rows) {
+                counts.set(row.form_id as FormId, { pending: Number(row.pending), confirmed: Number(row.confirmed) })
+              }
+              return counts as ReadonlyMap<FormId, FormSignUpCounts>
+            }),
+            Effect.orDie
+          ),
       deleteExpired: (at, limit) =>
         sql`
           DELETE FROM pending_sign_ups WHERE id IN (

@@ -1,6 +1,12 @@
 import type { Consent, EmailAddress, FormId, OrganizationId, PendingSignUp, SignUpId, SubscriberId } from "@roster/domain"
 import { Context, type Effect, type Option } from "effect"
 
+/** A form's sign-ups: waiting for their confirmation, and the subscribers who joined through it. */
+export interface FormSignUpCounts {
+  readonly pending: number
+  readonly confirmed: number
+}
+
 /**
  * Sign-ups waiting for their confirmation: at most one unconfirmed sign-up per form and address
  * (letter case aside), and one per organization and address of those through the API (no form),
@@ -31,6 +37,17 @@ export class SignUpRepository extends Context.Tag("roster/SignUpRepository")<Sig
    * them mailed at `at`: a sign-up is taken by one worker once.
    */
   readonly takeDueMail: (at: Date, limit: number) => Effect.Effect<ReadonlyArray<PendingSignUp>>
+  /**
+   * For each of the organization's forms named, how many sign-ups wait for their confirmation at
+   * `at` (unconfirmed and unexpired, of kind `confirmation`), and how many subscribers joined
+   * through it (those with a consent naming it, confirmed by email or through a form without
+   * double opt-in). A form with neither is answered with zeros.
+   */
+  readonly countsByForm: (
+    organizationId: OrganizationId,
+    formIds: ReadonlyArray<FormId>,
+    at: Date
+  ) => Effect.Effect<ReadonlyMap<FormId, FormSignUpCounts>>
   /** Deletes up to `limit` sign-ups that expired unconfirmed before `at`, and confirmed ones as old; how many. */
   readonly deleteExpired: (at: Date, limit: number) => Effect.Effect<number>
 }>() {}

@@ -134,6 +134,60 @@ export const signUpRepositoryContract = (persistence: PersistenceLayer) =>
         }).pipe(deletingAfterwards([organization.id]))
       }))
 
+    it.effect("counts each form's sign-ups waiting for confirmation and the subscribers who joined through it", () =>
+      Effect.gen(function*() {
+        const signUps = yield* SignUpRepository
+        const consents = yield* ConsentRepository
+        const organization = yield* givenOrganization()
+        const other = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const form = yield* givenForm(organization.id)
+          const quiet = yield* givenForm(organization.id)
+          const foreign = yield* givenForm(other.id)
+          const now = instant(10)
+          // Waiting: two; confirmed, expired, told they are subscribed already and through the API: not.
+          yield* signUps.insert(aSignUp(form, "a@example.com", instant(1)))
+          yield* signUps.insert(aSignUp(form, "b@example.com", instant(2)))
+          const confirmed = aSignUp(form, "c@example.com", instant(3))
+          yield* signUps.insert(confirmed)
+          yield* signUps.confirm(confirmed.id, confirmed.tokenId, instant(4))
+          yield* signUps.insert(aSignUp(form, "d@example.com", instant(1), { expiresAt: instant(10) }))
+          yield* signUps.insert(aSignUp(form, "e@example.com", instant(1), { kind: "already_subscribed" }))
+          yield* signUps.insert(aSignUp({ id: null, organizationId: organization.id, consentText: null }, "f@example.com", instant(1)))
+          yield* signUps.insert(aSignUp(foreign, "a@example.com", instant(1)))
+          // Joined: two subscribers, one of them twice; another form's consent and one by the API are not this form's.
+          const ada = yield* givenSubscriber(organization.id)
+          const grace = yield* givenSubscriber(organization.id)
+          const consent = (subscriberId: typeof ada.id, formId: FormId | null) =>
+            new Consent({
+              id: ConsentId.make(randomUUID()),
+              organizationId: organization.id,
+              subscriberId,
+              formId,
+              apiKeyId: null,
+              text: null,
+              clientAddress: null,
+              userAgent: null,
+              agreedAt: instant(5),
+              confirmedAt: instant(6)
+            })
+          yield* consents.record(consent(ada.id, form.id))
+          yield* consents.record(consent(ada.id, form.id))
+          yield* consents.record(consent(grace.id, form.id))
+          yield* consents.record(consent(grace.id, null))
+          const counts = yield* signUps.countsByForm(organization.id, [form.id, quiet.id, foreign.id], now)
+          expect(counts.get(form.id)).toStrictEqual({ pending: 2, confirmed: 2 })
+          expect(counts.get(quiet.id)).toStrictEqual({ pending: 0, confirmed: 0 })
+          // Another organization's form counts nothing here.
+          expect(counts.get(foreign.id)).toStrictEqual({ pending: 0, confirmed: 0 })
+          expect((yield* signUps.countsByForm(other.id, [foreign.id], now)).get(foreign.id)).toStrictEqual({ pending: 1, confirmed: 0 })
+          // Later, the waiting ones have expired.
+          const aWeekOn = new Date(instant(2).getTime() + 7 * 86_400_000)
+          expect((yield* signUps.countsByForm(organization.id, [form.id], aWeekOn)).get(form.id)).toStrictEqual({ pending: 0, confirmed: 2 })
+          expect((yield* signUps.countsByForm(organization.id, [], now)).size).toBe(0)
+        }).pipe(deletingAfterwards([organization.id, other.id]))
+      }))
+
     it.effect("keeps consents oldest first, for their organization alone; they stay when their form is deleted and go with their subscriber", () =>
       Effect.gen(function*() {
         const consents = yield* ConsentRepository

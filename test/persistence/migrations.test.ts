@@ -62,7 +62,8 @@ describe("migrations", () => {
           [29, "sign_ups"],
           [30, "segments"],
           [31, "sign_ups_through_the_api"],
-          [32, "segment_audiences"]
+          [32, "segment_audiences"],
+          [33, "consents_by_form"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -124,6 +125,14 @@ describe("migrations", () => {
         expect(index?.indexdef).toBe(
           "CREATE INDEX outbox_events_subscriber_idx ON public.outbox_events USING btree ((((data -> 'subscriber'::text) ->> 'id'::text)), \"position\")"
         )
+      }))
+
+    it.effect("consents are indexed by the form they were given through, with their subscriber", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        expect(yield* indexedColumns(["subscriber_consents_form_idx"])).toStrictEqual([
+          { name: "subscriber_consents_form_idx", columns: "form_id,subscriber_id" }
+        ])
       }))
 
     it.effect("an organization counted without a limit gets 128 slot rows, its count unchanged; one under a limit keeps its rows", () =>

@@ -22,6 +22,8 @@ import {
   type Workspace
 } from "./pages.js"
 import { makeApiKeysScreen } from "./api-keys-screen.js"
+import { makeFormsScreen } from "./forms-screen.js"
+import { makeSegmentsScreen } from "./segments-screen.js"
 import { makeMembersScreen } from "./members-screen.js"
 import { makeImportsScreen } from "./imports-screen.js"
 import { makeOverviewScreen } from "./overview-screen.js"
@@ -211,6 +213,8 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
       yield* makeOverviewScreen(assets),
       yield* makeSubscribersScreen(assets),
       yield* makeTagsScreen(assets),
+      yield* makeSegmentsScreen(assets),
+      yield* makeFormsScreen(assets),
       yield* makeApiKeysScreen(assets),
       yield* makeMembersScreen(assets),
       yield* makeImportsScreen(assets),

@@ -179,6 +179,8 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "overview", path: "" },
     { key: "subscribers", path: "/subscribers" },
     { key: "tags", path: "/tags" },
+    { key: "segments", path: "/segments" },
+    { key: "forms", path: "/forms" },
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
     { key: "members", path: "/members" },
@@ -334,3 +336,17 @@ export const errorsOf = (refusal: Refusal): Readonly<Record<string, string>> =>
 /** The organization a path names, among the person's own. */
 export const membershipAt = (member: Member, slug: string) =>
   Option.fromNullable(member.organizations.find(({ organization }) => organization.slug === slug))
+
+/** The page number a list's address asks for (`?page=2`); the first for none or one that is not a number. */
+export const pageNumberOf = (request: HttpServerRequest.HttpServerRequest): number => {
+  const value = Number(new URL(request.url, "http://dashboard").searchParams.get("page") ?? "1")
+  return Number.isSafeInteger(value) && value >= 1 ? value : 1
+}
+
+/** The links between the pages of a numbered list at `path`. */
+export const pagerOf = (path: string, found: { readonly page: number; readonly totalPages: number }) => ({
+  pageNumber: found.page,
+  totalPages: found.totalPages,
+  previous: found.page > 1 ? `${path}?page=${found.page - 1}` : "",
+  next: found.page < found.totalPages ? `${path}?page=${found.page + 1}` : ""
+})

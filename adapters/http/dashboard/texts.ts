@@ -1,6 +1,8 @@
 import type { Locale } from "@roster/domain"
 import { subscribersTexts } from "./subscribers-texts.js"
 import { apiKeysTexts } from "./api-keys-texts.js"
+import { formsTexts } from "./forms-texts.js"
+import { segmentsTexts } from "./segments-texts.js"
 import { membersTexts } from "./members-texts.js"
 import { importsTexts } from "./imports-texts.js"
 import { overviewTexts } from "./overview-texts.js"
@@ -26,6 +28,8 @@ const en = {
     overview: "Overview",
     subscribers: "Subscribers",
     tags: "Tags",
+    segments: "Segments",
+    forms: "Sign-up forms",
     imports: "Import and export",
     apiKeys: "API keys",
     members: "Members",
@@ -97,6 +101,8 @@ const en = {
   reasons: reasonTexts.en,
   subscribers: subscribersTexts.en,
   tags: tagsTexts.en,
+  forms: formsTexts.en,
+  segments: segmentsTexts.en,
   apiKeys: apiKeysTexts.en,
   members: membersTexts.en,
   imports: importsTexts.en,
@@ -118,6 +124,8 @@ const de: DashboardTexts = {
     overview: "Übersicht",
     subscribers: "Abonnenten",
     tags: "Tags",
+    segments: "Segmente",
+    forms: "Anmeldeformulare",
     imports: "Import und Export",
     apiKeys: "API-Schlüssel",
     members: "Mitglieder",
@@ -196,6 +204,8 @@ const de: DashboardTexts = {
   reasons: reasonTexts.de,
   subscribers: subscribersTexts.de,
   tags: tagsTexts.de,
+  forms: formsTexts.de,
+  segments: segmentsTexts.de,
   apiKeys: apiKeysTexts.de,
   members: membersTexts.de,
   imports: importsTexts.de,
