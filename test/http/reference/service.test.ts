@@ -30,7 +30,8 @@ describe("idle connections", () => {
       const asked = httpRequest(url, { headers: { connection: "keep-alive" }, agent: false }, (answer) => {
         answer.resume()
         answer.on("end", () => {
-          resolve(answer.headers["keep-alive"])
+          const header = answer.headers["keep-alive"]
+          resolve(Array.isArray(header) ? header.join(", ") : header)
           asked.destroy()
         })
       })
