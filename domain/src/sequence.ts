@@ -751,8 +751,9 @@ export interface Enrollment {
   readonly version: number
   readonly subscriberId: SubscriberId
   readonly state: EnrollmentState
-  /** The step it is at: the one it runs next, or waits in. */
+  /** The step it is at: the one it runs next, or waits in (or ended at). */
   readonly stepIndex: number
+  readonly stepName: string
   /** Whether it is waiting in its step (a wait whose end is `nextRunAt`). */
   readonly waiting: boolean
   /** When it moves on; null once it ended. */
@@ -760,6 +761,8 @@ export interface Enrollment {
   /** The last email a step of it queued, for branches on opens and clicks. */
   readonly lastMessageId: MessageId | null
   readonly exitReason: ExitReason | null
+  /** How many steps it ran so far. */
+  readonly stepsRun: number
   readonly enteredAt: Date
   readonly updatedAt: Date
 }

@@ -62,7 +62,8 @@ describe("migrations", () => {
           [29, "sign_ups"],
           [30, "segments"],
           [31, "sign_ups_through_the_api"],
-          [32, "segment_audiences"]
+          [32, "segment_audiences"],
+          [33, "sequences"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -92,6 +93,10 @@ describe("migrations", () => {
           "provider_reports",
           "segments",
           "sending_domains",
+          "sequence_enrollments",
+          "sequence_step_runs",
+          "sequence_versions",
+          "sequences",
           "sessions",
           "subscriber_consents",
           "subscriber_notes",

@@ -34,6 +34,7 @@ import signUps from "./0029_sign_ups.js"
 import segments from "./0030_segments.js"
 import signUpsThroughTheApi from "./0031_sign_ups_through_the_api.js"
 import segmentAudiences from "./0032_segment_audiences.js"
+import sequences from "./0033_sequences.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -67,7 +68,8 @@ const migrations = Migrator.fromRecord({
   "0029_sign_ups": signUps,
   "0030_segments": segments,
   "0031_sign_ups_through_the_api": signUpsThroughTheApi,
-  "0032_segment_audiences": segmentAudiences
+  "0032_segment_audiences": segmentAudiences,
+  "0033_sequences": sequences
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
