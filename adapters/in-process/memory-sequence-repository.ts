@@ -78,7 +78,7 @@ export const MemorySequenceRepositoryLive = Layer.effect(
       enroll: (entries, at) =>
         store.write((t) => {
           const made: Array<Enrollment> = []
-          for (const { id, sequence: given, subscriberId } of entries) {
+          for (const { id, sandboxed = false, sequence: given, subscriberId } of entries) {
             const sequence = t.sequences.get(given.id)
             if (sequence === undefined || sequence.status !== "active") continue
             if (t.subscribers.get(subscriberId)?.organizationId !== sequence.organizationId) continue
@@ -97,6 +97,7 @@ export const MemorySequenceRepositoryLive = Layer.effect(
               nextRunAt: at,
               lastMessageId: null,
               exitReason: null,
+              sandboxed,
               stepsRun: 0,
               enteredAt: at,
               updatedAt: at

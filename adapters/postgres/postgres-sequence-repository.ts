@@ -43,6 +43,7 @@ const enrollmentColumns = (alias: string, prefix: string) =>
     "last_message_id",
     "exit_reason",
     "steps_run",
+    "sandboxed",
     "entered_at",
     "updated_at"
   ].map((column) => `${alias}.${column} AS ${prefix}${column}`).join(", ")
@@ -77,6 +78,7 @@ const enrollmentOf = (row: Row, prefix = ""): Enrollment => ({
   nextRunAt: row[`${prefix}next_run_at`] == null ? null : date(row[`${prefix}next_run_at`]),
   lastMessageId: row[`${prefix}last_message_id`] == null ? null : MessageId.make(String(row[`${prefix}last_message_id`])),
   exitReason: row[`${prefix}exit_reason`] == null ? null : String(row[`${prefix}exit_reason`]) as ExitReason,
+  sandboxed: Boolean(row[`${prefix}sandboxed`]),
   stepsRun: Number(row[`${prefix}steps_run`]),
   enteredAt: date(row[`${prefix}entered_at`]),
   updatedAt: date(row[`${prefix}updated_at`])
@@ -167,11 +169,12 @@ export const PostgresSequenceRepositoryLive = Layer.effect(
       enroll: (entries, at) =>
         entries.length === 0 ? Effect.succeed([]) : sql`
           INSERT INTO sequence_enrollments (id, organization_id, sequence_id, version, subscriber_id, state, step_index, step_name,
-                                            waiting, next_run_at, entered_at, updated_at)
+                                            waiting, next_run_at, sandboxed, entered_at, updated_at)
           SELECT e.id, s.organization_id, s.id, s.version, e.subscriber_id, 'active', 0, s.steps -> 0 ->> 'name', false, ${at},
-                 ${at}, ${at}
+                 e.sandboxed, ${at}, ${at}
           FROM unnest(${entries.map((e) => e.id)}::uuid[], ${entries.map((e) => e.sequence.id)}::uuid[],
-                      ${entries.map((e) => e.subscriberId)}::uuid[]) WITH ORDINALITY AS e(id, sequence_id, subscriber_id, n)
+                      ${entries.map((e) => e.subscriberId)}::uuid[], ${entries.map((e) => e.sandboxed === true)}::boolean[])
+               WITH ORDINALITY AS e(id, sequence_id, subscriber_id, sandboxed, n)
           JOIN sequences s ON s.id = e.sequence_id AND s.status = 'active'
           WHERE EXISTS (SELECT 1 FROM subscribers x WHERE x.id = e.subscriber_id AND x.organization_id = s.organization_id)
             AND NOT EXISTS (

@@ -31,6 +31,8 @@ export interface NewEnrollment {
   readonly id: EnrollmentId
   readonly sequence: Sequence
   readonly subscriberId: SubscriberId
+  /** Its emails are recorded, never delivered (an enrollment made with a test key). */
+  readonly sandboxed?: boolean
 }
 
 /** One step's figures as recorded: its runs by outcome, its emails by how far they got, who is at it now. */

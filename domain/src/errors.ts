@@ -60,7 +60,9 @@ export const ResourceKind = Schema.Literal(
   "trigger",
   "import",
   "form",
-  "segment"
+  "segment",
+  "sequence",
+  "enrollment"
 )
 export type ResourceKind = typeof ResourceKind.Type
 
@@ -140,6 +142,17 @@ export class CampaignStateConflict extends Schema.TaggedError<CampaignStateConfl
 }) {
   override get message() {
     return `campaign ${this.id} is ${this.status}; ${this.action} needs a campaign that is ${this.allowed.join(" or ")}`
+  }
+}
+
+/** A sequence asked to do what its state does not allow: enrolling into a draft, say. */
+export class SequenceStateConflict extends Schema.TaggedError<SequenceStateConflict>()("SequenceStateConflict", {
+  id: Schema.String,
+  status: Schema.String,
+  action: Schema.String
+}) {
+  override get message() {
+    return `sequence ${this.id} is ${this.status}; ${this.action} needs an active sequence`
   }
 }
 

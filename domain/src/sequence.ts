@@ -761,6 +761,8 @@ export interface Enrollment {
   /** The last email a step of it queued, for branches on opens and clicks. */
   readonly lastMessageId: MessageId | null
   readonly exitReason: ExitReason | null
+  /** Enrolled with a test key: its emails are recorded, never delivered. */
+  readonly sandboxed: boolean
   /** How many steps it ran so far. */
   readonly stepsRun: number
   readonly enteredAt: Date

@@ -122,6 +122,7 @@ export const sequenceRepositoryContract = (persistence: PersistenceLayer) =>
             nextRunAt: instant(10),
             lastMessageId: null,
             exitReason: null,
+            sandboxed: false,
             stepsRun: 0,
             enteredAt: instant(10)
           })

@@ -52,6 +52,7 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
     last_message_id uuid,
     exit_reason     text,
     steps_run       integer     NOT NULL DEFAULT 0,
+    sandboxed       boolean     NOT NULL DEFAULT false,
     entered_at      timestamptz NOT NULL,
     updated_at      timestamptz NOT NULL,
     CONSTRAINT sequence_enrollments_state_check CHECK (state IN ('active', 'completed', 'exited')),
