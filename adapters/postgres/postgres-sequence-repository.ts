@@ -251,7 +251,7 @@ export const PostgresSequenceRepositoryLive = Layer.effect(
           Effect.zipRight(
             runs.length === 0 ? Effect.void : sql`
               INSERT INTO sequence_step_runs (enrollment_id, ordinal, sequence_id, step_name, outcome, message_id, at)
-              SELECT ${enrollment.id}, ${enrollment.stepsRun} + r.n, ${enrollment.sequenceId}, r.step_name, r.outcome, r.message_id, r.at
+              SELECT ${enrollment.id}, ${enrollment.stepsRun} + r.n - 1, ${enrollment.sequenceId}, r.step_name, r.outcome, r.message_id, r.at
               FROM unnest(${runs.map((r) => r.step)}::text[], ${runs.map((r) => r.outcome)}::text[],
                           ${runs.map((r) => r.messageId)}::uuid[], ${runs.map((r) => r.at)}::timestamptz[])
                    WITH ORDINALITY AS r(step_name, outcome, message_id, at, n)`
