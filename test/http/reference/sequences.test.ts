@@ -116,6 +116,41 @@ describe("sequences", () => {
     ])
   })
 
+  it("enter a subscriber when a change makes a segment match them, and refuse a segment or form of nobody", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const hello = await template(key, "Hello pro")
+    const segment = await call(server, "POST", "/api/v1/segments", {
+      key,
+      json: { name: "Pro", filter: { field: "metadata.plan", op: "eq", value: "pro" } }
+    })
+    expect(segment.status, segment.text).toBe(201)
+    const steps = [{ send_email: { template_id: hello } }]
+    expectInvalid(
+      await call(server, "POST", path, { key, json: { name: "S", entry: { event: "segment.entered", segment_id: crypto.randomUUID() }, steps } }),
+      path,
+      ["entry.segment_id"]
+    )
+    expectInvalid(
+      await call(server, "POST", path, { key, json: { name: "F", entry: { event: "subscriber.confirmed", form_id: crypto.randomUUID() }, steps } }),
+      path,
+      ["entry.form_id"]
+    )
+    const sequence = await create(key, { name: "Pro welcome", entry: { event: "segment.entered", segment_id: segment.body.id }, steps })
+    await activate(key, sequence.id)
+    const reader = await createSubscriber(server, key, { metadata: { plan: "free" } })
+    await work()
+    expect(await enrollmentOf(key, sequence.id, reader.id)).toEqual([])
+    const upgraded = await call(server, "PUT", `/api/v1/subscribers/${reader.id}`, { key, json: { metadata: { plan: "pro" } } })
+    expect(upgraded.status, upgraded.text).toBe(200)
+    await work()
+    expect((await enrollmentOf(key, sequence.id, reader.id))[0]).toMatchObject({ state: "completed" })
+    expect(printedTo(reader.email).map((e) => /Subject: (.*)/.exec(e)?.[1])).toEqual(["Hello pro"])
+    // Once: a later change that still matches enters them no more.
+    await call(server, "PUT", `/api/v1/subscribers/${reader.id}`, { key, json: { metadata: { plan: "pro", seats: 2 } } })
+    await work()
+    expect(await enrollmentOf(key, sequence.id, reader.id)).toHaveLength(1)
+  })
+
   it("let an unsubscribe take effect before a step that is already due, and a goal tag end it early", async () => {
     const { key } = await server.seedOrganization({ environment: "live" })
     const first = await template(key, "First")
