@@ -149,6 +149,12 @@ describe("sequences", () => {
     await call(server, "PUT", `/api/v1/subscribers/${reader.id}`, { key, json: { metadata: { plan: "pro", seats: 2 } } })
     await work()
     expect(await enrollmentOf(key, sequence.id, reader.id)).toHaveLength(1)
+    // The sequence's entry keeps its segment from being deleted.
+    const kept = await call(server, "DELETE", `/api/v1/segments/${segment.body.id}`, { key })
+    expectProblem(kept, "conflict", `/api/v1/segments/${segment.body.id}`)
+    expect(kept.body.detail).toContain(`the entry of sequence ${sequence.id}`)
+    expect((await call(server, "DELETE", `${path}/${sequence.id}`, { key })).status).toBe(204)
+    expect((await call(server, "DELETE", `/api/v1/segments/${segment.body.id}`, { key })).status).toBe(204)
   })
 
   it("let an unsubscribe take effect before a step that is already due, and a goal tag end it early", async () => {
