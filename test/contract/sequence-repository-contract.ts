@@ -139,6 +139,13 @@ export const sequenceRepositoryContract = (persistence: PersistenceLayer) =>
           expect(yield* enrollOne(once, reader.id, instant(13))).toStrictEqual([])
           const again = yield* enrollOne(each, reader.id, instant(13))
           expect(again).toHaveLength(1)
+          expect(again[0]!.sandboxed).toBe(false)
+          // An enrollment made with a test key is kept sandboxed.
+          const trial = aSequence(organization.id, { reEntry: "each_time", createdAt: instant(4) })
+          yield* sequences.insert(trial)
+          const [sandboxed] = yield* sequences.enroll([{ id: EnrollmentId.make(randomUUID()), sequence: trial, subscriberId: reader.id, sandboxed: true }], instant(14))
+          expect(sandboxed!.sandboxed).toBe(true)
+          expect(Option.getOrThrow(yield* sequences.findEnrollment(organization.id, trial.id, reader.id)).sandboxed).toBe(true)
           expect(yield* sequences.findEnrollment(organization.id, each.id, reader.id)).toStrictEqual(Option.some(again[0]!))
           expect((yield* sequences.listEnrollments({ organizationId: organization.id, sequenceId: each.id, limit: 10 })).map((e) => e.state))
             .toStrictEqual(["exited", "active"])
