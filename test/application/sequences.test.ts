@@ -13,6 +13,7 @@ import {
   SequenceRepository,
   Sequences,
   SubscriberRepository,
+  TagAssignments,
   TemplateRepository
 } from "@roster/application"
 import { decodeSteps, EmailAddress, EmailTemplate, Slug, Subscriber, SubscriberId, TemplateId } from "@roster/domain"
@@ -22,6 +23,7 @@ import { InProcessWorkSignalLive, MemoryPersistenceLive } from "../../adapters/i
 import { makeJoseTokenSigner } from "../../adapters/jose/index.js"
 import { LiquidTemplateEngineLive } from "../../adapters/liquid/index.js"
 import { CryptoLive } from "../../adapters/node/index.js"
+import { givenTag } from "../contract/fixtures.js"
 
 const layer = Layer.mergeAll(Sequences.Default, SequenceEngine.Default, Organizations.Default, ApiKeys.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(
@@ -115,4 +117,62 @@ it.effect("a wait until 09:00 in the subscriber's zone comes at 09:00 there on e
       expect(Option.map(yield* messages.findById(organization.id, run.messageId!), (m) => m.subject)).toStrictEqual(Option.some("Good morning"))
     }
     expect(runs.filter((r) => r.messageId !== null)).toHaveLength(2)
+  }).pipe(Effect.provide(layer)))
+
+it.effect("branches on a tag, a segment filter and a click, add and remove tags, and record each step once", () =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(Date.parse("2026-05-04T10:00:00.000Z"))
+    const ids = yield* Ids
+    const organization = yield* (yield* Organizations).create({ name: "Acme", slug: Slug.make(`acme-${yield* ids.next}`) })
+    const { key } = yield* (yield* ApiKeys).create({ organizationId: organization.id, name: "k", scopes: ["*"], environment: "live" })
+    const principal = yield* Effect.orDie((yield* ApiKeys).authenticate(key))
+    const at = new Date("2026-05-04T10:00:00.000Z")
+    const vip = yield* givenTag(organization.id)
+    const done = yield* givenTag(organization.id)
+    const reader = new Subscriber({
+      id: SubscriberId.make(randomUUID()),
+      organizationId: organization.id,
+      email: EmailAddress.make("cy@example.com"),
+      status: "active",
+      metadata: { plan: "pro" },
+      firstName: null,
+      lastName: null,
+      createdAt: at,
+      updatedAt: at
+    })
+    yield* (yield* SubscriberRepository).insert(reader).pipe(Effect.orDie)
+    yield* (yield* TagAssignments).attach(organization.id, reader.id, [vip.id], at, 10)
+
+    const sequences = yield* Sequences
+    const sequence = yield* sequences.create(principal, {
+      name: "Branches",
+      entry: { event: "api" },
+      steps: Either.getOrThrow(decodeSteps([
+        { name: "is_vip", branch: { if: { has_tag: vip.id }, go_to: "pro_check", else_go_to: "not_taken" } },
+        { name: "not_taken", end: true },
+        { name: "pro_check", branch: { if: { filter: { field: "metadata.plan", op: "eq", value: "free" } }, go_to: "not_taken" } },
+        { name: "clicked", branch: { if: { clicked_previous_email: true }, go_to: "not_taken" } },
+        { name: "tag", add_tag: { tag_id: done.id } },
+        { name: "untag", remove_tag: { tag_id: vip.id } }
+      ]))
+    })
+    yield* sequences.activate(principal, sequence.id)
+    const enrollment = yield* sequences.enroll(principal, sequence.id, reader.id)
+    yield* (yield* SequenceEngine).runDue(10)
+    expect(yield* (yield* SequenceEngine).runDue(10)).toBe(0)
+    const repository = yield* SequenceRepository
+    expect((yield* repository.runsOf(enrollment.id)).map((r) => r.step)).toStrictEqual(["is_vip", "pro_check", "clicked", "tag", "untag"])
+    expect(Option.getOrThrow(yield* repository.findEnrollment(organization.id, sequence.id, reader.id)))
+      .toMatchObject({ state: "completed", stepName: "untag", nextRunAt: null })
+    const carried = (yield* (yield* TagAssignments).tagsOf(organization.id, [reader.id])).get(reader.id) ?? []
+    expect(carried.map((s) => s.tag.id)).toStrictEqual([done.id])
+    const figures = yield* sequences.figures(principal, sequence.id)
+    expect(figures.map((f) => [f.step, f.entered, f.completed])).toStrictEqual([
+      ["is_vip", 1, 1],
+      ["not_taken", 0, 0],
+      ["pro_check", 1, 1],
+      ["clicked", 1, 1],
+      ["tag", 1, 1],
+      ["untag", 1, 1]
+    ])
   }).pipe(Effect.provide(layer)))
