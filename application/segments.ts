@@ -15,6 +15,7 @@ import { CampaignRepository } from "./ports/campaign-repository.js"
 import { Ids } from "./ports/ids.js"
 import { SegmentAudience } from "./ports/segment-audience.js"
 import { SegmentRepository } from "./ports/segment-repository.js"
+import { SequenceRepository } from "./ports/sequence-repository.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
 import { TagRepository } from "./ports/tag-repository.js"
 import { TriggerRepository } from "./ports/trigger-repository.js"
@@ -79,6 +80,7 @@ export class Segments extends Effect.Service<Segments>()("roster/Segments", {
     const assignments = yield* TagAssignments
     const campaigns = yield* CampaignRepository
     const triggers = yield* TriggerRepository
+    const sequences = yield* SequenceRepository
     const ids = yield* Ids
 
     // Another organization's segment is not found either: nothing of it is told.
@@ -172,12 +174,17 @@ export class Segments extends Effect.Service<Segments>()("roster/Segments", {
       yield* authorize(principal, "segments:write")
       const organizationId = principal.organization.id
       yield* owned(organizationId, id)
-      const [campaignIds, triggerIds] = yield* Effect.all([
+      const [campaignIds, triggerIds, ofOrganization] = yield* Effect.all([
         campaigns.usingSegment(organizationId, id),
-        triggers.usingSegment(organizationId, id)
-      ], { concurrency: 2 })
-      if (campaignIds.length > 0 || triggerIds.length > 0) {
-        return yield* new SegmentInUse({ id, campaignIds, triggerIds })
+        triggers.usingSegment(organizationId, id),
+        sequences.list({ organizationId, limit: 100_000 })
+      ], { concurrency: 3 })
+      // An organization's sequences are few; their entries are read whole.
+      const sequenceIds = ofOrganization
+        .filter((s) => s.entry.event === "segment.entered" && s.entry.segmentId === id)
+        .map((s) => s.id)
+      if (campaignIds.length > 0 || triggerIds.length > 0 || sequenceIds.length > 0) {
+        return yield* new SegmentInUse({ id, campaignIds, triggerIds, sequenceIds })
       }
       yield* segments.delete(organizationId, id)
     })

@@ -21,6 +21,7 @@ import { type LeasedDelivery, WebhookDeliveryRepository } from "./ports/webhook-
 import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.js"
 import { WebhookTransport } from "./ports/webhook-transport.js"
 import { isImportEvent } from "./support/event-payloads.js"
+import { makeSequenceEntries } from "./support/sequence-entries.js"
 import { operations } from "./support/operation.js"
 
 /** The shortest lease that still outlasts a send. */
@@ -68,6 +69,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
     const transport = yield* WebhookTransport
     const unitOfWork = yield* UnitOfWork
     const ids = yield* Ids
+    const sequenceEntries = yield* makeSequenceEntries
 
     /**
      * Takes up to `limit` recorded events and makes a delivery, due at once, for every active
@@ -99,7 +101,10 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         yield* deliveries.insertMany(made)
         // Email triggers hear the same events, in the same transaction: each committed event fires
         // them once. An import's events fire none (a list brought over is not a wave of sign-ups).
-        yield* triggers.recordFirings(events.filter((event) => !isImportEvent(event)), at)
+        const heard = events.filter((event) => !isImportEvent(event))
+        yield* triggers.recordFirings(heard, at)
+        // Sequences enter subscribers from the same events, in the same transaction.
+        yield* sequenceEntries(heard, at)
         yield* outbox.markDispatchedThrough(events[events.length - 1]!.id, at)
         return { events: events.length, deliveries: made.length }
       })))

@@ -1,7 +1,7 @@
 import { OrganizationRepository } from "@roster/application"
 import { Organization, OrganizationSlugTaken, withinLimit } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
-import { deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
+import { deleteSequenceRecords, deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
 import { deleteSubscriberMail } from "./memory-outgoing-mail.js"
 import { deleteWebhookEndpoint } from "./memory-webhook-endpoint-repository.js"
 import { oldestFirstPage } from "./ordering.js"
@@ -32,6 +32,7 @@ const deleteOwnedBy = (t: Tables, id: string) => {
   for (const segment of t.segments.values()) if (segment.organizationId === id) t.segments.delete(segment.id)
   for (const trigger of t.triggers.values()) if (trigger.organizationId === id) t.triggers.delete(trigger.id)
   for (const firing of t.triggerFirings.values()) if (firing.organizationId === id) t.triggerFirings.delete(firing.id)
+  for (const sequence of t.sequences.values()) if (sequence.organizationId === id) deleteSequenceRecords(t, sequence.id)
   for (const { campaign } of t.campaigns.values()) {
     if (campaign.organizationId !== id) continue
     t.campaigns.delete(campaign.id)

@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { MemoryApiKeyRepositoryLive } from "./memory-api-key-repository.js"
 import { MemoryCampaignRepositoryLive } from "./memory-campaign-repository.js"
 import { MemoryTriggerRepositoryLive } from "./memory-trigger-repository.js"
+import { MemorySequenceRepositoryLive } from "./memory-sequence-repository.js"
 import { MemoryEmailSettingsRepositoryLive } from "./memory-email-settings-repository.js"
 import { MemoryEmailUsageLive } from "./memory-email-usage.js"
 import { MemoryMagicLinkRepositoryLive } from "./memory-magic-link-repository.js"
@@ -66,6 +67,7 @@ export const MemoryPersistenceLive = Layer.mergeAll(
   MemoryNoteRepositoryLive,
   MemoryCampaignRepositoryLive,
   MemoryTriggerRepositoryLive,
+  MemorySequenceRepositoryLive,
   MemoryWorkBacklogLive,
   MemoryUnitOfWorkLive,
   MemoryDatabaseHealthLive,

@@ -10,6 +10,7 @@ import type {
   EmailSettings,
   EmailTemplate,
   Consent,
+  Enrollment,
   Form,
   PendingSignUp,
   MagicLink,
@@ -19,6 +20,8 @@ import type {
   Note,
   Organization,
   Segment,
+  Sequence,
+  SequenceStep,
   SendingDomain,
   Session,
   Subscriber,
@@ -82,6 +85,21 @@ export interface Tables {
   readonly billingEvents: Map<string, Date>
   readonly importJobs: Map<string, StoredImportJob>
   readonly segments: Map<string, Segment>
+  readonly sequences: Map<string, Sequence>
+  /** `sequence id/version` -> the steps of that version */
+  readonly sequenceVersions: Map<string, ReadonlyArray<SequenceStep>>
+  readonly enrollments: Map<string, Enrollment>
+  /** enrollment id -> the steps it ran, in order (each list is replaced, never changed in place) */
+  readonly stepRuns: Map<string, ReadonlyArray<StoredStepRun>>
+}
+
+/** A step an enrollment ran or ended in. */
+export interface StoredStepRun {
+  readonly sequenceId: string
+  readonly step: string
+  readonly outcome: "completed" | "exited"
+  readonly messageId: string | null
+  readonly at: Date
 }
 
 /** An import sent over HTTP, with its file's parts (until it ends) and its worker's lease. */
@@ -141,6 +159,22 @@ export const deleteSubscriberRecords = (t: Tables, subscriberId: string): void =
   for (const [id, note] of t.notes) if (note.subscriberId === subscriberId) t.notes.delete(id)
   for (const [id, consent] of t.consents) if (consent.subscriberId === subscriberId) t.consents.delete(id)
   for (const [id, firing] of t.triggerFirings) if (firing.subscriberId === subscriberId) t.triggerFirings.delete(id)
+  for (const [id, enrollment] of t.enrollments) {
+    if (enrollment.subscriberId !== subscriberId) continue
+    t.enrollments.delete(id)
+    t.stepRuns.delete(id)
+  }
+}
+
+/** Removes a sequence with its versions, enrollments and their runs, as the database's cascades do. */
+export const deleteSequenceRecords = (t: Tables, sequenceId: string): void => {
+  t.sequences.delete(sequenceId)
+  for (const key of t.sequenceVersions.keys()) if (key.startsWith(`${sequenceId}/`)) t.sequenceVersions.delete(key)
+  for (const [id, enrollment] of t.enrollments) {
+    if (enrollment.sequenceId !== sequenceId) continue
+    t.enrollments.delete(id)
+    t.stepRuns.delete(id)
+  }
 }
 
 /** A delivery with the lease a worker holds on it, if one does. */
@@ -187,7 +221,11 @@ const emptyTables = (): Tables => ({
   billingAccounts: new Map(),
   billingEvents: new Map(),
   importJobs: new Map(),
-  segments: new Map()
+  segments: new Map(),
+  sequences: new Map(),
+  sequenceVersions: new Map(),
+  enrollments: new Map(),
+  stepRuns: new Map()
 })
 
 const copyTables = (t: Tables): Tables => ({
@@ -225,7 +263,11 @@ const copyTables = (t: Tables): Tables => ({
   billingAccounts: new Map(t.billingAccounts),
   billingEvents: new Map(t.billingEvents),
   importJobs: new Map(t.importJobs),
-  segments: new Map(t.segments)
+  segments: new Map(t.segments),
+  sequences: new Map(t.sequences),
+  sequenceVersions: new Map(t.sequenceVersions),
+  enrollments: new Map(t.enrollments),
+  stepRuns: new Map(t.stepRuns)
 })
 
 /**

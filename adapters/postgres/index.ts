@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { PostgresApiKeyRepositoryLive } from "./postgres-api-key-repository.js"
 import { PostgresCampaignRepositoryLive } from "./postgres-campaign-repository.js"
 import { PostgresTriggerRepositoryLive } from "./postgres-trigger-repository.js"
+import { PostgresSequenceRepositoryLive } from "./postgres-sequence-repository.js"
 import { PostgresWorkBacklogLive } from "./postgres-work-backlog.js"
 import { PostgresDatabaseHealthLive } from "./postgres-database-health.js"
 import { PostgresEmailSettingsRepositoryLive } from "./postgres-email-settings-repository.js"
@@ -68,6 +69,7 @@ export const PostgresPersistenceLive = Layer.mergeAll(
   PostgresNoteRepositoryLive,
   PostgresCampaignRepositoryLive,
   PostgresTriggerRepositoryLive,
+  PostgresSequenceRepositoryLive,
   PostgresWorkBacklogLive,
   PostgresUnitOfWorkLive,
   PostgresDatabaseHealthLive,

@@ -64,6 +64,13 @@ export class WorkerSettings extends Context.Reference<WorkerSettings>()("roster/
     triggerBatch: 50,
     triggerIdleMs: 250,
     triggerMaxIdleMs: 1_000,
+    /**
+     * Enrollments moved per transaction, and the pauses when none was due: a due step starts
+     * within the longest pause.
+     */
+    sequenceBatch: 200,
+    sequenceIdleMs: 100,
+    sequenceMaxIdleMs: 500,
     /** Rows of history deleted per statement, and the pause once there is no more to delete. */
     pruneBatch: 1_000,
     pruneIntervalMs: 10 * 60_000,

@@ -6,6 +6,7 @@ import { ErasureJob } from "./erasure-job.js"
 import { SignUpJob } from "./sign-up-job.js"
 import { HeartbeatJob } from "./heartbeat.js"
 import { TriggerJob } from "./trigger-job.js"
+import { SequenceJob } from "./sequence-job.js"
 import { WebhookJobsLive } from "./webhook-jobs.js"
 import { BillingJob } from "./billing-job.js"
 import { ImportJob, ImportProblemRetentionJob } from "./import-job.js"
@@ -26,6 +27,7 @@ export const WorkerLive = Layer.mergeAll(
   EmailJob,
   CampaignJob,
   TriggerJob,
+  SequenceJob,
   DomainCheckJob,
   HeartbeatJob,
   BillingJob,

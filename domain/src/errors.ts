@@ -60,7 +60,9 @@ export const ResourceKind = Schema.Literal(
   "trigger",
   "import",
   "form",
-  "segment"
+  "segment",
+  "sequence",
+  "enrollment"
 )
 export type ResourceKind = typeof ResourceKind.Type
 
@@ -143,19 +145,33 @@ export class CampaignStateConflict extends Schema.TaggedError<CampaignStateConfl
   }
 }
 
+/** A sequence asked to do what its state does not allow: enrolling into a draft, say. */
+export class SequenceStateConflict extends Schema.TaggedError<SequenceStateConflict>()("SequenceStateConflict", {
+  id: Schema.String,
+  status: Schema.String,
+  action: Schema.String
+}) {
+  override get message() {
+    return `sequence ${this.id} is ${this.status}; ${this.action} needs an active sequence`
+  }
+}
+
 /**
- * A segment that campaigns not started yet, or triggers, still read: deleting it would leave them
+ * A segment that campaigns not started yet, triggers, or sequences' entries still read: deleting it would leave them
  * without an audience or a condition.
  */
 export class SegmentInUse extends Schema.TaggedError<SegmentInUse>()("SegmentInUse", {
   id: Schema.String,
   campaignIds: Schema.Array(Schema.String),
-  triggerIds: Schema.Array(Schema.String)
+  triggerIds: Schema.Array(Schema.String),
+  /** Sequences whose entry is the segment. */
+  sequenceIds: Schema.Array(Schema.String)
 }) {
   override get message() {
     const uses = [
       ...(this.campaignIds.length === 0 ? [] : [`the audience of campaign ${this.campaignIds.join(", ")}`]),
-      ...(this.triggerIds.length === 0 ? [] : [`the condition of trigger ${this.triggerIds.join(", ")}`])
+      ...(this.triggerIds.length === 0 ? [] : [`the condition of trigger ${this.triggerIds.join(", ")}`]),
+      ...(this.sequenceIds.length === 0 ? [] : [`the entry of sequence ${this.sequenceIds.join(", ")}`])
     ]
     return `segment ${this.id} is ${uses.join(" and ")}; give them another audience or condition, or delete them, first`
   }

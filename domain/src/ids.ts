@@ -72,3 +72,9 @@ export type ImportId = typeof ImportId.Type
 
 export const SegmentId = brandedId("SegmentId")
 export type SegmentId = typeof SegmentId.Type
+
+export const SequenceId = brandedId("SequenceId")
+export type SequenceId = typeof SequenceId.Type
+
+export const EnrollmentId = brandedId("EnrollmentId")
+export type EnrollmentId = typeof EnrollmentId.Type

@@ -22,6 +22,8 @@ describe("roles", () => {
       "campaigns:write",
       "triggers:read",
       "triggers:write",
+      "sequences:read",
+      "sequences:write",
       "forms:read",
       "forms:write",
       "segments:read",

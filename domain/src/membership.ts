@@ -34,6 +34,8 @@ export const roleScopes: Readonly<Record<Role, ReadonlyArray<Scope>>> = {
     "campaigns:write",
     "triggers:read",
     "triggers:write",
+    "sequences:read",
+    "sequences:write",
     "forms:read",
     "forms:write",
     "segments:read",

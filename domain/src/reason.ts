@@ -117,6 +117,10 @@ const plainWords = {
   schedulePassed: () => "has passed; set a time to come, or remove it to send now",
   triggerTemplate: () => "is required: the template the trigger sends",
   triggerTagEvent: () => "applies to the event tag.subscribed only",
+  noFormWithId: ({ id }: { readonly id: string }) => `no form with id ${id} in this organization`,
+  enrolledOnce: () => "was in this sequence before, and it enrolls a subscriber once (re_entry: once)",
+  enrolledNow: () => "is in this sequence now; remove them first to start again",
+  unknownTimeZone: () => "must be an IANA time zone, such as Europe/Berlin or America/New_York",
   webhookEndpoints: ({ max }: { readonly max: number }) => `an organization may register at most ${max} webhook endpoints`,
   // Imports
   unknownEncoding: ({ name }: { readonly name: string }) =>

@@ -17,6 +17,8 @@ describe("scopes", () => {
       "forms:write",
       "segments:read",
       "segments:write",
+      "sequences:read",
+      "sequences:write",
       "subscribers:delete",
       "subscribers:read",
       "subscribers:write",

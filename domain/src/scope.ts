@@ -14,6 +14,8 @@ export const scopeDescriptions = {
   "campaigns:write": "create, modify, send, cancel, retry and duplicate campaigns",
   "triggers:read": "read email triggers",
   "triggers:write": "create, modify, pause and delete email triggers",
+  "sequences:read": "read sequences, their enrollments and figures",
+  "sequences:write": "create, modify, activate, pause and delete sequences; enroll and remove subscribers",
   "forms:read": "read sign-up forms and their embeddable snippets",
   "forms:write": "create, modify and delete sign-up forms",
   "segments:read": "read segments and preview who matches them",

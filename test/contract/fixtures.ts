@@ -23,6 +23,7 @@ import {
   type SignUpRepository,
   type ConsentRepository,
   type TriggerRepository,
+  type SequenceRepository,
   type UnitOfWork,
   UserRepository,
   type SendingDomainRepository,
@@ -101,6 +102,7 @@ export type Persistence =
   | NoteRepository
   | CampaignRepository
   | TriggerRepository
+  | SequenceRepository
   | UnitOfWork
   | DatabaseHealth
   | SendingDomainRepository

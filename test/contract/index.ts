@@ -23,6 +23,7 @@ import { templateRepositoryContract } from "./template-repository-contract.js"
 import { formRepositoryContract } from "./form-repository-contract.js"
 import { signUpRepositoryContract } from "./sign-up-repository-contract.js"
 import { triggerRepositoryContract } from "./trigger-repository-contract.js"
+import { sequenceRepositoryContract } from "./sequence-repository-contract.js"
 import { unitOfWorkContract } from "./unit-of-work-contract.js"
 import { userRepositoryContract } from "./user-repository-contract.js"
 import { webhookDeliveryRepositoryContract } from "./webhook-delivery-repository-contract.js"
@@ -67,6 +68,7 @@ export const persistenceContracts = <R = never>(
   noteRepositoryContract(persistence)
   campaignRepositoryContract(persistence)
   triggerRepositoryContract(persistence)
+  sequenceRepositoryContract(persistence)
   unitOfWorkContract(persistence)
   workBacklogContract(persistence)
   subscriberUseCasesContract(persistence)

@@ -63,7 +63,8 @@ describe("migrations", () => {
           [30, "segments"],
           [31, "sign_ups_through_the_api"],
           [32, "segment_audiences"],
-          [33, "consents_by_form"]
+          [33, "consents_by_form"],
+          [34, "sequences"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -93,6 +94,10 @@ describe("migrations", () => {
           "provider_reports",
           "segments",
           "sending_domains",
+          "sequence_enrollments",
+          "sequence_step_runs",
+          "sequence_versions",
+          "sequences",
           "sessions",
           "subscriber_consents",
           "subscriber_notes",

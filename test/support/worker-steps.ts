@@ -2,7 +2,7 @@
  * The worker's jobs as single steps, for HTTP suites that run them inside the test server's
  * runtime (`server.run(...)`) instead of starting a worker process.
  */
-import { CampaignSending, EmailDelivery, ImportJobs, TriggerFiring, WebhookDispatch } from "@roster/application"
+import { CampaignSending, EmailDelivery, ImportJobs, SequenceEngine, TriggerFiring, WebhookDispatch } from "@roster/application"
 import { Effect, Option } from "effect"
 
 /** The email lanes: due batches of `batchSize` handed over until none is left, or `batches` of them; how many emails. */
@@ -31,6 +31,17 @@ export const fireTriggers = Effect.gen(function*() {
   const firing = yield* TriggerFiring
   while ((yield* dispatch.fanOut(200)).events > 0);
   while ((yield* firing.fireDue(50, 30_000)) > 0);
+})
+
+/**
+ * Recorded events fanned out (enrollments made), then the enrollments due now run to their next
+ * wait or end, each once: batches are taken while they come full.
+ */
+export const runSequences = Effect.gen(function*() {
+  const dispatch = yield* WebhookDispatch
+  const engine = yield* SequenceEngine
+  while ((yield* dispatch.fanOut(200)).events > 0);
+  while ((yield* engine.runDue(200)) === 200);
 })
 
 /** The import job: every waiting import run to its end, one after the other; how many ran. */

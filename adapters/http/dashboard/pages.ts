@@ -266,6 +266,7 @@ const refusalTexts: { readonly [Tag in ErrorTag]: (error: Extract<ApplicationErr
   OrganizationSlugTaken: (_, t) => t.refusal.slugTaken,
   CampaignStateConflict: (error, t) => fill(t.refusal.campaignState, { status: error.status }),
   SegmentInUse: (_, t) => t.refusal.segmentInUse,
+  SequenceStateConflict: (error, t) => fill(t.refusal.sequenceState, { status: error.status }),
   SendingDomainTaken: (_, t) => t.refusal.exists,
   SendingDomainExists: (_, t) => t.refusal.exists,
   SubscriptionAlreadyActive: (_, t) => t.refusal.exists,

@@ -104,6 +104,10 @@ const de: ReasonWords = {
   schedulePassed: () => "ist verstrichen; wählen Sie eine kommende Zeit oder entfernen Sie sie, um jetzt zu senden",
   triggerTemplate: () => "ist nötig: die Vorlage, die der Auslöser sendet",
   triggerTagEvent: () => "gilt nur für das Ereignis tag.subscribed",
+  noFormWithId: ({ id }) => `kein Formular mit der ID ${id} in dieser Organisation`,
+  enrolledOnce: () => "war schon in dieser Sequenz, und sie nimmt jeden Abonnenten nur einmal auf (re_entry: once)",
+  enrolledNow: () => "ist gerade in dieser Sequenz; nehmen Sie ihn zuerst heraus, um neu zu beginnen",
+  unknownTimeZone: () => "muss eine IANA-Zeitzone sein, etwa Europe/Berlin oder America/New_York",
   webhookEndpoints: ({ max }) => `eine Organisation darf höchstens ${max} Webhook-Endpunkte anmelden`,
   unknownEncoding: ({ name }) =>
     `„${name}“ ist keine Zeichenkodierung, die dieser Dienst liest (utf-8, utf-16le, windows-1252, iso-8859-1, ...)`,

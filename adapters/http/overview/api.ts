@@ -24,6 +24,7 @@ import { FormsGroup } from "./forms-group.js"
 import { SegmentsGroup } from "./segments-group.js"
 import { CampaignsGroup } from "./campaigns-group.js"
 import { TriggersGroup } from "./triggers-group.js"
+import { SequencesGroup } from "./sequences-group.js"
 import { ImportsGroup } from "./imports-group.js"
 import { SubscribersGroup } from "./subscribers-group.js"
 import { TagsGroup } from "./tags-group.js"
@@ -64,6 +65,7 @@ export class OverviewApi extends HttpApi.make("overview")
   .add(SegmentsGroup)
   .add(CampaignsGroup)
   .add(TriggersGroup)
+  .add(SequencesGroup)
   .add(EmailsGroup)
   .add(SettingsGroup)
   .add(BillingGroup)

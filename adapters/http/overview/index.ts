@@ -29,6 +29,7 @@ import { FormsHandlersLive } from "./forms-handlers.js"
 import { SegmentsHandlersLive } from "./segments-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { TriggersHandlersLive } from "./triggers-handlers.js"
+import { SequencesHandlersLive } from "./sequences-handlers.js"
 import { ImportsHandlersLive } from "./imports-handlers.js"
 import { SubscribersHandlersLive } from "./subscribers-handlers.js"
 import { TagsHandlersLive } from "./tags-handlers.js"
@@ -60,6 +61,7 @@ export const OverviewApiLive = Layer.mergeAll(
     SegmentsHandlersLive,
     CampaignsHandlersLive,
     TriggersHandlersLive,
+    SequencesHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,
     BillingHandlersLive,

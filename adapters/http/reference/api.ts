@@ -12,6 +12,7 @@ import { serviceVersion } from "../shared/service-version.js"
 import { AdminGroup } from "./admin-group.js"
 import { CampaignsGroup } from "./campaigns-group.js"
 import { TriggersGroup } from "./triggers-group.js"
+import { SequencesGroup } from "./sequences-group.js"
 import { EmailsGroup } from "./emails-group.js"
 import { NotesGroup } from "./notes-group.js"
 import { SettingsGroup } from "./settings-group.js"
@@ -73,6 +74,7 @@ export class ReferenceApi extends HttpApi.make("reference")
   .add(EmailsGroup)
   .add(CampaignsGroup)
   .add(TriggersGroup)
+  .add(SequencesGroup)
   .add(SettingsGroup)
   .add(BillingGroup)
   .add(AdminGroup)

@@ -27,6 +27,7 @@ import { FormsHandlersLive } from "./forms-handlers.js"
 import { SegmentsHandlersLive } from "./segments-handlers.js"
 import { CampaignsHandlersLive } from "./campaigns-handlers.js"
 import { TriggersHandlersLive } from "./triggers-handlers.js"
+import { SequencesHandlersLive } from "./sequences-handlers.js"
 import { PreferenceCenterHandlersLive } from "./preference-center-handlers.js"
 import { ProblemRendererLive } from "./problems.js"
 import { ImportsHandlersLive } from "./imports-handlers.js"
@@ -58,6 +59,7 @@ export const ReferenceApiLive = Layer.mergeAll(makeApiMiddlewareLive(ReferenceAp
     SegmentsHandlersLive,
     CampaignsHandlersLive,
     TriggersHandlersLive,
+    SequencesHandlersLive,
     EmailsHandlersLive,
     SettingsHandlersLive,
     BillingHandlersLive,

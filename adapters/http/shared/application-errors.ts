@@ -19,6 +19,7 @@ import type {
 } from "@roster/application"
 import type {
   CampaignStateConflict,
+  SequenceStateConflict,
   EmailAlreadyExists,
   InvalidInput,
   InvalidStatusTransition,
@@ -109,6 +110,7 @@ const applicationErrors = {
   OrganizationSlugTaken: { code: "conflict", detail: itsMessage<OrganizationSlugTaken> },
   CampaignStateConflict: { code: "conflict", detail: itsMessage<CampaignStateConflict> },
   SegmentInUse: { code: "conflict", detail: itsMessage<SegmentInUse> },
+  SequenceStateConflict: { code: "conflict", detail: itsMessage<SequenceStateConflict> },
   SendingDomainTaken: { code: "conflict", detail: itsMessage<SendingDomainTaken> },
   SendingDomainExists: { code: "conflict", detail: itsMessage<SendingDomainExists> },
   SubscriptionAlreadyActive: { code: "conflict", detail: itsMessage<SubscriptionAlreadyActive> },

@@ -35,6 +35,7 @@ import segments from "./0030_segments.js"
 import signUpsThroughTheApi from "./0031_sign_ups_through_the_api.js"
 import segmentAudiences from "./0032_segment_audiences.js"
 import consentsByForm from "./0033_consents_by_form.js"
+import sequences from "./0034_sequences.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -69,7 +70,8 @@ const migrations = Migrator.fromRecord({
   "0030_segments": segments,
   "0031_sign_ups_through_the_api": signUpsThroughTheApi,
   "0032_segment_audiences": segmentAudiences,
-  "0033_consents_by_form": consentsByForm
+  "0033_consents_by_form": consentsByForm,
+  "0034_sequences": sequences
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
