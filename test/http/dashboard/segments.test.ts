@@ -209,11 +209,11 @@ describe.each(deployments)("the segments screen in the %s deployment", (deployme
     expect(confirm.body).toContain("Delete the segment Pro (nested)?")
     const refused = await b.post(`${base}/segments/${id}/delete`, { csrf })
     expect(refused.status).toBe(409)
-    expect(refused.body).toContain("Campaigns or triggers still use this segment")
+    expect(refused.body).toContain("Campaigns, triggers or sequences still use this segment")
     await b.get("/app/locale/de?back=/app")
     const german = await b.post(`${base}/segments/${id}/delete`, { csrf })
     expect(german.status).toBe(409)
-    expect(german.body).toContain("Kampagnen oder Auslöser verwenden dieses Segment noch")
+    expect(german.body).toContain("Kampagnen, Auslöser oder Sequenzen verwenden dieses Segment noch")
     expect((await b.get(`${base}/segments`)).body).toContain("Pro (nested)")
 
     // Once the campaign goes to a tag instead, the segment may go.
