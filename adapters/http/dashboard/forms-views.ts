@@ -30,13 +30,7 @@ export const formsViews = {
     </tbody>
   </table>
   </div>
-  {% if totalPages > 1 %}
-  <nav class="actions pages" aria-label="{{ t.forms.pages }}">
-    {% if previous != "" %}<a href="{{ previous }}">{{ t.forms.previous }}</a>{% endif %}
-    <span>{{ t.forms.pageOf | fill: "page", pageNumber, "pages", totalPages }}</span>
-    {% if next != "" %}<a href="{{ next }}">{{ t.forms.next }}</a>{% endif %}
-  </nav>
-  {% endif %}
+  {% render "pages", texts: t.forms, previous: previous, next: next, pageNumber: pageNumber, totalPages: totalPages %}
   {% endif %}
 {% endblock %}`,
 

@@ -40,13 +40,7 @@ export const importsViews = {
     </tbody>
   </table>
   </div>
-  {% if totalPages > 1 %}
-  <nav class="actions" aria-label="{{ t.imports.pages }}">
-    {% if previous != "" %}<a href="{{ previous }}">{{ t.imports.previous }}</a>{% endif %}
-    <span>{{ t.imports.pageOf | fill: "page", pageNumber, "pages", totalPages }}</span>
-    {% if next != "" %}<a href="{{ next }}">{{ t.imports.next }}</a>{% endif %}
-  </nav>
-  {% endif %}
+  {% render "pages", texts: t.imports, previous: previous, next: next, pageNumber: pageNumber, totalPages: totalPages %}
   {% endif %}
 
   <h2 id="export">{{ t.imports.exportTitle }}</h2>

@@ -27,13 +27,7 @@ export const segmentsViews = {
     </tbody>
   </table>
   </div>
-  {% if totalPages > 1 %}
-  <nav class="actions pages" aria-label="{{ t.segments.pages }}">
-    {% if previous != "" %}<a href="{{ previous }}">{{ t.segments.previous }}</a>{% endif %}
-    <span>{{ t.segments.pageOf | fill: "page", pageNumber, "pages", totalPages }}</span>
-    {% if next != "" %}<a href="{{ next }}">{{ t.segments.next }}</a>{% endif %}
-  </nav>
-  {% endif %}
+  {% render "pages", texts: t.segments, previous: previous, next: next, pageNumber: pageNumber, totalPages: totalPages %}
   {% endif %}
 {% endblock %}`,
 

@@ -78,6 +78,15 @@ const frameTemplates = {
 
   "field-error": `{% if error %}<p class="field-error" id="{{ id }}-error">{{ error }}</p>{% endif %}`,
 
+  // The links between the pages of a list, in the words of its screen (`texts`: pages, previous, next, pageOf).
+  pages: `{% if totalPages > 1 %}
+  <nav class="actions pages" aria-label="{{ texts.pages }}">
+    {% if previous != "" %}<a href="{{ previous }}">{{ texts.previous }}</a>{% endif %}
+    <span>{{ texts.pageOf | fill: "page", pageNumber, "pages", totalPages }}</span>
+    {% if next != "" %}<a href="{{ next }}">{{ texts.next }}</a>{% endif %}
+  </nav>
+  {% endif %}`,
+
   "sign-in": `{% layout "entry" %}{% block title %}{{ t.signIn.title }}{% endblock %}{% block content %}
   <h1>{{ t.signIn.title }}</h1>
   <p class="note">{{ t.signIn.intro }} {{ t.signIn.noPassword }}</p>
@@ -147,7 +156,7 @@ const frameTemplates = {
 const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews } as const
 
 /** Partials: rendered inside pages, never as a page. */
-type Partial = "page" | "entry" | "app" | "flash" | "field-error" | `${string}-form` | "segment-condition-problem"
+type Partial = "page" | "entry" | "app" | "flash" | "field-error" | "pages" | `${string}-form` | "segment-condition-problem"
 
 export type DashboardView = Exclude<keyof typeof templates, Partial>
 
