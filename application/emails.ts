@@ -15,7 +15,7 @@ import {
   usageMonth,
   withheld
 } from "@roster/domain"
-import { Effect, Exit, Option } from "effect"
+import { Effect, Either, Exit, Option } from "effect"
 import { EmailSettingsRepository } from "./ports/email-settings-repository.js"
 import { EmailUsage } from "./ports/email-usage.js"
 import { Ids } from "./ports/ids.js"
@@ -25,7 +25,7 @@ import { OutgoingMail } from "./ports/outgoing-mail.js"
 import { OutgoingMailConfig } from "./ports/outgoing-mail-config.js"
 import { SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
-import { type EmailTemplateSource, TemplateEngine } from "./ports/template-engine.js"
+import { type EmailTemplateSource, type RenderedTemplate, TemplateEngine } from "./ports/template-engine.js"
 import { TemplateRepository } from "./ports/template-repository.js"
 import { TokenSigner } from "./ports/token-signer.js"
 import { WorkSignal } from "./ports/work-signal.js"
@@ -33,7 +33,7 @@ import { now } from "./support/clock.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { requireOwned } from "./support/ownership.js"
 import { numberedPage, type PageNumberRequest, pageWindow } from "./support/page-numbers.js"
-import { signPreferenceToken } from "./support/preference-tokens.js"
+import { signPreferenceTokens } from "./support/preference-tokens.js"
 import { authorize, type Principal } from "./support/principal.js"
 import { makeSenderOf } from "./support/sender.js"
 import { preferencesUrl, templateScope, templateSubscriber, unsubscribeUrl } from "./support/template-scope.js"
@@ -54,6 +54,23 @@ export interface EmailToSend {
   readonly data?: Readonly<Record<string, unknown>> | undefined
   /** Marketing when left out. */
   readonly kind?: MessageKind | undefined
+}
+
+/** One email the worker or {@link Emails.send} queues for a subscriber. */
+export interface EmailToQueue {
+  readonly recipient: Subscriber
+  /** What to render: emails of the same source object are rendered together. */
+  readonly source: EmailTemplateSource
+  readonly templateId: TemplateId | null
+  readonly data: Readonly<Record<string, unknown>>
+  readonly kind: MessageKind
+  readonly sandboxed: boolean
+  /**
+   * The message's id, for a caller that may make the same email again (a worker's firing after a
+   * crash) or needs to know it beforehand: the email is queued once, and its monthly count taken
+   * once.
+   */
+  readonly messageId?: MessageId | undefined
 }
 
 /** A message with its history, oldest event first. */
@@ -168,100 +185,136 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
     })
 
     /**
-     * Renders an email of the organization for one of its subscribers and records it, as {@link send}
-     * does once it knows what to send: for the worker's triggers too.
+     * Renders emails of the organization for its subscribers and records them, in one go: the
+     * organization's settings, the recipients' tags and token versions read once, each template
+     * rendered for all its recipients at once, the month's count taken together and the messages
+     * stored in one write. What {@link send} does once it knows what to send, and what the worker's
+     * triggers and sequences queue. Each email succeeds or fails alone, in the order asked.
      */
-    const queue = operation("Emails.queue")((
+    const queueMany = operation("Emails.queueMany")((
       organization: Pick<Principal["organization"], "id" | "tier">,
-      recipient: Subscriber,
-      email: {
-        readonly source: EmailTemplateSource
-        readonly templateId: TemplateId | null
-        readonly data: Readonly<Record<string, unknown>>
-        readonly kind: MessageKind
-        readonly sandboxed: boolean
-        /**
-         * The message's id, for a caller that may make the same email again (a worker's firing
-         * after a crash): the email is queued once, and its monthly count taken once.
-         */
-        readonly messageId?: MessageId
-      }
-    ) =>
+      requests: ReadonlyArray<EmailToQueue>
+    ): Effect.Effect<ReadonlyArray<Either.Either<MessageRecord, InvalidInput | PlanLimitExceeded>>> =>
       Effect.gen(function*() {
+        if (requests.length === 0) return []
         const organizationId = organization.id
-        const { source, templateId } = email
-        const [found, org, tagMap, access] = yield* Effect.all([
+        const recipientIds = requests.map((request) => request.recipient.id)
+        const [found, org, tagMap, accesses] = yield* Effect.all([
           settings.find(organizationId),
           organizations.findById(organizationId),
-          assignments.tagsOf(organizationId, [recipient.id]),
-          subscribers.preferenceAccess(organizationId, recipient.id)
+          assignments.tagsOf(organizationId, recipientIds),
+          subscribers.preferenceAccesses(organizationId, recipientIds)
         ], { concurrency: "unbounded" })
         const organizationName = Option.match(org, { onNone: () => "", onSome: (o) => o.name })
         const from = yield* sender.senderOf(organization, found, organizationName)
         const at = yield* now
-        const id = email.messageId ?? MessageId.make(yield* ids.next)
-        const link = yield* signPreferenceToken(signer, {
-          tokenId: id,
+        const messageIds: Array<MessageId> = []
+        for (const request of requests) messageIds.push(request.messageId ?? MessageId.make(yield* ids.next))
+        const tokens = yield* signPreferenceTokens(signer, requests.map((request, i) => ({
+          tokenId: messageIds[i]!,
           organizationId,
-          subscriberId: recipient.id,
-          version: Option.match(access, { onNone: () => 0, onSome: (a) => a.tokenVersion }),
+          subscriberId: request.recipient.id,
+          version: accesses.get(request.recipient.id)?.tokenVersion ?? 0,
           issuedAt: at
-        })
-        const oneClick = unsubscribeUrl(mail.publicBaseUrl, link.token)
-        const rendered = yield* engine.render(source, templateScope({
-          subscriber: templateSubscriber(recipient, (tagMap.get(recipient.id) ?? []).map((s) => s.tag.name)),
-          organizationName,
-          unsubscribeUrl: oneClick,
-          preferencesUrl: preferencesUrl(mail.publicBaseUrl, link.token),
-          data: email.data
-        }))
-        const subject = rendered.subject.replace(/[\r\n]+/g, " ").trim()
-        if (subject === "") return yield* new InvalidInput({ field: "subject", reason: reason("renderedEmpty") })
+        })))
 
-        const erasing = Option.isSome(access) && access.value.erasureRequestedAt !== null
-        const hold = withheld(recipient.status, email.kind, email.sandboxed, erasing)
-        const message = new Message({
-          id,
-          organizationId,
-          subscriberId: recipient.id,
-          templateId,
-          campaignId: null,
-          kind: email.kind,
-          to: recipient.email,
-          from,
-          subject,
-          html: rendered.html,
-          text: rendered.text,
-          headers: email.kind === "marketing" ? unsubscribeHeaders(oneClick, mail.unsubscribeMailto) : {},
-          status: hold?.status ?? "queued",
-          providerId: null,
-          error: hold?.reason ?? null,
-          attemptCount: 0,
-          createdAt: at,
-          updatedAt: at
+        // Each template rendered once for all who get it.
+        const rendered: Array<Either.Either<RenderedTemplate, InvalidInput>> = new Array(requests.length)
+        const bySource = new Map<EmailTemplateSource, Array<number>>()
+        requests.forEach((request, i) => {
+          const group = bySource.get(request.source)
+          if (group === undefined) bySource.set(request.source, [i])
+          else group.push(i)
         })
-        const first = new MessageEvent({ type: message.status, occurredAt: at, detail: hold?.reason ?? null })
-        if (hold !== null) {
-          yield* outgoing.enqueue(message, first)
-          return { message, history: [first] } satisfies MessageRecord
-        }
-        const month = usageMonth(at)
-        const max = limits.emailsPerMonth(organization.tier)
-        if (!(yield* usage.reserve(organizationId, month, 1, max))) {
-          return yield* new PlanLimitExceeded({
-            limit: "emails_per_month",
-            tier: organization.tier,
-            max: max ?? 0
+        for (const [source, indexes] of bySource) {
+          const scopes = indexes.map((i) => {
+            const { data, recipient } = requests[i]!
+            return templateScope({
+              subscriber: templateSubscriber(recipient, (tagMap.get(recipient.id) ?? []).map((s) => s.tag.name)),
+              organizationName,
+              unsubscribeUrl: unsubscribeUrl(mail.publicBaseUrl, tokens[i]!),
+              preferencesUrl: preferencesUrl(mail.publicBaseUrl, tokens[i]!),
+              data
+            })
+          })
+          const each = yield* Effect.either(engine.renderEach(source, scopes))
+          indexes.forEach((i, n) => {
+            rendered[i] = Either.isLeft(each) ? Either.left(each.left) : each.right[n]!
           })
         }
-        const inserted = yield* outgoing.enqueue(message, first).pipe(
-          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : usage.release(organizationId, month, 1))
+
+        const outcomes: Array<Either.Either<MessageRecord, InvalidInput | PlanLimitExceeded>> = new Array(requests.length)
+        const held: Array<number> = []
+        const counted: Array<number> = []
+        const entries = new Map<number, { readonly message: Message; readonly first: MessageEvent }>()
+        requests.forEach((request, i) => {
+          const result = rendered[i]!
+          if (Either.isLeft(result)) return void (outcomes[i] = Either.left(result.left))
+          const subject = result.right.subject.replace(/[\r\n]+/g, " ").trim()
+          if (subject === "") {
+            return void (outcomes[i] = Either.left(new InvalidInput({ field: "subject", reason: reason("renderedEmpty") })))
+          }
+          const { recipient } = request
+          const oneClick = unsubscribeUrl(mail.publicBaseUrl, tokens[i]!)
+          const access = accesses.get(recipient.id)
+          const erasing = access !== undefined && access.erasureRequestedAt !== null
+          const hold = withheld(recipient.status, request.kind, request.sandboxed, erasing)
+          const message = new Message({
+            id: messageIds[i]!,
+            organizationId,
+            subscriberId: recipient.id,
+            templateId: request.templateId,
+            campaignId: null,
+            kind: request.kind,
+            to: recipient.email,
+            from,
+            subject,
+            html: result.right.html,
+            text: result.right.text,
+            headers: request.kind === "marketing" ? unsubscribeHeaders(oneClick, mail.unsubscribeMailto) : {},
+            status: hold?.status ?? "queued",
+            providerId: null,
+            error: hold?.reason ?? null,
+            attemptCount: 0,
+            createdAt: at,
+            updatedAt: at
+          }, true)
+          const first = new MessageEvent({ type: message.status, occurredAt: at, detail: hold?.reason ?? null }, true)
+          entries.set(i, { message, first })
+          ;(hold === null ? counted : held).push(i)
+        })
+
+        // The month's count: all at once when the plan has room for them, else one by one up to its limit.
+        const month = usageMonth(at)
+        const max = limits.emailsPerMonth(organization.tier)
+        let reserved = counted.length
+        if (reserved > 0 && !(yield* usage.reserve(organizationId, month, reserved, max))) {
+          reserved = 0
+          while (reserved < counted.length && (yield* usage.reserve(organizationId, month, 1, max))) reserved++
+        }
+        for (const i of counted.slice(reserved)) {
+          entries.delete(i)
+          outcomes[i] = Either.left(new PlanLimitExceeded({ limit: "emails_per_month", tier: organization.tier, max: max ?? 0 }))
+        }
+        const inserted = yield* outgoing.enqueue([...entries.values()]).pipe(
+          Effect.onExit((exit) => Exit.isSuccess(exit) || reserved === 0 ? Effect.void : usage.release(organizationId, month, reserved))
         )
-        // Made before: counted then.
-        if (!inserted) yield* usage.release(organizationId, month, 1)
-        else yield* signal.emailQueued
-        return { message, history: [first] } satisfies MessageRecord
+        // Made before (a worker making the same emails again): counted then.
+        const sending = counted.slice(0, reserved)
+        const again = sending.filter((i) => !inserted.has(messageIds[i]!)).length
+        if (again > 0) yield* usage.release(organizationId, month, again)
+        if (again < sending.length) yield* signal.emailQueued
+        for (const [i, { first, message }] of entries) outcomes[i] = Either.right({ message, history: [first] })
+        return outcomes
       }))
+
+    /** As {@link queueMany}, for one email. */
+    const queue = (
+      organization: Pick<Principal["organization"], "id" | "tier">,
+      recipient: Subscriber,
+      email: Omit<EmailToQueue, "recipient">
+    ): Effect.Effect<MessageRecord, InvalidInput | PlanLimitExceeded> =>
+      Effect.flatMap(queueMany(organization, [{ ...email, recipient }]), (outcomes) => outcomes[0]!)
 
     const owned = (principal: Principal, id: MessageId) =>
       requireOwned("message", id, messages.findById(principal.organization.id, id), () => messages.organizationOf(id))
@@ -311,6 +364,6 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
     const sentThisMonth = operation("Emails.sentThisMonth")((principal: Principal) =>
       Effect.flatMap(now, (at) => usage.sentIn(principal.organization.id, usageMonth(at))))
 
-    return { send, queue, get, list, listPage, sentThisMonth } as const
+    return { send, queue, queueMany, get, list, listPage, sentThisMonth } as const
   })
 }) {}

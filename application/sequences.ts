@@ -7,7 +7,9 @@ import {
   InvalidInput,
   isTimeZone,
   MAX_TAGS_PER_SUBSCRIBER,
+  MessageId,
   nextLocalTime,
+  type OrganizationId,
   type ReEntry,
   reason,
   referencesOf,
@@ -22,10 +24,12 @@ import {
   type StepFigures,
   type Subscriber,
   SubscriberId,
-  type TagId
+  type Tag,
+  type TagId,
+  type TemplateId
 } from "@roster/domain"
-import { Effect, Option } from "effect"
-import { Emails } from "./emails.js"
+import { Effect, Either, Option } from "effect"
+import { Emails, type EmailToQueue } from "./emails.js"
 import { FormRepository } from "./ports/form-repository.js"
 import { Ids } from "./ports/ids.js"
 import { MessageRepository } from "./ports/message-repository.js"
@@ -333,12 +337,30 @@ export class Sequences extends Effect.Service<Sequences>()("roster/Sequences", {
 /** How far one claim takes an enrollment at most: a sequence without loops runs each step once. */
 const stepsPerClaim = (steps: ReadonlyArray<SequenceStep>) => steps.length + 1
 
+/** An email a walk asked for: queued with the rest of the batch's, under the id the walk gave it. */
+interface AskedEmail {
+  readonly request: EmailToQueue & { readonly messageId: MessageId }
+  /** The walk's step run that records it. */
+  readonly run: number
+}
+
+/** Where one enrollment's walk through its due steps got, before the batch's emails are queued. */
+interface Walk {
+  readonly due: DueEnrollment
+  readonly runs: Array<StepRun>
+  readonly fields: Partial<Enrollment>
+  readonly emails: ReadonlyArray<AskedEmail>
+}
+
 /**
  * The worker's side of sequences. Entries: recorded events enter subscribers into the sequences
  * listening for them, in the transaction that takes the events. Steps: due enrollments are taken
  * under a row lock inside one transaction, and each runs its steps up to its next wait or its end;
  * the emails queued, the tags changed, the steps recorded and the enrollment's move all commit
  * together or not at all, so a worker that dies mid-batch leaves the batch to another, untouched.
+ * A batch is worked as one: its subscribers are read and locked together, each enrollment walks its
+ * steps in memory, and the emails the walks asked for are rendered and queued together, as are
+ * the enrollments' moves.
  */
 export class SequenceEngine extends Effect.Service<SequenceEngine>()("roster/SequenceEngine", {
   effect: Effect.gen(function*() {
@@ -356,10 +378,19 @@ export class SequenceEngine extends Effect.Service<SequenceEngine>()("roster/Seq
     const emails = yield* Emails
     const ids = yield* Ids
 
-    const tagEvent = (subscriber: Subscriber, tagId: TagId, type: "tag.subscribed" | "tag.unsubscribed", at: Date) =>
+    /** Reads each of an organization's records once in a batch. */
+    const memo = <K extends string, V>(read: (organizationId: OrganizationId, id: K) => Effect.Effect<V>) => {
+      const known = new Map<string, V>()
+      return (organizationId: OrganizationId, id: K) => {
+        const key = `${organizationId}:${id}`
+        return known.has(key)
+          ? Effect.succeed(known.get(key)!)
+          : Effect.tap(read(organizationId, id), (value) => Effect.sync(() => known.set(key, value)))
+      }
+    }
+
+    const tagEvent = (subscriber: Subscriber, tag: Tag, type: "tag.subscribed" | "tag.unsubscribed", at: Date) =>
       Effect.gen(function*() {
-        const tag = yield* tags.findById(subscriber.organizationId, tagId)
-        if (Option.isNone(tag)) return
         const id = yield* ids.next
         yield* outbox.record([
           new DomainEvent({
@@ -367,22 +398,26 @@ export class SequenceEngine extends Effect.Service<SequenceEngine>()("roster/Seq
             organizationId: subscriber.organizationId,
             type,
             occurredAt: at,
-            data: tagSubscriptionData(subscriber, tag.value)
+            data: tagSubscriptionData(subscriber, tag)
           }, true)
         ])
       })
 
     /** Whether the branch's condition holds for the subscriber now. */
-    const holds = (step: Extract<SequenceStep, { type: "branch" }>, subscriber: Subscriber, lastMessageId: Enrollment["lastMessageId"], at: Date) =>
+    const holds = (
+      step: Extract<SequenceStep, { type: "branch" }>,
+      subscriber: Subscriber,
+      carried: ReadonlySet<TagId>,
+      lastMessageId: Enrollment["lastMessageId"],
+      at: Date
+    ) =>
       Effect.gen(function*() {
         const { condition } = step
         switch (condition.type) {
           case "filter":
             return yield* audience.matches(subscriber.organizationId, condition.filter, at, subscriber.id)
-          case "has_tag": {
-            const carried = (yield* assignments.tagsOf(subscriber.organizationId, [subscriber.id])).get(subscriber.id) ?? []
-            return carried.some((s) => s.tag.id === condition.tagId)
-          }
+          case "has_tag":
+            return carried.has(condition.tagId)
           case "opened_previous_email":
           case "clicked_previous_email": {
             if (lastMessageId === null) return false
@@ -400,107 +435,198 @@ export class SequenceEngine extends Effect.Service<SequenceEngine>()("roster/Seq
       return typeof named === "string" && isTimeZone(named) ? named : sequence.timeZone
     }
 
-    /** Runs one enrollment's due steps, up to its next wait or its end, and records where it got. */
-    const runOne = ({ enrollment, sequence, steps }: DueEnrollment) =>
+    /** What one batch reads once: its templates, tags and organizations. */
+    const batchReads = () => ({
+      template: memo((organizationId, id: TemplateId) => templates.findById(organizationId, id)),
+      tag: memo((organizationId, id: TagId) => tags.findById(organizationId, id)),
+      organization: memo((organizationId, _: "") => organizations.findById(organizationId))
+    })
+
+    /**
+     * Walks one enrollment through its due steps, up to its next wait or its end. Tag changes are
+     * made as the walk passes them; emails are asked for, to be queued with the batch's.
+     */
+    const walk = (
+      due: DueEnrollment,
+      subscriber: Subscriber | undefined,
+      carried: Set<TagId>,
+      reads: ReturnType<typeof batchReads>,
+      at: Date
+    ) =>
       Effect.gen(function*() {
-        const at = yield* now
+        const { enrollment, sequence, steps } = due
         const runs: Array<StepRun> = []
-        const found = yield* subscribers.findByIdForUpdate(enrollment.organizationId, enrollment.subscriberId)
-        const moved = (fields: Partial<Enrollment>) => sequences.advance({ ...enrollment, ...fields, updatedAt: at }, runs)
-        if (Option.isNone(found)) return yield* moved({ state: "exited", exitReason: "removed", nextRunAt: null, waiting: false })
-        const subscriber = found.value
-        const carried = (yield* assignments.tagsOf(subscriber.organizationId, [subscriber.id])).get(subscriber.id) ?? []
-        const exit = exitOf(subscriber.status, sequence.goalTagId, carried.map((s) => s.tag.id))
+        const asked: Array<AskedEmail> = []
+        const done = (fields: Partial<Enrollment>): Walk => ({ due, runs, fields, emails: asked })
+        if (subscriber === undefined) return done({ state: "exited", exitReason: "removed", nextRunAt: null, waiting: false })
+        const exit = exitOf(subscriber.status, sequence.goalTagId, [...carried])
         if (exit !== null) {
           runs.push({ step: enrollment.stepName, outcome: "exited", messageId: null, at })
-          return yield* moved({ state: "exited", exitReason: exit, nextRunAt: null, waiting: false })
+          return done({ state: "exited", exitReason: exit, nextRunAt: null, waiting: false })
         }
         let index = enrollment.stepIndex
         let lastMessageId = enrollment.lastMessageId
-        const nextOf = (i: number) => i + 1
         if (enrollment.waiting) {
           runs.push({ step: steps[index]!.name, outcome: "completed", messageId: null, at })
-          index = nextOf(index)
+          index++
         }
         for (let taken = 0; taken < stepsPerClaim(steps); taken++) {
           const step = steps[index]
           if (step === undefined) break
-          const stay = (nextRunAt: Date) =>
-            moved({ stepIndex: index, stepName: step.name, waiting: true, nextRunAt, lastMessageId })
+          const stay = (nextRunAt: Date) => done({ stepIndex: index, stepName: step.name, waiting: true, nextRunAt, lastMessageId })
           switch (step.type) {
             case "wait":
-              return yield* stay(new Date(at.getTime() + step.seconds * 1000))
+              return stay(new Date(at.getTime() + step.seconds * 1000))
             case "wait_until":
-              return yield* stay(nextLocalTime(at, step, zoneOf(step, subscriber, sequence)))
+              return stay(nextLocalTime(at, step, zoneOf(step, subscriber, sequence)))
             case "send_email": {
               let messageId: Enrollment["lastMessageId"] = null
-              const template = yield* templates.findById(subscriber.organizationId, step.templateId)
-              const organization = yield* organizations.findById(subscriber.organizationId)
-              if (Option.isSome(template) && Option.isSome(organization)) {
-                const queued = yield* Effect.either(emails.queue(organization.value, subscriber, {
-                  source: template.value,
-                  templateId: template.value.id,
-                  data: step.data,
-                  kind: step.kind,
-                  sandboxed: enrollment.sandboxed
-                }))
-                if (queued._tag === "Right") messageId = queued.right.message.id
-                else {
-                  yield* Effect.logWarning(`sequence step sent no email: ${queued.left.message}`).pipe(
-                    Effect.annotateLogs({ sequence_id: sequence.id, enrollment_id: enrollment.id, step: step.name })
-                  )
-                }
+              const template = yield* reads.template(subscriber.organizationId, step.templateId)
+              if (Option.isSome(template)) {
+                messageId = MessageId.make(yield* ids.next)
+                asked.push({
+                  run: runs.length,
+                  request: {
+                    recipient: subscriber,
+                    source: template.value,
+                    templateId: template.value.id,
+                    data: step.data,
+                    kind: step.kind,
+                    sandboxed: enrollment.sandboxed,
+                    messageId
+                  }
+                })
+                lastMessageId = messageId
               }
-              if (messageId !== null) lastMessageId = messageId
               runs.push({ step: step.name, outcome: "completed", messageId, at })
-              index = nextOf(index)
+              index++
               break
             }
             case "add_tag": {
-              if (Option.isSome(yield* tags.findById(subscriber.organizationId, step.tagId))) {
+              const tag = yield* reads.tag(subscriber.organizationId, step.tagId)
+              if (Option.isSome(tag)) {
                 const added = yield* assignments.attach(subscriber.organizationId, subscriber.id, [step.tagId], at, MAX_TAGS_PER_SUBSCRIBER)
-                if (Option.isSome(added) && added.value.length > 0) yield* tagEvent(subscriber, step.tagId, "tag.subscribed", at)
+                if (Option.isSome(added) && added.value.length > 0) {
+                  carried.add(step.tagId)
+                  yield* tagEvent(subscriber, tag.value, "tag.subscribed", at)
+                }
               }
               runs.push({ step: step.name, outcome: "completed", messageId: null, at })
-              index = nextOf(index)
+              index++
               break
             }
             case "remove_tag": {
               if (yield* assignments.detach(subscriber.organizationId, subscriber.id, step.tagId)) {
-                yield* tagEvent(subscriber, step.tagId, "tag.unsubscribed", at)
+                carried.delete(step.tagId)
+                const tag = yield* reads.tag(subscriber.organizationId, step.tagId)
+                if (Option.isSome(tag)) yield* tagEvent(subscriber, tag.value, "tag.unsubscribed", at)
               }
               runs.push({ step: step.name, outcome: "completed", messageId: null, at })
-              index = nextOf(index)
+              index++
               break
             }
             case "branch": {
-              const yes = yield* holds(step, subscriber, lastMessageId, at)
+              const yes = yield* holds(step, subscriber, carried, lastMessageId, at)
               runs.push({ step: step.name, outcome: "completed", messageId: null, at })
               const target = yes ? step.goTo : step.elseGoTo
-              index = target === null ? nextOf(index) : steps.findIndex((s) => s.name === target)
+              index = target === null ? index + 1 : steps.findIndex((s) => s.name === target)
               break
             }
             case "end":
               runs.push({ step: step.name, outcome: "completed", messageId: null, at })
-              return yield* moved({ state: "completed", stepIndex: index, stepName: step.name, waiting: false, nextRunAt: null, lastMessageId })
+              return done({ state: "completed", stepIndex: index, stepName: step.name, waiting: false, nextRunAt: null, lastMessageId })
           }
         }
-        const last = steps[Math.min(index, steps.length - 1)]!
-        return yield* moved({
-          state: "completed",
-          stepIndex: Math.min(index, steps.length - 1),
-          stepName: last.name,
-          waiting: false,
-          nextRunAt: null,
-          lastMessageId
-        })
+        const last = Math.min(index, steps.length - 1)
+        return done({ state: "completed", stepIndex: last, stepName: steps[last]!.name, waiting: false, nextRunAt: null, lastMessageId })
+      })
+
+    /**
+     * Queues the emails the walks asked for, each organization's together. An email that could not
+     * be queued (a template that no longer renders, the plan's monthly limit) is logged, its step
+     * run records no message, and the enrollment goes on as if it had not been sent.
+     */
+    const queueAsked = (walks: ReadonlyArray<Walk>, reads: ReturnType<typeof batchReads>) =>
+      Effect.gen(function*() {
+        const byOrganization = new Map<OrganizationId, Array<AskedEmail & { readonly walk: Walk }>>()
+        for (const walk of walks) {
+          for (const email of walk.emails) {
+            const organizationId = walk.due.enrollment.organizationId
+            const group = byOrganization.get(organizationId) ?? []
+            group.push({ ...email, walk })
+            byOrganization.set(organizationId, group)
+          }
+        }
+        const refused = new Set<MessageId>()
+        for (const [organizationId, asked] of byOrganization) {
+          const organization = yield* reads.organization(organizationId, "")
+          if (Option.isNone(organization)) {
+            for (const email of asked) refused.add(email.request.messageId)
+            continue
+          }
+          const outcomes = yield* emails.queueMany(organization.value, asked.map((email) => email.request))
+          yield* Effect.forEach(outcomes, (outcome, i) => {
+            if (Either.isRight(outcome)) return Effect.void
+            const { request, walk } = asked[i]!
+            refused.add(request.messageId)
+            return Effect.logWarning(`sequence step sent no email: ${outcome.left.message}`).pipe(
+              Effect.annotateLogs({
+                sequence_id: walk.due.sequence.id,
+                enrollment_id: walk.due.enrollment.id,
+                step: walk.runs[asked[i]!.run]!.step
+              })
+            )
+          }, { discard: true })
+        }
+        if (refused.size === 0) return
+        for (const walk of walks) {
+          if (walk.emails.length === 0) continue
+          let last = walk.due.enrollment.lastMessageId
+          for (const email of walk.emails) {
+            if (refused.has(email.request.messageId)) walk.runs[email.run] = { ...walk.runs[email.run]!, messageId: null }
+            else last = email.request.messageId
+          }
+          if (walk.fields.lastMessageId !== undefined) (walk.fields as { lastMessageId: Enrollment["lastMessageId"] }).lastMessageId = last
+        }
       })
 
     /** Runs up to `limit` due enrollments in one transaction; how many. */
     const runDue = operation("SequenceEngine.runDue")((limit: number) =>
       unitOfWork.transaction(Effect.gen(function*() {
-        const due = yield* sequences.claimDue(yield* now, limit)
-        yield* Effect.forEach(due, runOne, { discard: true })
+        const at = yield* now
+        const due = yield* sequences.claimDue(at, limit)
+        if (due.length === 0) return 0
+        const reads = batchReads()
+        // Each organization's subscribers read and locked together, in id order, with their tags.
+        const byOrganization = new Map<OrganizationId, Array<SubscriberId>>()
+        for (const { enrollment } of due) {
+          const group = byOrganization.get(enrollment.organizationId) ?? []
+          group.push(enrollment.subscriberId)
+          byOrganization.set(enrollment.organizationId, group)
+        }
+        const found = new Map<SubscriberId, Subscriber>()
+        const carried = new Map<SubscriberId, Set<TagId>>()
+        for (const organizationId of [...byOrganization.keys()].sort()) {
+          const subscriberIds = byOrganization.get(organizationId)!
+          for (const subscriber of yield* subscribers.findManyForUpdate(organizationId, subscriberIds)) {
+            found.set(subscriber.id, subscriber)
+          }
+          for (const [id, held] of yield* assignments.tagsOf(organizationId, subscriberIds)) {
+            carried.set(id, new Set(held.map((s) => s.tag.id)))
+          }
+        }
+        const walks: Array<Walk> = []
+        for (const item of due) {
+          const { subscriberId } = item.enrollment
+          const tagsOfSubscriber = carried.get(subscriberId) ?? new Set<TagId>()
+          carried.set(subscriberId, tagsOfSubscriber)
+          walks.push(yield* walk(item, found.get(subscriberId), tagsOfSubscriber, reads, at))
+        }
+        yield* queueAsked(walks, reads)
+        yield* sequences.advance(walks.map(({ due, fields, runs }) => ({
+          enrollment: { ...due.enrollment, ...fields, updatedAt: at },
+          runs
+        })))
         return due.length
       })))
 

@@ -11,6 +11,7 @@ import { buildRoster } from "../scripts/build.mjs"
 import { measure, printTable, ratio } from "./stats.js"
 import { runErrorBench } from "./errors.js"
 import { runCampaignBench } from "./campaigns.js"
+import { runSequenceBench } from "./sequences.js"
 import { runHistoryBench } from "./history.js"
 import { runImportBench } from "./imports.js"
 import { runDashboardBench } from "./dashboard.js"
@@ -28,7 +29,8 @@ import { runWebhookBench } from "./webhooks.js"
  * (3000), BENCH_READS (6000) and BENCH_DEEP_ROWS (1000000) size the runs. BENCH_SUITE picks what
  * runs: `all` (default), `api`, `errors` (bench/errors.ts: the error answers of both wire forms) or
  * `webhooks` (bench/webhooks.ts, with its own BENCH_WEBHOOK_* sizes), `email` (bench/email.ts, with its
- * BENCH_EMAIL_* sizes), `campaigns` (bench/campaigns.ts, with its BENCH_CAMPAIGN_* sizes), `imports`
+ * BENCH_EMAIL_* sizes), `campaigns` (bench/campaigns.ts, with its BENCH_CAMPAIGN_* sizes), `sequences` (bench/sequences.ts,
+ * with its BENCH_SEQUENCE_* sizes), `imports`
  * (bench/imports.ts: CSV import and export through the CLI, BENCH_IMPORT_ROWS), `dashboard`
  * (bench/dashboard.ts: the bytes of a first visit to the dashboard) or `list` (bench/lists.ts:
  * the pages of the dashboard's subscriber list at BENCH_LIST_ROWS subscribers, from the API and from
@@ -155,6 +157,7 @@ const main = async () => {
     if (suite === "webhooks") return await runWebhookBench({ base, env, pool, root, cli })
     if (suite === "email") return await runEmailBench({ base, env, pool, root, cli })
     if (suite === "campaigns") return await runCampaignBench({ base, env, pool, root, cli })
+    if (suite === "sequences") return await runSequenceBench({ base, env, pool, root, cli })
     if (suite === "imports") return await runImportBench({ env, pool, root, cli })
     if (suite === "list") return await runListBench({ env, pool, root, cli, freePort, waitReady })
     if (suite === "dashboard") return await runDashboardBench(base)
@@ -287,6 +290,7 @@ const main = async () => {
       await runWebhookBench({ base, env, pool, root, cli })
       await runEmailBench({ base, env, pool, root, cli })
       await runCampaignBench({ base, env, pool, root, cli })
+      await runSequenceBench({ base, env, pool, root, cli })
     }
   } finally {
     server.kill("SIGTERM")

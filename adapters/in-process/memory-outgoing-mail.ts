@@ -95,16 +95,20 @@ export const MemoryOutgoingMailLive = Layer.effect(
     }
 
     return OutgoingMail.of({
-      enqueue: (message, first) =>
+      enqueue: (entries) =>
         store.write((t) => {
-          if (t.messages.has(message.id)) return false
-          t.messages.set(message.id, {
-            message,
-            history: [first],
-            leaseToken: null,
-            nextAttemptAt: message.status === "queued" ? message.createdAt : null
-          })
-          return true
+          const added = new Set<MessageId>()
+          for (const { first, message } of entries) {
+            if (t.messages.has(message.id)) continue
+            t.messages.set(message.id, {
+              message,
+              history: [first],
+              leaseToken: null,
+              nextAttemptAt: message.status === "queued" ? message.createdAt : null
+            })
+            added.add(message.id)
+          }
+          return added
         }),
 
       enqueueAudience: ({ campaign, from, subscriberIds }, at) =>

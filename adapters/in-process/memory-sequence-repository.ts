@@ -142,11 +142,13 @@ export const MemorySequenceRepositoryLive = Layer.effect(
           }))
         ),
 
-      advance: (enrollment, runs) =>
+      advance: (moves) =>
         store.write((t) => {
-          if (!t.enrollments.has(enrollment.id)) return
-          t.enrollments.set(enrollment.id, { ...enrollment, stepsRun: enrollment.stepsRun + runs.length })
-          addRuns(t, enrollment, runs)
+          for (const { enrollment, runs } of moves) {
+            if (!t.enrollments.has(enrollment.id)) continue
+            t.enrollments.set(enrollment.id, { ...enrollment, stepsRun: enrollment.stepsRun + runs.length })
+            addRuns(t, enrollment, runs)
+          }
         }),
 
       end: (organizationId, sequenceId, subscriberId, reason, at) =>

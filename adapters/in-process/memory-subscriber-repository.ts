@@ -68,6 +68,14 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
             t.subscribers.set(subscriber.id, subscriber)
           }
         }),
+      preferenceAccesses: (organizationId, ids) =>
+        store.read((t) =>
+          new Map(ids.flatMap((id) =>
+            t.subscribers.get(id)?.organizationId === organizationId
+              ? [[id, { tokenVersion: t.preferenceTokenVersions.get(id) ?? 0, erasureRequestedAt: t.erasureRequests.get(id) ?? null }]]
+              : []
+          ))
+        ),
       preferenceAccess: (organizationId, id) =>
         store.read((t) =>
           t.subscribers.get(id)?.organizationId === organizationId
@@ -124,6 +132,13 @@ export const MemorySubscriberRepositoryLive = Layer.effect(
             : Option.some({ subscriber, tags: tagSubscriptionsOf(t, id) })
         }),
       findByIdForUpdate: findById,
+      findManyForUpdate: (organizationId, ids) =>
+        store.read((t) =>
+          [...new Set(ids)].sort().flatMap((id) => {
+            const subscriber = t.subscribers.get(id)
+            return subscriber === undefined || subscriber.organizationId !== organizationId ? [] : [subscriber]
+          })
+        ),
       findByEmail: (organizationId, email) =>
         store.read((t) => {
           const key = emailKey(email)

@@ -198,26 +198,45 @@ export const PostgresOutgoingMailLive = Layer.effect(
       })
 
     return OutgoingMail.of({
-      enqueue: (message, first) =>
-        sql.withTransaction(Effect.gen(function*() {
-          const inserted = yield* sql`
+      // One statement for the whole batch: the messages that are new, and the first event of each.
+      enqueue: (entries) =>
+        entries.length === 0 ? Effect.succeed(new Set<MessageId>()) : sql`
+          WITH input AS (
+            SELECT * FROM unnest(
+              ${entries.map((e) => e.message.id)}::uuid[], ${entries.map((e) => e.message.organizationId)}::uuid[],
+              ${entries.map((e) => e.message.subscriberId)}::uuid[], ${entries.map((e) => e.message.templateId)}::uuid[],
+              ${entries.map((e) => e.message.campaignId)}::uuid[], ${entries.map((e) => e.message.kind)}::text[],
+              ${entries.map((e) => e.message.to)}::text[], ${entries.map((e) => e.message.from)}::text[],
+              ${entries.map((e) => e.message.subject)}::text[], ${entries.map((e) => e.message.html)}::text[],
+              ${entries.map((e) => e.message.text)}::text[], ${entries.map((e) => JSON.stringify(e.message.headers))}::text[],
+              ${entries.map((e) => e.message.status)}::text[], ${entries.map((e) => e.message.providerId)}::text[],
+              ${entries.map((e) => e.message.error)}::text[], ${entries.map((e) => e.message.attemptCount)}::int[],
+              ${entries.map((e) => e.message.createdAt)}::timestamptz[], ${entries.map((e) => e.message.updatedAt)}::timestamptz[],
+              ${entries.map((e) => e.first.type)}::text[], ${entries.map((e) => e.first.occurredAt)}::timestamptz[],
+              ${entries.map((e) => e.first.detail)}::text[]
+            ) AS m(id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
+                   text, headers, status, provider_id, error, attempt_count, created_at, updated_at, event_type, event_at,
+                   event_detail)
+          ), inserted AS (
             INSERT INTO messages (
               id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
               text, headers, status, provider_id, error, attempt_count, next_attempt_at, created_at, updated_at
-            ) VALUES (
-              ${message.id}, ${message.organizationId}, ${message.subscriberId}, ${message.templateId},
-              ${message.campaignId}, ${message.kind},
-              ${message.to}, ${message.from}, ${message.subject}, ${message.html}, ${message.text},
-              ${JSON.stringify(message.headers)}::jsonb, ${message.status}, ${message.providerId}, ${message.error},
-              ${message.attemptCount}, ${message.status === "queued" ? message.createdAt : null}, ${message.createdAt},
-              ${message.updatedAt}
             )
+            SELECT id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
+                   text, headers::jsonb, status, provider_id, error, attempt_count,
+                   CASE WHEN status = 'queued' THEN created_at END, created_at, updated_at
+            FROM input
             ON CONFLICT (id) DO NOTHING
-            RETURNING id`
-          if (inserted.length === 0) return false
-          yield* insertEvent([message.id], first)
-          return true
-        })).pipe(Effect.orDie),
+            RETURNING id
+          ), events AS (
+            INSERT INTO message_events (id, message_id, organization_id, type, occurred_at, detail)
+            SELECT gen_random_uuid(), input.id, input.organization_id, input.event_type, input.event_at, input.event_detail
+            FROM inserted JOIN input ON input.id = inserted.id
+          )
+          SELECT id FROM inserted`.pipe(
+          Effect.map((rows) => new Set(rows.map((row) => MessageId.make(String(row.id))))),
+          Effect.orDie
+        ),
 
       enqueueAudience: ({ campaign, from, subscriberIds }, at) =>
         subscriberIds.length === 0 ? Effect.succeed(0) : sql`

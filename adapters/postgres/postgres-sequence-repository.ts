@@ -11,6 +11,7 @@ import {
   OrganizationId,
   type ReEntry,
   type Sequence,
+  type SequenceStep,
   SequenceId,
   type SequenceStatus,
   stepToJson,
@@ -230,36 +231,58 @@ export const PostgresSequenceRepositoryLive = Layer.effect(
           JOIN sequences s ON s.id = e.sequence_id
           JOIN sequence_versions v ON v.sequence_id = e.sequence_id AND v.version = e.version
           ORDER BY e.next_run_at, e.id`.pipe(
-          Effect.map((rows) =>
-            rows.map((row) => ({
-              enrollment: enrollmentOf(row, "e_"),
-              sequence: sequenceOf(row, "s_"),
-              steps: Either.getOrThrow(decodeSteps(json(row.v_steps)))
-            }))
-          ),
+          Effect.map((rows) => {
+            // A batch is mostly enrollments of a few sequences: each sequence and version decoded once.
+            const sequences = new Map<string, Sequence>()
+            const versions = new Map<string, ReadonlyArray<SequenceStep>>()
+            return rows.map((row) => {
+              const enrollment = enrollmentOf(row, "e_")
+              const versionKey = `${enrollment.sequenceId}:${enrollment.version}`
+              let sequence = sequences.get(enrollment.sequenceId)
+              if (sequence === undefined) sequences.set(enrollment.sequenceId, sequence = sequenceOf(row, "s_"))
+              let steps = versions.get(versionKey)
+              if (steps === undefined) versions.set(versionKey, steps = Either.getOrThrow(decodeSteps(json(row.v_steps))))
+              return { enrollment, sequence, steps }
+            })
+          }),
           Effect.orDie
         ),
 
-      advance: (enrollment, runs) =>
-        sql`
-          UPDATE sequence_enrollments
-          SET state = ${enrollment.state}, step_index = ${enrollment.stepIndex}, step_name = ${enrollment.stepName},
-              waiting = ${enrollment.waiting}, next_run_at = ${enrollment.nextRunAt}, last_message_id = ${enrollment.lastMessageId},
-              exit_reason = ${enrollment.exitReason}, steps_run = ${enrollment.stepsRun + runs.length},
-              updated_at = ${enrollment.updatedAt}
-          WHERE id = ${enrollment.id}`.pipe(
+      // Two statements for the whole batch: the enrollments' new places, and every step they ran.
+      advance: (moves) => {
+        if (moves.length === 0) return Effect.void
+        const runs = moves.flatMap(({ enrollment, runs }) =>
+          runs.map((run, i) => ({ run, enrollment, ordinal: enrollment.stepsRun + i }))
+        )
+        const e = moves.map((move) => move.enrollment)
+        return sql`
+          UPDATE sequence_enrollments AS e
+          SET state = m.state, step_index = m.step_index, step_name = m.step_name, waiting = m.waiting,
+              next_run_at = m.next_run_at, last_message_id = m.last_message_id, exit_reason = m.exit_reason,
+              steps_run = m.steps_run, updated_at = m.updated_at
+          FROM unnest(
+            ${e.map((x) => x.id)}::uuid[], ${e.map((x) => x.state)}::text[], ${e.map((x) => x.stepIndex)}::int[],
+            ${e.map((x) => x.stepName)}::text[], ${e.map((x) => x.waiting)}::boolean[],
+            ${e.map((x) => x.nextRunAt)}::timestamptz[], ${e.map((x) => x.lastMessageId)}::uuid[],
+            ${e.map((x) => x.exitReason)}::text[], ${moves.map((x) => x.enrollment.stepsRun + x.runs.length)}::int[],
+            ${e.map((x) => x.updatedAt)}::timestamptz[]
+          ) AS m(id, state, step_index, step_name, waiting, next_run_at, last_message_id, exit_reason, steps_run, updated_at)
+          WHERE e.id = m.id`.pipe(
           Effect.zipRight(
             runs.length === 0 ? Effect.void : sql`
               INSERT INTO sequence_step_runs (enrollment_id, ordinal, sequence_id, step_name, outcome, message_id, at)
-              SELECT ${enrollment.id}, ${enrollment.stepsRun} + r.n - 1, ${enrollment.sequenceId}, r.step_name, r.outcome, r.message_id, r.at
-              FROM unnest(${runs.map((r) => r.step)}::text[], ${runs.map((r) => r.outcome)}::text[],
-                          ${runs.map((r) => r.messageId)}::uuid[], ${runs.map((r) => r.at)}::timestamptz[])
-                   WITH ORDINALITY AS r(step_name, outcome, message_id, at, n)`
+              SELECT * FROM unnest(
+                ${runs.map((r) => r.enrollment.id)}::uuid[], ${runs.map((r) => r.ordinal)}::int[],
+                ${runs.map((r) => r.enrollment.sequenceId)}::uuid[], ${runs.map((r) => r.run.step)}::text[],
+                ${runs.map((r) => r.run.outcome)}::text[], ${runs.map((r) => r.run.messageId)}::uuid[],
+                ${runs.map((r) => r.run.at)}::timestamptz[]
+              )`
           ),
           transaction,
           Effect.asVoid,
           Effect.orDie
-        ),
+        )
+      },
 
       end: (organizationId, sequenceId, subscriberId, reason, at) =>
         sql`

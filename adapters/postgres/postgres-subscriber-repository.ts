@@ -54,6 +54,11 @@ const decodeAccess = decodeFirst(Schema.Struct({
   tokenVersion: Schema.Number,
   erasureRequestedAt: Schema.NullOr(Schema.DateFromSelf)
 }))
+const decodeAccesses = decodeRows(Schema.Struct({
+  id: SubscriberId,
+  tokenVersion: Schema.Number,
+  erasureRequestedAt: Schema.NullOr(Schema.DateFromSelf)
+}))
 const decodeStatusCounts = decodeRows(Schema.Struct({ status: SubscriberStatus, count: Schema.Number }))
 const decodeDayCounts = decodeRows(Schema.Struct({ day: Schema.String, count: Schema.Number }))
 const decodeVersionRow = decodeFirst(Schema.Struct({ version: Schema.Number }))
@@ -237,6 +242,22 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
           RETURNING preference_token_version AS version`.pipe(Effect.flatMap(decodeVersion), Effect.orDie),
 
       findByIdForUpdate: (organizationId, id) => findById(organizationId, id, true),
+
+      findManyForUpdate: (organizationId, ids) =>
+        ids.length === 0 ? Effect.succeed([]) : sql`
+          SELECT ${columns} FROM subscribers
+          WHERE organization_id = ${organizationId} AND id = ANY(${ids}::uuid[])
+          ORDER BY id
+          FOR UPDATE`.pipe(Effect.flatMap(decodeSubscribers), Effect.orDie),
+
+      preferenceAccesses: (organizationId, ids) =>
+        ids.length === 0 ? Effect.succeed(new Map()) : sql`
+          SELECT id, preference_token_version AS token_version, erasure_requested_at FROM subscribers
+          WHERE organization_id = ${organizationId} AND id = ANY(${ids}::uuid[])`.pipe(
+          Effect.flatMap(decodeAccesses),
+          Effect.map((rows) => new Map(rows.map(({ id, ...access }) => [id, access]))),
+          Effect.orDie
+        ),
 
       // One round trip: the row and its tags as one JSON array; straight on a pooled connection
       // outside a transaction.

@@ -81,11 +81,13 @@ export interface LeaseRequest {
  */
 export class OutgoingMail extends Context.Tag("roster/OutgoingMail")<OutgoingMail, {
   /**
-   * Stores a new message (a single send) with the first event of its history; whether it was new.
-   * A message whose id is stored already is left as it is (a worker making the same message again
-   * after a crash).
+   * Stores new messages (single sends, or a sequence batch's emails), each with the first event of
+   * its history; the ids of those that were new. A message whose id is stored already is left as
+   * it is (a worker making the same message again after a crash).
    */
-  readonly enqueue: (message: Message, first: MessageEvent) => Effect.Effect<boolean>
+  readonly enqueue: (
+    entries: ReadonlyArray<{ readonly message: Message; readonly first: MessageEvent }>
+  ) => Effect.Effect<ReadonlySet<MessageId>>
   /**
    * Queues one email of the chunk's campaign for each of its subscribers who is still there, to
    * their address of now; a subscriber the campaign has a message for already gets none. How many

@@ -26,6 +26,12 @@ export interface StepRun {
   readonly at: Date
 }
 
+/** An enrollment as it moved on, with the steps it ran on the way. */
+export interface EnrollmentMove {
+  readonly enrollment: Enrollment
+  readonly runs: ReadonlyArray<StepRun>
+}
+
 /** A subscriber to enter into a sequence, under a new enrollment id. */
 export interface NewEnrollment {
   readonly id: EnrollmentId
@@ -95,8 +101,8 @@ export class SequenceRepository extends Context.Tag("roster/SequenceRepository")
    * over. Call it inside a transaction, and record what came of each with {@link advance} in it.
    */
   readonly claimDue: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<DueEnrollment>>
-  /** Stores the enrollment as it moved on, with the steps it ran meanwhile (numbered on from `stepsRun`). */
-  readonly advance: (enrollment: Enrollment, runs: ReadonlyArray<StepRun>) => Effect.Effect<void>
+  /** Stores each enrollment as it moved on, with the steps it ran meanwhile (numbered on from its `stepsRun`). */
+  readonly advance: (moves: ReadonlyArray<EnrollmentMove>) => Effect.Effect<void>
   /** Ends the subscriber's active enrollment in the sequence at its step, for `reason`; the enrollment as ended. */
   readonly end: (
     organizationId: OrganizationId,

@@ -122,6 +122,14 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
     organizationId: OrganizationId,
     id: SubscriberId
   ) => Effect.Effect<Option.Option<Subscriber>>
+  /**
+   * The organization's subscribers among `ids`, each held as `findByIdForUpdate` holds one, taken
+   * in id order (so that two batches never wait for each other in a circle).
+   */
+  readonly findManyForUpdate: (
+    organizationId: OrganizationId,
+    ids: ReadonlyArray<SubscriberId>
+  ) => Effect.Effect<ReadonlyArray<Subscriber>>
   /** Finds by the email key (case-insensitive). */
   readonly findByEmail: (organizationId: OrganizationId, email: string) => Effect.Effect<Option.Option<Subscriber>>
   /** The organization a subscriber id belongs to, whichever it is. */
@@ -135,6 +143,11 @@ export class SubscriberRepository extends Context.Tag("roster/SubscriberReposito
   >
   /** What preference tokens of the subscriber need to be checked against; None without the subscriber. */
   readonly preferenceAccess: (organizationId: OrganizationId, id: SubscriberId) => Effect.Effect<Option.Option<PreferenceAccess>>
+  /** As `preferenceAccess` for many at once: those of `ids` that are the organization's subscribers. */
+  readonly preferenceAccesses: (
+    organizationId: OrganizationId,
+    ids: ReadonlyArray<SubscriberId>
+  ) => Effect.Effect<ReadonlyMap<SubscriberId, PreferenceAccess>>
   /**
    * Moves the subscriber's preference tokens to the next version, so that every token issued
    * before is refused; the new version, None without the subscriber.

@@ -93,7 +93,7 @@ const queued = (count: number, prefix: string) =>
         createdAt: at,
         updatedAt: at
       })
-      yield* (yield* OutgoingMail).enqueue(message, new MessageEvent({ type: "queued", occurredAt: at, detail: null }))
+      yield* (yield* OutgoingMail).enqueue([{ message, first: new MessageEvent({ type: "queued", occurredAt: at, detail: null }) }])
       made.push(message.id)
     }
     return { organizationId: organization.id, ids: made }

@@ -4,7 +4,7 @@ import { type CampaignId, Message, MessageEvent, MessageId, OrganizationId, stat
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { anEraOfItsOwn, deletingAfterwards, givenOrganization, instant, type PersistenceLayer } from "./fixtures.js"
-import { givenMessage, givenSendingCampaign, queueAll, queueNextChunk, sendout, tagged, withSubscriber } from "./mail-fixtures.js"
+import { aMessage, givenMessage, givenSendingCampaign, queueAll, queueNextChunk, sendout, tagged, withSubscriber } from "./mail-fixtures.js"
 
 const lease = (now: Date, limit = 100) =>
   Effect.flatMap(OutgoingMail, (outgoing) => outgoing.lease({ now, limit, leaseMs: 30_000, newKey: randomUUID() }))
@@ -27,9 +27,41 @@ export const outgoingMailContract = (persistence: PersistenceLayer) =>
           const messages = yield* MessageRepository
           const message = yield* givenMessage(subscriber, { createdAt: instant(3) })
           const again = new Message({ ...message, subject: "Made again", createdAt: instant(9), updatedAt: instant(9) })
-          assert.isFalse(yield* outgoing.enqueue(again, new MessageEvent({ type: "queued", occurredAt: instant(9), detail: null })))
+          expect(yield* outgoing.enqueue([{ message: again, first: new MessageEvent({ type: "queued", occurredAt: instant(9), detail: null }) }]))
+            .toStrictEqual(new Set())
           expect(yield* messages.findById(organizationId, message.id)).toStrictEqual(Option.some(message))
           expect(yield* messages.history(message.id)).toHaveLength(1)
+        })))
+
+    it.effect("stores many messages in one go, each with its own first event; those stored before stay as they were", () =>
+      withSubscriber((subscriber, organizationId) =>
+        Effect.gen(function*() {
+          const outgoing = yield* OutgoingMail
+          const messages = yield* MessageRepository
+          const era = anEraOfItsOwn()
+          const before = yield* givenMessage(subscriber, { createdAt: era(1), status: "sent" })
+          const queued = aMessage(subscriber, { createdAt: era(2) })
+          const withheld = new Message({
+            ...aMessage(subscriber, { createdAt: era(3), status: "suppressed" }),
+            html: null,
+            error: "unsubscribed",
+            headers: {}
+          })
+          const added = yield* outgoing.enqueue([
+            { message: new Message({ ...before, subject: "Made again" }), first: new MessageEvent({ type: "queued", occurredAt: era(4), detail: null }) },
+            { message: queued, first: new MessageEvent({ type: "queued", occurredAt: era(2), detail: null }) },
+            { message: withheld, first: new MessageEvent({ type: "suppressed", occurredAt: era(3), detail: "unsubscribed" }) }
+          ])
+          expect(added).toStrictEqual(new Set([queued.id, withheld.id]))
+          expect(yield* messages.findById(organizationId, before.id)).toStrictEqual(Option.some(before))
+          expect(yield* messages.findById(organizationId, queued.id)).toStrictEqual(Option.some(queued))
+          expect(yield* messages.findById(organizationId, withheld.id)).toStrictEqual(Option.some(withheld))
+          expect((yield* messages.history(withheld.id)).map((e) => [e.type, e.detail])).toStrictEqual([["suppressed", "unsubscribed"]])
+          expect((yield* messages.history(queued.id)).map((e) => e.type)).toStrictEqual(["queued"])
+          // Only the queued one is waiting for the provider.
+          const batch = yield* lease(era(10))
+          expect(Option.map(batch, (b) => b.messages.map((m) => m.id))).toStrictEqual(Option.some([queued.id]))
+          expect(yield* outgoing.enqueue([])).toStrictEqual(new Set())
         })))
 
     it.effect("leases queued messages oldest first into one batch under a new key, and not again while leased", () =>

@@ -191,7 +191,7 @@ export const sequenceRepositoryContract = (persistence: PersistenceLayer) =>
             lastMessageId: message.id,
             updatedAt: instant(25)
           }
-          yield* unitOfWork.transaction(sequences.advance(moved, [{ step: "hello", outcome: "completed", messageId: message.id, at: instant(25) }]))
+          yield* unitOfWork.transaction(sequences.advance([{ enrollment: moved, runs: [{ step: "hello", outcome: "completed", messageId: message.id, at: instant(25) }] }]))
           expect(yield* sequences.findEnrollment(organization.id, sequence.id, early!.id)).toStrictEqual(Option.some({ ...moved, stepsRun: 1 }))
           expect(yield* sequences.runsOf(moved.id)).toStrictEqual([{ step: "hello", outcome: "completed", messageId: message.id, at: instant(25) }])
           // Waiting till 100, it is not due at 50; the others are.
@@ -210,6 +210,22 @@ export const sequenceRepositoryContract = (persistence: PersistenceLayer) =>
             { step: "hello", completed: 1, exited: 1, current: 1, emailsSent: 1, opened: 1, clicked: 1 },
             { step: "pause", completed: 0, exited: 0, current: 1, emailsSent: 0, opened: 0, clicked: 0 }
           ])
+
+          // Several enrollments move in one go, each numbering its runs on from its own count.
+          const atPause = Option.getOrThrow(yield* sequences.findEnrollment(organization.id, sequence.id, early!.id))
+          const atHello = Option.getOrThrow(yield* sequences.findEnrollment(organization.id, sequence.id, third!.id))
+          const finished: Enrollment = { ...atPause, state: "completed", waiting: false, nextRunAt: null, updatedAt: instant(70) }
+          const left: Enrollment = { ...atHello, state: "exited", exitReason: "unsubscribed", nextRunAt: null, updatedAt: instant(70) }
+          yield* unitOfWork.transaction(sequences.advance([
+            { enrollment: finished, runs: [{ step: "pause", outcome: "completed", messageId: null, at: instant(70) }] },
+            { enrollment: left, runs: [{ step: "hello", outcome: "exited", messageId: null, at: instant(70) }] }
+          ]))
+          expect(yield* sequences.findEnrollment(organization.id, sequence.id, early!.id)).toStrictEqual(Option.some({ ...finished, stepsRun: 2 }))
+          expect(yield* sequences.findEnrollment(organization.id, sequence.id, third!.id)).toStrictEqual(Option.some({ ...left, stepsRun: 1 }))
+          expect((yield* sequences.runsOf(finished.id)).map((r) => r.step)).toStrictEqual(["hello", "pause"])
+          expect(yield* sequences.runsOf(left.id)).toStrictEqual([{ step: "hello", outcome: "exited", messageId: null, at: instant(70) }])
+          expect(yield* unitOfWork.transaction(sequences.claimDue(instant(500), 10))).toStrictEqual([])
+          yield* unitOfWork.transaction(sequences.advance([]))
         }).pipe(deletingAfterwards([organization.id]))
       }))
   })

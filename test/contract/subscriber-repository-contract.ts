@@ -141,6 +141,34 @@ export const subscriberRepositoryContract = (persistence: PersistenceLayer) =>
         assert.isTrue(Option.isNone(yield* subscribers.findById(mine.id, SubscriberId.make(randomUUID()))))
       }))
 
+    it.effect("reads many of an organization's subscribers at once, in id order, with their token versions and erasures", () =>
+      Effect.gen(function*() {
+        const subscribers = yield* SubscriberRepository
+        const organization = yield* givenOrganization()
+        const theirs = yield* givenSubscriber((yield* givenOrganization()).id)
+        const [a, b, c] = [
+          yield* givenSubscriber(organization.id),
+          yield* givenSubscriber(organization.id),
+          yield* givenSubscriber(organization.id)
+        ]
+        const nobody = SubscriberId.make(randomUUID())
+        const asked = [c.id, theirs.id, a.id, nobody, b.id]
+        const locked = yield* subscribers.findManyForUpdate(organization.id, asked)
+        expect(locked).toStrictEqual([a, b, c].sort((x, y) => (x.id < y.id ? -1 : 1)))
+        expect(yield* subscribers.findManyForUpdate(organization.id, [])).toStrictEqual([])
+
+        yield* subscribers.revokePreferenceTokens(organization.id, b.id)
+        yield* subscribers.requestErasure(organization.id, c.id, instant(40))
+        expect(yield* subscribers.preferenceAccesses(organization.id, asked)).toStrictEqual(new Map([
+          [c.id, { tokenVersion: 0, erasureRequestedAt: instant(40) }],
+          [a.id, { tokenVersion: 0, erasureRequestedAt: null }],
+          [b.id, { tokenVersion: 1, erasureRequestedAt: null }]
+        ]))
+        expect(yield* subscribers.preferenceAccesses(organization.id, [])).toStrictEqual(new Map())
+        // Erasures of this test are carried out, so that the next tests see their own only.
+        yield* subscribers.delete(organization.id, c.id)
+      }))
+
     it.effect("keeps a version of each subscriber's preference tokens, moved on by each revocation", () =>
       Effect.gen(function*() {
         const subscribers = yield* SubscriberRepository

@@ -96,7 +96,7 @@ export const workBacklogContract = (persistence: PersistenceLayer) =>
           const outgoing = yield* OutgoingMail
           for (const seconds of [30, 40, 9_000]) {
             const email = aQueuedEmail(subscriber, era(seconds))
-            yield* outgoing.enqueue(email, new MessageEvent({ type: "queued", occurredAt: email.createdAt, detail: null }))
+            yield* outgoing.enqueue([{ message: email, first: new MessageEvent({ type: "queued", occurredAt: email.createdAt, detail: null }) }])
           }
 
           const campaigns = yield* CampaignRepository
