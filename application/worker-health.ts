@@ -4,7 +4,14 @@ import { type Backlog, WorkBacklog, type WorkBacklogSnapshot } from "./ports/wor
 import { operations } from "./support/operation.js"
 
 /** The kinds of work whose lag tells whether workers keep up. */
-export type WatchedWork = "events" | "webhook_deliveries" | "emails" | "scheduled_campaigns" | "trigger_firings" | "imports"
+export type WatchedWork =
+  | "events"
+  | "webhook_deliveries"
+  | "emails"
+  | "scheduled_campaigns"
+  | "trigger_firings"
+  | "sequence_steps"
+  | "imports"
 
 export interface OverdueWork {
   readonly work: WatchedWork
@@ -44,6 +51,7 @@ export class WorkerHealth extends Effect.Service<WorkerHealth>()("roster/WorkerH
         ["emails", snapshot.emails],
         ["scheduled_campaigns", snapshot.scheduledCampaigns],
         ["trigger_firings", snapshot.triggerFirings],
+        ["sequence_steps", snapshot.sequenceSteps],
         ["imports", snapshot.imports]
       ]
       const overdue = watched.flatMap(([work, waiting]): ReadonlyArray<OverdueWork> => {

@@ -42,6 +42,11 @@ export const MemoryWorkBacklogLive = Layer.effect(
             scheduledCampaigns: backlogOf(campaigns.filter((c) => c.status === "scheduled"), (c) => c.scheduledAt, at),
             sendingCampaigns: campaigns.filter((c) => c.status === "sending").length,
             triggerFirings: backlogOf([...t.triggerFirings.values()].filter((f) => f.status === "pending"), (f) => f.dueAt, at),
+            sequenceSteps: backlogOf(
+              [...t.enrollments.values()].filter((e) => e.state === "active" && t.sequences.get(e.sequenceId)?.status === "active"),
+              (e) => e.nextRunAt,
+              at
+            ),
             // A running import is due again when its worker's lease runs out.
             imports: backlogOf(
               [...t.importJobs.values()].filter(({ job }) => job.status === "queued" || job.status === "running"),

@@ -9,7 +9,15 @@ const Figures = Schema.Struct({
   oldestDueAt: Schema.NullOr(Schema.DateFromSelf)
 })
 
-type Kind = "events" | "webhook_deliveries" | "emails" | "campaign_emails" | "scheduled_campaigns" | "trigger_firings" | "imports"
+type Kind =
+  | "events"
+  | "webhook_deliveries"
+  | "emails"
+  | "campaign_emails"
+  | "scheduled_campaigns"
+  | "trigger_firings"
+  | "sequence_steps"
+  | "imports"
 
 /** The figures of one kind of work, from its `<kind>_waiting`, `<kind>_due` and `<kind>_oldest_due_at` columns. */
 const backlogOf = (row: Row, kind: Kind): Effect.Effect<Backlog> => decodeRow(Figures, `${kind}_`)(row)
@@ -59,6 +67,12 @@ export const PostgresWorkBacklogLive = Layer.effect(
                    (count(*) FILTER (WHERE due_at <= ${at}))::integer AS due,
                    min(due_at) FILTER (WHERE due_at <= ${at}) AS oldest_due_at
             FROM trigger_firings WHERE status = 'pending'
+          ), sequence_steps AS (
+            SELECT count(*)::integer AS waiting,
+                   (count(*) FILTER (WHERE e.next_run_at <= ${at}))::integer AS due,
+                   min(e.next_run_at) FILTER (WHERE e.next_run_at <= ${at}) AS oldest_due_at
+            FROM sequence_enrollments e JOIN sequences s ON s.id = e.sequence_id AND s.status = 'active'
+            WHERE e.state = 'active'
           ), imports AS (
             SELECT count(*)::integer AS waiting,
                    (count(*) FILTER (WHERE due_at <= ${at}))::integer AS due,
@@ -80,9 +94,11 @@ export const PostgresWorkBacklogLive = Layer.effect(
             scheduled_campaigns.oldest_due_at AS scheduled_campaigns_oldest_due_at,
             trigger_firings.waiting AS trigger_firings_waiting, trigger_firings.due AS trigger_firings_due,
             trigger_firings.oldest_due_at AS trigger_firings_oldest_due_at,
+            sequence_steps.waiting AS sequence_steps_waiting, sequence_steps.due AS sequence_steps_due,
+            sequence_steps.oldest_due_at AS sequence_steps_oldest_due_at,
             imports.waiting AS imports_waiting, imports.due AS imports_due, imports.oldest_due_at AS imports_oldest_due_at,
             (SELECT count(*)::integer FROM campaigns WHERE status = 'sending') AS sending_campaigns
-          FROM events, webhook_deliveries, emails, campaign_emails, scheduled_campaigns, trigger_firings, imports
+          FROM events, webhook_deliveries, emails, campaign_emails, scheduled_campaigns, trigger_firings, sequence_steps, imports
         `.pipe(
           Effect.orDie,
           Effect.flatMap(([row]) =>
@@ -93,6 +109,7 @@ export const PostgresWorkBacklogLive = Layer.effect(
               campaignEmails: backlogOf(row!, "campaign_emails"),
               scheduledCampaigns: backlogOf(row!, "scheduled_campaigns"),
               triggerFirings: backlogOf(row!, "trigger_firings"),
+              sequenceSteps: backlogOf(row!, "sequence_steps"),
               imports: backlogOf(row!, "imports"),
               sendingCampaigns: Effect.succeed(Number(row!.sending_campaigns))
             })

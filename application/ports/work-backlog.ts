@@ -27,6 +27,11 @@ export interface WorkBacklogSnapshot {
   /** Trigger emails waiting for their delay to pass. */
   readonly triggerFirings: Backlog
   /**
+   * Enrollments in active sequences, each waiting for its next step: due once its time has come
+   * (those of paused sequences wait without a time, and are left out).
+   */
+  readonly sequenceSteps: Backlog
+  /**
    * Imports sent over HTTP and not yet ended: a queued one is due from when it was queued (one
    * handed back, from its last batch), a running one when its worker's lease runs out.
    */

@@ -28,6 +28,7 @@ export const healthJson = ({ backlog, checkedAt, healthy, maxLagSeconds, overdue
     scheduled: backlogJson(backlog.scheduledCampaigns, checkedAt, "waiting")
   },
   trigger_firings: backlogJson(backlog.triggerFirings, checkedAt, "pending"),
+  sequence_steps: backlogJson(backlog.sequenceSteps, checkedAt, "waiting"),
   imports: backlogJson(backlog.imports, checkedAt, "unfinished")
 })
 

@@ -191,6 +191,7 @@ const expectEventsWaiting = async (env: Record<string, string>) => {
     emails: { queued: 0, due: 0, oldest_due_age_seconds: null },
     campaigns: { sending: 0, emails: { queued: 0 }, scheduled: { waiting: 0 } },
     trigger_firings: { pending: 0 },
+    sequence_steps: { waiting: 0, due: 0, oldest_due_age_seconds: null },
     imports: { unfinished: 0, due: 0, oldest_due_age_seconds: null }
   })
   const events = lenient.report.events as { readonly undispatched: number; readonly due: number }

@@ -19,7 +19,7 @@ const template = TemplateId.make(randomUUID())
 
 const stepsOf = (json: unknown) => Either.getOrThrow(decodeSteps(json))
 
-const aSequence = (organizationId: OrganizationId, fields: Partial<Sequence> = {}): Sequence => ({
+export const aSequence = (organizationId: OrganizationId, fields: Partial<Sequence> = {}): Sequence => ({
   id: SequenceId.make(randomUUID()),
   organizationId,
   name: "Welcome",
@@ -35,7 +35,7 @@ const aSequence = (organizationId: OrganizationId, fields: Partial<Sequence> = {
   ...fields
 })
 
-const enrollOne = (sequence: Sequence, subscriberId: SubscriberId, at: Date) =>
+export const enrollOne = (sequence: Sequence, subscriberId: SubscriberId, at: Date) =>
   Effect.flatMap(SequenceRepository, (sequences) =>
     sequences.enroll([{ id: EnrollmentId.make(randomUUID()), sequence, subscriberId }], at))
 

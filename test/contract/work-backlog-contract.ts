@@ -1,5 +1,13 @@
 import { expect, layer } from "@effect/vitest"
-import { CampaignRepository, ImportJobRepository, Outbox, OutgoingMail, type WorkBacklogSnapshot, WorkBacklog } from "@roster/application"
+import {
+  CampaignRepository,
+  ImportJobRepository,
+  Outbox,
+  OutgoingMail,
+  SequenceRepository,
+  type WorkBacklogSnapshot,
+  WorkBacklog
+} from "@roster/application"
 import { Campaign, CampaignId, DomainEvent, EventId, Message, MessageEvent, MessageId, type OrganizationId, type Subscriber } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
@@ -14,6 +22,7 @@ import {
   givenSubscriber,
   type PersistenceLayer
 } from "./fixtures.js"
+import { aSequence, enrollOne } from "./sequence-repository-contract.js"
 
 const aQueuedEmail = (subscriber: Subscriber, createdAt: Date) =>
   new Message({
@@ -59,7 +68,16 @@ const aCampaign = (organizationId: OrganizationId, fields: Pick<Campaign, "statu
 
 /** How the figures of each kind moved between two snapshots; the oldest due times as they are after. */
 const moved = (before: WorkBacklogSnapshot, after: WorkBacklogSnapshot) => {
-  const kinds = ["events", "webhookDeliveries", "emails", "campaignEmails", "scheduledCampaigns", "triggerFirings", "imports"] as const
+  const kinds = [
+    "events",
+    "webhookDeliveries",
+    "emails",
+    "campaignEmails",
+    "scheduledCampaigns",
+    "triggerFirings",
+    "sequenceSteps",
+    "imports"
+  ] as const
   return {
     ...Object.fromEntries(kinds.map((kind) => [kind, {
       waiting: after[kind].waiting - before[kind].waiting,
@@ -115,6 +133,17 @@ export const workBacklogContract = (persistence: PersistenceLayer) =>
           yield* givenImportJob(organization.id, { createdAt: era(0), updatedAt: era(0), status: "receiving" })
           yield* givenImportJob(organization.id, { createdAt: era(0), updatedAt: era(0), status: "completed" })
 
+          // Enrollments of an active sequence wait for their next step; a paused sequence's wait without a time.
+          const sequences = yield* SequenceRepository
+          const series = aSequence(organization.id)
+          const paused = aSequence(organization.id)
+          yield* sequences.insert(series)
+          yield* sequences.insert(paused)
+          yield* enrollOne(series, (yield* givenSubscriber(organization.id)).id, era(90))
+          yield* enrollOne(series, (yield* givenSubscriber(organization.id)).id, era(9_200))
+          yield* enrollOne(paused, (yield* givenSubscriber(organization.id)).id, era(85))
+          yield* sequences.update({ ...paused, status: "paused" })
+
           const after = yield* backlog.snapshot(at)
           expect(moved(before, after)).toStrictEqual({
             // Three recorded here and one with each delivery, those at their times (today, so not yet due at `at`).
@@ -124,6 +153,7 @@ export const workBacklogContract = (persistence: PersistenceLayer) =>
             campaignEmails: { waiting: 0, due: 0, oldestDueAt: before.campaignEmails.oldestDueAt },
             scheduledCampaigns: { waiting: 2, due: 1, oldestDueAt: era(50) },
             triggerFirings: { waiting: 0, due: 0, oldestDueAt: before.triggerFirings.oldestDueAt },
+            sequenceSteps: { waiting: 2, due: 1, oldestDueAt: era(90) },
             imports: { waiting: 3, due: 1, oldestDueAt: era(70) },
             sendingCampaigns: 1
           })
@@ -134,6 +164,7 @@ export const workBacklogContract = (persistence: PersistenceLayer) =>
             webhookDeliveries: { waiting: 0, due: 1, oldestDueAt: era(15) },
             emails: { waiting: 0, due: 1, oldestDueAt: era(30) },
             scheduledCampaigns: { waiting: 0, due: 1, oldestDueAt: era(50) },
+            sequenceSteps: { waiting: 0, due: 1, oldestDueAt: era(90) },
             imports: { waiting: 0, due: 2, oldestDueAt: era(70) }
           })
         }).pipe(deletingAfterwards([organization.id]))
@@ -142,5 +173,6 @@ export const workBacklogContract = (persistence: PersistenceLayer) =>
         expect(gone.webhookDeliveries.oldestDueAt?.getTime() ?? 0).not.toBe(era(15).getTime())
         expect(gone.emails.oldestDueAt?.getTime() ?? 0).not.toBe(era(30).getTime())
         expect(gone.imports.oldestDueAt?.getTime() ?? 0).not.toBe(era(70).getTime())
+        expect(gone.sequenceSteps.oldestDueAt?.getTime() ?? 0).not.toBe(era(90).getTime())
       }))
   })

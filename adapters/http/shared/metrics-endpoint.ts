@@ -33,6 +33,7 @@ export const MetricsLive = HttpApiBuilder.Router.use((router) =>
         ["campaign_emails", backlog.campaignEmails],
         ["scheduled_campaigns", backlog.scheduledCampaigns],
         ["trigger_firings", backlog.triggerFirings],
+        ["sequence_steps", backlog.sequenceSteps],
         ["imports", backlog.imports]
       ] as const
       reportQueueDepths(kinds.map(([work, b]) => ({
