@@ -474,7 +474,12 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
               const back = `${listPath(workspace)}/${template.id}`
               const email = workspace.user.email
               return emails.send(workspace.principal, { to: email, templateId: template.id, kind: "transactional" }).pipe(
-                Effect.as(redirect(back, { kind: "ok", text: fill(t.testQueued, { name: template.name, email }) })),
+                // Recorded but held back (a bounced or complained address): said so, not "on its way".
+                Effect.map(({ message }) =>
+                  message.status === "queued"
+                    ? redirect(back, { kind: "ok", text: fill(t.testQueued, { name: template.name, email }) })
+                    : redirect(back, { kind: "error", text: fill(t.testWithheld, { email }) })
+                ),
                 Effect.catchAll((error) => {
                   const text = error._tag === "InvalidInput" && error.field === "to"
                     ? fill(t.testNotSubscriber, { email })

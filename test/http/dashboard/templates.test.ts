@@ -8,9 +8,11 @@
  * speaks Resend's API; deleting after a confirmation; a member's rights; another organization's
  * template; and forms posted without the session's token.
  */
+import { OrganizationId } from "@roster/domain"
 import { Layer, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeResendMailer } from "../../../adapters/resend/index.js"
+import { givenSubscriber } from "../../contract/fixtures.js"
 import { call, freshAddress, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
 import { type ResendApi, startResendApi } from "../../support/resend-api.js"
 import { deliverDue } from "../../support/worker-steps.js"
@@ -254,6 +256,19 @@ describe.each(deployments)("the templates screen in the %s deployment", (deploym
     expect(mail).toHaveLength(1)
     expect(mail[0]).toMatchObject({ subject: "Test for Me" })
     expect(mail[0]!.html).toContain(`<p>Hello ${user.email}</p>`)
+  })
+
+  it("says a test to a bounced address was not sent, and sends nothing", async () => {
+    const { b, base, csrf, organization, user } = await personIn(server)
+    await server.run(givenSubscriber(OrganizationId.make(organization.id), { email: user.email, status: "bounced" }))
+    const made = await b.post(`${base}/templates/new`, { csrf, name: "Held", subject: "Hi", text: "Hello" })
+    const id = idOf(made.headers.get("location"))
+    const held = await b.post(`${base}/templates/${id}/test`, { csrf })
+    expect(held.status).toBe(303)
+    const told = await b.get(`${base}/templates/${id}`)
+    expect(unescape(told.body)).toContain(`The test was not sent: ${user.email} has bounced, complained or asked to be erased`)
+    expect(await server.run(deliverDue())).toBe(0)
+    expect(resend.accepted().filter((m) => m.to.toLowerCase() === user.email.toLowerCase())).toEqual([])
   })
 
   it("deletes a template after a confirmation that says what loses it", async () => {
