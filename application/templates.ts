@@ -5,7 +5,7 @@ import { OrganizationRepository } from "./ports/organization-repository.js"
 import { OutgoingMailConfig } from "./ports/outgoing-mail-config.js"
 import { SubscriberRepository } from "./ports/subscriber-repository.js"
 import { TagAssignments } from "./ports/tag-assignments.js"
-import { TemplateEngine } from "./ports/template-engine.js"
+import { type EmailTemplateSource, TemplateEngine } from "./ports/template-engine.js"
 import { TemplateRepository } from "./ports/template-repository.js"
 import { now } from "./support/clock.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
@@ -152,6 +152,38 @@ export class Templates extends Effect.Service<Templates>()("roster/Templates", {
       yield* templates.delete(principal.organization.id, id)
     })
 
+    /** The subscriber a preview renders for: one of the organization's, or the sample one. */
+    const previewSubscriber = (principal: Principal, subscriberId: SubscriberId | undefined) =>
+      Effect.gen(function*() {
+        if (subscriberId === undefined) return sampleSubscriber
+        const organizationId = principal.organization.id
+        // As for a send: another organization's subscriber is refused, an unknown one not found.
+        const found = yield* requireOwned(
+          "subscriber",
+          subscriberId,
+          subscribers.findById(organizationId, subscriberId),
+          () => subscribers.organizationOf(subscriberId)
+        )
+        const tags = (yield* assignments.tagsOf(organizationId, [subscriberId])).get(subscriberId) ?? []
+        return templateSubscriber(found, tags.map((t) => t.tag.name))
+      })
+
+    /** Renders a template's parts as a send would, except that its links carry no real token. */
+    const render = (principal: Principal, source: EmailTemplateSource, request: TemplatePreviewRequest) =>
+      Effect.gen(function*() {
+        const subscriber = yield* previewSubscriber(principal, request.subscriberId)
+        const organization = yield* organizations.findById(principal.organization.id)
+        const rendered = yield* engine.render(source, templateScope({
+          subscriber,
+          organizationName: Option.match(organization, { onNone: () => "", onSome: (o) => o.name }),
+          unsubscribeUrl: unsubscribeUrl(mail.publicBaseUrl, PREVIEW_TOKEN),
+          preferencesUrl: preferencesUrl(mail.publicBaseUrl, PREVIEW_TOKEN),
+          data: request.data ?? {}
+        }))
+        const result: TemplatePreview = rendered
+        return result
+      })
+
     /**
      * Renders the template for a subscriber of the organization (a sample one when none is named)
      * with the caller's data, as a send would, except that its links carry no real token.
@@ -163,28 +195,33 @@ export class Templates extends Effect.Service<Templates>()("roster/Templates", {
     ) {
       yield* authorize(principal, "templates:read")
       const template = yield* owned(principal, id)
-      const organizationId = principal.organization.id
-      const subscriber = request.subscriberId === undefined
-        ? sampleSubscriber
-        : yield* Effect.gen(function*() {
-          const sid = request.subscriberId!
-          // As for a send: another organization's subscriber is refused, an unknown one not found.
-          const found = yield* requireOwned("subscriber", sid, subscribers.findById(organizationId, sid), () => subscribers.organizationOf(sid))
-          const tags = (yield* assignments.tagsOf(organizationId, [sid])).get(sid) ?? []
-          return templateSubscriber(found, tags.map((t) => t.tag.name))
-        })
-      const organization = yield* organizations.findById(organizationId)
-      const rendered = yield* engine.render(template, templateScope({
-        subscriber,
-        organizationName: Option.match(organization, { onNone: () => "", onSome: (o) => o.name }),
-        unsubscribeUrl: unsubscribeUrl(mail.publicBaseUrl, PREVIEW_TOKEN),
-        preferencesUrl: preferencesUrl(mail.publicBaseUrl, PREVIEW_TOKEN),
-        data: request.data ?? {}
-      }))
-      const result: TemplatePreview = rendered
-      return result
+      return yield* render(principal, template, request)
     })
 
-    return { create, get, list, listPage, update, remove, preview } as const
+    /**
+     * Renders a template not saved (an editor's draft) as {@link preview} renders a saved one,
+     * after the checks a save makes of its parts.
+     */
+    const previewDraft = operation("Templates.previewDraft")(function*(
+      principal: Principal,
+      source: EmailTemplateSource,
+      request: TemplatePreviewRequest
+    ) {
+      yield* authorize(principal, "templates:read")
+      yield* requireBody(source.html, source.text)
+      yield* engine.check(source)
+      return yield* render(principal, source, request)
+    })
+
+    /**
+     * What an editor shows of a draft as it is typed: each part that cannot be read, with its line
+     * and column, and the variables the template reads. Saving checks the same way.
+     */
+    const inspect = operation("Templates.inspect")(function*(principal: Principal, source: EmailTemplateSource) {
+      yield* authorize(principal, "templates:read")
+      return yield* engine.inspect(source)
+    })
+
+    return { create, get, list, listPage, update, remove, preview, previewDraft, inspect } as const
   })
 }) {}

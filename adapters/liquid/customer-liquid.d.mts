@@ -40,8 +40,18 @@ export type RenderAnswer =
   | { readonly parseProblem: Problem; readonly results?: undefined }
   | { readonly parseProblem?: undefined; readonly results: ReadonlyArray<RenderResult> }
 
+/** A part that cannot be read, and where liquidjs found the problem (1-based). */
+export interface PlacedProblem extends Problem {
+  readonly line: number | null
+  readonly column: number | null
+}
+
 export interface CustomerLiquid {
   readonly check: (source: TemplateSource) => { readonly ok: true } | ({ readonly ok: false } & Problem)
+  readonly inspect: (source: TemplateSource) => {
+    readonly problems: ReadonlyArray<PlacedProblem>
+    readonly variables: ReadonlyArray<string>
+  }
   readonly renderEach: (
     source: TemplateSource,
     scopes: ReadonlyArray<unknown>,

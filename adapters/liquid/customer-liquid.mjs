@@ -147,7 +147,31 @@ export const makeCustomerLiquid = (limits) => {
     return { results: scopes.map((scope, i) => renderParsed(read.parts, scope, (part) => onStep?.(i, part))) }
   }
 
-  return { check, renderEach }
+  /**
+   * What an editor shows of a template: each part that cannot be read, with the line and column
+   * liquidjs names (not in the words of the problem), and the variables the parts that can be
+   * read use, in the order they first appear.
+   */
+  const inspect = (source) => {
+    const problems = []
+    const variables = new Set()
+    for (const part of partsOf(source)) {
+      try {
+        for (const variable of parse(part, source[part]).variables) variables.add(variable)
+      } catch (error) {
+        const position = typeof error?.token?.getPosition === "function" ? error.token.getPosition() : null
+        problems.push({
+          field: part,
+          problem: problemOf(error).replace(/, line:\d+, col:\d+$/, ""),
+          line: position === null ? null : position[0],
+          column: position === null ? null : position[1]
+        })
+      }
+    }
+    return { problems, variables: [...variables] }
+  }
+
+  return { check, inspect, renderEach }
 }
 
 /*

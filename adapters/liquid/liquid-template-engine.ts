@@ -1,4 +1,4 @@
-import { type EmailTemplateSource, type RenderedTemplate, TemplateEngine } from "@roster/application"
+import { type EmailTemplateSource, type RenderedTemplate, TemplateEngine, type TemplateInspection } from "@roster/application"
 import { InvalidInput, MAX_TEMPLATE_LENGTH, reason } from "@roster/domain"
 import { Effect, Either, Layer } from "effect"
 import { availableParallelism } from "node:os"
@@ -164,6 +164,15 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
           return result.ok ? Effect.void : Effect.fail(refusalOf(result.field, result.problem))
         })
 
+      const inspect = (source: EmailTemplateSource) =>
+        Effect.sync((): TemplateInspection => {
+          const found = liquid.inspect(sourceOf(source))
+          return {
+            problems: found.problems.map((p) => ({ part: p.field, problem: p.problem, line: p.line, column: p.column })),
+            variables: found.variables
+          }
+        })
+
       /**
        * Each scope rendered in a thread. A render stopped for its time fails alone: the others are
        * rendered again without it, in a new thread.
@@ -198,7 +207,7 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
       const render = (source: EmailTemplateSource, scope: Readonly<Record<string, unknown>>) =>
         Effect.flatMap(renderEach(source, [scope]), (results) => results[0]!)
 
-      return TemplateEngine.of({ check, render, renderEach })
+      return TemplateEngine.of({ check, inspect, render, renderEach })
     })
   )
 

@@ -17,6 +17,21 @@ export interface RenderedTemplate {
   readonly emptyVariables: ReadonlyArray<string>
 }
 
+/** A part of a template that cannot be read: why, and where (1-based, when the engine knows). */
+export interface TemplateProblem {
+  readonly part: "subject" | "html" | "text"
+  readonly problem: string
+  readonly line: number | null
+  readonly column: number | null
+}
+
+/** What an editor shows of a draft: every part's problem, and the variables the parts read. */
+export interface TemplateInspection {
+  readonly problems: ReadonlyArray<TemplateProblem>
+  /** Paths such as `subscriber.email` or `subscriber.metadata.plan`, in the order they first appear. */
+  readonly variables: ReadonlyArray<string>
+}
+
 /**
  * Email templates (Liquid). A template reaches nothing but the values it is given: no file, no
  * other template. Failures are InvalidInput naming the part (`subject`, `html` or `text`) and,
@@ -25,6 +40,11 @@ export interface RenderedTemplate {
 export class TemplateEngine extends Context.Tag("roster/TemplateEngine")<TemplateEngine, {
   /** Whether the template can be rendered: its syntax, its filters, and no tag that reads files. */
   readonly check: (source: EmailTemplateSource) => Effect.Effect<void, InvalidInput>
+  /**
+   * Reads every part as `check` does, without stopping at the first that cannot be read: each
+   * part's problem with its line and column, and the variables the others read.
+   */
+  readonly inspect: (source: EmailTemplateSource) => Effect.Effect<TemplateInspection>
   /**
    * Renders the template with `scope`. Values are escaped in the HTML body, not in the subject or
    * the text body. A render that runs too long or grows too large is stopped.

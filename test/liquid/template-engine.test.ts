@@ -84,6 +84,32 @@ describe("email templates (Liquid)", () => {
       expect(filter.problem).toContain("unknown filter: explode")
     }).pipe(Effect.provide(LiquidTemplateEngineLive)))
 
+  it.effect("inspects every part of a draft: each one's problem at its line and column, and the variables the others read", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      const inspection = yield* engine.inspect(template({
+        subject: "Hi {{ subscriber.first_name }} {{ subscriber.metadata.plan }}",
+        html: "<p>\n  {% iff x %}</p>",
+        text: "{% for tag in subscriber.tags %}{{ tag }}{% endfor %} {{ data.code | explode }}"
+      }))
+      expect(inspection).toEqual({
+        problems: [
+          { part: "html", problem: "tag \"iff\" not found", line: 2, column: 3 },
+          { part: "text", problem: "unknown filter: explode", line: 1, column: 55 }
+        ],
+        variables: ["subscriber.first_name", "subscriber.metadata.plan"]
+      })
+      const fine = yield* engine.inspect(template({ text: "{{ unsubscribe_url }}\n{% include 'x' %}" }))
+      expect(fine.problems).toEqual([{
+        part: "text",
+        problem: "the `include` tag is not allowed: a template reaches nothing but its own variables",
+        line: 2,
+        column: 1
+      }])
+      const clean = yield* engine.inspect(template({ text: "{{ unsubscribe_url }} {{ subscriber.email }} {{ subscriber.email }}" }))
+      expect(clean).toEqual({ problems: [], variables: ["unsubscribe_url", "subscriber.email"] })
+    }).pipe(Effect.provide(LiquidTemplateEngineLive)))
+
   it.effect("a render that runs away, or grows past the limit, is stopped, not left to hang", () =>
     Effect.gen(function*() {
       const engine = yield* TemplateEngine

@@ -30,6 +30,7 @@ import { makeOverviewScreen } from "./overview-screen.js"
 import { makeSettingsScreen } from "./settings-screen.js"
 import { makeSubscribersScreen } from "./subscribers-screen.js"
 import { makeTagsScreen } from "./tags-screen.js"
+import { makeTemplatesScreen } from "./templates-screen.js"
 import type { Screen } from "./screen.js"
 import { closingConnection, readUpload } from "./upload.js"
 
@@ -215,6 +216,7 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
       yield* makeTagsScreen(assets),
       yield* makeSegmentsScreen(assets),
       yield* makeFormsScreen(assets),
+      yield* makeTemplatesScreen(assets),
       yield* makeApiKeysScreen(assets),
       yield* makeMembersScreen(assets),
       yield* makeImportsScreen(assets),

@@ -137,16 +137,18 @@ export const forgedReason = (
 }
 
 /** The policy, with the places the page's forms may lead to when they are more than the dashboard's own. */
-const policyWith = (formAction: string | undefined) =>
-  formAction === undefined
+const policyWith = (formAction: string | undefined, frameSrc?: string) => {
+  const policy = formAction === undefined
     ? DASHBOARD_CONTENT_SECURITY_POLICY
     : DASHBOARD_CONTENT_SECURITY_POLICY.replace("form-action 'self'", `form-action ${formAction}`)
+  return frameSrc === undefined ? policy : `${policy}; frame-src ${frameSrc}`
+}
 
-const html = (body: string, status: number, formAction?: string) =>
+const html = (body: string, status: number, formAction?: string, frameSrc?: string) =>
   HttpServerResponse.text(body, {
     status,
     contentType: "text/html; charset=utf-8",
-    headers: { ...pageHeaders, "Content-Security-Policy": policyWith(formAction) }
+    headers: { ...pageHeaders, "Content-Security-Policy": policyWith(formAction, frameSrc) }
   })
 
 /** The values every page is rendered with, beside its own. */
@@ -181,6 +183,7 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "tags", path: "/tags" },
     { key: "segments", path: "/segments" },
     { key: "forms", path: "/forms" },
+    { key: "templates", path: "/templates" },
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
     { key: "members", path: "/members" },
@@ -202,10 +205,12 @@ export const page = (
     readonly menu?: string
     /** The CSP `form-action` sources, for a page whose forms lead off the dashboard (by a redirect). */
     readonly formAction?: string
+    /** The CSP `frame-src` sources, for a page that shows a frame of the dashboard's own (a template's preview). */
+    readonly frameSrc?: string
   } = {}
 ): HttpServerResponse.HttpServerResponse => {
   const menu = "organization" in visitor ? menuOf(visitor as Workspace, options.menu ?? "") : []
-  const response = html(renderView(view, { ...common(visitor, assets), menu, ...values }), options.status ?? 200, options.formAction)
+  const response = html(renderView(view, { ...common(visitor, assets), menu, ...values }), options.status ?? 200, options.formAction, options.frameSrc)
   return visitor.flash === undefined
     ? response
     : HttpServerResponse.expireCookie(response, FLASH_COOKIE, { path: "/app" })

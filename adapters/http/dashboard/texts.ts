@@ -8,6 +8,7 @@ import { importsTexts } from "./imports-texts.js"
 import { overviewTexts } from "./overview-texts.js"
 import { settingsTexts } from "./settings-texts.js"
 import { tagsTexts } from "./tags-texts.js"
+import { templatesTexts } from "./templates-texts.js"
 import { reasonTexts } from "./reason-texts.js"
 
 /**
@@ -30,6 +31,7 @@ const en = {
     tags: "Tags",
     segments: "Segments",
     forms: "Sign-up forms",
+    templates: "Templates",
     imports: "Import and export",
     apiKeys: "API keys",
     members: "Members",
@@ -107,7 +109,8 @@ const en = {
   apiKeys: apiKeysTexts.en,
   members: membersTexts.en,
   imports: importsTexts.en,
-  settings: settingsTexts.en
+  settings: settingsTexts.en,
+  templates: templatesTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -127,6 +130,7 @@ const de: DashboardTexts = {
     tags: "Tags",
     segments: "Segmente",
     forms: "Anmeldeformulare",
+    templates: "Vorlagen",
     imports: "Import und Export",
     apiKeys: "API-Schlüssel",
     members: "Mitglieder",
@@ -211,7 +215,8 @@ const de: DashboardTexts = {
   apiKeys: apiKeysTexts.de,
   members: membersTexts.de,
   imports: importsTexts.de,
-  settings: settingsTexts.de
+  settings: settingsTexts.de,
+  templates: templatesTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }

@@ -9,6 +9,7 @@ import { subscribersViews } from "./subscribers-views.js"
 import { importsViews } from "./imports-views.js"
 import { settingsViews } from "./settings-views.js"
 import { tagsViews } from "./tags-views.js"
+import { templatesViews } from "./templates-views.js"
 
 /**
  * The dashboard's pages, as Liquid templates that escape every value they are given. `page` is
@@ -153,10 +154,10 @@ const frameTemplates = {
 } as const
 
 /** Every screen's templates, beside the frame's. A screen's views are in its own `*-views.ts`. */
-const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews } as const
+const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews, ...templatesViews } as const
 
 /** Partials: rendered inside pages, never as a page. */
-type Partial = "page" | "entry" | "app" | "flash" | "field-error" | "pages" | `${string}-form` | "segment-condition-problem"
+type Partial = "page" | "entry" | "app" | "flash" | "field-error" | "pages" | `${string}-form` | "segment-condition-problem" | "template-problem"
 
 export type DashboardView = Exclude<keyof typeof templates, Partial>
 

@@ -67,9 +67,150 @@ const rememberTimeZone = () => {
   }
 }
 
+
+/** A part's problem as the check route answers it. */
+interface TemplateProblem {
+  readonly message: string
+  readonly excerpt: string | null
+}
+
+interface TemplateCheck {
+  readonly problems: Readonly<Record<string, TemplateProblem | null>>
+  readonly fields: Readonly<Record<string, string | null>>
+  readonly variables: ReadonlyArray<string>
+  readonly preview: {
+    readonly note: string
+    readonly subject?: string
+    readonly text?: string | null
+    readonly hasHtml?: boolean
+    readonly empty?: string
+  }
+}
+
+/**
+ * The template editor: as a draft is typed, the server reads it with its own engine and answers
+ * each part's problem at its line and column (shown beside the part, with the line itself), the
+ * variables the template reads, and the subject and text rendered for the preview's subscriber;
+ * the HTML body is rendered into the sandboxed frame by sending the form there.
+ */
+const templateEditor = (root: ParentNode) => {
+  const form = root.querySelector<HTMLFormElement>("form#template-editor[data-check]")
+  if (form === null || form.dataset["ready"] === "yes") return
+  form.dataset["ready"] = "yes"
+  const previewButton = form.querySelector<HTMLButtonElement>("#tpl-preview-button")
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let asked = 0
+
+  const showProblem = (part: string, problem: TemplateProblem | null, refusal: string | null) => {
+    const place = document.getElementById(`tpl-${part}-problem`)
+    const input = document.getElementById(`tpl-${part}`)
+    if (place === null || input === null) return
+    place.replaceChildren()
+    const text = refusal ?? problem?.message
+    if (text === undefined) {
+      input.removeAttribute("aria-invalid")
+      input.setAttribute("aria-describedby", "tpl-hint")
+      return
+    }
+    const message = document.createElement("p")
+    message.className = "field-error"
+    message.id = `tpl-${part}-error`
+    message.textContent = text
+    place.append(message)
+    if (refusal === null && problem?.excerpt) {
+      const excerpt = document.createElement("pre")
+      excerpt.className = "excerpt"
+      excerpt.tabIndex = 0
+      excerpt.textContent = problem.excerpt
+      place.append(excerpt)
+    }
+    input.setAttribute("aria-invalid", "true")
+    input.setAttribute("aria-describedby", `tpl-hint tpl-${part}-error`)
+  }
+
+  const showVariables = (variables: ReadonlyArray<string>) => {
+    const list = document.getElementById("tpl-variables")
+    if (list === null) return
+    const items = variables.map((name) => {
+      const item = document.createElement("li")
+      const code = document.createElement("code")
+      code.textContent = name
+      item.append(code)
+      return item
+    })
+    if (items.length === 0) {
+      const none = document.createElement("li")
+      none.textContent = list.dataset["none"] ?? ""
+      items.push(none)
+    }
+    list.replaceChildren(...items)
+  }
+
+  const showPreview = (preview: TemplateCheck["preview"]) => {
+    const set = (id: string, text: string) => {
+      const element = document.getElementById(id)
+      if (element !== null) element.textContent = text
+    }
+    set("tpl-preview-note", preview.note)
+    set("tpl-preview-empty", preview.empty ?? "")
+    set("tpl-preview-subject", preview.subject ?? "")
+    const text = document.getElementById("tpl-preview-text")
+    if (text !== null) {
+      text.textContent = preview.text ?? (preview.subject === undefined ? "" : text.dataset["none"] ?? "")
+    }
+  }
+
+  const check = async () => {
+    const mine = ++asked
+    const body = new URLSearchParams()
+    for (const [name, value] of new FormData(form)) if (typeof value === "string") body.append(name, value)
+    const token = csrfToken()
+    const response = await fetch(form.dataset["check"]!, {
+      method: "POST",
+      body,
+      credentials: "same-origin",
+      headers: token === undefined ? {} : { "X-CSRF-Token": token }
+    })
+    if (mine !== asked || !response.ok) return
+    const answer = await response.json() as TemplateCheck
+    for (const part of ["subject", "html", "text"]) showProblem(part, answer.problems[part] ?? null, answer.fields[part] ?? null)
+    showVariables(answer.variables)
+    showPreview(answer.preview)
+    if (answer.preview.subject !== undefined && previewButton !== null) form.requestSubmit(previewButton)
+  }
+
+  form.addEventListener("input", (event) => {
+    if ((event.target as HTMLElement).id === "tpl-name") return
+    clearTimeout(timer)
+    timer = setTimeout(() => void check().catch(() => undefined), 400)
+  })
+
+  // The preview's subscriber: the addresses that start with what is typed, offered as choices.
+  const email = form.querySelector<HTMLInputElement>("#tpl-preview-email")
+  const choices = document.getElementById("tpl-subscribers")
+  let searchTimer: ReturnType<typeof setTimeout> | undefined
+  email?.addEventListener("input", () => {
+    clearTimeout(searchTimer)
+    searchTimer = setTimeout(() => {
+      const query = new URLSearchParams({ q: email.value.trim() })
+      void fetch(`${form.dataset["search"]}?${query.toString()}`, { credentials: "same-origin" })
+        .then((response) => response.ok ? response.json() as Promise<{ emails: ReadonlyArray<string> }> : { emails: [] })
+        .then(({ emails }) => {
+          choices?.replaceChildren(...emails.map((address) => {
+            const option = document.createElement("option")
+            option.value = address
+            return option
+          }))
+        })
+        .catch(() => undefined)
+    }, 250)
+  })
+}
+
 htmx.onLoad((element) => {
   if (!(element instanceof Element)) return
   localTimes(element)
   copyButtons(element)
+  templateEditor(element)
 })
 rememberTimeZone()
