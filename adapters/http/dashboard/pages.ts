@@ -184,7 +184,9 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
     { key: "members", path: "/members" },
-    { key: "settings", path: "/settings" }
+    { key: "settings", path: "/settings" },
+    { key: "webhooks", path: "/webhooks", ownerOnly: true },
+    { key: "emailActivity", path: "/email" }
   ]
   return items
     .filter((item) => item.ownerOnly !== true || workspace.role === "owner")

@@ -8,6 +8,8 @@ import { importsTexts } from "./imports-texts.js"
 import { overviewTexts } from "./overview-texts.js"
 import { settingsTexts } from "./settings-texts.js"
 import { tagsTexts } from "./tags-texts.js"
+import { webhooksTexts } from "./webhooks-texts.js"
+import { emailActivityTexts } from "./email-activity-texts.js"
 import { reasonTexts } from "./reason-texts.js"
 
 /**
@@ -33,7 +35,9 @@ const en = {
     imports: "Import and export",
     apiKeys: "API keys",
     members: "Members",
-    settings: "Settings"
+    settings: "Settings",
+    webhooks: "Webhooks",
+    emailActivity: "Email activity"
   },
   role: { owner: "Owner", member: "Member" },
   signIn: {
@@ -107,7 +111,9 @@ const en = {
   apiKeys: apiKeysTexts.en,
   members: membersTexts.en,
   imports: importsTexts.en,
-  settings: settingsTexts.en
+  settings: settingsTexts.en,
+  webhooks: webhooksTexts.en,
+  emailActivity: emailActivityTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -130,7 +136,9 @@ const de: DashboardTexts = {
     imports: "Import und Export",
     apiKeys: "API-Schlüssel",
     members: "Mitglieder",
-    settings: "Einstellungen"
+    settings: "Einstellungen",
+    webhooks: "Webhooks",
+    emailActivity: "E-Mail-Aktivität"
   },
   role: { owner: "Inhaber", member: "Mitglied" },
   signIn: {
@@ -211,7 +219,9 @@ const de: DashboardTexts = {
   apiKeys: apiKeysTexts.de,
   members: membersTexts.de,
   imports: importsTexts.de,
-  settings: settingsTexts.de
+  settings: settingsTexts.de,
+  webhooks: webhooksTexts.de,
+  emailActivity: emailActivityTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }
