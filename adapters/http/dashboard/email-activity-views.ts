@@ -5,7 +5,7 @@ export const emailActivityViews = {
   <p class="note">{{ t.emailActivity.intro }}</p>
   <p><a href="{{ base }}/settings">{{ t.emailActivity.settingsLink }}</a></p>
   {% if reports.size == 0 %}<p>{{ t.emailActivity.none }}</p>{% else %}
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" tabindex="0" aria-label="{{ t.emailActivity.caption }}">
   <table>
     <caption class="visually-hidden">{{ t.emailActivity.caption }}</caption>
     <thead><tr>

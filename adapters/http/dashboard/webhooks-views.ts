@@ -4,7 +4,7 @@ export const webhooksViews = {
   <h1>{{ t.webhooks.title }}</h1>
   <p class="note">{{ t.webhooks.intro }}</p>
   {% if endpoints.size == 0 %}<p>{{ t.webhooks.none }}</p>{% else %}
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" tabindex="0" aria-label="{{ t.webhooks.title }}">
   <table>
     <thead><tr>
       <th scope="col">{{ t.webhooks.url }}</th><th scope="col">{{ t.webhooks.events }}</th>
@@ -91,7 +91,7 @@ export const webhooksViews = {
       {% if delivery.nextAttemptAt != "" %}<dt>{{ t.webhooks.nextAttempt }}</dt><dd><time datetime="{{ delivery.nextAttemptAt }}">{{ delivery.nextAttemptAt | slice: 0, 16 | replace: "T", " " }}</time></dd>{% endif %}
     </dl>
     {% if delivery.attempts.size == 0 %}<p>{{ t.webhooks.noAttempts }}</p>{% else %}
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" tabindex="0" aria-labelledby="delivery-{{ delivery.id }}">
     <table>
       <caption class="visually-hidden">{{ delivery.eventType }}</caption>
       <thead><tr>
