@@ -37,6 +37,11 @@ export const MemoryOutboxLive = Layer.effect(
           const end = before === undefined ? about.length : about.findIndex((e) => e.id === before)
           return about.slice(Math.max(0, end - limit), Math.max(0, end)).reverse()
         }),
+      findByIds: (organizationId, ids) =>
+        store.read((t) => {
+          const wanted = new Set<string>(ids)
+          return t.events.filter((e) => e.organizationId === organizationId && wanted.has(e.id))
+        }),
       statusMovesNewestFirst: (organizationId, statuses, { before, limit }) =>
         store.read((t) => {
           const moves = t.events.filter((e) => e.organizationId === organizationId && movedTo(e, statuses))

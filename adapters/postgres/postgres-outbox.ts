@@ -69,6 +69,14 @@ export const PostgresOutboxLive = Layer.effect(
           ORDER BY position DESC
           LIMIT ${limit}`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
 
+      findByIds: (organizationId, ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : sql`
+          SELECT id, organization_id, type, occurred_at, data FROM outbox_events
+          WHERE id IN ${sql.in(ids)} AND organization_id = ${organizationId}
+          ORDER BY position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
+
       // Read backwards off `outbox_events_organization_idx`, the organization's events in position order.
       statusMovesNewestFirst: (organizationId, statuses, { before, limit }) => {
         if (statuses.length === 0 || limit <= 0) return Effect.succeed([])

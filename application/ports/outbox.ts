@@ -22,6 +22,8 @@ export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
     subscriberId: SubscriberId,
     page: { readonly before?: EventId | undefined; readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<DomainEvent>>
+  /** The organization's events among `ids`, in the order they were recorded; those of other organizations are left out. */
+  readonly findByIds: (organizationId: OrganizationId, ids: ReadonlyArray<EventId>) => Effect.Effect<ReadonlyArray<DomainEvent>>
   /**
    * Up to `limit` of the organization's `subscriber.updated` events that moved a subscriber's
    * status (`data.changed` holds `"status"`) to one of `statuses` (`data.subscriber.status`),

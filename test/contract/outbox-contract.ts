@@ -136,6 +136,21 @@ export const outboxContract = (persistence: PersistenceLayer) =>
         ).toStrictEqual([])
       }))
 
+    it.effect("finds the organization's events by their ids, in the order recorded", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        const organization = yield* givenOrganization()
+        const [first, second, third] = [anEvent(organization.id), anEvent(organization.id, "tag.subscribed"), anEvent(organization.id)]
+        const elsewhere = anEvent((yield* givenOrganization()).id)
+        yield* outbox.record([first, second, elsewhere])
+        yield* outbox.record([third])
+        expect(yield* outbox.findByIds(organization.id, [third.id, first.id, elsewhere.id, EventId.make(randomUUID())])).toStrictEqual([
+          first,
+          third
+        ])
+        expect(yield* outbox.findByIds(organization.id, [])).toStrictEqual([])
+      }))
+
     it.effect("answers the status moves to the given statuses newest first, a page at a time before one of them", () =>
       Effect.gen(function*() {
         const outbox = yield* Outbox

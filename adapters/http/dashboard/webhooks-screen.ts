@@ -28,6 +28,9 @@ import type { DashboardTexts } from "./texts.js"
 /** Deliveries a page of an endpoint's log. */
 const DELIVERIES_PER_PAGE = 20
 
+/** How much of a request's body the log shows. */
+const BODY_EXCERPT_LENGTH = 1_000
+
 const endpointIdOf = Schema.decodeUnknownOption(WebhookEndpointId)
 const deliveryIdOf = Schema.decodeUnknownOption(WebhookDeliveryId)
 const urlOf = Schema.decodeUnknownEither(WebhookUrl)
@@ -87,8 +90,9 @@ const toRow = (endpoint: WebhookEndpoint) => ({
 })
 
 /** A delivery as its log shows it: what each attempt sent, and what came back. */
-const toDeliveryRow = ({ attempts, delivery }: WebhookDeliveryHistory) => ({
+const toDeliveryRow = ({ attempts, delivery, payload }: WebhookDeliveryHistory & { readonly payload: string | null }) => ({
   id: delivery.id,
+  body: payload === null ? "" : payload.length > BODY_EXCERPT_LENGTH ? `${payload.slice(0, BODY_EXCERPT_LENGTH)}…` : payload,
   eventId: delivery.eventId,
   eventType: delivery.eventType,
   status: delivery.status,
@@ -141,7 +145,7 @@ export const makeWebhooksScreen = (assets: DashboardAssets) =>
     ) =>
       Effect.gen(function*() {
         const cursor = cursorOf(request)
-        const log = yield* webhooks.listDeliveries(workspace.principal, endpoint.id, { limit: DELIVERIES_PER_PAGE, cursor })
+        const log = yield* webhooks.deliveryLog(workspace.principal, endpoint.id, { limit: DELIVERIES_PER_PAGE, cursor })
         const path = endpointPath(workspace, endpoint.id)
         return page(assets, workspace, "webhook", {
           endpoint: toRow(endpoint),

@@ -81,8 +81,8 @@ const en = {
   older: "Older deliveries",
   newest: "Newest deliveries",
   attemptStatuses: { succeeded: "Succeeded", failed: "Failed" },
-  headersNote: "Headers besides these: webhook-signature (v1, HMAC-SHA256 of id.timestamp.body with the endpoint's secret).",
-  body: "Body",
+  headersNote: "Every attempt carries the delivery's webhook-id, its own webhook-timestamp, content-type application/json and webhook-signature (v1, HMAC-SHA256 of id.timestamp.body with the endpoint's secret).",
+  body: "Request body (the same in every attempt)",
   badCursor: "That page of the delivery log is not one this endpoint has; start from the newest."
 }
 
@@ -169,8 +169,8 @@ const de: typeof en = {
   older: "Ältere Zustellungen",
   newest: "Neueste Zustellungen",
   attemptStatuses: { succeeded: "Erfolgreich", failed: "Fehlgeschlagen" },
-  headersNote: "Weitere Header: webhook-signature (v1, HMAC-SHA256 von id.timestamp.body mit dem Schlüssel des Endpunkts).",
-  body: "Inhalt",
+  headersNote: "Jeder Versuch trägt die webhook-id der Zustellung, seinen eigenen webhook-timestamp, content-type application/json und webhook-signature (v1, HMAC-SHA256 von id.timestamp.body mit dem Schlüssel des Endpunkts).",
+  body: "Inhalt der Anfrage (in jedem Versuch derselbe)",
   badCursor: "Diese Seite des Zustellprotokolls gehört nicht zu diesem Endpunkt; beginnen Sie bei den neuesten."
 }
 

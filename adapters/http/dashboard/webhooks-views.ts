@@ -88,8 +88,15 @@ export const webhooksViews = {
     <h3 id="delivery-{{ delivery.id }}"><code>{{ delivery.eventType }}</code> <span class="badge">{{ t.webhooks.deliveryStatuses[delivery.status] }}</span></h3>
     <dl class="facts">
       <dt>{{ t.webhooks.made }}</dt><dd><time datetime="{{ delivery.createdAt }}">{{ delivery.createdAt | slice: 0, 16 | replace: "T", " " }}</time></dd>
+      <dt>webhook-id</dt><dd><code>{{ delivery.eventId }}</code></dd>
       {% if delivery.nextAttemptAt != "" %}<dt>{{ t.webhooks.nextAttempt }}</dt><dd><time datetime="{{ delivery.nextAttemptAt }}">{{ delivery.nextAttemptAt | slice: 0, 16 | replace: "T", " " }}</time></dd>{% endif %}
     </dl>
+    {% if delivery.body != "" %}
+    <details>
+      <summary>{{ t.webhooks.body }}</summary>
+      <pre class="excerpt" tabindex="0" aria-label="{{ t.webhooks.body }}">{{ delivery.body }}</pre>
+    </details>
+    {% endif %}
     {% if delivery.attempts.size == 0 %}<p>{{ t.webhooks.noAttempts }}</p>{% else %}
     <div class="table-wrap" role="region" tabindex="0" aria-labelledby="delivery-{{ delivery.id }}">
     <table>
@@ -106,7 +113,6 @@ export const webhooksViews = {
         <td>
           <dl class="facts">
             <dt>{{ t.webhooks.attemptedAt }}</dt><dd><time datetime="{{ attempt.attemptedAt }}">{{ attempt.attemptedAt | slice: 0, 19 | replace: "T", " " }}</time></dd>
-            <dt>webhook-id</dt><dd><code>{{ delivery.eventId }}</code></dd>
             <dt>webhook-timestamp</dt><dd><code>{{ attempt.timestamp }}</code></dd>
             <dt>content-type</dt><dd><code>application/json</code></dd>
           </dl>

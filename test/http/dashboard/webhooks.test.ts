@@ -198,6 +198,10 @@ describe.each(deployments)("the webhooks screen in the %s deployment", (deployme
     const webhookId = /<dt>webhook-id<\/dt><dd><code>([^<]+)<\/code>/.exec(failed.body)![1]!
     const sent = receiver.requests().find((request) => request.webhookId === webhookId)!
     expect(sent.answeredStatus).toBe(500)
+    // The request's body, as the receiver got it.
+    const body = /<pre class="excerpt"[^>]*>([^<]*)<\/pre>/.exec(failed.body)![1]!
+    expect(unescape(body)).toBe(sent.rawBody)
+    expect(sent.rawBody).toContain("\"type\":\"subscriber.created\"")
     expect(failed.body).toContain(`<code>${sent.headers["webhook-timestamp"]}</code>`)
 
     answer = 200
