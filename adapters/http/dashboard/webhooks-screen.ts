@@ -104,6 +104,8 @@ const toDeliveryRow = ({ attempts, delivery, payload }: WebhookDeliveryHistory &
     timestamp: Math.floor(attempt.attemptedAt.getTime() / 1000),
     status: attempt.status,
     responseStatus: attempt.responseStatus ?? "",
+    answered: attempt.responseStatus !== null,
+    responseExcerpt: attempt.responseExcerpt ?? "",
     durationMs: attempt.durationMs,
     error: attempt.error ?? ""
   }))

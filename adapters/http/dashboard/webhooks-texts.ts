@@ -83,6 +83,8 @@ const en = {
   attemptStatuses: { succeeded: "Succeeded", failed: "Failed" },
   headersNote: "Every attempt carries the delivery's webhook-id, its own webhook-timestamp, content-type application/json and webhook-signature (v1, HMAC-SHA256 of id.timestamp.body with the endpoint's secret).",
   body: "Request body (the same in every attempt)",
+  responseBody: "Body (start)",
+  emptyBody: "empty",
   badCursor: "That page of the delivery log is not one this endpoint has; start from the newest."
 }
 
@@ -171,6 +173,8 @@ const de: typeof en = {
   attemptStatuses: { succeeded: "Erfolgreich", failed: "Fehlgeschlagen" },
   headersNote: "Jeder Versuch trägt die webhook-id der Zustellung, seinen eigenen webhook-timestamp, content-type application/json und webhook-signature (v1, HMAC-SHA256 von id.timestamp.body mit dem Schlüssel des Endpunkts).",
   body: "Inhalt der Anfrage (in jedem Versuch derselbe)",
+  responseBody: "Inhalt (Anfang)",
+  emptyBody: "leer",
   badCursor: "Diese Seite des Zustellprotokolls gehört nicht zu diesem Endpunkt; beginnen Sie bei den neuesten."
 }
 

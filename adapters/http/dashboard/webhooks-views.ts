@@ -120,6 +120,7 @@ export const webhooksViews = {
         <td>
           <dl class="facts">
             <dt>{{ t.webhooks.responseStatus }}</dt><dd class="response-status">{% if attempt.responseStatus != "" %}{{ attempt.responseStatus }}{% else %}{{ t.webhooks.noAnswer }}{% endif %}</dd>
+            {% if attempt.answered %}<dt>{{ t.webhooks.responseBody }}</dt><dd>{% if attempt.responseExcerpt != "" %}<pre class="excerpt response-excerpt">{{ attempt.responseExcerpt }}</pre>{% else %}{{ t.webhooks.emptyBody }}{% endif %}</dd>{% endif %}
             <dt>{{ t.webhooks.duration }}</dt><dd>{{ t.webhooks.milliseconds | fill: "ms", attempt.durationMs }}</dd>
             {% if attempt.error != "" %}<dt>{{ t.webhooks.error }}</dt><dd>{{ attempt.error }}</dd>{% endif %}
           </dl>

@@ -31,7 +31,7 @@ describe.each(deployments)("the webhooks screen in the %s deployment", (deployme
   beforeAll(async () => {
     server = await startHttpServer({ form: deployment, adapters: UnlimitedRateLimiterLive, config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } })
     closed = await startHttpServer({ form: deployment, adapters: UnlimitedRateLimiterLive })
-    receiver = await startWebhookReceiver(() => ({ status: answer, body: "not today" }))
+    receiver = await startWebhookReceiver(() => ({ status: answer, body: "not <today>" }))
   })
   afterAll(() => Promise.all([server.close(), closed.close(), receiver.close()]))
   const api = () => deployment === "overview" ? "/v1" : "/api/v1"
@@ -193,6 +193,7 @@ describe.each(deployments)("the webhooks screen in the %s deployment", (deployme
     expect(loggedStatuses(failed)).toEqual(["500"])
     expect(failed.body).toContain("<code>subscriber.created</code> <span class=\"badge\">Pending</span>")
     expect(failed.body).toContain("answered 500")
+    expect(failed.body).toContain("<pre class=\"excerpt response-excerpt\">not &lt;today&gt;</pre>")
     expect(failed.body).toContain("<dt>webhook-id</dt>")
     expect(failed.body).toMatch(/<dt>webhook-timestamp<\/dt><dd><code>\d+<\/code>/)
     const webhookId = /<dt>webhook-id<\/dt><dd><code>([^<]+)<\/code>/.exec(failed.body)![1]!
