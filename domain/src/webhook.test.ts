@@ -19,7 +19,7 @@ import {
 } from "./webhook.js"
 
 const at = new Date("2026-05-01T12:00:00.000Z")
-const answered = (status: number, retryAfterMs?: number): SendResult => ({
+const answered = (status: number, retryAfterMs?: number): Extract<SendResult, { _tag: "Answered" }> => ({
   _tag: "Answered",
   status,
   durationMs: 25,

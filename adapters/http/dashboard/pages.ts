@@ -184,9 +184,9 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
     { key: "members", path: "/members" },
-    { key: "settings", path: "/settings" },
     { key: "webhooks", path: "/webhooks", ownerOnly: true },
-    { key: "emailActivity", path: "/email" }
+    { key: "emailActivity", path: "/email" },
+    { key: "settings", path: "/settings" }
   ]
   return items
     .filter((item) => item.ownerOnly !== true || workspace.role === "owner")
