@@ -148,6 +148,8 @@ export const makeWebhooksScreen = (assets: DashboardAssets) =>
       Effect.gen(function*() {
         const cursor = cursorOf(request)
         const log = yield* webhooks.deliveryLog(workspace.principal, endpoint.id, { limit: DELIVERIES_PER_PAGE, cursor })
+        const figures = yield* webhooks.stats(workspace.principal, endpoint.id)
+        const number = new Intl.NumberFormat(workspace.locale)
         const path = endpointPath(workspace, endpoint.id)
         return page(assets, workspace, "webhook", {
           endpoint: toRow(endpoint),
@@ -156,6 +158,13 @@ export const makeWebhooksScreen = (assets: DashboardAssets) =>
           errors: scope.errors,
           action: path,
           deliveries: log.items.map(toDeliveryRow),
+          stats: {
+            attempts: number.format(figures.attempts),
+            succeeded: number.format(figures.succeeded),
+            failed: number.format(figures.failed),
+            pending: number.format(figures.pending),
+            p95: figures.p95Ms === null ? "" : number.format(Math.round(figures.p95Ms))
+          },
           newest: cursor === undefined ? "" : path,
           older: log.nextCursor === null ? "" : `${path}?cursor=${encodeURIComponent(log.nextCursor)}`
         }, { status: scope.status ?? 200, menu: "webhooks" })

@@ -61,6 +61,7 @@ export const webhooksViews = {
   <dl class="facts">
     <dt>{{ t.webhooks.url }}</dt><dd>{{ endpoint.url }}</dd>
     <dt>{{ t.webhooks.status }}</dt><dd><span class="badge">{{ t.webhooks.statuses[endpoint.status] }}</span>{% if endpoint.disabledReason != "" %} {{ t.webhooks.disabledReasons[endpoint.disabledReason] }}{% endif %}</dd>
+    <dt>{{ t.webhooks.lastWeek }}</dt><dd id="webhook-stats">{{ t.webhooks.stats | fill: "attempts", stats.attempts, "succeeded", stats.succeeded, "failed", stats.failed, "pending", stats.pending }}{% if stats.p95 != "" %} {{ t.webhooks.p95 | fill: "ms", stats.p95 }}{% endif %}</dd>
   </dl>
   <div class="actions">
     <form method="post" action="{{ action }}/status">

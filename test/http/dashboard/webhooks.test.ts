@@ -213,6 +213,7 @@ describe.each(deployments)("the webhooks screen in the %s deployment", (deployme
     const succeeded = await b.get(path)
     expect(loggedStatuses(succeeded)).toEqual(["200", "500"])
     expect(succeeded.body).toContain("<code>subscriber.created</code> <span class=\"badge\">Delivered</span>")
+    expect(succeeded.body).toContain("2 attempts: 1 succeeded, 1 failed; 0 deliveries waiting.")
 
     // A delivery id that is not one answers the page that says so.
     expect((await b.post(`${path}/deliveries/not-an-id/redeliver`, { csrf })).status).toBe(404)
