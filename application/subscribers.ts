@@ -153,6 +153,9 @@ export type SubscriberNumberedPage = NumberedPage<SubscriberView>
 /** The most events a page of a subscriber's history holds. */
 export const MAX_HISTORY_PAGE = 100
 
+/** The states only the email provider's reports move a subscriber to. */
+const PROVIDER_STATUSES = ["bounced", "complained"] as const
+
 /** A page of a subscriber's history, newest first. */
 export interface SubscriberHistoryRequest {
   /** The last event of the page before (its id), for the events recorded before it; none for the newest. */
@@ -427,6 +430,32 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       } satisfies SubscriberHistoryPage
     })
 
+    /**
+     * The email provider's bounces and complaints that moved the organization's subscribers, newest
+     * first, a page at a time: the `subscriber.updated` events that moved a status to `bounced` or
+     * `complained`, which only the provider's reports do. Those of erased subscribers keep no
+     * status and are left out. Scope `subscribers:read`.
+     */
+    const providerMoves = operation("Subscribers.providerMoves")(function*(principal: Principal, request: SubscriberHistoryRequest) {
+      yield* authorize(principal, "subscribers:read")
+      const { before, limit } = request
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_PAGE) {
+        return yield* new InvalidInput({ field: "limit", reason: reason("pageSize", { min: 1, max: MAX_HISTORY_PAGE }) })
+      }
+      if (before !== undefined && !isUuid(before)) {
+        return yield* new InvalidInput({ field: "before", reason: reason("notAnEventId") })
+      }
+      const rows = yield* outbox.statusMovesNewestFirst(principal.organization.id, PROVIDER_STATUSES, {
+        before: before === undefined ? undefined : EventId.make(before),
+        limit: limit + 1
+      })
+      const items = rows.slice(0, limit)
+      return {
+        items,
+        before: rows.length > limit ? items[items.length - 1]!.id : null
+      } satisfies SubscriberHistoryPage
+    })
+
     const getByEmail = operation("Subscribers.getByEmail")(function*(principal: Principal, email: EmailAddress) {
       yield* authorize(principal, "subscribers:read")
       const found = yield* subscribers.findByEmail(principal.organization.id, email)
@@ -655,6 +684,7 @@ export class Subscribers extends Effect.Service<Subscribers>()("roster/Subscribe
       consents: consentsOf,
       get,
       history,
+      providerMoves,
       getByEmail,
       list,
       listPage,

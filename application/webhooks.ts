@@ -17,6 +17,7 @@ import {
   WebhookEndpoint,
   WebhookEndpointId,
   type WebhookEndpointStatus,
+  webhookPayload,
   withNewSigningSecret
 } from "@roster/domain"
 import { Effect, Option } from "effect"
@@ -24,6 +25,7 @@ import { now } from "./support/clock.js"
 import { cutPage, positionFromCursor } from "./support/keyset.js"
 import { requireOwned } from "./support/ownership.js"
 import { Ids } from "./ports/ids.js"
+import { Outbox } from "./ports/outbox.js"
 import { Secrets } from "./ports/secrets.js"
 import { UnitOfWork } from "./ports/unit-of-work.js"
 import { WebhookDeliveryRepository } from "./ports/webhook-delivery-repository.js"
@@ -68,6 +70,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     const unitOfWork = yield* UnitOfWork
     const secrets = yield* Secrets
     const ids = yield* Ids
+    const outbox = yield* Outbox
 
     const newSecret = Effect.map(secrets.randomBytes(SIGNING_SECRET_BYTES), signingSecretFromBytes)
 
@@ -218,6 +221,24 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       return { items: cut.items.map(({ attempts, delivery }) => ({ attempts, delivery })), nextCursor: cut.nextCursor }
     })
 
+    /**
+     * A page of the endpoint's deliveries as `listDeliveries` answers it, each with the body its
+     * attempts sent (the event's payload as it is kept now), or null once the event is gone.
+     */
+    const deliveryLog = operation("Webhooks.deliveryLog")(function*(
+      principal: Principal,
+      id: WebhookEndpointId,
+      query: { readonly limit: number; readonly cursor?: string | undefined }
+    ) {
+      const page = yield* listDeliveries(principal, id, query)
+      const events = yield* outbox.findByIds(principal.organization.id, [...new Set(page.items.map(({ delivery }) => delivery.eventId))])
+      const payloads = new Map(events.map((event) => [event.id as string, webhookPayload(event)]))
+      return {
+        items: page.items.map((history) => ({ ...history, payload: payloads.get(history.delivery.eventId) ?? null })),
+        nextCursor: page.nextCursor
+      }
+    })
+
     /** The delivery a lookup found, or not found under the endpoint. */
     const deliveryFound = (deliveryId: WebhookDeliveryId) =>
       Option.match({
@@ -296,6 +317,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       regenerateSecret,
       test,
       listDeliveries,
+      deliveryLog,
       getDelivery,
       retryDelivery,
       stats,

@@ -22,8 +22,11 @@ export interface HttpWebhookTransportOptions {
 
 export const WEBHOOK_USER_AGENT = "Roster-Webhooks/1.0"
 
-/** The most of an answer's body that is read; the rest is dropped with the connection. Bodies are never kept. */
+/** The most of an answer's body that is read; the rest is dropped with the connection. */
 export const MAX_RESPONSE_BODY_BYTES = 4 * 1024
+
+/** The most of an answer's body handed on, for the attempt's excerpt. */
+const RESPONSE_EXCERPT_BYTES = 1_024
 
 /** How long a pooled connection may stay idle; shorter than most servers' keep-alive, so a reused socket is rarely a closed one. */
 const IDLE_SOCKET_TIMEOUT_MS = 4_000
@@ -151,7 +154,7 @@ const formatMs = (ms: number) => ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
 
 /** How an attempt ended, before its duration is known. */
 type Outcome =
-  | { readonly _tag: "Answered"; readonly status: number; readonly retryAfter: string | undefined }
+  | { readonly _tag: "Answered"; readonly status: number; readonly retryAfter: string | undefined; body: string }
   | { readonly _tag: "NoAnswer"; readonly error: string }
 
 const noAnswer = (error: string): Outcome => ({ _tag: "NoAnswer", error })
@@ -186,8 +189,8 @@ const requestOptions = (target: WebhookTarget, headers: Record<string, string>, 
 
 /**
  * POSTs `body` once, ending within `timeoutMs`. An answer counts once its status arrived: at most
- * {@link MAX_RESPONSE_BODY_BYTES} of its body are read (and dropped) so a kept-alive connection can
- * be reused, then the connection is destroyed; a body still coming at the deadline does not undo
+ * {@link MAX_RESPONSE_BODY_BYTES} of its body are read so a kept-alive connection can be reused
+ * (the first {@link RESPONSE_EXCERPT_BYTES} are handed on as the answer's excerpt), then the connection is destroyed; a body still coming at the deadline does not undo
  * the answer. Interrupting the effect destroys the request and its socket.
  */
 const post = (
@@ -214,10 +217,17 @@ const post = (
     try {
       const { options, secure } = requestOptions(target, headers, body, agents)
       request = (secure ? https.request : http.request)(options, (response) => {
-        answered = { _tag: "Answered", status: response.statusCode ?? 0, retryAfter: response.headers["retry-after"] }
-        const done = () => settle(answered!)
+        const outcome = { _tag: "Answered" as const, status: response.statusCode ?? 0, retryAfter: response.headers["retry-after"], body: "" }
+        answered = outcome
+        const done = () => settle(outcome)
         let read = 0
+        const kept: Array<Buffer> = []
         response.on("data", (chunk: Buffer) => {
+          if (read < RESPONSE_EXCERPT_BYTES) {
+            kept.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - read))
+            // A character cut at the end of the excerpt reads as U+FFFD, as a text does.
+            outcome.body = Buffer.concat(kept).toString("utf8")
+          }
           read += chunk.length
           if (read > MAX_RESPONSE_BODY_BYTES) {
             response.destroy()
@@ -319,7 +329,8 @@ export const makeHttpWebhookTransport = (options: HttpWebhookTransportOptions): 
               _tag: "Answered",
               status: outcome.status,
               durationMs,
-              retryAfterMs: parseRetryAfter(outcome.retryAfter, new Date(endedAt))
+              retryAfterMs: parseRetryAfter(outcome.retryAfter, new Date(endedAt)),
+              body: outcome.body
             }
             : { _tag: "NoAnswer", error: outcome.error, durationMs }
           return result

@@ -9,6 +9,14 @@ const subscriberOf = (event: DomainEvent): unknown => {
   return typeof subscriber === "object" && subscriber !== null ? (subscriber as { readonly id?: unknown }).id : undefined
 }
 
+/** Whether the event moved its subscriber's status to one of `statuses`. */
+const movedTo = (event: DomainEvent, statuses: ReadonlyArray<string>): boolean => {
+  if (event.type !== "subscriber.updated") return false
+  const { changed, subscriber } = event.data as { readonly changed?: unknown; readonly subscriber?: unknown }
+  const status = typeof subscriber === "object" && subscriber !== null ? (subscriber as { readonly status?: unknown }).status : undefined
+  return Array.isArray(changed) && changed.includes("status") && typeof status === "string" && statuses.includes(status)
+}
+
 /**
  * Events in the order they were recorded. A claim takes no lock of its own: a transaction holds
  * the store's turn until it ends, so no other dispatcher claims while one is between its claim and
@@ -28,6 +36,17 @@ export const MemoryOutboxLive = Layer.effect(
           const about = t.events.filter((e) => e.organizationId === organizationId && subscriberOf(e) === subscriberId)
           const end = before === undefined ? about.length : about.findIndex((e) => e.id === before)
           return about.slice(Math.max(0, end - limit), Math.max(0, end)).reverse()
+        }),
+      findByIds: (organizationId, ids) =>
+        store.read((t) => {
+          const wanted = new Set<string>(ids)
+          return t.events.filter((e) => e.organizationId === organizationId && wanted.has(e.id))
+        }),
+      statusMovesNewestFirst: (organizationId, statuses, { before, limit }) =>
+        store.read((t) => {
+          const moves = t.events.filter((e) => e.organizationId === organizationId && movedTo(e, statuses))
+          const end = before === undefined ? moves.length : moves.findIndex((e) => e.id === before)
+          return moves.slice(Math.max(0, end - limit), Math.max(0, end)).reverse()
         }),
       forgetSubscriber: (organizationId, subscriberId) =>
         store.write((t) => {

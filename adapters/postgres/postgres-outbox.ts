@@ -69,6 +69,30 @@ export const PostgresOutboxLive = Layer.effect(
           ORDER BY position DESC
           LIMIT ${limit}`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
 
+      findByIds: (organizationId, ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : sql`
+          SELECT id, organization_id, type, occurred_at, data FROM outbox_events
+          WHERE id IN ${sql.in(ids)} AND organization_id = ${organizationId}
+          ORDER BY position`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
+
+      // Read backwards off `outbox_events_organization_idx`, the organization's events in position order.
+      statusMovesNewestFirst: (organizationId, statuses, { before, limit }) => {
+        if (statuses.length === 0 || limit <= 0) return Effect.succeed([])
+        const moved = sql`
+          organization_id = ${organizationId} AND type = 'subscriber.updated'
+          AND data -> 'changed' @> '["status"]'::jsonb AND data -> 'subscriber' ->> 'status' IN ${sql.in(statuses)}`
+        return sql`
+          SELECT id, organization_id, type, occurred_at, data FROM outbox_events
+          WHERE ${moved}${
+          before === undefined ? sql`` : sql`
+            AND position < (SELECT position FROM outbox_events WHERE id = ${before} AND ${moved})`
+        }
+          ORDER BY position DESC
+          LIMIT ${limit}`.pipe(Effect.flatMap(decodeEvents), Effect.orDie)
+      },
+
       // A note about the subscriber keeps only its id too.
       forgetSubscriber: (organizationId, subscriberId) =>
         sql`

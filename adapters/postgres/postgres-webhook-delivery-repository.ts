@@ -20,7 +20,7 @@ const deliveryColumns = [
 ] as const
 
 const attemptColumns = [
-  "number", "attempted_at", "status", "response_status", "duration_ms", "error", "next_attempt_at"
+  "number", "attempted_at", "status", "response_status", "response_excerpt", "duration_ms", "error", "next_attempt_at"
 ] as const
 
 const eventColumns = ["id", "organization_id", "type", "occurred_at", "data"] as const
@@ -90,9 +90,9 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
               ${inputs.map((i) => i.attempt.number)}::integer[], ${inputs.map((i) => i.attempt.attemptedAt)}::timestamptz[],
               ${inputs.map((i) => i.attempt.status)}::text[], ${inputs.map((i) => i.attempt.responseStatus)}::integer[],
               ${inputs.map((i) => i.attempt.durationMs)}::integer[], ${inputs.map((i) => i.attempt.error)}::text[],
-              ${inputs.map((i) => i.attempt.nextAttemptAt)}::timestamptz[]
+              ${inputs.map((i) => i.attempt.nextAttemptAt)}::timestamptz[], ${inputs.map((i) => i.attempt.responseExcerpt)}::text[]
             ) AS i(delivery_id, lease_token, status, next_attempt_at, number, attempted_at, attempt_status,
-                   response_status, duration_ms, error, attempt_next_attempt_at)
+                   response_status, duration_ms, error, attempt_next_attempt_at, response_excerpt)
           ), leased AS (
             UPDATE webhook_deliveries AS d SET
               status = i.status, attempt_count = i.number, next_attempt_at = i.next_attempt_at,
@@ -103,10 +103,10 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
           ), recorded AS (
             INSERT INTO webhook_attempts (
               delivery_id, number, endpoint_id, organization_id, attempted_at, status, response_status,
-              duration_ms, error, next_attempt_at
+              duration_ms, error, next_attempt_at, response_excerpt
             )
             SELECT l.id, i.number, l.endpoint_id, l.organization_id, i.attempted_at, i.attempt_status,
-              i.response_status, i.duration_ms, i.error, i.attempt_next_attempt_at
+              i.response_status, i.duration_ms, i.error, i.attempt_next_attempt_at, i.response_excerpt
             FROM leased l JOIN input i ON i.delivery_id = l.id
             RETURNING delivery_id
           )

@@ -1,4 +1,4 @@
-import type { DomainEvent, EventId, OrganizationId, SubscriberId } from "@roster/domain"
+import type { DomainEvent, EventId, OrganizationId, SubscriberId, SubscriberStatus } from "@roster/domain"
 import { Context, type Effect } from "effect"
 
 /**
@@ -20,6 +20,19 @@ export class Outbox extends Context.Tag("roster/Outbox")<Outbox, {
   readonly recordedAboutNewestFirst: (
     organizationId: OrganizationId,
     subscriberId: SubscriberId,
+    page: { readonly before?: EventId | undefined; readonly limit: number }
+  ) => Effect.Effect<ReadonlyArray<DomainEvent>>
+  /** The organization's events among `ids`, in the order they were recorded; those of other organizations are left out. */
+  readonly findByIds: (organizationId: OrganizationId, ids: ReadonlyArray<EventId>) => Effect.Effect<ReadonlyArray<DomainEvent>>
+  /**
+   * Up to `limit` of the organization's `subscriber.updated` events that moved a subscriber's
+   * status (`data.changed` holds `"status"`) to one of `statuses` (`data.subscriber.status`),
+   * newest first. With `before`, those recorded before that event; none when it is not one of
+   * these events of the organization.
+   */
+  readonly statusMovesNewestFirst: (
+    organizationId: OrganizationId,
+    statuses: ReadonlyArray<SubscriberStatus>,
     page: { readonly before?: EventId | undefined; readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<DomainEvent>>
   /**

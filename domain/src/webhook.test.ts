@@ -4,6 +4,7 @@ import {
   activeSigningSecrets,
   hasFailedTooLong,
   judgeAttempt,
+  MAX_RESPONSE_EXCERPT_LENGTH,
   MAX_DELIVERY_ATTEMPTS,
   MAX_RETRY_AFTER_MS,
   parseRetryAfter,
@@ -18,7 +19,7 @@ import {
 } from "./webhook.js"
 
 const at = new Date("2026-05-01T12:00:00.000Z")
-const answered = (status: number, retryAfterMs?: number): SendResult => ({
+const answered = (status: number, retryAfterMs?: number): Extract<SendResult, { _tag: "Answered" }> => ({
   _tag: "Answered",
   status,
   durationMs: 25,
@@ -93,6 +94,17 @@ describe("judging an attempt", () => {
     expect(huge.nextAttemptAt!.getTime() - at.getTime()).toBe(MAX_RETRY_AFTER_MS)
     const notA429 = judgeAttempt({ attempt: 1, at, result: answered(503, 3_600_000), jitter: 0.5 })
     expect(notA429.nextAttemptAt!.getTime() - at.getTime()).toBe(RETRY_DELAYS_MS[0])
+  })
+})
+
+describe("the answer's excerpt", () => {
+  it("keeps the start of the answer's body, without NUL characters, and none without an answer", () => {
+    const body = `{"error":"nope"}\u0000${"x".repeat(2 * MAX_RESPONSE_EXCERPT_LENGTH)}`
+    const verdict = judgeAttempt({ attempt: 1, at, result: { ...answered(500), body }, jitter: 0.5 })
+    expect(verdict.attempt.responseExcerpt).toBe(`{"error":"nope"}${"x".repeat(MAX_RESPONSE_EXCERPT_LENGTH - 16)}`)
+    expect(judgeAttempt({ attempt: 1, at, result: answered(204), jitter: 0.5 }).attempt.responseExcerpt).toBeNull()
+    const timedOut = judgeAttempt({ attempt: 1, at, result: { _tag: "NoAnswer", error: "timed out", durationMs: 10 }, jitter: 0.5 })
+    expect(timedOut.attempt.responseExcerpt).toBeNull()
   })
 })
 

@@ -156,6 +156,13 @@ export const RETRY_JITTER = 0.1
 /** The longest a `Retry-After` may push the next attempt back. */
 export const MAX_RETRY_AFTER_MS = 24 * 3_600_000
 
+/** How much of an answer's body an attempt keeps. */
+export const MAX_RESPONSE_EXCERPT_LENGTH = 1_000
+
+/** The start of an answer's body as an attempt keeps it: bounded, and storable as text. */
+export const responseExcerptOf = (body: string | undefined): string | null =>
+  body === undefined ? null : body.replaceAll("\u0000", "").slice(0, MAX_RESPONSE_EXCERPT_LENGTH)
+
 /** Finished deliveries (with their attempts) and the dispatched events behind them are kept this long. */
 export const WEBHOOK_HISTORY_RETENTION_MS = 30 * 24 * 3_600_000
 
@@ -177,8 +184,13 @@ export class WebhookAttempt extends Schema.Class<WebhookAttempt>("WebhookAttempt
   /** The receiver's HTTP status; null when no answer came (time-out, refused connection, refused target). */
   responseStatus: Schema.NullOr(Schema.Int),
   durationMs: Schema.Int,
-  /** What went wrong, in a line; null on success. Response bodies are never kept raw. */
+  /** What went wrong, in a line; null on success. */
   error: Schema.NullOr(Schema.String),
+  /**
+   * The start of the answer's body (at most {@link MAX_RESPONSE_EXCERPT_LENGTH} characters, NUL
+   * characters dropped), for the delivery log, which shows it escaped; null without an answer.
+   */
+  responseExcerpt: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   /** When the next try is due; null when this was the last one. */
   nextAttemptAt: Schema.NullOr(Schema.DateFromSelf)
 }) {}
@@ -212,6 +224,8 @@ export type SendResult =
     readonly durationMs: number
     /** From `Retry-After`, as a wait in milliseconds, when the receiver gave one. */
     readonly retryAfterMs: Option.Option<number>
+    /** The start of the answer's body as text, as much as was read; none when the sender did not read it. */
+    readonly body?: string | undefined
   }
   | {
     readonly _tag: "NoAnswer"
@@ -253,6 +267,7 @@ export const judgeAttempt = (
     number,
     attemptedAt: at,
     responseStatus: result._tag === "Answered" ? result.status : null,
+    responseExcerpt: result._tag === "Answered" ? responseExcerptOf(result.body) : null,
     durationMs: Math.max(0, Math.round(result.durationMs))
   }
   if (isSuccessfulSend(result)) {

@@ -510,6 +510,7 @@ export const anAttempt = (number: number, fields: AttemptFields) =>
     attemptedAt: fields.at,
     status: fields.status,
     responseStatus: fields.status === "succeeded" ? 200 : 503,
+    responseExcerpt: fields.status === "succeeded" ? "{\"ok\":true}" : "Service <Unavailable> – später",
     durationMs: fields.durationMs ?? 40,
     error: fields.status === "succeeded" ? null : "answered 503",
     nextAttemptAt: fields.status === "succeeded" ? null : new Date(fields.at.getTime() + 60_000)

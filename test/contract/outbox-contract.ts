@@ -136,6 +136,56 @@ export const outboxContract = (persistence: PersistenceLayer) =>
         ).toStrictEqual([])
       }))
 
+    it.effect("finds the organization's events by their ids, in the order recorded", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        const organization = yield* givenOrganization()
+        const [first, second, third] = [anEvent(organization.id), anEvent(organization.id, "tag.subscribed"), anEvent(organization.id)]
+        const elsewhere = anEvent((yield* givenOrganization()).id)
+        yield* outbox.record([first, second, elsewhere])
+        yield* outbox.record([third])
+        expect(yield* outbox.findByIds(organization.id, [third.id, first.id, elsewhere.id, EventId.make(randomUUID())])).toStrictEqual([
+          first,
+          third
+        ])
+        expect(yield* outbox.findByIds(organization.id, [])).toStrictEqual([])
+      }))
+
+    it.effect("answers the status moves to the given statuses newest first, a page at a time before one of them", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        const organization = yield* givenOrganization()
+        const moved = (status: string, changed: ReadonlyArray<string> = ["status"]) =>
+          anEvent(organization.id, "subscriber.updated", { subscriber: { id: randomUUID(), status }, changed })
+        const [bounced, complained, later] = [moved("bounced"), moved("complained"), moved("bounced")]
+        const notMoves = [
+          moved("bounced", ["metadata"]),
+          moved("active"),
+          anEvent(organization.id, "subscriber.created", { subscriber: { id: randomUUID(), status: "bounced" }, changed: ["status"] }),
+          anEvent(organization.id, "subscriber.updated", { subscriber: { id: randomUUID() } })
+        ]
+        const elsewhere = anEvent((yield* givenOrganization()).id, "subscriber.updated", {
+          subscriber: { id: randomUUID(), status: "bounced" },
+          changed: ["status"]
+        })
+        yield* outbox.record([bounced, ...notMoves, elsewhere, complained])
+        yield* outbox.record([later])
+        const page = (before: EventId | undefined, limit: number, statuses: ReadonlyArray<"bounced" | "complained"> = ["bounced", "complained"]) =>
+          outbox.statusMovesNewestFirst(organization.id, statuses, { before, limit })
+
+        expect(yield* page(undefined, 10)).toStrictEqual([later, complained, bounced])
+        expect(yield* page(undefined, 2)).toStrictEqual([later, complained])
+        expect(yield* page(complained.id, 2)).toStrictEqual([bounced])
+        expect(yield* page(bounced.id, 2)).toStrictEqual([])
+        expect(yield* page(undefined, 10, ["complained"])).toStrictEqual([complained])
+        expect(yield* page(undefined, 10, [])).toStrictEqual([])
+        expect(yield* page(undefined, 0)).toStrictEqual([])
+        // A position that is not one of these moves answers none.
+        expect(yield* page(notMoves[0]!.id, 3)).toStrictEqual([])
+        expect(yield* page(elsewhere.id, 3)).toStrictEqual([])
+        expect(yield* page(EventId.make(randomUUID()), 3)).toStrictEqual([])
+      }))
+
     it.effect("forgets a subscriber: their events keep only their id, other events stay as they were", () =>
       Effect.gen(function*() {
         const outbox = yield* Outbox

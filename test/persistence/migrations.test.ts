@@ -64,7 +64,8 @@ describe("migrations", () => {
           [31, "sign_ups_through_the_api"],
           [32, "segment_audiences"],
           [33, "consents_by_form"],
-          [34, "sequences"]
+          [34, "sequences"],
+          [35, "webhook_response_excerpts"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([

@@ -315,16 +315,18 @@ describe("HTTP webhook transport: answers", () => {
       })
       const result = yield* send(message(`${receiver.origin}/`))
       expect(answered(result).status).toBe(200)
+      // Only the start of it is handed on, for the attempt's excerpt.
+      expect(answered(result).body).toBe("x".repeat(1_024))
       yield* eventually(() => receiver.connections().closed === 1)
       expect(receiver.connections().closed).toBe(1)
     }))
 
   it.scopedLive("a small answer is read to its end and the connection kept for the next delivery", () =>
     Effect.gen(function*() {
-      const receiver = yield* startReceiver((_, res) => void res.writeHead(200).end("ok"))
+      const receiver = yield* startReceiver((_, res) => void res.writeHead(200).end("ok Zoë"))
       const twice = Effect.gen(function*() {
         const transport = yield* WebhookTransport
-        answered(yield* transport.send(message(`${receiver.origin}/a`)))
+        expect(answered(yield* transport.send(message(`${receiver.origin}/a`))).body).toBe("ok Zoë")
         answered(yield* transport.send(message(`${receiver.origin}/b`)))
       })
       yield* Effect.provide(twice, makeHttpWebhookTransport({ allowPrivateTargets: true }))

@@ -31,6 +31,8 @@ import { makeSettingsScreen } from "./settings-screen.js"
 import { makeSubscribersScreen } from "./subscribers-screen.js"
 import { makeTagsScreen } from "./tags-screen.js"
 import { makeTemplatesScreen } from "./templates-screen.js"
+import { makeWebhooksScreen } from "./webhooks-screen.js"
+import { makeEmailActivityScreen } from "./email-activity-screen.js"
 import type { Screen } from "./screen.js"
 import { closingConnection, readUpload } from "./upload.js"
 
@@ -220,7 +222,9 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
       yield* makeApiKeysScreen(assets),
       yield* makeMembersScreen(assets),
       yield* makeImportsScreen(assets),
-      yield* makeSettingsScreen(assets)
+      yield* makeSettingsScreen(assets),
+      yield* makeWebhooksScreen(assets),
+      yield* makeEmailActivityScreen(assets)
     ]
     for (const screen of screens) {
       for (const route of screen.routes) {

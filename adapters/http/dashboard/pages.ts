@@ -187,6 +187,8 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
     { key: "members", path: "/members" },
+    { key: "webhooks", path: "/webhooks", ownerOnly: true },
+    { key: "emailActivity", path: "/email" },
     { key: "settings", path: "/settings" }
   ]
   return items

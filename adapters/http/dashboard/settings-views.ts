@@ -2,6 +2,7 @@
 export const settingsViews = {
   settings: `{% layout "app" %}{% block title %}{{ t.settings.title }}{% endblock %}{% block content %}
   <h1>{{ t.settings.title }}</h1>
+  <p><a href="{{ base }}/email">{{ t.emailActivity.activityLink }}</a></p>
   {% if sender == nil %}<p class="note" id="owner-only">{{ t.settings.ownerOnly }}</p>{% else %}
 
   <h2 id="sender">{{ t.settings.sender }}</h2>

@@ -9,6 +9,8 @@ import { overviewTexts } from "./overview-texts.js"
 import { settingsTexts } from "./settings-texts.js"
 import { tagsTexts } from "./tags-texts.js"
 import { templatesTexts } from "./templates-texts.js"
+import { webhooksTexts } from "./webhooks-texts.js"
+import { emailActivityTexts } from "./email-activity-texts.js"
 import { reasonTexts } from "./reason-texts.js"
 
 /**
@@ -35,7 +37,9 @@ const en = {
     imports: "Import and export",
     apiKeys: "API keys",
     members: "Members",
-    settings: "Settings"
+    settings: "Settings",
+    webhooks: "Webhooks",
+    emailActivity: "Email activity"
   },
   role: { owner: "Owner", member: "Member" },
   signIn: {
@@ -110,7 +114,9 @@ const en = {
   members: membersTexts.en,
   imports: importsTexts.en,
   settings: settingsTexts.en,
-  templates: templatesTexts.en
+  templates: templatesTexts.en,
+  webhooks: webhooksTexts.en,
+  emailActivity: emailActivityTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -134,7 +140,9 @@ const de: DashboardTexts = {
     imports: "Import und Export",
     apiKeys: "API-Schlüssel",
     members: "Mitglieder",
-    settings: "Einstellungen"
+    settings: "Einstellungen",
+    webhooks: "Webhooks",
+    emailActivity: "E-Mail-Aktivität"
   },
   role: { owner: "Inhaber", member: "Mitglied" },
   signIn: {
@@ -216,7 +224,9 @@ const de: DashboardTexts = {
   members: membersTexts.de,
   imports: importsTexts.de,
   settings: settingsTexts.de,
-  templates: templatesTexts.de
+  templates: templatesTexts.de,
+  webhooks: webhooksTexts.de,
+  emailActivity: emailActivityTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }

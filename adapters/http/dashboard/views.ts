@@ -10,6 +10,8 @@ import { importsViews } from "./imports-views.js"
 import { settingsViews } from "./settings-views.js"
 import { tagsViews } from "./tags-views.js"
 import { templatesViews } from "./templates-views.js"
+import { webhooksViews } from "./webhooks-views.js"
+import { emailActivityViews } from "./email-activity-views.js"
 
 /**
  * The dashboard's pages, as Liquid templates that escape every value they are given. `page` is
@@ -154,7 +156,7 @@ const frameTemplates = {
 } as const
 
 /** Every screen's templates, beside the frame's. A screen's views are in its own `*-views.ts`. */
-const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews, ...templatesViews } as const
+const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews, ...templatesViews, ...webhooksViews, ...emailActivityViews } as const
 
 /** Partials: rendered inside pages, never as a page. */
 type Partial = "page" | "entry" | "app" | "flash" | "field-error" | "pages" | `${string}-form` | "segment-condition-problem" | "template-problem"

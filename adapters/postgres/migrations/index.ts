@@ -36,6 +36,7 @@ import signUpsThroughTheApi from "./0031_sign_ups_through_the_api.js"
 import segmentAudiences from "./0032_segment_audiences.js"
 import consentsByForm from "./0033_consents_by_form.js"
 import sequences from "./0034_sequences.js"
+import webhookResponseExcerpts from "./0035_webhook_response_excerpts.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -71,7 +72,8 @@ const migrations = Migrator.fromRecord({
   "0031_sign_ups_through_the_api": signUpsThroughTheApi,
   "0032_segment_audiences": segmentAudiences,
   "0033_consents_by_form": consentsByForm,
-  "0034_sequences": sequences
+  "0034_sequences": sequences,
+  "0035_webhook_response_excerpts": webhookResponseExcerpts
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
