@@ -181,6 +181,7 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "tags", path: "/tags" },
     { key: "segments", path: "/segments" },
     { key: "forms", path: "/forms" },
+    { key: "campaigns", path: "/campaigns" },
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
     { key: "members", path: "/members" },

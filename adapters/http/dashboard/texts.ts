@@ -2,6 +2,7 @@ import type { Locale } from "@roster/domain"
 import { subscribersTexts } from "./subscribers-texts.js"
 import { apiKeysTexts } from "./api-keys-texts.js"
 import { formsTexts } from "./forms-texts.js"
+import { campaignsTexts } from "./campaigns-texts.js"
 import { segmentsTexts } from "./segments-texts.js"
 import { membersTexts } from "./members-texts.js"
 import { importsTexts } from "./imports-texts.js"
@@ -30,6 +31,7 @@ const en = {
     tags: "Tags",
     segments: "Segments",
     forms: "Sign-up forms",
+    campaigns: "Campaigns",
     imports: "Import and export",
     apiKeys: "API keys",
     members: "Members",
@@ -103,6 +105,7 @@ const en = {
   subscribers: subscribersTexts.en,
   tags: tagsTexts.en,
   forms: formsTexts.en,
+  campaigns: campaignsTexts.en,
   segments: segmentsTexts.en,
   apiKeys: apiKeysTexts.en,
   members: membersTexts.en,
@@ -127,6 +130,7 @@ const de: DashboardTexts = {
     tags: "Tags",
     segments: "Segmente",
     forms: "Anmeldeformulare",
+    campaigns: "Kampagnen",
     imports: "Import und Export",
     apiKeys: "API-Schlüssel",
     members: "Mitglieder",
@@ -207,6 +211,7 @@ const de: DashboardTexts = {
   subscribers: subscribersTexts.de,
   tags: tagsTexts.de,
   forms: formsTexts.de,
+  campaigns: campaignsTexts.de,
   segments: segmentsTexts.de,
   apiKeys: apiKeysTexts.de,
   members: membersTexts.de,
