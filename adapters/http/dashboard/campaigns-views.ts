@@ -33,7 +33,7 @@ export const campaignsViews = {
 
   "campaign-composer-form": `<form class="stack wide" id="campaign-form" method="post" action="{{ action }}" novalidate>
     <input type="hidden" name="csrf" value="{{ csrf }}" />
-    <button type="submit" name="intent" value="save" class="visually-hidden" tabindex="-1">{{ submit }}</button>
+    <button type="submit" name="intent" value="save" class="visually-hidden" tabindex="-1" aria-hidden="true">{{ submit }}</button>
     <div>
       <label for="campaign-name">{{ t.campaigns.name }}</label>
       <input id="campaign-name" name="name" type="text" required maxlength="200" value="{{ values.name }}"
