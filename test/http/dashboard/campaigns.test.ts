@@ -351,6 +351,28 @@ describe.each(deployments)("the campaigns screen in the %s deployment", (deploym
     expect(twice.status).toBe(409)
   })
 
+  it("refuses to send a draft whose time has passed meanwhile, and sends it once the time is removed", async () => {
+    const { b, base, csrf, tagId } = await populated()
+    const soon = new Date(Math.ceil((Date.now() + 120_000) / 60_000) * 60_000)
+    const saved = await b.post(`${base}/campaigns/new`, draftFields(csrf, { tag_ids: [tagId], scheduled_at: wallTime(soon, "UTC") }))
+    expect(saved.status, saved.body).toBe(303)
+    const id = idOf(saved.headers.get("location"))
+    server.advanceClock("4 minutes")
+    const refused = await b.post(`${base}/campaigns/${id}/send`, { csrf })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toContain("has passed; set a time to come, or remove it to send now")
+    const page = await b.get(`${base}/campaigns/${id}`)
+    expect(page.body).toContain(">Draft</span>")
+    // Saving it with that time is refused too; without one, it is sent on the confirmation.
+    const stale = await b.post(`${base}/campaigns/${id}`, draftFields(csrf, { tag_ids: [tagId], scheduled_at: wallTime(soon, "UTC") }))
+    expect(stale.status).toBe(400)
+    expect(fieldError(stale, "campaign-schedule")).toBe("must be in the future")
+    expect((await b.post(`${base}/campaigns/${id}`, draftFields(csrf, { tag_ids: [tagId] }))).status).toBe(303)
+    expect((await b.get(`${base}/campaigns/${id}/send`)).body).toContain("<strong>Send to 2 subscribers?</strong>")
+    expect((await b.post(`${base}/campaigns/${id}/send`, { csrf })).status).toBe(303)
+    expect(await work()).toBe(2)
+  })
+
   it("lists 50 campaigns a page, newest first, with links between the pages", async () => {
     const { b, base, organization } = await personIn(server)
     const key = await server.createApiKey(organization)
