@@ -87,6 +87,8 @@ export interface CampaignReport extends CampaignRecord {
   /** Empty for a campaign that never started. */
   readonly timeline: {
     readonly since: Date
+    /** When the report was made: the last step ends here or later. */
+    readonly until: Date
     readonly stepMs: number
     /** One a step of the window, in order: how many emails first had each event then. */
     readonly steps: ReadonlyArray<{ readonly at: Date; readonly counts: Readonly<Partial<Record<MessageEventType, number>>> }>
@@ -378,7 +380,8 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       const found = yield* record(yield* owned(principal, id))
       const startedAt = found.campaign.startedAt
       if (startedAt === null) return { ...found, unsubscribed: 0, timeline: null } satisfies CampaignReport
-      const window = activityWindow(startedAt, yield* now)
+      const until = yield* now
+      const window = activityWindow(startedAt, until)
       const activity = yield* messages.campaignActivity(id, window)
       const steps = Array.from({ length: window.buckets }, (_, i) => ({
         at: new Date(startedAt.getTime() + i * window.stepMs),
@@ -388,7 +391,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       return {
         ...found,
         unsubscribed: activity.unsubscribed,
-        timeline: { since: startedAt, stepMs: window.stepMs, steps }
+        timeline: { since: startedAt, until, stepMs: window.stepMs, steps }
       } satisfies CampaignReport
     })
 

@@ -158,8 +158,9 @@ describe("a campaign's figures over time", () => {
   const start = new Date("2026-11-01T09:00:00Z")
   const after = (ms: number) => new Date(start.getTime() + ms)
 
-  it("are counted from its start in the shortest usual step that needs at most 48, over an hour at least", () => {
-    expect(activityWindow(start, start)).toEqual({ since: start, stepMs: 300_000, buckets: 12 })
+  it("are counted from its start to now in the shortest usual step that needs at most 48, one step at least", () => {
+    expect(activityWindow(start, start)).toEqual({ since: start, stepMs: 300_000, buckets: 1 })
+    expect(activityWindow(start, after(301_000))).toEqual({ since: start, stepMs: 300_000, buckets: 2 })
     expect(activityWindow(start, after(3 * 3_600_000))).toEqual({ since: start, stepMs: 300_000, buckets: 36 })
     expect(activityWindow(start, after(5 * 3_600_000))).toEqual({ since: start, stepMs: 900_000, buckets: 20 })
     expect(activityWindow(start, after(2 * 86_400_000))).toEqual({ since: start, stepMs: 3_600_000, buckets: 48 })
@@ -173,7 +174,8 @@ describe("a campaign's figures over time", () => {
       const window = activityWindow(start, after(elapsed))
       expect(window.buckets).toBeGreaterThanOrEqual(1)
       expect(window.buckets).toBeLessThanOrEqual(MAX_ACTIVITY_BUCKETS)
-      expect(window.buckets * window.stepMs).toBeGreaterThanOrEqual(Math.max(elapsed, 3_600_000))
+      expect(window.buckets * window.stepMs).toBeGreaterThanOrEqual(elapsed)
+      expect((window.buckets - 1) * window.stepMs).toBeLessThan(Math.max(elapsed, 1))
     }))
   })
 })

@@ -246,11 +246,12 @@ export interface ActivityWindow {
 }
 
 /**
- * How a campaign started at `startedAt` is charted at `now`: from its start to now (an hour at
- * least), in the shortest of the usual steps that needs at most {@link MAX_ACTIVITY_BUCKETS}.
+ * How a campaign started at `startedAt` is charted at `now`: from its start to now, in the
+ * shortest of the usual steps that needs at most {@link MAX_ACTIVITY_BUCKETS} (one step at least;
+ * the last ends at or after now).
  */
 export const activityWindow = (startedAt: Date, now: Date): ActivityWindow => {
-  const span = Math.max(now.getTime() - startedAt.getTime(), 3_600_000)
+  const span = Math.max(now.getTime() - startedAt.getTime(), 1)
   const stepMs = ACTIVITY_STEPS_MS.find((step) => Math.ceil(span / step) <= MAX_ACTIVITY_BUCKETS) ??
     ACTIVITY_STEPS_MS[ACTIVITY_STEPS_MS.length - 1]!
   return { since: startedAt, stepMs, buckets: Math.min(Math.ceil(span / stepMs), MAX_ACTIVITY_BUCKETS) }

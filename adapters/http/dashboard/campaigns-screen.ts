@@ -265,13 +265,15 @@ const charted = ["delivered", "opened", "clicked"] as const
 
 /**
  * The chart of a report: for each step, how many emails had been delivered, opened and clicked by
- * its end, as lines over the viewBox, and the same figures for the table beside it.
+ * its end (the last's end is now), as lines over the viewBox, and the same figures for the table beside it.
  */
 export const chartOfReport = (timeline: NonNullable<CampaignReport["timeline"]>, locale: Locale, zone: string) => {
   const totals = { delivered: 0, opened: 0, clicked: 0 }
   const rows = timeline.steps.map((step) => {
     for (const type of charted) totals[type] += step.counts[type] ?? 0
-    return { label: timeIn(locale, zone, new Date(step.at.getTime() + timeline.stepMs)), ...totals }
+    // Each row as it stood at its step's end; the last step ends now.
+    const end = Math.min(step.at.getTime() + timeline.stepMs, timeline.until.getTime())
+    return { label: timeIn(locale, zone, new Date(end)), ...totals }
   })
   const max = Math.max(1, ...rows.map((row) => Math.max(row.delivered, row.opened, row.clicked)))
   const x = (i: number) => Math.round((i / (rows.length - 1)) * CHART.width * 10) / 10

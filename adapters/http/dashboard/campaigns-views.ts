@@ -133,7 +133,7 @@ export const campaignsViews = {
   {% if campaign.startedAt %}<p class="note">{{ t.campaigns.startedAt | fill: "at", campaign.startedAt.text }}{% if campaign.finishedAt %} {{ t.campaigns.finishedAt | fill: "at", campaign.finishedAt.text }}{% endif %}</p>{% endif %}
   {% if campaign.sandboxed %}<p class="note">{{ t.campaigns.sandboxed }}</p>{% endif %}
   {% if campaign.failureReason != "" %}<p class="field-error">{{ t.campaigns.failureReason | fill: "reason", campaign.failureReason }}</p>{% endif %}
-  <div class="actions" aria-label="{{ t.campaigns.actions }}" role="group">
+  <div class="actions campaign-actions" aria-label="{{ t.campaigns.actions }}" role="group">
     {% if actions.send != "" %}<a class="button" href="{{ actions.send }}">{{ t.campaigns.send }}</a>{% endif %}
     {% if actions.cancel != "" %}<form method="post" action="{{ actions.cancel }}"><input type="hidden" name="csrf" value="{{ csrf }}" /><button type="submit" class="danger">{{ t.campaigns.cancel }}</button></form>{% endif %}
     {% if actions.retry != "" %}<form method="post" action="{{ actions.retry }}"><input type="hidden" name="csrf" value="{{ csrf }}" /><button type="submit">{{ t.campaigns.retry }}</button></form>{% endif %}
