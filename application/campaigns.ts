@@ -1,4 +1,5 @@
 import {
+  activityWindow,
   Campaign,
   type CampaignAction,
   campaignActionFrom,
@@ -10,6 +11,7 @@ import {
   duplicateName,
   InvalidInput,
   MAX_AUDIENCE_TAGS,
+  type MessageEventType,
   type MessageKind,
   messageKindOr,
   PlanLimitExceeded,
@@ -78,6 +80,20 @@ export interface CampaignSendOptions {
 
 /** Fields left out stay as they are. Naming a template drops the campaign's own content, and the reverse. */
 export type CampaignChanges = Partial<NewCampaign>
+
+/** A campaign's figures after sending: its record, its unsubscribes, and its emails' events over time. */
+export interface CampaignReport extends CampaignRecord {
+  readonly unsubscribed: number
+  /** Empty for a campaign that never started. */
+  readonly timeline: {
+    readonly since: Date
+    /** When the report was made: the last step ends here or later. */
+    readonly until: Date
+    readonly stepMs: number
+    /** One a step of the window, in order: how many emails first had each event then. */
+    readonly steps: ReadonlyArray<{ readonly at: Date; readonly counts: Readonly<Partial<Record<MessageEventType, number>>> }>
+  } | null
+}
 
 /** A campaign with its figures. */
 export interface CampaignRecord {
@@ -340,6 +356,46 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
     })
 
     /**
+     * How many subscribers an audience not saved yet would reach now, for a campaign of `kind`: the
+     * count a composer shows as its audience changes, checked as a saved campaign's audience is.
+     */
+    const countAudience = operation("Campaigns.countAudience")(function*(
+      principal: Principal,
+      input: { readonly kind?: MessageKind | undefined; readonly audience: AudienceInput }
+    ) {
+      yield* authorize(principal, "campaigns:read")
+      const audience = changedAudience({ tagIds: [], excludeTagIds: [], segmentId: null }, input.audience)
+      yield* checkAudience(principal, audience)
+      const organizationId = principal.organization.id
+      const selection = yield* audienceOf({ organizationId, audience }, yield* now)
+      return yield* campaigns.countAudience(organizationId, selection, messageKindOr(input.kind))
+    })
+
+    /**
+     * A campaign's figures with what its emails came to over time, from its start to now, and how
+     * many of its recipients unsubscribed since.
+     */
+    const report = operation("Campaigns.report")(function*(principal: Principal, id: CampaignId) {
+      yield* authorize(principal, "campaigns:read")
+      const found = yield* record(yield* owned(principal, id))
+      const startedAt = found.campaign.startedAt
+      if (startedAt === null) return { ...found, unsubscribed: 0, timeline: null } satisfies CampaignReport
+      const until = yield* now
+      const window = activityWindow(startedAt, until)
+      const activity = yield* messages.campaignActivity(id, window)
+      const steps = Array.from({ length: window.buckets }, (_, i) => ({
+        at: new Date(startedAt.getTime() + i * window.stepMs),
+        counts: {} as Partial<Record<MessageEventType, number>>
+      }))
+      for (const { bucket, count, type } of activity.timeline) steps[bucket]!.counts[type] = count
+      return {
+        ...found,
+        unsubscribed: activity.unsubscribed,
+        timeline: { since: startedAt, until, stepMs: window.stepMs, steps }
+      } satisfies CampaignReport
+    })
+
+    /**
      * Sends a draft: at the time the send names, else at its `scheduled_at`, or now. Its content must
      * render, its audience must hold someone, and the plan must have emails left this month; a test
      * key's campaign is sandboxed.
@@ -454,6 +510,6 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
       return yield* record(copy)
     })
 
-    return { create, get, list, listPage, update, countRecipients, send, cancel, retry, duplicate } as const
+    return { create, get, list, listPage, update, countRecipients, countAudience, report, send, cancel, retry, duplicate } as const
   })
 }) {}

@@ -1,8 +1,11 @@
-import { type MessageFilter, MessageRepository } from "@roster/application"
-import type { CampaignId, Message, MessageStatus } from "@roster/domain"
+import { activityEventTypes, type CampaignActivity, type MessageFilter, MessageRepository } from "@roster/application"
+import type { CampaignId, Message, MessageEventType, MessageStatus } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type Tables } from "./memory-store.js"
 import { compareBy } from "./ordering.js"
+
+/** The statuses of an email that went out to the provider. */
+const wentOut: ReadonlySet<MessageStatus> = new Set(["sent", "delivered", "opened", "clicked", "bounced", "complained"])
 
 const newestFirst = compareBy((m: Message) => m.createdAt.toISOString(), "desc")
 const matching = (t: Tables, { organizationId, status, subscriberId }: MessageFilter) =>
@@ -52,6 +55,42 @@ export const MemoryMessageRepositoryLive = Layer.effect(
             byCampaign.set(id, { ...counts, [message.status]: (counts[message.status] ?? 0) + 1 })
           }
           return byCampaign
+        }),
+
+      campaignActivity: (id, window) =>
+        store.read((t): CampaignActivity => {
+          const counts = new Map<string, number>()
+          let unsubscribed = 0
+          const unsubscribers = new Set<string>()
+          for (const { history, message } of t.messages.values()) {
+            if (message.campaignId !== id) continue
+            const firsts = new Map<MessageEventType, number>()
+            for (const event of history) {
+              if (!activityEventTypes.includes(event.type)) continue
+              const at = event.occurredAt.getTime()
+              if (!firsts.has(event.type) || at < firsts.get(event.type)!) firsts.set(event.type, at)
+            }
+            for (const [type, at] of firsts) {
+              const step = Math.floor((at - window.since.getTime()) / window.stepMs)
+              const bucket = Math.min(Math.max(step, 0), window.buckets - 1)
+              counts.set(`${bucket}/${type}`, (counts.get(`${bucket}/${type}`) ?? 0) + 1)
+            }
+            const subscriber = t.subscribers.get(message.subscriberId)
+            if (
+              wentOut.has(message.status) && subscriber?.status === "unsubscribed" &&
+              subscriber.updatedAt.getTime() >= message.createdAt.getTime() && !unsubscribers.has(subscriber.id)
+            ) {
+              unsubscribers.add(subscriber.id)
+              unsubscribed++
+            }
+          }
+          return {
+            timeline: [...counts].map(([key, count]) => {
+              const [bucket, type] = key.split("/")
+              return { bucket: Number(bucket), type: type as MessageEventType, count }
+            }).sort((a, b) => a.bucket - b.bucket || a.type.localeCompare(b.type)),
+            unsubscribed
+          }
         }),
 
       findByProviderId: (providerId) =>

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type MessageFilter, MessageRepository } from "@roster/application"
-import { CampaignId, Message, MessageEvent, type MessageId, type MessageStatus, OrganizationId } from "@roster/domain"
+import { activityEventTypes, type MessageFilter, MessageRepository } from "@roster/application"
+import { CampaignId, Message, MessageEvent, MessageEventType, type MessageId, type MessageStatus, OrganizationId } from "@roster/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { decodeFirst, decodeRows } from "./rows.js"
 
@@ -11,6 +11,9 @@ export const MESSAGE_COLUMNS = `id, organization_id, subscriber_id, template_id,
 const decodeMessage = decodeFirst(Message)
 const decodeMessages = decodeRows(Message)
 const decodeEvents = decodeRows(MessageEvent)
+const decodeTimeline = decodeRows(Schema.Struct({ bucket: Schema.Number, type: MessageEventType, count: Schema.Number }))
+const decodeUnsubscribed = decodeFirst(Schema.Struct({ count: Schema.Number }))
+
 const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
 
 /** Messages and their history, read; the outgoing mail queue writes them. */
@@ -93,6 +96,34 @@ export const PostgresMessageRepositoryLive = Layer.effect(
             }
             return byCampaign as ReadonlyMap<CampaignId, Partial<Record<MessageStatus, number>>>
           }),
+          Effect.orDie
+        ),
+
+      campaignActivity: (id, window) =>
+        Effect.all([
+          sql`
+            SELECT LEAST(GREATEST(floor(extract(epoch FROM (first_at - ${window.since}::timestamptz)) * 1000 / ${window.stepMs}), 0),
+                     ${window.buckets - 1})::integer AS bucket,
+                   type, count(*)::integer AS count
+            FROM (
+              SELECT e.message_id, e.type, min(e.occurred_at) AS first_at
+              FROM messages m JOIN message_events e ON e.message_id = m.id
+              WHERE m.campaign_id = ${id} AND e.type = ANY(${activityEventTypes}::text[])
+              GROUP BY e.message_id, e.type
+            ) firsts
+            GROUP BY 1, 2
+            ORDER BY 1, 2`.pipe(Effect.flatMap(decodeTimeline)),
+          sql`
+            SELECT count(DISTINCT s.id)::integer AS count
+            FROM messages m JOIN subscribers s ON s.id = m.subscriber_id
+            WHERE m.campaign_id = ${id}
+              AND m.status IN ('sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained')
+              AND s.status = 'unsubscribed' AND s.updated_at >= m.created_at`.pipe(Effect.flatMap(decodeUnsubscribed))
+        ], { concurrency: 2 }).pipe(
+          Effect.map(([timeline, unsubscribed]) => ({
+            timeline,
+            unsubscribed: Option.match(unsubscribed, { onNone: () => 0, onSome: (row) => row.count })
+          })),
           Effect.orDie
         ),
 

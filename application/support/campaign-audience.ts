@@ -10,7 +10,7 @@ import { SegmentRepository } from "../ports/segment-repository.js"
  * naming `audience.segment_id`.
  */
 export const makeAudienceOf = Effect.map(SegmentRepository, (segments) =>
-  Effect.fnUntraced(function*(campaign: Campaign, at: Date) {
+  Effect.fnUntraced(function*(campaign: Pick<Campaign, "organizationId" | "audience">, at: Date) {
     const { excludeTagIds, segmentId, tagIds } = campaign.audience
     if (segmentId === null) return { tagIds, excludeTagIds, filter: null, at } satisfies AudienceSelection
     const segment = yield* segments.findById(campaign.organizationId, segmentId)

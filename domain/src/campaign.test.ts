@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc, Option } from "effect"
 import {
+  activityWindow,
   type CampaignAction,
   campaignActionFrom,
   campaignActions,
@@ -9,6 +10,7 @@ import {
   type CampaignStatus,
   campaignStatuses,
   canCampaign,
+  MAX_ACTIVITY_BUCKETS,
   nextCampaignStatus,
   transitionCampaign
 } from "./campaign.js"
@@ -149,5 +151,31 @@ describe("the campaign transition table", () => {
     expect(Either.isLeft(refused) && refused.left.message).toBe(
       `campaign ${id} is sending; send needs a campaign that is draft`
     )
+  })
+})
+
+describe("a campaign's figures over time", () => {
+  const start = new Date("2026-11-01T09:00:00Z")
+  const after = (ms: number) => new Date(start.getTime() + ms)
+
+  it("are counted from its start to now in the shortest usual step that needs at most 48, one step at least", () => {
+    expect(activityWindow(start, start)).toEqual({ since: start, stepMs: 300_000, buckets: 1 })
+    expect(activityWindow(start, after(301_000))).toEqual({ since: start, stepMs: 300_000, buckets: 2 })
+    expect(activityWindow(start, after(3 * 3_600_000))).toEqual({ since: start, stepMs: 300_000, buckets: 36 })
+    expect(activityWindow(start, after(5 * 3_600_000))).toEqual({ since: start, stepMs: 900_000, buckets: 20 })
+    expect(activityWindow(start, after(2 * 86_400_000))).toEqual({ since: start, stepMs: 3_600_000, buckets: 48 })
+    expect(activityWindow(start, after(30 * 86_400_000))).toEqual({ since: start, stepMs: 86_400_000, buckets: 30 })
+    // Years on, a week a step, and never more steps than a chart shows.
+    expect(activityWindow(start, after(3 * 365 * 86_400_000))).toEqual({ since: start, stepMs: 7 * 86_400_000, buckets: MAX_ACTIVITY_BUCKETS })
+  })
+
+  it("cover the time from its start to now, whenever now is", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 300 * 86_400_000 }), (elapsed) => {
+      const window = activityWindow(start, after(elapsed))
+      expect(window.buckets).toBeGreaterThanOrEqual(1)
+      expect(window.buckets).toBeLessThanOrEqual(MAX_ACTIVITY_BUCKETS)
+      expect(window.buckets * window.stepMs).toBeGreaterThanOrEqual(elapsed)
+      expect((window.buckets - 1) * window.stepMs).toBeLessThan(Math.max(elapsed, 1))
+    }))
   })
 })

@@ -232,3 +232,27 @@ export const emailLimitReason = (max: number): string =>
 /** Why a campaign with failed emails ended `failed`. */
 export const failedEmailsReason = (failed: number): string =>
   `${failed} email${failed === 1 ? "" : "s"} could not be sent; retry sends ${failed === 1 ? "it" : "them"} again`
+
+/** The steps a campaign's figures over time are counted in, shortest first. */
+const ACTIVITY_STEPS_MS = [300_000, 900_000, 3_600_000, 3 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000, 86_400_000, 7 * 86_400_000]
+/** At most this many steps a chart of a campaign's figures over time. */
+export const MAX_ACTIVITY_BUCKETS = 48
+
+/** The window a campaign's figures over time are counted in: from its start, in steps of `stepMs`. */
+export interface ActivityWindow {
+  readonly since: Date
+  readonly stepMs: number
+  readonly buckets: number
+}
+
+/**
+ * How a campaign started at `startedAt` is charted at `now`: from its start to now, in the
+ * shortest of the usual steps that needs at most {@link MAX_ACTIVITY_BUCKETS} (one step at least;
+ * the last ends at or after now).
+ */
+export const activityWindow = (startedAt: Date, now: Date): ActivityWindow => {
+  const span = Math.max(now.getTime() - startedAt.getTime(), 1)
+  const stepMs = ACTIVITY_STEPS_MS.find((step) => Math.ceil(span / step) <= MAX_ACTIVITY_BUCKETS) ??
+    ACTIVITY_STEPS_MS[ACTIVITY_STEPS_MS.length - 1]!
+  return { since: startedAt, stepMs, buckets: Math.min(Math.ceil(span / stepMs), MAX_ACTIVITY_BUCKETS) }
+}

@@ -1,6 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { MessageRepository, OutgoingMail, SubscriberRepository } from "@roster/application"
-import { MessageEvent, MessageId } from "@roster/domain"
+import { MessageEvent, MessageId, Subscriber } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { anEraOfItsOwn, deletingAfterwards, givenOrganization, givenSubscriber, instant, type PersistenceLayer } from "./fixtures.js"
@@ -104,6 +104,44 @@ export const messageRepositoryContract = (persistence: PersistenceLayer) =>
           const queued = yield* messages.list({ organizationId: organization.id, status: "queued", limit: 10 })
           expect(queued).toHaveLength(6)
           expect(new Set(queued.map((m) => m.campaignId))).toStrictEqual(new Set([campaign.id, idle.id]))
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("tells a campaign's events over time, each email's first of a kind once, and the recipients who unsubscribed since", () =>
+      Effect.gen(function*() {
+        const messages = yield* MessageRepository
+        const outgoing = yield* OutgoingMail
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const readers = [yield* givenSubscriber(organization.id), yield* givenSubscriber(organization.id), yield* givenSubscriber(organization.id)]
+          const campaign = yield* givenSendingCampaign(organization.id, instant(100))
+          yield* queueAll(100, instant(100))
+          const queued = yield* messages.list({ organizationId: organization.id, limit: 10 })
+          const byReader = (i: number) => queued.find((m) => m.subscriberId === readers[i]!.id)!
+          const window = { since: instant(100), stepMs: 60_000, buckets: 3 }
+          expect(yield* messages.campaignActivity(campaign.id, window)).toStrictEqual({ timeline: [], unsubscribed: 0 })
+          const report = (i: number, type: "delivered" | "opened" | "clicked", at: Date) =>
+            outgoing.recordReport(byReader(i).id, { type, occurredAt: at, detail: null, key: randomUUID() }, () => type === "delivered" ? "delivered" : type)
+          // Reader 0 opens twice (the first counts), reader 1 opens in the second minute and clicks long after the window.
+          yield* report(0, "delivered", instant(110))
+          yield* report(0, "opened", instant(130))
+          yield* report(0, "opened", instant(170))
+          yield* report(1, "delivered", instant(90))
+          yield* report(1, "opened", instant(170))
+          yield* report(1, "clicked", instant(10_000))
+          const activity = yield* messages.campaignActivity(campaign.id, window)
+          expect(activity.timeline).toStrictEqual([
+            { bucket: 0, type: "delivered", count: 2 },
+            { bucket: 0, type: "opened", count: 1 },
+            { bucket: 1, type: "opened", count: 1 },
+            { bucket: 2, type: "clicked", count: 1 }
+          ])
+          // Reader 0 unsubscribes after the email; reader 2's email never went out.
+          const subscribers = yield* SubscriberRepository
+          for (const i of [0, 2]) {
+            yield* subscribers.update(new Subscriber({ ...readers[i]!, status: "unsubscribed", updatedAt: instant(200) }))
+          }
+          expect((yield* messages.campaignActivity(campaign.id, window)).unsubscribed).toBe(1)
         }).pipe(deletingAfterwards([organization.id]))
       }))
   })

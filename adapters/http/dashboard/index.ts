@@ -22,6 +22,7 @@ import {
   type Workspace
 } from "./pages.js"
 import { makeApiKeysScreen } from "./api-keys-screen.js"
+import { makeCampaignsScreen } from "./campaigns-screen.js"
 import { makeFormsScreen } from "./forms-screen.js"
 import { makeSegmentsScreen } from "./segments-screen.js"
 import { makeMembersScreen } from "./members-screen.js"
@@ -219,6 +220,7 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
       yield* makeSegmentsScreen(assets),
       yield* makeFormsScreen(assets),
       yield* makeTemplatesScreen(assets),
+      yield* makeCampaignsScreen(assets),
       yield* makeApiKeysScreen(assets),
       yield* makeMembersScreen(assets),
       yield* makeImportsScreen(assets),

@@ -184,6 +184,7 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "segments", path: "/segments" },
     { key: "forms", path: "/forms" },
     { key: "templates", path: "/templates" },
+    { key: "campaigns", path: "/campaigns" },
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
     { key: "members", path: "/members" },

@@ -2,6 +2,7 @@ import type { Locale } from "@roster/domain"
 import { subscribersTexts } from "./subscribers-texts.js"
 import { apiKeysTexts } from "./api-keys-texts.js"
 import { formsTexts } from "./forms-texts.js"
+import { campaignsTexts } from "./campaigns-texts.js"
 import { segmentsTexts } from "./segments-texts.js"
 import { membersTexts } from "./members-texts.js"
 import { importsTexts } from "./imports-texts.js"
@@ -34,6 +35,7 @@ const en = {
     segments: "Segments",
     forms: "Sign-up forms",
     templates: "Templates",
+    campaigns: "Campaigns",
     imports: "Import and export",
     apiKeys: "API keys",
     members: "Members",
@@ -109,6 +111,7 @@ const en = {
   subscribers: subscribersTexts.en,
   tags: tagsTexts.en,
   forms: formsTexts.en,
+  campaigns: campaignsTexts.en,
   segments: segmentsTexts.en,
   apiKeys: apiKeysTexts.en,
   members: membersTexts.en,
@@ -137,6 +140,7 @@ const de: DashboardTexts = {
     segments: "Segmente",
     forms: "Anmeldeformulare",
     templates: "Vorlagen",
+    campaigns: "Kampagnen",
     imports: "Import und Export",
     apiKeys: "API-Schlüssel",
     members: "Mitglieder",
@@ -219,6 +223,7 @@ const de: DashboardTexts = {
   subscribers: subscribersTexts.de,
   tags: tagsTexts.de,
   forms: formsTexts.de,
+  campaigns: campaignsTexts.de,
   segments: segmentsTexts.de,
   apiKeys: apiKeysTexts.de,
   members: membersTexts.de,

@@ -2,6 +2,7 @@ import type { Liquid } from "liquidjs"
 import { makePageEngine } from "../shared/page-templates.js"
 import { apiKeysViews } from "./api-keys-views.js"
 import { formsViews } from "./forms-views.js"
+import { campaignsViews } from "./campaigns-views.js"
 import { segmentsViews } from "./segments-views.js"
 import { membersViews } from "./members-views.js"
 import { overviewViews } from "./overview-views.js"
@@ -156,7 +157,7 @@ const frameTemplates = {
 } as const
 
 /** Every screen's templates, beside the frame's. A screen's views are in its own `*-views.ts`. */
-const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews, ...templatesViews, ...webhooksViews, ...emailActivityViews } as const
+const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews, ...templatesViews, ...campaignsViews, ...webhooksViews, ...emailActivityViews } as const
 
 /** Partials: rendered inside pages, never as a page. */
 type Partial = "page" | "entry" | "app" | "flash" | "field-error" | "pages" | `${string}-form` | "segment-condition-problem" | "template-problem"

@@ -207,10 +207,55 @@ const templateEditor = (root: ParentNode) => {
   })
 }
 
+/** What `GET .../campaigns/{id}/progress` answers while a campaign sends. */
+interface CampaignProgress {
+  readonly status: string
+  readonly statusText: string
+  readonly ended: boolean
+  readonly percent: number
+  readonly text: string
+  readonly figures: Readonly<Record<"recipients" | "sent" | "failed" | "queued", string>>
+}
+
+/**
+ * A sending campaign's progress follows its emails: its JSON is asked for each second and put in
+ * place, and once the sending ends the page is loaded again to show the figures. Without the
+ * script, the page's Refresh link does the same by hand.
+ */
+const followCampaign = (root: ParentNode) => {
+  const section = root.querySelector<HTMLElement>("#campaign-progress[data-poll]")
+  if (section === null || section.dataset["status"] !== "sending" || section.dataset["following"] === "yes") return
+  section.dataset["following"] = "yes"
+  const poll = section.dataset["poll"] ?? ""
+  const tick = () => {
+    void fetch(poll, { headers: { accept: "application/json" }, credentials: "same-origin" })
+      .then((response) => response.ok ? response.json() as Promise<CampaignProgress> : Promise.reject(new Error(String(response.status))))
+      .then((progress) => {
+        const bar = document.getElementById("campaign-progress-bar")
+        if (bar instanceof HTMLProgressElement) {
+          bar.value = progress.percent
+          bar.textContent = `${progress.percent} %`
+        }
+        const set = (id: string, text: string) => {
+          const element = document.getElementById(id)
+          if (element !== null && element.textContent !== text) element.textContent = text
+        }
+        set("campaign-progress-text", progress.text)
+        set("campaign-status", progress.statusText)
+        for (const name of ["recipients", "sent", "failed", "queued"] as const) set(`campaign-${name}`, progress.figures[name])
+        if (progress.ended) window.location.reload()
+        else window.setTimeout(tick, 1_000)
+      })
+      .catch(() => window.setTimeout(tick, 5_000))
+  }
+  window.setTimeout(tick, 1_000)
+}
+
 htmx.onLoad((element) => {
   if (!(element instanceof Element)) return
   localTimes(element)
   copyButtons(element)
   templateEditor(element)
+  followCampaign(element)
 })
 rememberTimeZone()
