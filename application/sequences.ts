@@ -204,12 +204,17 @@ export class Sequences extends Effect.Service<Sequences>()("roster/Sequences", {
         yield* authorize(principal, "sequences:write")
         const current = yield* owned(principal, id)
         if (current.status === status) return current
+        // What it names may have gone since it was saved (a template deleted): it starts only whole.
+        if (status === "active") yield* check(principal, current)
         const next: Sequence = { ...current, status, updatedAt: yield* now }
         yield* sequences.update(next)
         return next
       })
 
-    /** Starts enrolling (again); a paused sequence's enrollments go on from where they waited. */
+    /**
+     * Starts enrolling (again); a paused sequence's enrollments go on from where they waited. A
+     * sequence whose template, tag, segment or form is gone is refused as a change naming it is.
+     */
     const activate = setStatus("Sequences.activate", "active")
     /** Stops enrolling and moving: enrollments wait where they are until it is active again. */
     const pause = setStatus("Sequences.pause", "paused")

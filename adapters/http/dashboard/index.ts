@@ -30,6 +30,8 @@ import { makeOverviewScreen } from "./overview-screen.js"
 import { makeSettingsScreen } from "./settings-screen.js"
 import { makeSubscribersScreen } from "./subscribers-screen.js"
 import { makeTagsScreen } from "./tags-screen.js"
+import { makeSequencesScreen } from "./sequences-screen.js"
+import { makeTriggersScreen } from "./triggers-screen.js"
 import type { Screen } from "./screen.js"
 import { closingConnection, readUpload } from "./upload.js"
 
@@ -218,7 +220,9 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
       yield* makeApiKeysScreen(assets),
       yield* makeMembersScreen(assets),
       yield* makeImportsScreen(assets),
-      yield* makeSettingsScreen(assets)
+      yield* makeSettingsScreen(assets),
+      yield* makeSequencesScreen(assets),
+      yield* makeTriggersScreen(assets)
     ]
     for (const screen of screens) {
       for (const route of screen.routes) {

@@ -181,6 +181,8 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "tags", path: "/tags" },
     { key: "segments", path: "/segments" },
     { key: "forms", path: "/forms" },
+    { key: "sequences", path: "/sequences" },
+    { key: "triggers", path: "/triggers" },
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
     { key: "members", path: "/members" },

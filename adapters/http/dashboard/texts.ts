@@ -9,6 +9,8 @@ import { overviewTexts } from "./overview-texts.js"
 import { settingsTexts } from "./settings-texts.js"
 import { tagsTexts } from "./tags-texts.js"
 import { reasonTexts } from "./reason-texts.js"
+import { sequencesTexts } from "./sequences-texts.js"
+import { triggersTexts } from "./triggers-texts.js"
 
 /**
  * Every word the dashboard shows, in each language it speaks: the frame's here, each screen's in
@@ -30,6 +32,8 @@ const en = {
     tags: "Tags",
     segments: "Segments",
     forms: "Sign-up forms",
+    sequences: "Sequences",
+    triggers: "Triggers",
     imports: "Import and export",
     apiKeys: "API keys",
     members: "Members",
@@ -107,7 +111,9 @@ const en = {
   apiKeys: apiKeysTexts.en,
   members: membersTexts.en,
   imports: importsTexts.en,
-  settings: settingsTexts.en
+  settings: settingsTexts.en,
+  sequences: sequencesTexts.en,
+  triggers: triggersTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -127,6 +133,8 @@ const de: DashboardTexts = {
     tags: "Tags",
     segments: "Segmente",
     forms: "Anmeldeformulare",
+    sequences: "Sequenzen",
+    triggers: "Auslöser",
     imports: "Import und Export",
     apiKeys: "API-Schlüssel",
     members: "Mitglieder",
@@ -211,7 +219,9 @@ const de: DashboardTexts = {
   apiKeys: apiKeysTexts.de,
   members: membersTexts.de,
   imports: importsTexts.de,
-  settings: settingsTexts.de
+  settings: settingsTexts.de,
+  sequences: sequencesTexts.de,
+  triggers: triggersTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }

@@ -9,6 +9,8 @@ import { subscribersViews } from "./subscribers-views.js"
 import { importsViews } from "./imports-views.js"
 import { settingsViews } from "./settings-views.js"
 import { tagsViews } from "./tags-views.js"
+import { sequencesViews } from "./sequences-views.js"
+import { triggersViews } from "./triggers-views.js"
 
 /**
  * The dashboard's pages, as Liquid templates that escape every value they are given. `page` is
@@ -153,7 +155,7 @@ const frameTemplates = {
 } as const
 
 /** Every screen's templates, beside the frame's. A screen's views are in its own `*-views.ts`. */
-const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews } as const
+const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews, ...sequencesViews, ...triggersViews } as const
 
 /** Partials: rendered inside pages, never as a page. */
 type Partial = "page" | "entry" | "app" | "flash" | "field-error" | "pages" | `${string}-form` | "segment-condition-problem"
