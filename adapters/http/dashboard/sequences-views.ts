@@ -5,7 +5,7 @@ export const sequencesViews = {
   <p class="note">{{ t.sequences.intro }}</p>
   <p><a class="button" href="{{ newAction }}">{{ t.sequences.newSequence }}</a></p>
   {% if sequences.size == 0 %}<p>{{ t.sequences.none }}</p>{% else %}
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" tabindex="0" aria-label="{{ t.sequences.total | fill: "count", total }}">
   <table>
     <caption class="visually-hidden">{{ t.sequences.total | fill: "count", total }}</caption>
     <thead><tr>
@@ -217,7 +217,7 @@ export const sequencesViews = {
     {% for line in settings %}<li>{{ line }}</li>{% endfor %}
   </ul>
   <h2 id="figures">{{ t.sequences.figuresTitle }}</h2>
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" tabindex="0" aria-labelledby="figures">
   <table>
     <caption class="visually-hidden">{{ t.sequences.figuresCaption }}</caption>
     <thead><tr>
@@ -249,7 +249,7 @@ export const sequencesViews = {
   {% render "field-error", id: "seq-enroll-email", error: errors.email %}
   {% if enrollments.size == 0 %}<p>{{ t.sequences.noEnrollments }}</p>{% else %}
   <p class="note">{{ t.sequences.zoneNote | fill: "zone", zone }}</p>
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" tabindex="0" aria-labelledby="enrollments">
   <table>
     <caption class="visually-hidden">{{ t.sequences.enrollmentsTotal | fill: "count", enrollmentsTotal }}</caption>
     <thead><tr>

@@ -5,7 +5,7 @@ export const triggersViews = {
   <p class="note">{{ t.triggers.intro }}</p>
   <p><a class="button" href="{{ newAction }}">{{ t.triggers.newTrigger }}</a></p>
   {% if triggers.size == 0 %}<p>{{ t.triggers.none }}</p>{% else %}
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" tabindex="0" aria-label="{{ t.triggers.total | fill: "count", total }}">
   <table>
     <caption class="visually-hidden">{{ t.triggers.total | fill: "count", total }}</caption>
     <thead><tr>
