@@ -49,6 +49,9 @@ describe(chromiumSuite(`the dashboard's sequences and triggers in Chromium (${ch
           await page.getByLabel("Action of a new step").selectOption("wait")
           await page.getByRole("button", { name: "Add step" }).click()
           await expect(page.locator("#seq-s1 legend").innerText()).resolves.toBe("Step 2: Wait (step_2)")
+          // The page leads to the new step, and the keyboard goes on from it.
+          expect(new URL(page.url()).hash).toBe("#seq-s1")
+          await page.waitForFunction("document.activeElement?.id === 'seq-s1'", undefined, { timeout: 5_000 })
           await page.locator("#seq-s1-amount").fill("0")
           await page.getByLabel("Action of a new step").selectOption("send_email")
           await page.getByRole("button", { name: "Add step" }).click()

@@ -169,7 +169,7 @@ const describeStep = (step: SequenceStep, sequence: Sequence, choices: Choices, 
       const condition = step.condition.type === "has_tag"
         ? fill(d.hasTag, { tag: nameIn(choices.tags, step.condition.tagId, d.gone) })
         : t.conditions[step.condition.type]
-      return fill(d.branch, { condition, target: step.goTo, otherwise: step.elseGoTo ?? t.nextStep })
+      return fill(d.branch, { condition, target: step.goTo, otherwise: step.elseGoTo ?? d.next })
     }
     case "add_tag":
     case "remove_tag":

@@ -134,6 +134,7 @@ const en = {
     add_tag: "Add the tag {{ tag }}",
     remove_tag: "Remove the tag {{ tag }}",
     end: "End",
+    next: "the next step",
     gone: "(no longer there)",
     entry: {
       "subscriber.created": "A new subscriber enters.",
@@ -327,6 +328,7 @@ const de: typeof en = {
     add_tag: "Das Tag {{ tag }} hinzufügen",
     remove_tag: "Das Tag {{ tag }} entfernen",
     end: "Ende",
+    next: "dem nächsten Schritt",
     gone: "(nicht mehr vorhanden)",
     entry: {
       "subscriber.created": "Ein neuer Abonnent tritt ein.",

@@ -101,7 +101,7 @@ export const sequencesViews = {
     {% for step in steps %}
     {% assign p = step.prefix %}
     <li>
-    <fieldset class="condition" id="seq-{{ p }}"{% if step.error %} aria-describedby="seq-{{ p }}-error"{% endif %}>
+    <fieldset class="condition" id="seq-{{ p }}" tabindex="-1"{% if step.error %} aria-describedby="seq-{{ p }}-error"{% endif %}>
       <legend>{{ step.label }}</legend>
       <input type="hidden" name="{{ p }}.type" value="{{ step.type }}" />
       <div class="condition-fields">
@@ -168,9 +168,9 @@ export const sequencesViews = {
       </div>
       {% if step.error %}<p class="field-error" id="seq-{{ p }}-error">{{ step.error }}</p>{% endif %}
       <div class="actions">
-        {% unless step.first %}<button type="submit" class="secondary" name="op" value="up:{{ step.index }}" aria-label="{{ t.sequences.moveUp }}: {{ step.label }}">{{ t.sequences.moveUp }}</button>{% endunless %}
-        {% unless step.last %}<button type="submit" class="secondary" name="op" value="down:{{ step.index }}" aria-label="{{ t.sequences.moveDown }}: {{ step.label }}">{{ t.sequences.moveDown }}</button>{% endunless %}
-        <button type="submit" class="secondary" name="op" value="remove:{{ step.index }}" aria-label="{{ t.sequences.remove }}: {{ step.label }}">{{ t.sequences.remove }}</button>
+        {% unless step.first %}<button type="submit" class="secondary" name="op" value="up:{{ step.index }}" formaction="{{ action }}#seq-s{{ step.index | minus: 1 }}" aria-label="{{ t.sequences.moveUp }}: {{ step.label }}">{{ t.sequences.moveUp }}</button>{% endunless %}
+        {% unless step.last %}<button type="submit" class="secondary" name="op" value="down:{{ step.index }}" formaction="{{ action }}#seq-s{{ step.index | plus: 1 }}" aria-label="{{ t.sequences.moveDown }}: {{ step.label }}">{{ t.sequences.moveDown }}</button>{% endunless %}
+        <button type="submit" class="secondary" name="op" value="remove:{{ step.index }}" formaction="{{ action }}#steps" aria-label="{{ t.sequences.remove }}: {{ step.label }}">{{ t.sequences.remove }}</button>
       </div>
     </fieldset>
     </li>
@@ -181,7 +181,7 @@ export const sequencesViews = {
       <select id="seq-add-type" name="add_type">
       {% for type in stepTypes %}<option value="{{ type }}">{{ t.sequences.stepTypes[type] }}</option>{% endfor %}
       </select>
-      <button type="submit" class="secondary" name="op" value="add">{{ t.sequences.add }}</button>
+      <button type="submit" class="secondary" name="op" value="add" formaction="{{ action }}#seq-s{{ steps.size }}">{{ t.sequences.add }}</button>
     </div>
     <div class="actions"><button type="submit" name="op" value="save">{{ submit }}</button><a href="{{ cancel }}">{{ t.sequences.cancel }}</a></div>
   </form>`,

@@ -120,14 +120,14 @@ describe.each(deployments)("the sequences screen in the %s deployment", (deploym
     expect(branched.status, branched.body).toBe(303)
     const words = await b.get(`${base}/sequences/${id}`)
     expect(words.body).toContain("Wait until 09:00 on Monday and Friday, in the subscriber&#39;s time zone (metadata tz), else Europe/Berlin")
-    expect(words.body).toContain("If they opened the previous email, go to tips; otherwise to The next step")
+    expect(words.body).toContain("If they opened the previous email, go to tips; otherwise to the next step")
     const again = await call(server, "GET", `${api()}/sequences/${id}`, { key })
     expect((data(again.body).steps as Array<unknown>)[1]).toEqual({ name: "morning", wait: { until: "09:00", weekdays: ["mon", "fri"], time_zone_field: "tz" } })
   })
 
   it("moves and removes steps by posting, keeping their names so branches still find them", async () => {
     const { b, base, csrf, welcome } = await setUp()
-    const steps = [
+    const steps: ReadonlyArray<Record<string, string>> = [
       { type: "send_email", name: "hello", template_id: welcome },
       { type: "wait", name: "pause", amount: "2", unit: "hours" },
       { type: "end", name: "done" }
@@ -136,6 +136,9 @@ describe.each(deployments)("the sequences screen in the %s deployment", (deploym
     expect(moved.status).toBe(200)
     expect(moved.body.indexOf("Step 1: Wait (pause)")).toBeGreaterThan(-1)
     expect(moved.body.indexOf("Step 2: Send an email (hello)")).toBeGreaterThan(moved.body.indexOf("Step 1: Wait (pause)"))
+    // Without the script, the page the buttons lead to is at the step they moved or added.
+    expect(moved.body).toContain(`value="up:1" formaction="${base}/sequences/new#seq-s0"`)
+    expect(moved.body).toContain(`value="add" formaction="${base}/sequences/new#seq-s3"`)
     const removed = await b.post(`${base}/sequences/new`, editor(csrf, {}, steps, "remove:2"))
     expect(removed.body).toContain("name=\"step_count\" value=\"2\"")
     expect(removed.body).not.toContain("(done)")

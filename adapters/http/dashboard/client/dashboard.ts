@@ -73,3 +73,16 @@ htmx.onLoad((element) => {
   copyButtons(element)
 })
 rememberTimeZone()
+
+/**
+ * A page the sequence editor led to after a step was added, moved or removed names that step in
+ * its address (`#seq-s2`): the keyboard goes on from there rather than from the top of the page.
+ */
+const focusNamedStep = () => {
+  const id = decodeURIComponent(location.hash.slice(1))
+  if (!/^seq-s\d+$/.test(id)) return
+  const step = document.getElementById(id)
+  if (step === null) return
+  step.focus({ preventScroll: false })
+}
+focusNamedStep()
