@@ -294,6 +294,15 @@ export class Sequences extends Effect.Service<Sequences>()("roster/Sequences", {
     })
 
     /**
+     * How many entered each of these sequences of the organization, and how many are in it now;
+     * a sequence nobody entered (or another organization's) counts none.
+     */
+    const enrollmentCounts = operation("Sequences.enrollmentCounts")(function*(principal: Principal, ids: ReadonlyArray<SequenceId>) {
+      yield* authorize(principal, "sequences:read")
+      return yield* sequences.enrollmentCounts(principal.organization.id, ids)
+    })
+
+    /**
      * Each step's figures: the current version's steps in order, then steps of older versions that
      * enrollments reached. `entered` counts those who reached the step: who left it onward, who
      * ended there, who are at it now.
@@ -330,6 +339,7 @@ export class Sequences extends Effect.Service<Sequences>()("roster/Sequences", {
       unenroll,
       enrollments,
       enrollmentsPage,
+      enrollmentCounts,
       figures
     } as const
   })

@@ -450,19 +450,15 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
           handle: (workspace, request) =>
             Effect.gen(function*() {
               const found = yield* sequences.listPage(workspace.principal, { page: pageNumberOf(request), perPage: PER_PAGE })
-              const rows = yield* Effect.forEach(found.items, (sequence) =>
-                Effect.all([
-                  sequences.enrollments(workspace.principal, sequence.id, { limit: 1 }),
-                  sequences.figures(workspace.principal, sequence.id)
-                ]).pipe(Effect.map(([enrolled, figures]) => ({
-                  id: sequence.id,
-                  name: sequence.name,
-                  status: sequence.status,
-                  version: sequence.version,
-                  entered: enrolled.total,
-                  // Who reached a step and neither left it onward nor ended there is at it now.
-                  active: figures.reduce((sum, f) => sum + f.entered - f.completed - f.exited, 0)
-                }))), { concurrency: 4 })
+              const counts = yield* sequences.enrollmentCounts(workspace.principal, found.items.map((sequence) => sequence.id))
+              const rows = found.items.map((sequence) => ({
+                id: sequence.id,
+                name: sequence.name,
+                status: sequence.status,
+                version: sequence.version,
+                entered: counts.get(sequence.id)?.entered ?? 0,
+                active: counts.get(sequence.id)?.active ?? 0
+              }))
               return page(assets, workspace, "sequences", {
                 sequences: rows,
                 total: found.total,
