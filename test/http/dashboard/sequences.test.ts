@@ -180,6 +180,13 @@ describe.each(deployments)("the sequences screen in the %s deployment", (deploym
     ]))
     expect(unescape(clock.body)).toContain("steps[0].wait.until: give a time of day as HH:MM")
     expect(unescape(clock.body)).toContain("name: give the sequence a name")
+    const filter = await b.post(`${base}/sequences/new`, editor(csrf, {}, [
+      { type: "wait", name: "a", amount: "1", unit: "hours" },
+      { type: "branch", name: "b", condition: "filter", filter: "{not json", go_to: "a" }
+    ]))
+    expect(filter.status).toBe(400)
+    expect(unescape(filter.body)).toContain("steps[1].branch.if.filter: the filter must be a segment filter in JSON")
+    expect(filter.body).toContain("{not json</textarea>")
     const twice = await b.post(`${base}/sequences/new`, editor(csrf, {}, [{ type: "end", name: "a" }, { type: "end", name: "a" }]))
     expect(unescape(twice.body)).toContain("steps[1].name: another step has this name")
 
@@ -289,6 +296,31 @@ describe.each(deployments)("the sequences screen in the %s deployment", (deploym
     // Taking out one who is not in it: the use case's 404.
     const none = await b.post(`${path}/enrollments/${subscriberId}/remove`, { csrf })
     expect(none.status).toBe(404)
+  })
+
+  it("shows who is where 25 at a time, with links between the pages", async () => {
+    const { b, base, csrf, key, welcome } = await setUp()
+    const made = await b.post(`${base}/sequences/new`, editor(csrf, {}, [
+      { type: "wait", name: "a", amount: "1", unit: "days" },
+      { type: "send_email", name: "b", template_id: welcome }
+    ]))
+    const id = sequenceIdIn(made.headers.get("location"))
+    await b.post(`${base}/sequences/${id}/activate`, { csrf })
+    for (let i = 0; i < 26; i++) {
+      const subscriber = await call(server, "POST", `${api()}/subscribers`, { key, json: { email: freshAddress("many") } })
+      const enrolled = await call(server, "POST", `${api()}/sequences/${id}/enrollments`, { key, json: { subscriber_id: data(subscriber.body).id } })
+      expect(enrolled.status, enrolled.text).toBe(201)
+    }
+    const first = await b.get(`${base}/sequences/${id}`)
+    expect(first.body.match(/>Take out</g)).toHaveLength(25)
+    expect(first.body).toContain("Page 1 of 2")
+    expect(first.body).toContain(`href="${base}/sequences/${id}?page=2"`)
+    const second = await b.get(`${base}/sequences/${id}?page=2`)
+    expect(second.body.match(/>Take out</g)).toHaveLength(1)
+    expect(second.body).toContain("<nav class=\"actions pages\" aria-label=\"Pages of enrollments\">")
+    const list = await b.get(`${base}/sequences`)
+    const row = list.body.split("<tr>").find((r) => r.includes(`/sequences/${id}"`)) ?? ""
+    expect(row).toMatch(/<td class="number">26<\/td>\s*<td class="number">26<\/td>/)
   })
 
   it("saves new steps of an active sequence as the next version", async () => {

@@ -80,6 +80,14 @@ describe.each(deployments)("the triggers screen in the %s deployment", (deployme
     expect(enabled.headers.get("location")).toBe(`${base}/triggers/${id}`)
     expect(data((await call(server, "GET", `${api()}/email-triggers/${id}`, { key })).body).status).toBe("active")
 
+    // A change refused beside its field; nothing is changed.
+    const wrong = await b.post(`${base}/triggers/${id}`, {
+      csrf, name: "Welcome", event: "tag.subscribed", tag_id: tagId, template_id: templateId, segment_id: "", kind: "marketing", delay_amount: "-1", delay_unit: "minutes"
+    })
+    expect(wrong.status).toBe(400)
+    expect(fieldError(wrong, "trigger-delay")).toBe("Give a whole number from 0 up to 30 days.")
+    expect(data((await call(server, "GET", `${api()}/email-triggers/${id}`, { key })).body).delay_seconds).toBe(7_200)
+
     // Moving to another event drops the tag; the wait goes to nothing.
     const changed = await b.post(`${base}/triggers/${id}`, {
       csrf, name: "Welcome", event: "subscriber.created", tag_id: tagId, template_id: templateId, segment_id: "", kind: "transactional", delay_amount: "0", delay_unit: "minutes"
