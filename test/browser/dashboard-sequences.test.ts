@@ -80,6 +80,8 @@ describe(chromiumSuite(`the dashboard's sequences and triggers in Chromium (${ch
           await expect(row.count()).resolves.toBe(1)
           await expect(row.locator("td").nth(1).innerText()).resolves.toBe("In it")
           await expect(row.locator("td").nth(2).innerText()).resolves.toMatch(/^step_\d/)
+          // Times read in the viewer's zone, which the note names.
+          await expect(page.locator("#seq-zone-note").innerText()).resolves.toBe("Times in your time zone, Europe/Berlin.")
           await checkScreen(page, errors)
 
           await page.getByRole("button", { name: "Pause" }).click()

@@ -97,7 +97,7 @@ export const sequencesViews = {
     <h2 id="steps">{{ t.sequences.stepsTitle }}</h2>
     {% if errors.steps %}<p class="field-error" id="seq-steps-error">{{ errors.steps }}</p>{% endif %}
     {% if templates.size == 0 %}<p class="note">{{ t.sequences.noTemplates }}</p>{% endif %}
-    <ol class="plain stack">
+    <ol class="steps">
     {% for step in steps %}
     {% assign p = step.prefix %}
     <li>
@@ -230,7 +230,7 @@ export const sequencesViews = {
     {% for f in figures %}
     <tr>
       <th scope="row">{% if f.number %}{{ f.number }}. {% endif %}{{ f.step }}</th>
-      <td>{{ f.what }}</td>
+      <td class="detail">{{ f.what }}</td>
       <td class="number">{{ f.entered }}</td><td class="number">{{ f.completed }}</td><td class="number">{{ f.exited }}</td>
       <td class="number">{{ f.emailsSent }}</td><td class="number">{{ f.opened }}</td><td class="number">{{ f.clicked }}</td>
     </tr>
@@ -248,7 +248,7 @@ export const sequencesViews = {
   </form>
   {% render "field-error", id: "seq-enroll-email", error: errors.email %}
   {% if enrollments.size == 0 %}<p>{{ t.sequences.noEnrollments }}</p>{% else %}
-  <p class="note">{{ t.sequences.zoneNote | fill: "zone", zone }}</p>
+  <p class="note" id="seq-zone-note" data-zone-note="{{ t.sequences.zoneNote }}">{{ t.sequences.zoneNote | fill: "zone", zone }}</p>
   <div class="table-wrap" role="region" tabindex="0" aria-labelledby="enrollments">
   <table>
     <caption class="visually-hidden">{{ t.sequences.enrollmentsTotal | fill: "count", enrollmentsTotal }}</caption>

@@ -86,3 +86,13 @@ const focusNamedStep = () => {
   step.focus({ preventScroll: false })
 }
 focusNamedStep()
+
+/** A note that names the time zone times are shown in (`data-zone-note`, with `{{ zone }}`) names the viewer's. */
+const zoneNotes = () => {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone
+  if (!zone) return
+  for (const note of document.querySelectorAll<HTMLElement>("[data-zone-note]")) {
+    note.textContent = (note.dataset["zoneNote"] ?? "").split("{{ zone }}").join(zone)
+  }
+}
+zoneNotes()
