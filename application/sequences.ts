@@ -208,12 +208,17 @@ export class Sequences extends Effect.Service<Sequences>()("roster/Sequences", {
         yield* authorize(principal, "sequences:write")
         const current = yield* owned(principal, id)
         if (current.status === status) return current
+        // What it names may have gone since it was saved (a template deleted): it starts only whole.
+        if (status === "active") yield* check(principal, current)
         const next: Sequence = { ...current, status, updatedAt: yield* now }
         yield* sequences.update(next)
         return next
       })
 
-    /** Starts enrolling (again); a paused sequence's enrollments go on from where they waited. */
+    /**
+     * Starts enrolling (again); a paused sequence's enrollments go on from where they waited. A
+     * sequence whose template, tag, segment or form is gone is refused as a change naming it is.
+     */
     const activate = setStatus("Sequences.activate", "active")
     /** Stops enrolling and moving: enrollments wait where they are until it is active again. */
     const pause = setStatus("Sequences.pause", "paused")
@@ -293,6 +298,15 @@ export class Sequences extends Effect.Service<Sequences>()("roster/Sequences", {
     })
 
     /**
+     * How many entered each of these sequences of the organization, and how many are in it now;
+     * a sequence nobody entered (or another organization's) counts none.
+     */
+    const enrollmentCounts = operation("Sequences.enrollmentCounts")(function*(principal: Principal, ids: ReadonlyArray<SequenceId>) {
+      yield* authorize(principal, "sequences:read")
+      return yield* sequences.enrollmentCounts(principal.organization.id, ids)
+    })
+
+    /**
      * Each step's figures: the current version's steps in order, then steps of older versions that
      * enrollments reached. `entered` counts those who reached the step: who left it onward, who
      * ended there, who are at it now.
@@ -329,6 +343,7 @@ export class Sequences extends Effect.Service<Sequences>()("roster/Sequences", {
       unenroll,
       enrollments,
       enrollmentsPage,
+      enrollmentCounts,
       figures
     } as const
   })

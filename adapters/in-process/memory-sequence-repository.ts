@@ -1,5 +1,5 @@
 import { type RecordedStepFigures, SequenceRepository, type StepRun } from "@roster/application"
-import { type Enrollment, MessageId, type Sequence } from "@roster/domain"
+import { type Enrollment, MessageId, type Sequence, type SequenceId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { deleteSequenceRecords, MemoryStore, type Tables } from "./memory-store.js"
 import { pickDue } from "./memory-work-queue.js"
@@ -127,6 +127,17 @@ export const MemorySequenceRepositoryLive = Layer.effect(
 
       countEnrollments: (organizationId, sequenceId) =>
         store.read((t) => [...t.enrollments.values()].filter((e) => e.organizationId === organizationId && e.sequenceId === sequenceId).length),
+
+      enrollmentCounts: (organizationId, sequenceIds) =>
+        store.read((t) => {
+          const counts = new Map<SequenceId, { entered: number; active: number }>()
+          for (const e of t.enrollments.values()) {
+            if (e.organizationId !== organizationId || !sequenceIds.includes(e.sequenceId)) continue
+            const count = counts.get(e.sequenceId) ?? { entered: 0, active: 0 }
+            counts.set(e.sequenceId, { entered: count.entered + 1, active: count.active + (e.state === "active" ? 1 : 0) })
+          }
+          return counts
+        }),
 
       claimDue: (now, limit) =>
         store.read((t) =>

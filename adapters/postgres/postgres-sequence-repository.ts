@@ -215,6 +215,20 @@ export const PostgresSequenceRepositoryLive = Layer.effect(
           Effect.orDie
         ),
 
+      enrollmentCounts: (organizationId, sequenceIds) =>
+        sequenceIds.length === 0
+          ? Effect.succeed(new Map())
+          : sql<{ readonly sequence_id: string; readonly entered: number; readonly active: number }>`
+            SELECT sequence_id, count(*)::integer AS entered, (count(*) FILTER (WHERE state = 'active'))::integer AS active
+            FROM sequence_enrollments
+            WHERE organization_id = ${organizationId} AND sequence_id = ANY(${sequenceIds}::uuid[])
+            GROUP BY sequence_id`.pipe(
+            Effect.map((rows) =>
+              new Map(rows.map((row) => [SequenceId.make(row.sequence_id), { entered: Number(row.entered), active: Number(row.active) }]))
+            ),
+            Effect.orDie
+          ),
+
       claimDue: (now, limit) =>
         sql`
           WITH due AS (${

@@ -52,6 +52,12 @@ export interface RecordedStepFigures {
   readonly clicked: number
 }
 
+/** A sequence's enrollments: all it ever made, and those active now. */
+export interface EnrollmentCounts {
+  readonly entered: number
+  readonly active: number
+}
+
 /**
  * Sequences with every version of their steps, the enrollments of subscribers in them, and the
  * steps each enrollment ran.
@@ -95,6 +101,11 @@ export class SequenceRepository extends Context.Tag("roster/SequenceRepository")
     readonly offset?: number | undefined
   }) => Effect.Effect<ReadonlyArray<Enrollment>>
   readonly countEnrollments: (organizationId: OrganizationId, sequenceId: SequenceId) => Effect.Effect<number>
+  /** How many enrollments each of these sequences of the organization has, and how many are active; those with none are left out. */
+  readonly enrollmentCounts: (
+    organizationId: OrganizationId,
+    sequenceIds: ReadonlyArray<SequenceId>
+  ) => Effect.Effect<ReadonlyMap<SequenceId, EnrollmentCounts>>
   /**
    * Up to `limit` active enrollments due at `now` of active sequences, soonest due first, each
    * locked until the surrounding transaction ends; rows another transaction holds are passed

@@ -176,3 +176,35 @@ it.effect("branches on a tag, a segment filter and a click, add and remove tags,
       ["untag", 1, 1]
     ])
   }).pipe(Effect.provide(layer)))
+
+it.effect("a sequence whose template was deleted since it was saved is not activated, and the refusal names steps", () =>
+  Effect.gen(function*() {
+    const ids = yield* Ids
+    const organization = yield* (yield* Organizations).create({ name: "Acme", slug: Slug.make(`acme-${yield* ids.next}`) })
+    const { key } = yield* (yield* ApiKeys).create({ organizationId: organization.id, name: "k", scopes: ["*"], environment: "live" })
+    const principal = yield* Effect.orDie((yield* ApiKeys).authenticate(key))
+    const at = new Date("2026-03-27T10:00:00.000Z")
+    const template = new EmailTemplate({
+      id: TemplateId.make(randomUUID()),
+      organizationId: organization.id,
+      name: "Hello",
+      subject: "Hello",
+      html: null,
+      text: "Hi",
+      createdAt: at,
+      updatedAt: at
+    })
+    const templates = yield* TemplateRepository
+    yield* templates.insert(template)
+    const sequences = yield* Sequences
+    const sequence = yield* sequences.create(principal, {
+      name: "Hello",
+      entry: { event: "api" },
+      steps: Either.getOrThrow(decodeSteps([{ send_email: { template_id: template.id } }]))
+    })
+    yield* templates.delete(organization.id, template.id)
+    const refused = yield* Effect.flip(sequences.activate(principal, sequence.id))
+    expect(refused._tag).toBe("InvalidInput")
+    expect(refused._tag === "InvalidInput" ? refused.field : "").toBe("steps")
+    expect((yield* sequences.get(principal, sequence.id)).status).toBe("draft")
+  }).pipe(Effect.provide(layer)))

@@ -152,6 +152,12 @@ export const sequenceRepositoryContract = (persistence: PersistenceLayer) =>
           expect(yield* sequences.listEnrollments({ organizationId: organization.id, sequenceId: each.id, limit: 10, offset: 1 }))
             .toStrictEqual(again)
           expect(yield* sequences.countEnrollments(organization.id, each.id)).toBe(2)
+          const counts = yield* sequences.enrollmentCounts(organization.id, [each.id, trial.id, SequenceId.make(randomUUID())])
+          expect(counts.get(each.id)).toStrictEqual({ entered: 2, active: 1 })
+          expect(counts.get(trial.id)).toStrictEqual({ entered: 1, active: 1 })
+          expect(counts.size).toBe(2)
+          expect((yield* sequences.enrollmentCounts(other.id, [each.id])).size).toBe(0)
+          expect((yield* sequences.enrollmentCounts(organization.id, [])).size).toBe(0)
 
           // A deleted subscriber's enrollments go with them.
           yield* (yield* SubscriberRepository).delete(organization.id, reader.id)

@@ -34,6 +34,8 @@ import { makeTagsScreen } from "./tags-screen.js"
 import { makeTemplatesScreen } from "./templates-screen.js"
 import { makeWebhooksScreen } from "./webhooks-screen.js"
 import { makeEmailActivityScreen } from "./email-activity-screen.js"
+import { makeSequencesScreen } from "./sequences-screen.js"
+import { makeTriggersScreen } from "./triggers-screen.js"
 import type { Screen } from "./screen.js"
 import { closingConnection, readUpload } from "./upload.js"
 
@@ -226,7 +228,9 @@ export const DashboardLive = HttpApiBuilder.Router.use((router) =>
       yield* makeImportsScreen(assets),
       yield* makeSettingsScreen(assets),
       yield* makeWebhooksScreen(assets),
-      yield* makeEmailActivityScreen(assets)
+      yield* makeEmailActivityScreen(assets),
+      yield* makeSequencesScreen(assets),
+      yield* makeTriggersScreen(assets)
     ]
     for (const screen of screens) {
       for (const route of screen.routes) {

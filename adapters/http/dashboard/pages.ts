@@ -185,6 +185,8 @@ const menuOf = (workspace: Workspace, current: string) => {
     { key: "forms", path: "/forms" },
     { key: "templates", path: "/templates" },
     { key: "campaigns", path: "/campaigns" },
+    { key: "sequences", path: "/sequences" },
+    { key: "triggers", path: "/triggers" },
     { key: "imports", path: "/imports" },
     { key: "apiKeys", path: "/api-keys", ownerOnly: true },
     { key: "members", path: "/members" },

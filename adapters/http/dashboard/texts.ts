@@ -13,6 +13,8 @@ import { templatesTexts } from "./templates-texts.js"
 import { webhooksTexts } from "./webhooks-texts.js"
 import { emailActivityTexts } from "./email-activity-texts.js"
 import { reasonTexts } from "./reason-texts.js"
+import { sequencesTexts } from "./sequences-texts.js"
+import { triggersTexts } from "./triggers-texts.js"
 
 /**
  * Every word the dashboard shows, in each language it speaks: the frame's here, each screen's in
@@ -36,6 +38,8 @@ const en = {
     forms: "Sign-up forms",
     templates: "Templates",
     campaigns: "Campaigns",
+    sequences: "Sequences",
+    triggers: "Triggers",
     imports: "Import and export",
     apiKeys: "API keys",
     members: "Members",
@@ -119,7 +123,9 @@ const en = {
   settings: settingsTexts.en,
   templates: templatesTexts.en,
   webhooks: webhooksTexts.en,
-  emailActivity: emailActivityTexts.en
+  emailActivity: emailActivityTexts.en,
+  sequences: sequencesTexts.en,
+  triggers: triggersTexts.en
 }
 
 export type DashboardTexts = typeof en
@@ -141,6 +147,8 @@ const de: DashboardTexts = {
     forms: "Anmeldeformulare",
     templates: "Vorlagen",
     campaigns: "Kampagnen",
+    sequences: "Sequenzen",
+    triggers: "Auslöser",
     imports: "Import und Export",
     apiKeys: "API-Schlüssel",
     members: "Mitglieder",
@@ -231,7 +239,9 @@ const de: DashboardTexts = {
   settings: settingsTexts.de,
   templates: templatesTexts.de,
   webhooks: webhooksTexts.de,
-  emailActivity: emailActivityTexts.de
+  emailActivity: emailActivityTexts.de,
+  sequences: sequencesTexts.de,
+  triggers: triggersTexts.de
 }
 
 export const dashboardTexts: Readonly<Record<Locale, DashboardTexts>> = { en, de }

@@ -13,6 +13,8 @@ import { tagsViews } from "./tags-views.js"
 import { templatesViews } from "./templates-views.js"
 import { webhooksViews } from "./webhooks-views.js"
 import { emailActivityViews } from "./email-activity-views.js"
+import { sequencesViews } from "./sequences-views.js"
+import { triggersViews } from "./triggers-views.js"
 
 /**
  * The dashboard's pages, as Liquid templates that escape every value they are given. `page` is
@@ -157,7 +159,7 @@ const frameTemplates = {
 } as const
 
 /** Every screen's templates, beside the frame's. A screen's views are in its own `*-views.ts`. */
-const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews, ...templatesViews, ...campaignsViews, ...webhooksViews, ...emailActivityViews } as const
+const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews, ...templatesViews, ...campaignsViews, ...webhooksViews, ...emailActivityViews, ...sequencesViews, ...triggersViews } as const
 
 /** Partials: rendered inside pages, never as a page. */
 type Partial = "page" | "entry" | "app" | "flash" | "field-error" | "pages" | `${string}-form` | "segment-condition-problem" | "template-problem"

@@ -55,7 +55,8 @@ export const sequenceEndpoints = <const K extends string>(key: K) => {
     activate: sharedEndpoint({
       endpoint: action("activate"),
       summary: "Activate a sequence",
-      description: `It enrolls from now on; a paused one's enrollments go on from where they waited. ${write}`,
+      description: "It enrolls from now on; a paused one's enrollments go on from where they waited. 400 naming the field " +
+        `when a template, tag, segment or form it names was deleted since it was saved. ${write}`,
       errors: ["not_found", ...POST_ERRORS]
     }),
     pause: sharedEndpoint({

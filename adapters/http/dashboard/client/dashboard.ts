@@ -259,3 +259,26 @@ htmx.onLoad((element) => {
   followCampaign(element)
 })
 rememberTimeZone()
+
+/**
+ * A page the sequence editor led to after a step was added, moved or removed names that step in
+ * its address (`#seq-s2`): the keyboard goes on from there rather than from the top of the page.
+ */
+const focusNamedStep = () => {
+  const id = decodeURIComponent(location.hash.slice(1))
+  if (!/^seq-s\d+$/.test(id)) return
+  const step = document.getElementById(id)
+  if (step === null) return
+  step.focus({ preventScroll: false })
+}
+focusNamedStep()
+
+/** A note that names the time zone times are shown in (`data-zone-note`, with `{{ zone }}`) names the viewer's. */
+const zoneNotes = () => {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone
+  if (!zone) return
+  for (const note of document.querySelectorAll<HTMLElement>("[data-zone-note]")) {
+    note.textContent = (note.dataset["zoneNote"] ?? "").split("{{ zone }}").join(zone)
+  }
+}
+zoneNotes()
