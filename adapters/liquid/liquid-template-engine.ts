@@ -59,6 +59,8 @@ const refusalOf = (field: string, problem: string) => new InvalidInput({ field, 
  * from when it begins in its thread (not while it waits for one), and a part past it has its thread
  * ended and is refused naming the limit. Memory is bounded by the work limit and the time limit
  * (a thread's heap limit is no bound: Node.js may end the whole process when a thread reaches it).
+ * A thread's young generation is kept to 4 MB: renders make short-lived garbage, and a thread with
+ * V8's default holds about 16 MB more of it.
  * Threads start when first needed and end after a minute unused. The service's own pages and
  * emails render elsewhere, in the process, without these limits.
  */
@@ -89,7 +91,8 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
             minThreads: 1,
             maxThreads: threads,
             idleTimeout: idleMs,
-            concurrentTasksPerWorker: 1
+            concurrentTasksPerWorker: 1,
+            resourceLimits: { maxYoungGenerationSizeMb: 4 }
           }),
           busy: 0,
           idle: undefined

@@ -6,8 +6,11 @@ import { WorkerSettings } from "./settings.js"
 /**
  * Sequences: due enrollments taken in batches under a row lock, each run up to its next wait or
  * its end in the transaction that took it. Enrollments are made by the webhook fan-out from the
- * same recorded events, and through the API.
+ * same recorded events, and through the API. Two lanes: while one batch waits for the database,
+ * the other's steps are worked out and its emails rendered.
  */
+const SEQUENCE_LANES = 2
+
 export const SequenceJob = jobLayer(Effect.gen(function*() {
   const engine = yield* SequenceEngine
   const settings = yield* WorkerSettings
@@ -15,7 +18,7 @@ export const SequenceJob = jobLayer(Effect.gen(function*() {
     name: "sequences",
     run: engine.runDue(settings.sequenceBatch).pipe(Effect.uninterruptible),
     batchSize: settings.sequenceBatch,
-    lanes: 1,
+    lanes: SEQUENCE_LANES,
     idleMs: settings.sequenceIdleMs,
     maxIdleMs: settings.sequenceMaxIdleMs
   }
