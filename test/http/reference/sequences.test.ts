@@ -2,6 +2,7 @@
  * /api/v1/sequences: series of steps fed from the recorded events and the API. The test server
  * runs no worker, so `work` does what the worker's fan-out, sequence and email jobs do.
  */
+import { SignUps } from "@roster/application"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, startHttpServer, type TestHttpServer, UnlimitedRateLimiterLive } from "../../support/http-server.js"
@@ -155,6 +156,60 @@ describe("sequences", () => {
     expect(kept.body.detail).toContain(`the entry of sequence ${sequence.id}`)
     expect((await call(server, "DELETE", `${path}/${sequence.id}`, { key })).status).toBe(204)
     expect((await call(server, "DELETE", `/api/v1/segments/${segment.body.id}`, { key })).status).toBe(204)
+  })
+
+  it("enter a subscriber who confirms a sign-up through a form: into the sequences of that form and of any form", async () => {
+    const { key } = await server.seedOrganization({ environment: "live" })
+    const hello = await template(key, "Glad you confirmed")
+    const steps = [{ send_email: { template_id: hello } }]
+    const form = async (name: string) => {
+      const made = await call(server, "POST", "/api/v1/forms", { key, json: { name } })
+      expect(made.status, made.text).toBe(201)
+      return made.body.id as string
+    }
+    const [weekly, events] = [await form("Weekly"), await form("Events")]
+    const ofWeekly = await create(key, { name: "Weekly welcome", entry: { event: "subscriber.confirmed", form_id: weekly }, steps })
+    const ofEvents = await create(key, { name: "Events welcome", entry: { event: "subscriber.confirmed", form_id: events }, steps })
+    const ofAny = await create(key, { name: "Any welcome", entry: { event: "subscriber.confirmed" }, steps })
+    for (const sequence of [ofWeekly, ofEvents, ofAny]) await activate(key, sequence.id)
+
+    // Signed up on the form's page, the confirmation mailed, its link's button pressed.
+    const email = `confirmed-${crypto.randomUUID()}@example.com`
+    const page = await fetch(`${server.baseUrl}/f/${weekly}`).then((r) => r.text())
+    const shown = /name="shown" value="([^"]+)"/.exec(page)?.[1]
+    expect(shown).toBeDefined()
+    server.advanceClock("3 seconds")
+    const signedUp = await fetch(`${server.baseUrl}/f/${weekly}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "Sequences test" },
+      body: new URLSearchParams({ email, shown: shown!, website: "" }).toString()
+    })
+    expect(signedUp.status).toBe(200)
+    await server.run(Effect.flatMap(SignUps, (signUps) => signUps.sendDueConfirmations(100)))
+    const mail = printedTo(email).at(-1) ?? ""
+    const token = /\/f\/confirm\?token=([^\s"<&]+)/.exec(mail)?.[1]
+    expect(token, mail).toBeDefined()
+    const subscriberWith = async (address: string) => {
+      const found = await call(server, "GET", `/api/v1/subscribers?search=${encodeURIComponent(address)}`, { key })
+      expect(found.status, found.text).toBe(200)
+      return ((found.body.data ?? found.body.items) as Array<{ id: string; status: string }>)[0]
+    }
+    // Not yet confirmed: nobody enters.
+    await work()
+    const pending = await subscriberWith(email)
+    if (pending !== undefined) expect(await enrollmentOf(key, ofAny.id, pending.id)).toEqual([])
+    const confirmed = await fetch(`${server.baseUrl}/f/confirm?token=${token}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: ""
+    })
+    expect(confirmed.status).toBe(200)
+    await work()
+    const reader = (await subscriberWith(email))!
+    expect((await enrollmentOf(key, ofWeekly.id, reader.id))[0]).toMatchObject({ state: "completed" })
+    expect((await enrollmentOf(key, ofAny.id, reader.id))[0]).toMatchObject({ state: "completed" })
+    expect(await enrollmentOf(key, ofEvents.id, reader.id)).toEqual([])
+    expect(printedTo(email).filter((e) => e.includes("Subject: Glad you confirmed"))).toHaveLength(2)
   })
 
   it("let an unsubscribe take effect before a step that is already due, and a goal tag end it early", async () => {
