@@ -8,6 +8,7 @@ import {
   isTimeZone,
   MAX_TAGS_PER_SUBSCRIBER,
   MessageId,
+  DEFAULT_TIME_ZONE,
   nextLocalTime,
   type OrganizationId,
   type ReEntry,
@@ -62,9 +63,6 @@ export interface NewSequence {
 
 export type SequenceChanges = Partial<NewSequence>
 
-/** The time zone of waits until a time of day when neither the subscriber nor the sequence names one. */
-export const DEFAULT_SEQUENCE_TIME_ZONE = "UTC"
-
 const LIST_SORT = "created_at"
 
 /** A `svc_test_` key's enrollments send sandboxed mail: recorded, never delivered. */
@@ -89,6 +87,7 @@ export class Sequences extends Effect.Service<Sequences>()("roster/Sequences", {
     const segments = yield* SegmentRepository
     const forms = yield* FormRepository
     const subscribers = yield* SubscriberRepository
+    const organizations = yield* OrganizationRepository
     const ids = yield* Ids
 
     const owned = (principal: Principal, id: SequenceId) =>
@@ -139,7 +138,9 @@ export class Sequences extends Effect.Service<Sequences>()("roster/Sequences", {
         steps: input.steps,
         goalTagId: input.goalTagId ?? null,
         reEntry: input.reEntry ?? "once",
-        timeZone: input.timeZone ?? DEFAULT_SEQUENCE_TIME_ZONE,
+        // Left out, the organization's own zone as it is now.
+        timeZone: input.timeZone ??
+          Option.getOrElse(yield* organizations.timeZoneOf(principal.organization.id), () => DEFAULT_TIME_ZONE),
         createdAt: at,
         updatedAt: at
       }

@@ -1,5 +1,5 @@
 import { OrganizationRepository } from "@roster/application"
-import { Organization, OrganizationSlugTaken, withinLimit } from "@roster/domain"
+import { DEFAULT_TIME_ZONE, Organization, OrganizationSlugTaken, withinLimit } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { deleteSequenceRecords, deleteSubscriberRecords, MemoryStore, type Tables } from "./memory-store.js"
 import { deleteSubscriberMail } from "./memory-outgoing-mail.js"
@@ -100,11 +100,20 @@ export const MemoryOrganizationRepositoryLive = Layer.effect(
       delete: (id) =>
         store.write((t) => {
           if (!t.organizations.delete(id)) return false
+          t.organizationTimeZones.delete(id)
           deleteOwnedBy(t, id)
           return true
         }),
       list: (query) => store.read((t) => oldestFirstPage(t.organizations.values(), query)),
       count: store.read((t) => t.organizations.size),
+      timeZoneOf: (id) =>
+        store.read((t) => t.organizations.has(id) ? Option.some(t.organizationTimeZones.get(id) ?? DEFAULT_TIME_ZONE) : Option.none()),
+      setTimeZone: (id, zone) =>
+        store.write((t) => {
+          if (!t.organizations.has(id)) return false
+          t.organizationTimeZones.set(id, zone)
+          return true
+        }),
       reserveSubscriberSlots: (id, count, max) =>
         store.write((t) => {
           const organization = t.organizations.get(id)

@@ -39,6 +39,8 @@ export interface Tables {
   readonly subscribers: Map<string, Subscriber>
   /** subscriber id -> the version its preference tokens are issued under, once moved from 0 */
   readonly preferenceTokenVersions: Map<string, number>
+  /** Each organization's own time zone, once set. */
+  readonly organizationTimeZones: Map<string, string>
   /** subscriber id -> when their erasure was asked for */
   readonly erasureRequests: Map<string, Date>
   readonly tags: Map<string, Tag>
@@ -190,6 +192,7 @@ const emptyTables = (): Tables => ({
   organizations: new Map(),
   subscribers: new Map(),
   preferenceTokenVersions: new Map(),
+  organizationTimeZones: new Map(),
   erasureRequests: new Map(),
   tags: new Map(),
   assignments: new Map(),
@@ -232,6 +235,7 @@ const copyTables = (t: Tables): Tables => ({
   organizations: new Map(t.organizations),
   subscribers: new Map(t.subscribers),
   preferenceTokenVersions: new Map(t.preferenceTokenVersions),
+  organizationTimeZones: new Map(t.organizationTimeZones),
   erasureRequests: new Map(t.erasureRequests),
   tags: new Map(t.tags),
   assignments: new Map([...t.assignments].map(([id, tags]) => [id, new Map(tags)])),

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { OrganizationRepository } from "@roster/application"
 import { Organization, OrganizationSlugTaken } from "@roster/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { organizationSelectList } from "./columns.js"
 import { instant, keyset } from "./keyset.js"
 import { decodeCount, decodeFirst, decodeRows } from "./rows.js"
@@ -71,6 +71,16 @@ export const PostgresOrganizationRepositoryLive = Layer.effect(
 
       count: sql`SELECT count(*)::integer AS count FROM organizations`.pipe(Effect.flatMap(decodeCount), Effect.orDie),
 
+      timeZoneOf: (id) =>
+        sql`SELECT time_zone FROM organizations WHERE id = ${id}`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => String(row.time_zone))),
+          Effect.orDie
+        ),
+      setTimeZone: (id, zone) =>
+        sql`UPDATE organizations SET time_zone = ${zone} WHERE id = ${id} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
       reserveSubscriberSlots: slots.reserve,
       releaseSubscriberSlots: slots.release
     })

@@ -26,4 +26,8 @@ export class OrganizationRepository extends Context.Tag("roster/OrganizationRepo
    */
   readonly reserveSubscriberSlots: (id: OrganizationId, count: number, max: Limit) => Effect.Effect<boolean>
   readonly releaseSubscriberSlots: (id: OrganizationId, count: number) => Effect.Effect<void>
+  /** The organization's own time zone (an IANA name; `UTC` until set); None without the organization. */
+  readonly timeZoneOf: (id: OrganizationId) => Effect.Effect<Option.Option<string>>
+  /** Sets the organization's time zone; whether the organization exists. */
+  readonly setTimeZone: (id: OrganizationId, zone: string) => Effect.Effect<boolean>
 }>() {}

@@ -16,6 +16,9 @@ export const OrganizationName = Schema.Trim.pipe(
   }, { identifier: "OrganizationName", examples: ["Acme Newsletters"] })
 )
 
+/** The time zone of an organization that has not chosen one. */
+export const DEFAULT_TIME_ZONE = "UTC"
+
 export class Organization extends Schema.Class<Organization>("Organization")({
   id: OrganizationId,
   name: Schema.String,

@@ -50,6 +50,25 @@ export const organizationRepositoryContract = (persistence: PersistenceLayer) =>
         expect(error.slug).toBe(first.slug)
       }))
 
+    it.effect("keeps each organization's time zone, UTC until set; none for an organization that does not exist", () =>
+      Effect.gen(function*() {
+        const organizations = yield* OrganizationRepository
+        const mine = yield* givenOrganization()
+        const theirs = yield* givenOrganization()
+        expect(yield* organizations.timeZoneOf(mine.id)).toStrictEqual(Option.some("UTC"))
+        assert.isTrue(yield* organizations.setTimeZone(mine.id, "Europe/Berlin"))
+        expect(yield* organizations.timeZoneOf(mine.id)).toStrictEqual(Option.some("Europe/Berlin"))
+        expect(yield* organizations.timeZoneOf(theirs.id)).toStrictEqual(Option.some("UTC"))
+        const nobody = OrganizationId.make(randomUUID())
+        assert.isFalse(yield* organizations.setTimeZone(nobody, "Europe/Berlin"))
+        assert.isTrue(Option.isNone(yield* organizations.timeZoneOf(nobody)))
+        // An update of the organization's own fields keeps its zone.
+        yield* organizations.update(new Organization({ ...mine, name: "Renamed" }))
+        expect(yield* organizations.timeZoneOf(mine.id)).toStrictEqual(Option.some("Europe/Berlin"))
+        yield* organizations.delete(mine.id)
+        assert.isTrue(Option.isNone(yield* organizations.timeZoneOf(mine.id)))
+      }))
+
     it.effect("reserves subscriber slots up to the maximum, and without one when there is none", () =>
       Effect.gen(function*() {
         const organizations = yield* OrganizationRepository

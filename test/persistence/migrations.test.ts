@@ -65,7 +65,8 @@ describe("migrations", () => {
           [32, "segment_audiences"],
           [33, "consents_by_form"],
           [34, "sequences"],
-          [35, "webhook_response_excerpts"]
+          [35, "webhook_response_excerpts"],
+          [36, "organization_time_zone"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([

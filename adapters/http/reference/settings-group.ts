@@ -5,6 +5,7 @@ import {
   settingsDescription,
   UpdateEmailSettingsRequest
 } from "../shared/email-settings-schemas.js"
+import { OrganizationSettingsBody, UpdateOrganizationSettingsRequest } from "../shared/organization-settings-schemas.js"
 import { settingsEndpoints as settings } from "../shared/settings-endpoints.js"
 import { withStatus } from "../shared/wire-fields.js"
 import { API_ROUTE_ERRORS } from "../shared/wire-errors.js"
@@ -22,6 +23,13 @@ export const SettingsGroup = HttpApiGroup.make("settings")
   .add(problems.declare(settings.addDomain).addSuccess(withStatus(SendingDomain, 201, "AddedSendingDomain")))
   .add(problems.declare(settings.checkDomain).addSuccess(SendingDomain))
   .add(problems.declare(settings.removeDomain))
+  .add(problems.declare(settings.getOrganization).addSuccess(OrganizationSettingsBody))
+  .add(
+    HttpApiEndpoint.put("updateOrganization", "/settings/organization")
+      .setPayload(UpdateOrganizationSettingsRequest)
+      .addSuccess(OrganizationSettingsBody)
+      .pipe(problems.describe(settings.updateOrganization))
+  )
   .middleware(Authentication)
   .pipe(problems.group(...API_ROUTE_ERRORS))
   .prefix("/api/v1")

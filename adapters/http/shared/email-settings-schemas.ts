@@ -54,7 +54,8 @@ export const toSenderChanges = (payload: typeof UpdateEmailSettingsRequest.Type)
 export const settingsDescription = "How the organization's email is sent. `from_name` is the display name of every " +
   "From header, on every plan (the organization's name while unset). On the enterprise plan the organization adds a " +
   "custom sending domain, adds the DNS records the email provider gives to its DNS host, and once the domain is " +
-  "verified sends from an address of its own on it (`from_address`). Owner only: scope `*`."
+  "verified sends from an address of its own on it (`from_address`). `/settings/organization` holds the " +
+  "organization's own time zone, which sequences made without one take. Owner only: scope `*`."
 
 /** One DNS record to add at the domain's DNS host, as the email provider gives it. */
 export const DnsRecord = Schema.Struct({

@@ -30,7 +30,8 @@ const TimeZoneInput = Schema.String.annotations({
   jsonSchema: {
     type: "string",
     maxLength: 64,
-    description: "the IANA zone of waits until a time of day for subscribers whose metadata names none; UTC by default"
+    description: "the IANA zone of waits until a time of day for subscribers whose metadata names none; by default the " +
+      "organization's (`GET /settings/organization`, UTC until set) when the sequence is made"
   }
 })
 

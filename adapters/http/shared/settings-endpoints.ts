@@ -42,6 +42,19 @@ export const settingsEndpoints = {
       "reached. Owner only: scope `*`.",
     errors: ["not_found"]
   }),
+  getOrganization: sharedEndpoint({
+    endpoint: HttpApiEndpoint.get("getOrganization", "/settings/organization"),
+    summary: "Get the organization's settings",
+    description: "The organization's own time zone (`UTC` until set). Owner only: scope `*`.",
+    errors: []
+  }),
+  updateOrganization: endpointDescription({
+    summary: "Update the organization's settings",
+    description: "Sets `time_zone`, an IANA time zone (a name that is not one is 400 `validation_error` on " +
+      "`time_zone`); a field left out stays. A sequence made from then on without a `time_zone` of its own takes " +
+      "this one; sequences made before keep theirs. Owner only: scope `*`.",
+    errors: BODY_ERRORS
+  }),
   removeDomain: sharedEndpoint({
     endpoint: HttpApiEndpoint.del("removeDomain", "/settings/email/domain")
       .pipe(withoutBody),

@@ -37,6 +37,7 @@ import segmentAudiences from "./0032_segment_audiences.js"
 import consentsByForm from "./0033_consents_by_form.js"
 import sequences from "./0034_sequences.js"
 import webhookResponseExcerpts from "./0035_webhook_response_excerpts.js"
+import organizationTimeZone from "./0036_organization_time_zone.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -73,7 +74,8 @@ const migrations = Migrator.fromRecord({
   "0032_segment_audiences": segmentAudiences,
   "0033_consents_by_form": consentsByForm,
   "0034_sequences": sequences,
-  "0035_webhook_response_excerpts": webhookResponseExcerpts
+  "0035_webhook_response_excerpts": webhookResponseExcerpts,
+  "0036_organization_time_zone": organizationTimeZone
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
