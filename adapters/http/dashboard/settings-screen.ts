@@ -1,4 +1,4 @@
-import { Billing, SenderSettings, type SenderSettingsView, SendingDomains } from "@roster/application"
+import { Billing, OrganizationSettings, SenderSettings, type SenderSettingsView, SendingDomains } from "@roster/application"
 import { TOP_TIER } from "@roster/domain"
 import { Effect, Either } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
@@ -7,25 +7,36 @@ import { errorsOf, field, type FormFields, page, redirect, refusalOf, type Works
 import type { Screen } from "./screen.js"
 
 /**
- * Settings: the sender of the organization's email, its custom sending domain (added, its DNS
- * records shown, checked, removed) and its billing. Which of them a person may see or change is
+ * Settings: the sender of the organization's email, its own time zone, its custom sending domain
+ * (added, its DNS records shown, checked, removed) and its billing. Which of them a person may see or change is
  * the use cases' word: what they refuse to show is left out, what they refuse to do is a 403 page.
  */
 
 /** The page's forms leave for the payment provider's hosted pages, which live on other origins. */
 const FORM_ACTION = "'self' https:"
 
-const senderValuesOf = (view: SenderSettingsView) => ({ from_name: view.fromName ?? "", from_address: view.fromAddress ?? "", domain: "" })
+const senderValuesOf = (view: SenderSettingsView, timeZone: string) => ({
+  from_name: view.fromName ?? "",
+  from_address: view.fromAddress ?? "",
+  domain: "",
+  time_zone: timeZone
+})
 
-const formValuesOf = (form: FormFields) => ({
-  from_name: field(form, "from_name"),
-  from_address: field(form, "from_address"),
-  domain: field(form, "domain")
+/** The zones offered as the time zone is typed. */
+const TIME_ZONES: ReadonlyArray<string> = Intl.supportedValuesOf("timeZone")
+
+/** What the page's forms sent, shown again beside a refusal; a form sends only its own fields. */
+const formValuesOf = (form: FormFields, saved: ReturnType<typeof senderValuesOf>) => ({
+  from_name: !form.has("from_name") ? saved.from_name : field(form, "from_name"),
+  from_address: !form.has("from_address") ? saved.from_address : field(form, "from_address"),
+  domain: field(form, "domain"),
+  time_zone: !form.has("time_zone") ? saved.time_zone : field(form, "time_zone")
 })
 
 export const makeSettingsScreen = (assets: DashboardAssets) =>
   Effect.gen(function*() {
     const senders = yield* SenderSettings
+    const organizationSettings = yield* OrganizationSettings
     const domains = yield* SendingDomains
     const billing = yield* Billing
 
@@ -65,7 +76,7 @@ export const makeSettingsScreen = (assets: DashboardAssets) =>
 
     const settingsPage = (
       workspace: Workspace,
-      form: { readonly values?: object; readonly errors?: object } = {},
+      form: { readonly sent?: FormFields; readonly errors?: object } = {},
       status = 200
     ) =>
       Effect.gen(function*() {
@@ -75,9 +86,11 @@ export const makeSettingsScreen = (assets: DashboardAssets) =>
           return page(assets, workspace, "settings", { sender: null }, { status, menu: "settings" })
         }
         const view = sender.right
+        const saved = senderValuesOf(view, (yield* organizationSettings.get(workspace.principal)).timeZone)
         return page(assets, workspace, "settings", {
           sender: { effectiveFrom: view.effectiveFrom },
-          values: form.values ?? senderValuesOf(view),
+          values: form.sent === undefined ? saved : formValuesOf(form.sent, saved),
+          timeZones: TIME_ZONES,
           errors: form.errors ?? {},
           domain: view.customDomain === null ? null : {
             name: view.customDomain.name,
@@ -106,7 +119,7 @@ export const makeSettingsScreen = (assets: DashboardAssets) =>
       return refusal.status === 403 || refusal.status === 404
         ? Effect.succeed(refused(workspace, error))
         : settingsPage(workspace, {
-          values: formValuesOf(form),
+          sent: form,
           errors: refusal.field === undefined ? { [section]: refusal.text } : errorsOf(refusal)
         }, refusal.status)
     }
@@ -136,10 +149,20 @@ export const makeSettingsScreen = (assets: DashboardAssets) =>
         },
         {
           method: "POST",
+          path: "/settings/organization",
+          handle: (workspace, _request, form) =>
+            organizationSettings.update(workspace.principal, { timeZone: field(form, "time_zone") }).pipe(
+              Effect.map(() => back(workspace, workspace.t.settings.timeZoneSaved)),
+              Effect.catchAll(refusedForm(workspace, form, ["time_zone"], "time_zone")),
+              orRefused(workspace)
+            )
+        },
+        {
+          method: "POST",
           path: "/settings/domain",
           handle: (workspace, _request, form) =>
             (field(form, "domain") === ""
-              ? settingsPage(workspace, { values: formValuesOf(form), errors: { domain: workspace.t.settings.missingDomain } }, 400)
+              ? settingsPage(workspace, { sent: form, errors: { domain: workspace.t.settings.missingDomain } }, 400)
               : domains.add(workspace.principal, { domain: field(form, "domain") }).pipe(
                 Effect.map((domain) => back(workspace, workspace.t.settings.domainAdded.replace("{{ name }}", domain.name))),
                 Effect.catchAll(refusedForm(workspace, form, ["domain"], "domain"))

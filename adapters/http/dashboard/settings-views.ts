@@ -28,6 +28,21 @@ export const settingsViews = {
     <div><button type="submit">{{ t.settings.save }}</button></div>
   </form>
 
+  <h2 id="time-zone">{{ t.settings.timeZone }}</h2>
+  <p class="note">{{ t.settings.timeZoneIntro }}</p>
+  <form class="stack" method="post" action="{{ base }}/settings/organization" novalidate>
+    <input type="hidden" name="csrf" value="{{ csrf }}" />
+    <div>
+      <label for="time-zone-name">{{ t.settings.timeZoneLabel }}</label>
+      <input id="time-zone-name" name="time_zone" type="text" maxlength="100" list="time-zones" autocomplete="off" value="{{ values.time_zone }}"
+        aria-describedby="time-zone-name-hint{% if errors.time_zone %} time-zone-name-error{% endif %}"{% if errors.time_zone %} aria-invalid="true"{% endif %} />
+      <datalist id="time-zones">{% for zone in timeZones %}<option value="{{ zone }}"></option>{% endfor %}</datalist>
+      <p class="hint" id="time-zone-name-hint">{{ t.settings.timeZoneHint }}</p>
+      {% render "field-error", id: "time-zone-name", error: errors.time_zone %}
+    </div>
+    <div><button type="submit">{{ t.settings.saveTimeZone }}</button></div>
+  </form>
+
   <h2 id="domain">{{ t.settings.domain }}</h2>
   <p class="note">{{ t.settings.domainIntro }}</p>
   {% if domain %}

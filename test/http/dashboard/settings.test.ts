@@ -3,7 +3,7 @@
  * custom sending domain, and billing with and without a payment provider; members refused what
  * only owners may do, and forged forms changing nothing.
  */
-import { EmailSettingsRepository } from "@roster/application"
+import { EmailSettingsRepository, OrganizationRepository } from "@roster/application"
 import type { OrganizationId } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -48,6 +48,10 @@ describe.each(forms)("the dashboard's settings in the %s deployment", (form) => 
       fromName: Option.match(found, { onNone: () => null, onSome: (stored) => stored.fromName })
     })))
 
+  /** The organization's time zone as stored. */
+  const zoneOf = (s: TestHttpServer, organizationId: OrganizationId) =>
+    s.run(Effect.map(Effect.flatMap(OrganizationRepository, (organizations) => organizations.timeZoneOf(organizationId)), Option.getOrNull))
+
   it("shows the settings in the menu, last, and saves the sender", async () => {
     const owner = await personIn(server)
     const page = await owner.b.get(`${owner.base}/settings`)
@@ -74,6 +78,31 @@ describe.each(forms)("the dashboard's settings in the %s deployment", (form) => 
     expect(fieldError(refused, "from-address")).toContain("custom domain")
     expect(refused.body).toContain("value=\"news@elsewhere.example\"")
     expect((await senderOf(server, owner.organization.id)).fromName).toBeNull()
+  })
+
+  it("saves the organization's time zone, and shows a name that is not one refused beside its field, in the reader's language", async () => {
+    const owner = await personIn(server)
+    const page = await owner.b.get(`${owner.base}/settings`)
+    expect(page.body).toContain('id="time-zone-name" name="time_zone"')
+    expect(page.body).toContain('value="UTC"')
+    expect(page.body).toContain('<option value="Europe/Berlin"></option>')
+    const saved = await owner.b.post(`${owner.base}/settings/organization`, { csrf: owner.csrf, time_zone: " Europe/Berlin " })
+    expect(saved.status).toBe(303)
+    const after = await owner.b.get(`${owner.base}/settings`)
+    expect(after.body).toContain("The time zone was saved.")
+    expect(after.body).toContain('list="time-zones" autocomplete="off" value="Europe/Berlin"')
+    expect(await zoneOf(server, owner.organization.id)).toBe("Europe/Berlin")
+
+    const refused = await owner.b.post(`${owner.base}/settings/organization`, { csrf: owner.csrf, time_zone: "Mars/Olympus" })
+    expect(refused.status).toBe(400)
+    expect(fieldError(refused, "time-zone-name")).toContain("IANA time zone")
+    expect(refused.body).toContain('value="Mars/Olympus"')
+    // The sender's fields keep what is saved, not what this form did not send.
+    expect(refused.body).toContain('id="from-name" name="from_name" type="text" maxlength="200" value=""')
+    const german = await owner.b.post(`${owner.base}/settings/organization`, { csrf: owner.csrf, time_zone: "" }, { "accept-language": "de" })
+    expect(german.status).toBe(400)
+    expect(fieldError(german, "time-zone-name")).toContain("IANA-Zeitzone")
+    expect(await zoneOf(server, owner.organization.id)).toBe("Europe/Berlin")
   })
 
   it("on the top plan adds a domain and shows its DNS records with copy buttons, checks it and removes it", async () => {
@@ -162,6 +191,7 @@ describe.each(forms)("the dashboard's settings in the %s deployment", (form) => 
     expect(page.body).not.toContain("Manage billing")
     for (const [path, fields] of [
       ["/settings/sender", { from_name: "Member's name" }],
+      ["/settings/organization", { time_zone: "Europe/Berlin" }],
       ["/settings/domain", { domain: "mail.example.org" }],
       ["/settings/domain/check", {}],
       ["/settings/domain/remove", {}],
