@@ -18,7 +18,18 @@ import type { ApplicationError } from "../shared/application-errors.js"
 import { toFormEmbed } from "../shared/form-schemas.js"
 import { HttpSettings } from "../shared/http-settings.js"
 import type { DashboardAssets } from "./assets.js"
-import { field, fill, type FormFields, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
+import {
+  confirmDeletion,
+  field,
+  fill,
+  type FormFields,
+  page,
+  pageNumberOf,
+  pagerOf,
+  redirect,
+  refusalOf,
+  type Workspace
+} from "./pages.js"
 import type { Screen } from "./screen.js"
 import type { DashboardTexts } from "./texts.js"
 
@@ -281,11 +292,12 @@ export const makeFormsScreen = (assets: DashboardAssets) =>
           path: "/forms/:form_id/delete",
           handle: (workspace) =>
             withForm(workspace, ({ form }) =>
-              Effect.succeed(page(assets, workspace, "form-delete", {
-                form: { id: form.id, name: form.name },
+              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.forms, {
+                name: form.name,
                 action: `${listPath(workspace)}/${form.id}/delete`,
-                cancel: `${listPath(workspace)}/${form.id}`
-              }, { menu: "forms" })))
+                cancel: `${listPath(workspace)}/${form.id}`,
+                menu: "forms"
+              })))
         },
         {
           method: "POST",

@@ -115,15 +115,5 @@ export const formsViews = {
   </div>
   <h2 id="settings">{{ t.forms.settingsTitle }}</h2>
   {% render "signup-form", t: t, csrf: csrf, action: action, values: values, errors: errors, tags: tags, templates: templates, submit: t.forms.save, cancel: cancel %}
-{% endblock %}`,
-
-  "form-delete": `{% layout "app" %}{% block title %}{{ t.forms.deleteTitle | fill: "name", form.name }}{% endblock %}{% block content %}
-  <h1>{{ t.forms.deleteTitle | fill: "name", form.name }}</h1>
-  <p>{{ t.forms.deleteConsequence }}</p>
-  <form method="post" action="{{ action }}" class="actions">
-    <input type="hidden" name="csrf" value="{{ csrf }}" />
-    <button type="submit" class="danger">{{ t.forms.deleteConfirm }}</button>
-    <a href="{{ cancel }}">{{ t.forms.cancel }}</a>
-  </form>
 {% endblock %}`
 } as const

@@ -221,6 +221,37 @@ export const page = (
     : HttpServerResponse.expireCookie(response, FLASH_COOKIE, { path: "/app" })
 }
 
+/** A screen's words for asking before one of its records is deleted; the title fills `{{ name }}`. */
+export interface DeletionTexts {
+  readonly deleteTitle: string
+  readonly deleteConsequence: string
+  readonly deleteConfirm: string
+  readonly cancel: string
+}
+
+/** The page that asks before a record is deleted: the form posts to `action`, `cancel` leads back. */
+export const confirmDeletion = (
+  assets: DashboardAssets,
+  workspace: Workspace,
+  texts: DeletionTexts,
+  record: {
+    readonly name: string
+    readonly action: string
+    readonly cancel: string
+    readonly menu: string
+    /** The consequence's places filled, where it has any. */
+    readonly consequence?: Readonly<Record<string, string | number>>
+  }
+): HttpServerResponse.HttpServerResponse =>
+  page(assets, workspace, "confirm-delete", {
+    title: fill(texts.deleteTitle, { name: record.name }),
+    consequence: fill(texts.deleteConsequence, record.consequence ?? {}),
+    confirm: texts.deleteConfirm,
+    cancelLabel: texts.cancel,
+    action: record.action,
+    cancel: record.cancel
+  }, { menu: record.menu })
+
 /** Answers a part of a page, for the script that puts it in place (it asked with `HX-Request: true`). */
 export const fragment = (assets: DashboardAssets, visitor: Visitor, view: DashboardView, values: object): HttpServerResponse.HttpServerResponse =>
   html(renderView(view, { ...common(visitor, assets), ...values }), 200)

@@ -13,7 +13,19 @@ import {
 import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
-import { field, fill, type FormFields, fragment, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
+import {
+  confirmDeletion,
+  field,
+  fill,
+  type FormFields,
+  fragment,
+  page,
+  pageNumberOf,
+  pagerOf,
+  redirect,
+  refusalOf,
+  type Workspace
+} from "./pages.js"
 import type { Screen } from "./screen.js"
 import {
   blankCondition,
@@ -356,11 +368,12 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
           path: "/segments/:segment_id/delete",
           handle: (workspace) =>
             withSegment(workspace, (segment) =>
-              Effect.succeed(page(assets, workspace, "segment-delete", {
-                segment: { id: segment.id, name: segment.name },
+              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.segments, {
+                name: segment.name,
                 action: `${listPath(workspace)}/${segment.id}/delete`,
-                cancel: `${listPath(workspace)}/${segment.id}`
-              }, { menu: "segments" })))
+                cancel: `${listPath(workspace)}/${segment.id}`,
+                menu: "segments"
+              })))
         },
         {
           method: "POST",

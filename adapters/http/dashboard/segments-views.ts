@@ -159,15 +159,5 @@ export const segmentsViews = {
   <h1>{{ t.segments.editTitle | fill: "name", segment.name }}</h1>
   <p class="actions"><a href="{{ base }}/segments/{{ segment.id }}/delete">{{ t.segments.delete }}</a></p>
   {% render "segment-builder-form", t: t, csrf: csrf, base: base, action: action, previewAction: previewAction, values: values, errors: errors, builder: builder, kinds: kinds, statuses: statuses, valueTypes: valueTypes, tags: tags, zone: zone, preview: preview, invalid: invalid, filterJson: filterJson, submit: t.segments.save, cancel: cancel %}
-{% endblock %}`,
-
-  "segment-delete": `{% layout "app" %}{% block title %}{{ t.segments.deleteTitle | fill: "name", segment.name }}{% endblock %}{% block content %}
-  <h1>{{ t.segments.deleteTitle | fill: "name", segment.name }}</h1>
-  <p>{{ t.segments.deleteConsequence }}</p>
-  <form method="post" action="{{ action }}" class="actions">
-    <input type="hidden" name="csrf" value="{{ csrf }}" />
-    <button type="submit" class="danger">{{ t.segments.deleteConfirm }}</button>
-    <a href="{{ cancel }}">{{ t.segments.cancel }}</a>
-  </form>
 {% endblock %}`
 } as const

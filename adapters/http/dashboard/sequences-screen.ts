@@ -15,7 +15,7 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import { toNewSequence, toSequenceChanges } from "../shared/sequence-schemas.js"
 import type { DashboardAssets } from "./assets.js"
-import { field, fill, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
+import { confirmDeletion, field, fill, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
 import {
   applyChange,
@@ -550,11 +550,12 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
           path: "/sequences/:sequence_id/delete",
           handle: (workspace) =>
             withSequence(workspace, (sequence) =>
-              Effect.succeed(page(assets, workspace, "sequence-delete", {
-                sequence: { id: sequence.id, name: sequence.name },
+              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.sequences, {
+                name: sequence.name,
                 action: `${onePath(workspace, sequence.id)}/delete`,
-                cancel: onePath(workspace, sequence.id)
-              }, { menu: "sequences" })))
+                cancel: onePath(workspace, sequence.id),
+                menu: "sequences"
+              })))
         },
         {
           method: "POST",

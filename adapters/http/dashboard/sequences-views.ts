@@ -278,15 +278,5 @@ export const sequencesViews = {
   </div>
   {% render "pages", texts: pagerTexts, previous: previous, next: next, pageNumber: pageNumber, totalPages: totalPages %}
   {% endif %}
-{% endblock %}`,
-
-  "sequence-delete": `{% layout "app" %}{% block title %}{{ t.sequences.deleteTitle | fill: "name", sequence.name }}{% endblock %}{% block content %}
-  <h1>{{ t.sequences.deleteTitle | fill: "name", sequence.name }}</h1>
-  <p>{{ t.sequences.deleteConsequence }}</p>
-  <form method="post" action="{{ action }}" class="actions">
-    <input type="hidden" name="csrf" value="{{ csrf }}" />
-    <button type="submit" class="danger">{{ t.sequences.deleteConfirm }}</button>
-    <a href="{{ cancel }}">{{ t.sequences.cancel }}</a>
-  </form>
 {% endblock %}`
 } as const

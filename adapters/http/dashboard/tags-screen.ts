@@ -4,7 +4,7 @@ import { type Tag, TagId } from "@roster/domain"
 import { Effect, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
-import { errorsOf, field, type FormFields, page, redirect, refusalOf, type Workspace } from "./pages.js"
+import { confirmDeletion, errorsOf, field, type FormFields, page, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
 
 /** Tags: each with its subscriber count; created, renamed, described and deleted here. */
@@ -131,11 +131,13 @@ export const makeTagsScreen = (assets: DashboardAssets) =>
           path: "/tags/:tag_id/delete",
           handle: (workspace) =>
             withTag(workspace, (tag) =>
-              Effect.succeed(page(assets, workspace, "tag-delete", {
-                tag: toRow(tag),
+              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.tags, {
+                name: tag.name,
                 action: `${workspace.base}/tags/${tag.id}/delete`,
-                cancel: `${workspace.base}/tags`
-              }, { menu: "tags" })))
+                cancel: `${workspace.base}/tags`,
+                menu: "tags",
+                consequence: { count: tag.subscriberCount }
+              })))
         },
         {
           method: "POST",

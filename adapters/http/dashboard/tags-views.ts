@@ -60,16 +60,5 @@ export const tagsViews = {
   "tag-edit": `{% layout "app" %}{% block title %}{{ t.tags.editTitle | fill: "name", tag.name }}{% endblock %}{% block content %}
   <h1>{{ t.tags.editTitle | fill: "name", tag.name }}</h1>
   {% render "tag-form", t: t, csrf: csrf, action: action, values: values, errors: errors, submit: t.tags.save, cancel: cancel %}
-{% endblock %}`,
-
-  "tag-delete": `{% layout "app" %}{% block title %}{{ t.tags.deleteTitle | fill: "name", tag.name }}{% endblock %}{% block content %}
-  <h1>{{ t.tags.deleteTitle | fill: "name", tag.name }}</h1>
-  <p>{{ t.tags.deleteConsequence | fill: "count", tag.subscriberCount }}</p>
-  <form method="post" action="{{ action }}" class="actions">
-    <input type="hidden" name="csrf" value="{{ csrf }}" />
-    <button type="submit" class="danger">{{ t.tags.deleteConfirm }}</button>
-    <a href="{{ cancel }}">{{ t.tags.cancel }}</a>
-  </form>
-{% endblock %}`,
-
+{% endblock %}`
 } as const

@@ -23,7 +23,18 @@ import {
 import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
-import { field, fill, type FormFields, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
+import {
+  confirmDeletion,
+  field,
+  fill,
+  type FormFields,
+  page,
+  pageNumberOf,
+  pagerOf,
+  redirect,
+  refusalOf,
+  type Workspace
+} from "./pages.js"
 import type { Screen } from "./screen.js"
 import type { DashboardTexts } from "./texts.js"
 
@@ -494,11 +505,12 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
           path: "/templates/:template_id/delete",
           handle: (workspace) =>
             withTemplate(workspace, (template) =>
-              Effect.succeed(page(assets, workspace, "template-delete", {
-                template: { id: template.id, name: template.name },
+              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.templates, {
+                name: template.name,
                 action: `${listPath(workspace)}/${template.id}/delete`,
-                cancel: `${listPath(workspace)}/${template.id}`
-              }, { menu: "templates" })))
+                cancel: `${listPath(workspace)}/${template.id}`,
+                menu: "templates"
+              })))
         },
         {
           method: "POST",

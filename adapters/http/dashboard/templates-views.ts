@@ -121,15 +121,5 @@ export const templatesViews = {
       <button type="submit" class="secondary">{{ t.templates.testButton }}</button>
     </form>
   </section>
-{% endblock %}`,
-
-  "template-delete": `{% layout "app" %}{% block title %}{{ t.templates.deleteTitle | fill: "name", template.name }}{% endblock %}{% block content %}
-  <h1>{{ t.templates.deleteTitle | fill: "name", template.name }}</h1>
-  <p>{{ t.templates.deleteConsequence }}</p>
-  <form method="post" action="{{ action }}" class="actions">
-    <input type="hidden" name="csrf" value="{{ csrf }}" />
-    <button type="submit" class="danger">{{ t.templates.deleteConfirm }}</button>
-    <a href="{{ cancel }}">{{ t.templates.cancel }}</a>
-  </form>
 {% endblock %}`
 } as const

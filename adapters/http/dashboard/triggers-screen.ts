@@ -14,7 +14,18 @@ import {
 import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
-import { field, fill, type FormFields, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
+import {
+  confirmDeletion,
+  field,
+  fill,
+  type FormFields,
+  page,
+  pageNumberOf,
+  pagerOf,
+  redirect,
+  refusalOf,
+  type Workspace
+} from "./pages.js"
 import type { Screen } from "./screen.js"
 import { durationInWords } from "./sequences-screen.js"
 import type { DashboardTexts } from "./texts.js"
@@ -300,11 +311,12 @@ export const makeTriggersScreen = (assets: DashboardAssets) =>
           path: "/triggers/:trigger_id/delete",
           handle: (workspace) =>
             withTrigger(workspace, ({ trigger }) =>
-              Effect.succeed(page(assets, workspace, "trigger-delete", {
-                trigger: { id: trigger.id, name: trigger.name },
+              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.triggers, {
+                name: trigger.name,
                 action: `${onePath(workspace, trigger.id)}/delete`,
-                cancel: onePath(workspace, trigger.id)
-              }, { menu: "triggers" })))
+                cancel: onePath(workspace, trigger.id),
+                menu: "triggers"
+              })))
         },
         {
           method: "POST",

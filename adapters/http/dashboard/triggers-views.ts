@@ -121,15 +121,5 @@ export const triggersViews = {
     <a href="{{ base }}/triggers/{{ trigger.id }}/delete">{{ t.triggers.delete }}</a>
   </div>
   {% render "trigger-form", t: t, csrf: csrf, action: action, values: values, errors: errors, tags: tags, templates: templates, segments: segments, events: events, kinds: kinds, units: units, submit: t.triggers.save, cancel: cancel %}
-{% endblock %}`,
-
-  "trigger-delete": `{% layout "app" %}{% block title %}{{ t.triggers.deleteTitle | fill: "name", trigger.name }}{% endblock %}{% block content %}
-  <h1>{{ t.triggers.deleteTitle | fill: "name", trigger.name }}</h1>
-  <p>{{ t.triggers.deleteConsequence }}</p>
-  <form method="post" action="{{ action }}" class="actions">
-    <input type="hidden" name="csrf" value="{{ csrf }}" />
-    <button type="submit" class="danger">{{ t.triggers.deleteConfirm }}</button>
-    <a href="{{ cancel }}">{{ t.triggers.cancel }}</a>
-  </form>
 {% endblock %}`
 } as const

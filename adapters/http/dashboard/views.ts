@@ -93,6 +93,17 @@ const frameTemplates = {
   </nav>
   {% endif %}`,
 
+  // Asks before something is deleted: what it is (its title), what deleting it does, and the two ways on.
+  "confirm-delete": `{% layout "app" %}{% block title %}{{ title }}{% endblock %}{% block content %}
+  <h1>{{ title }}</h1>
+  <p>{{ consequence }}</p>
+  <form method="post" action="{{ action }}" class="actions">
+    <input type="hidden" name="csrf" value="{{ csrf }}" />
+    <button type="submit" class="danger">{{ confirm }}</button>
+    <a href="{{ cancel }}">{{ cancelLabel }}</a>
+  </form>
+{% endblock %}`,
+
   "sign-in": `{% layout "entry" %}{% block title %}{{ t.signIn.title }}{% endblock %}{% block content %}
   <h1>{{ t.signIn.title }}</h1>
   <p class="note">{{ t.signIn.intro }} {{ t.signIn.noPassword }}</p>
