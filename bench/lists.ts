@@ -16,7 +16,7 @@ import { measure, type RunFigures } from "./stats.js"
  * on the same organization, as its owner signed in sees it (bench/dashboard-list.ts).
  * BENCH_LIST_PAGES picks `api`, `dashboard` or both (`all`, the default). The server's own time of
  * each request is the `duration_ms` of its request line (whole milliseconds, from the JSON log of an
- * API process of this suite's own), beside the time this process saw; the target is p95 under 100 ms.
+ * API process of this suite's own), beside the time this process saw; the goal is p95 at most 100 ms.
  */
 
 const rows = Number(process.env.BENCH_LIST_ROWS ?? 1_000_000)
@@ -48,7 +48,7 @@ const FIRST_NAMES = [
 const DOMAINS = ["gmail.com", "yahoo.com", "outlook.com", "example.com", "mail.example.org", "proton.me"]
 const TAGS = ["Weekly", "Product news", "Events", "Partners"]
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
 /**
@@ -95,7 +95,7 @@ const seed = async (pool: pg.Pool, organizationId: string, tagIds: ReadonlyArray
 }
 
 /** An API process of this suite's own whose JSON request lines give the server's time of each request by its id. */
-const startLoggingApi = async (context: ListBenchContext) => {
+export const startLoggingApi = async (context: ListBenchContext) => {
   const port = await context.freePort()
   const base = `http://127.0.0.1:${port}`
   const server = spawn(process.execPath, ["--max-semi-space-size=16", "--heap-growing-percent=60", "dist/api.mjs"], {
@@ -140,19 +140,20 @@ const startLoggingApi = async (context: ListBenchContext) => {
 /** The API process of this suite, which logs each request's time and prints sign-in links. */
 export type LoggingApi = Awaited<ReturnType<typeof startLoggingApi>>
 
-/** Each run's server p50 and p95 and client p50 and p95 in ms, beside the target. */
-const printRuns = (
+/** Each run's server p50, p95 and p99 and client p50, p95 and p99 in ms, beside the goal (p95 at most 100 ms). */
+export const printRuns = (
   column: string,
   runs: ReadonlyArray<{ readonly client: RunFigures; readonly server: ReadonlyArray<number>; readonly shown: string }>
 ) => {
   const cell = (n: number) => n.toFixed(1).padStart(9)
   const width = Math.max(34, ...runs.map((r) => r.client.label.length))
-  console.log(`${"page".padEnd(width)} ${column.padStart(9)} ${"srv p50".padStart(9)} ${"srv p95".padStart(9)} ` +
-    `${"cli p50".padStart(9)} ${"cli p95".padStart(9)}  target p95 < ${TARGET_P95_MS} ms`)
+  const heads = ["srv p50", "srv p95", "srv p99", "cli p50", "cli p95", "cli p99"].map((h) => h.padStart(9)).join(" ")
+  console.log(`${"page".padEnd(width)} ${column.padStart(9)} ${heads}  goal p95 <= ${TARGET_P95_MS} ms`)
   for (const { client, server, shown } of runs) {
     const p95 = percentile(server, 95)
-    console.log(`${client.label.padEnd(width)} ${shown.padStart(9)} ${cell(percentile(server, 50))} ` +
-      `${cell(p95)} ${cell(client.p50)} ${cell(client.p95)}  ${p95 < TARGET_P95_MS ? "met" : "MISSED"}`)
+    console.log(`${client.label.padEnd(width)} ${shown.padStart(9)} ${cell(percentile(server, 50))} ${cell(p95)} ` +
+      `${cell(percentile(server, 99))} ${cell(client.p50)} ${cell(client.p95)} ${cell(client.p99)}  ` +
+      `${p95 <= TARGET_P95_MS ? "met" : `NOT met (${(p95 - TARGET_P95_MS).toFixed(0)} ms over)`}`)
   }
 }
 
