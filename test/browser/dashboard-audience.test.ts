@@ -128,6 +128,7 @@ describe(chromiumSuite(`the dashboard's sign-up forms and segments in Chromium (
           await expect(page.getByRole("status").first().innerText()).resolves.toBe("Das Segment Pro wurde gelöscht.")
           await page.getByRole("link", { name: "Anmeldeformulare" }).click()
           await page.getByRole("link", { name: "Löschen: Weekly <news>" }).click()
+          await page.locator("h1", { hasText: "Das Anmeldeformular Weekly <news> löschen?" }).waitFor()
           await checkScreen(page, errors)
           await page.getByRole("button", { name: "Formular löschen" }).click()
           await expect(page.getByRole("status").first().innerText()).resolves.toBe("Das Anmeldeformular Weekly <news> wurde gelöscht.")

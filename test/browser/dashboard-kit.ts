@@ -37,6 +37,8 @@ export const dashboardInChromium = (
 
 /** What a screen must hold to: axe-core, no sideways scrolling, nothing blocked or failing. */
 export const checkScreen = async (page: Page, errors: ReadonlyArray<string>) => {
+  // A click that led to another page has it committed, not yet loaded: its document may not be there yet.
+  await page.waitForLoadState("load")
   expect(await seriousViolations(page)).toEqual([])
   expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true)
   expect(errors).toEqual([])
