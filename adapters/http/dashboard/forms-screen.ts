@@ -19,7 +19,6 @@ import { toFormEmbed } from "../shared/form-schemas.js"
 import { HttpSettings } from "../shared/http-settings.js"
 import type { DashboardAssets } from "./assets.js"
 import {
-  confirmDeletion,
   field,
   fill,
   type FormFields,
@@ -30,6 +29,7 @@ import {
   refusalOf,
   type Workspace
 } from "./pages.js"
+import { deletionRoutes } from "./deletion.js"
 import type { Screen } from "./screen.js"
 import type { DashboardTexts } from "./texts.js"
 
@@ -287,27 +287,19 @@ export const makeFormsScreen = (assets: DashboardAssets) =>
               )
             })
         },
-        {
-          method: "GET",
-          path: "/forms/:form_id/delete",
-          handle: (workspace) =>
-            withForm(workspace, ({ form }) =>
-              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.forms, {
-                name: form.name,
-                action: `${listPath(workspace)}/${form.id}/delete`,
-                cancel: `${listPath(workspace)}/${form.id}`,
-                menu: "forms"
-              })))
-        },
-        {
-          method: "POST",
-          path: "/forms/:form_id/delete",
-          handle: (workspace) =>
-            withForm(workspace, ({ form }) =>
-              forms.remove(workspace.principal, form.id).pipe(
-                Effect.as(redirect(listPath(workspace), { kind: "ok", text: fill(workspace.t.forms.deleted, { name: form.name }) }))
-              ))
-        }
+        ...deletionRoutes(assets, {
+          path: "/forms/:form_id",
+          menu: "forms",
+          texts: (t) => t.forms,
+          withRecord: withForm,
+          places: (workspace, { form }) => ({
+            name: form.name,
+            action: `${listPath(workspace)}/${form.id}/delete`,
+            cancel: `${listPath(workspace)}/${form.id}`,
+            list: listPath(workspace)
+          }),
+          remove: (workspace, { form }) => forms.remove(workspace.principal, form.id)
+        })
       ]
     } satisfies Screen
   })

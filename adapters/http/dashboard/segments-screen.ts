@@ -14,7 +14,6 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
 import {
-  confirmDeletion,
   field,
   fill,
   type FormFields,
@@ -26,6 +25,7 @@ import {
   refusalOf,
   type Workspace
 } from "./pages.js"
+import { deletionRoutes } from "./deletion.js"
 import type { Screen } from "./screen.js"
 import {
   blankCondition,
@@ -363,27 +363,19 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
                   ...(input.filter === undefined ? {} : { filter: input.filter })
                 })))
         },
-        {
-          method: "GET",
-          path: "/segments/:segment_id/delete",
-          handle: (workspace) =>
-            withSegment(workspace, (segment) =>
-              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.segments, {
-                name: segment.name,
-                action: `${listPath(workspace)}/${segment.id}/delete`,
-                cancel: `${listPath(workspace)}/${segment.id}`,
-                menu: "segments"
-              })))
-        },
-        {
-          method: "POST",
-          path: "/segments/:segment_id/delete",
-          handle: (workspace) =>
-            withSegment(workspace, (segment) =>
-              segments.remove(workspace.principal, segment.id).pipe(
-                Effect.as(redirect(listPath(workspace), { kind: "ok", text: fill(workspace.t.segments.deleted, { name: segment.name }) }))
-              ))
-        }
+        ...deletionRoutes(assets, {
+          path: "/segments/:segment_id",
+          menu: "segments",
+          texts: (t) => t.segments,
+          withRecord: withSegment,
+          places: (workspace, segment) => ({
+            name: segment.name,
+            action: `${listPath(workspace)}/${segment.id}/delete`,
+            cancel: `${listPath(workspace)}/${segment.id}`,
+            list: listPath(workspace)
+          }),
+          remove: (workspace, segment) => segments.remove(workspace.principal, segment.id)
+        })
       ]
     } satisfies Screen
   })

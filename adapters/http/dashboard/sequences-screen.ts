@@ -15,7 +15,8 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import { toNewSequence, toSequenceChanges } from "../shared/sequence-schemas.js"
 import type { DashboardAssets } from "./assets.js"
-import { confirmDeletion, field, fill, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
+import { field, fill, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
+import { deletionRoutes } from "./deletion.js"
 import type { Screen } from "./screen.js"
 import {
   applyChange,
@@ -545,27 +546,19 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
                 return redirect(onePath(workspace, sequence.id), { kind: "ok", text: fill(workspace.t.sequences.removed, { email }) })
               }))
         },
-        {
-          method: "GET",
-          path: "/sequences/:sequence_id/delete",
-          handle: (workspace) =>
-            withSequence(workspace, (sequence) =>
-              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.sequences, {
-                name: sequence.name,
-                action: `${onePath(workspace, sequence.id)}/delete`,
-                cancel: onePath(workspace, sequence.id),
-                menu: "sequences"
-              })))
-        },
-        {
-          method: "POST",
-          path: "/sequences/:sequence_id/delete",
-          handle: (workspace) =>
-            withSequence(workspace, (sequence) =>
-              sequences.remove(workspace.principal, sequence.id).pipe(
-                Effect.as(redirect(listPath(workspace), { kind: "ok", text: fill(workspace.t.sequences.deleted, { name: sequence.name }) }))
-              ))
-        }
+        ...deletionRoutes(assets, {
+          path: "/sequences/:sequence_id",
+          menu: "sequences",
+          texts: (t) => t.sequences,
+          withRecord: withSequence,
+          places: (workspace, sequence) => ({
+            name: sequence.name,
+            action: `${onePath(workspace, sequence.id)}/delete`,
+            cancel: onePath(workspace, sequence.id),
+            list: listPath(workspace)
+          }),
+          remove: (workspace, sequence) => sequences.remove(workspace.principal, sequence.id)
+        })
       ]
     } satisfies Screen
   })

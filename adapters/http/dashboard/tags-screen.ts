@@ -4,7 +4,8 @@ import { type Tag, TagId } from "@roster/domain"
 import { Effect, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
-import { confirmDeletion, errorsOf, field, type FormFields, page, redirect, refusalOf, type Workspace } from "./pages.js"
+import { errorsOf, field, type FormFields, page, redirect, refusalOf, type Workspace } from "./pages.js"
+import { deletionRoutes } from "./deletion.js"
 import type { Screen } from "./screen.js"
 
 /** Tags: each with its subscriber count; created, renamed, described and deleted here. */
@@ -126,28 +127,20 @@ export const makeTagsScreen = (assets: DashboardAssets) =>
                 })
               ))
         },
-        {
-          method: "GET",
-          path: "/tags/:tag_id/delete",
-          handle: (workspace) =>
-            withTag(workspace, (tag) =>
-              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.tags, {
-                name: tag.name,
-                action: `${workspace.base}/tags/${tag.id}/delete`,
-                cancel: `${workspace.base}/tags`,
-                menu: "tags",
-                consequence: { count: tag.subscriberCount }
-              })))
-        },
-        {
-          method: "POST",
-          path: "/tags/:tag_id/delete",
-          handle: (workspace) =>
-            withTag(workspace, (tag) =>
-              tags.remove(workspace.principal, tag.id).pipe(
-                Effect.as(redirect(`${workspace.base}/tags`, { kind: "ok", text: workspace.t.tags.deleted.replace("{{ name }}", tag.name) }))
-              ))
-        }
+        ...deletionRoutes(assets, {
+          path: "/tags/:tag_id",
+          menu: "tags",
+          texts: (t) => t.tags,
+          withRecord: withTag,
+          places: (workspace, tag) => ({
+            name: tag.name,
+            action: `${workspace.base}/tags/${tag.id}/delete`,
+            cancel: `${workspace.base}/tags`,
+            list: `${workspace.base}/tags`,
+            consequence: { count: tag.subscriberCount }
+          }),
+          remove: (workspace, tag) => tags.remove(workspace.principal, tag.id)
+        })
       ]
     } satisfies Screen
   })

@@ -24,7 +24,6 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
 import {
-  confirmDeletion,
   field,
   fill,
   type FormFields,
@@ -35,6 +34,7 @@ import {
   refusalOf,
   type Workspace
 } from "./pages.js"
+import { deletionRoutes } from "./deletion.js"
 import type { Screen } from "./screen.js"
 import type { DashboardTexts } from "./texts.js"
 
@@ -500,27 +500,19 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
               )
             })
         },
-        {
-          method: "GET",
-          path: "/templates/:template_id/delete",
-          handle: (workspace) =>
-            withTemplate(workspace, (template) =>
-              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.templates, {
-                name: template.name,
-                action: `${listPath(workspace)}/${template.id}/delete`,
-                cancel: `${listPath(workspace)}/${template.id}`,
-                menu: "templates"
-              })))
-        },
-        {
-          method: "POST",
-          path: "/templates/:template_id/delete",
-          handle: (workspace) =>
-            withTemplate(workspace, (template) =>
-              templates.remove(workspace.principal, template.id).pipe(
-                Effect.as(redirect(listPath(workspace), { kind: "ok", text: fill(workspace.t.templates.deleted, { name: template.name }) }))
-              ))
-        }
+        ...deletionRoutes(assets, {
+          path: "/templates/:template_id",
+          menu: "templates",
+          texts: (t) => t.templates,
+          withRecord: withTemplate,
+          places: (workspace, template) => ({
+            name: template.name,
+            action: `${listPath(workspace)}/${template.id}/delete`,
+            cancel: `${listPath(workspace)}/${template.id}`,
+            list: listPath(workspace)
+          }),
+          remove: (workspace, template) => templates.remove(workspace.principal, template.id)
+        })
       ]
     } satisfies Screen
   })

@@ -15,7 +15,6 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
 import {
-  confirmDeletion,
   field,
   fill,
   type FormFields,
@@ -26,6 +25,7 @@ import {
   refusalOf,
   type Workspace
 } from "./pages.js"
+import { deletionRoutes } from "./deletion.js"
 import type { Screen } from "./screen.js"
 import { durationInWords } from "./sequences-screen.js"
 import type { DashboardTexts } from "./texts.js"
@@ -306,27 +306,19 @@ export const makeTriggersScreen = (assets: DashboardAssets) =>
               )
             })
         },
-        {
-          method: "GET",
-          path: "/triggers/:trigger_id/delete",
-          handle: (workspace) =>
-            withTrigger(workspace, ({ trigger }) =>
-              Effect.succeed(confirmDeletion(assets, workspace, workspace.t.triggers, {
-                name: trigger.name,
-                action: `${onePath(workspace, trigger.id)}/delete`,
-                cancel: onePath(workspace, trigger.id),
-                menu: "triggers"
-              })))
-        },
-        {
-          method: "POST",
-          path: "/triggers/:trigger_id/delete",
-          handle: (workspace) =>
-            withTrigger(workspace, ({ trigger }) =>
-              triggers.remove(workspace.principal, trigger.id).pipe(
-                Effect.as(redirect(listPath(workspace), { kind: "ok", text: fill(workspace.t.triggers.deleted, { name: trigger.name }) }))
-              ))
-        }
+        ...deletionRoutes(assets, {
+          path: "/triggers/:trigger_id",
+          menu: "triggers",
+          texts: (t) => t.triggers,
+          withRecord: withTrigger,
+          places: (workspace, { trigger }) => ({
+            name: trigger.name,
+            action: `${onePath(workspace, trigger.id)}/delete`,
+            cancel: onePath(workspace, trigger.id),
+            list: listPath(workspace)
+          }),
+          remove: (workspace, { trigger }) => triggers.remove(workspace.principal, trigger.id)
+        })
       ]
     } satisfies Screen
   })
