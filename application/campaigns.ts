@@ -377,12 +377,13 @@ export class Campaigns extends Effect.Service<Campaigns>()("roster/Campaigns", {
      */
     const report = operation("Campaigns.report")(function*(principal: Principal, id: CampaignId) {
       yield* authorize(principal, "campaigns:read")
-      const found = yield* record(yield* owned(principal, id))
-      const startedAt = found.campaign.startedAt
-      if (startedAt === null) return { ...found, unsubscribed: 0, timeline: null } satisfies CampaignReport
+      const campaign = yield* owned(principal, id)
+      const startedAt = campaign.startedAt
+      if (startedAt === null) return { ...(yield* record(campaign)), unsubscribed: 0, timeline: null } satisfies CampaignReport
       const until = yield* now
       const window = activityWindow(startedAt, until)
-      const activity = yield* messages.campaignActivity(id, window)
+      // The counts by status and the events over time are read side by side.
+      const [found, activity] = yield* Effect.all([record(campaign), messages.campaignActivity(id, window)], { concurrency: 2 })
       const steps = Array.from({ length: window.buckets }, (_, i) => ({
         at: new Date(startedAt.getTime() + i * window.stepMs),
         counts: {} as Partial<Record<MessageEventType, number>>

@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { activityEventTypes, type MessageFilter, MessageRepository } from "@roster/application"
+import { activityEventTypes, type CampaignActivity, type MessageFilter, MessageRepository } from "@roster/application"
 import { CampaignId, Message, MessageEvent, MessageEventType, type MessageId, type MessageStatus, OrganizationId } from "@roster/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { decodeFirst, decodeRows } from "./rows.js"
@@ -11,8 +11,10 @@ export const MESSAGE_COLUMNS = `id, organization_id, subscriber_id, template_id,
 const decodeMessage = decodeFirst(Message)
 const decodeMessages = decodeRows(Message)
 const decodeEvents = decodeRows(MessageEvent)
-const decodeTimeline = decodeRows(Schema.Struct({ bucket: Schema.Number, type: MessageEventType, count: Schema.Number }))
-const decodeUnsubscribed = decodeFirst(Schema.Struct({ count: Schema.Number }))
+const decodeActivity = decodeFirst(Schema.Struct({
+  timeline: Schema.Array(Schema.Struct({ bucket: Schema.Number, type: MessageEventType, count: Schema.Number })),
+  unsubscribed: Schema.Number
+}))
 
 const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
 
@@ -99,31 +101,35 @@ export const PostgresMessageRepositoryLive = Layer.effect(
           Effect.orDie
         ),
 
+      // One statement. The chart counts the first time each email had each kind of event, kept per
+      // email as its reports come (message_first_events): one walk of the campaign's part of the
+      // index, binned in whole steps from the start, then clamped to the window. The unsubscribed
+      // are looked for among the organization's unsubscribed subscribers, each by its one email of
+      // the campaign, or the other way round where the campaign is the smaller.
       campaignActivity: (id, window) =>
-        Effect.all([
-          sql`
-            SELECT LEAST(GREATEST(floor(extract(epoch FROM (first_at - ${window.since}::timestamptz)) * 1000 / ${window.stepMs}), 0),
-                     ${window.buckets - 1})::integer AS bucket,
-                   type, count(*)::integer AS count
-            FROM (
-              SELECT e.message_id, e.type, min(e.occurred_at) AS first_at
-              FROM messages m JOIN message_events e ON e.message_id = m.id
-              WHERE m.campaign_id = ${id} AND e.type = ANY(${activityEventTypes}::text[])
-              GROUP BY e.message_id, e.type
-            ) firsts
-            GROUP BY 1, 2
-            ORDER BY 1, 2`.pipe(Effect.flatMap(decodeTimeline)),
-          sql`
-            SELECT count(DISTINCT s.id)::integer AS count
-            FROM messages m JOIN subscribers s ON s.id = m.subscriber_id
-            WHERE m.campaign_id = ${id}
-              AND m.status IN ('sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained')
-              AND s.status = 'unsubscribed' AND s.updated_at >= m.created_at`.pipe(Effect.flatMap(decodeUnsubscribed))
-        ], { concurrency: 2 }).pipe(
-          Effect.map(([timeline, unsubscribed]) => ({
-            timeline,
-            unsubscribed: Option.match(unsubscribed, { onNone: () => 0, onSome: (row) => row.count })
-          })),
+        sql`
+          SELECT
+            (SELECT COALESCE(json_agg(t ORDER BY t.bucket, t.type), '[]') FROM (
+              SELECT LEAST(GREATEST(floor(extract(epoch FROM (at - ${window.since}::timestamptz)) * 1000 / ${window.stepMs}), 0),
+                       ${window.buckets - 1})::integer AS bucket,
+                     type, sum(count)::integer AS count
+              FROM (
+                SELECT date_bin(${window.stepMs} * interval '1 millisecond', occurred_at, ${window.since}::timestamptz) AS at,
+                       type, count(*) AS count
+                FROM message_first_events
+                WHERE campaign_id = ${id} AND type = ANY(${activityEventTypes}::text[])
+                GROUP BY 1, 2
+              ) bins
+              GROUP BY 1, 2
+            ) t) AS timeline,
+            (SELECT count(*)::integer
+             FROM messages m JOIN subscribers s ON s.id = m.subscriber_id
+             WHERE m.campaign_id = ${id}
+               AND s.organization_id = (SELECT organization_id FROM campaigns WHERE id = ${id})
+               AND m.status IN ('sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained')
+               AND s.status = 'unsubscribed' AND s.updated_at >= m.created_at) AS unsubscribed`.pipe(
+          Effect.flatMap(decodeActivity),
+          Effect.map(Option.getOrElse((): CampaignActivity => ({ timeline: [], unsubscribed: 0 }))),
           Effect.orDie
         ),
 

@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import {
+  activityEventTypes,
   type CampaignRecipient,
   type LeasedCampaignBatch,
   OutgoingMail,
@@ -31,7 +32,7 @@ import { type Answer, makeWorkQueue } from "./work-queue.js"
 const NO_POSITION = "00000000-0000-0000-0000-000000000000"
 
 const decodeMessages = decodeRows(Message)
-const decodeStatus = decodeFirst(Schema.Struct({ status: MessageStatus, recorded: Schema.Boolean }))
+const decodeStatus = decodeFirst(Schema.Struct({ status: MessageStatus, campaignId: Schema.NullOr(Schema.String) }))
 const Sendout = Schema.Struct({
   content: Schema.Struct({ subject: Schema.String, html: Schema.NullOr(Schema.String), text: Schema.NullOr(Schema.String) }),
   from: Schema.String,
@@ -422,17 +423,29 @@ export const PostgresOutgoingMailLive = Layer.effect(
 
       recordReport: (id, report, next) =>
         sql.withTransaction(Effect.gen(function*() {
-          const current = yield* sql`SELECT status, true AS recorded FROM messages WHERE id = ${id} FOR UPDATE`.pipe(
+          const current = yield* sql`SELECT status, campaign_id FROM messages WHERE id = ${id} FOR UPDATE`.pipe(
             Effect.flatMap(decodeStatus)
           )
           if (Option.isNone(current)) return false
+          // A campaign's email keeps the first time of each kind its chart counts, in the same statement.
+          const first = current.value.campaignId !== null && activityEventTypes.includes(report.type)
+            ? sql`, first AS (
+              INSERT INTO message_first_events (message_id, type, campaign_id, occurred_at)
+              SELECT message_id, ${report.type}, ${current.value.campaignId}, ${report.occurredAt} FROM inserted
+              ON CONFLICT (message_id, type) DO UPDATE SET occurred_at = excluded.occurred_at
+                WHERE message_first_events.occurred_at > excluded.occurred_at
+            )`
+            : sql``
           const inserted = yield* sql`
-            INSERT INTO message_events (id, message_id, organization_id, type, occurred_at, detail, provider_event_key)
-            SELECT gen_random_uuid(), id, organization_id, ${report.type}, ${report.occurredAt}, ${report.detail},
-                   ${report.key}
-            FROM messages WHERE id = ${id}
-            ON CONFLICT (provider_event_key) WHERE provider_event_key IS NOT NULL DO NOTHING
-            RETURNING id`
+            WITH inserted AS (
+              INSERT INTO message_events (id, message_id, organization_id, type, occurred_at, detail, provider_event_key)
+              SELECT gen_random_uuid(), id, organization_id, ${report.type}, ${report.occurredAt}, ${report.detail},
+                     ${report.key}
+              FROM messages WHERE id = ${id}
+              ON CONFLICT (provider_event_key) WHERE provider_event_key IS NOT NULL DO NOTHING
+              RETURNING message_id
+            )${first}
+            SELECT message_id FROM inserted`
           if (inserted.length === 0) return false
           const status = next(current.value.status)
           if (status !== current.value.status) {

@@ -136,6 +136,18 @@ export const messageRepositoryContract = (persistence: PersistenceLayer) =>
             { bucket: 1, type: "opened", count: 1 },
             { bucket: 2, type: "clicked", count: 1 }
           ])
+          // Reports come out of order: reader 1's earlier open, told later, moves its first to the first
+          // minute; a report told again under its key, with another time, moves nothing.
+          yield* report(1, "opened", instant(125))
+          const again = randomUUID()
+          assert.isTrue(yield* outgoing.recordReport(byReader(0).id, { type: "clicked", occurredAt: instant(165), detail: null, key: again }, () => "clicked"))
+          assert.isFalse(yield* outgoing.recordReport(byReader(0).id, { type: "clicked", occurredAt: instant(105), detail: null, key: again }, () => "clicked"))
+          expect((yield* messages.campaignActivity(campaign.id, window)).timeline).toStrictEqual([
+            { bucket: 0, type: "delivered", count: 2 },
+            { bucket: 0, type: "opened", count: 2 },
+            { bucket: 1, type: "clicked", count: 1 },
+            { bucket: 2, type: "clicked", count: 1 }
+          ])
           // Reader 0 unsubscribes after the email; reader 2's email never went out.
           const subscribers = yield* SubscriberRepository
           for (const i of [0, 2]) {

@@ -5,6 +5,7 @@ import { Effect, Redacted } from "effect"
 import { makePgClient, makePgliteClient, runMigrations } from "../../adapters/postgres/index.js"
 import unlimitedSubscriberSlots from "../../adapters/postgres/migrations/0021_unlimited_subscriber_slots.js"
 import outboxDispatchMark from "../../adapters/postgres/migrations/0025_outbox_dispatch_mark.js"
+import campaignFirstEvents from "../../adapters/postgres/migrations/0037_campaign_first_events.js"
 import { postgres } from "../support/servers.js"
 
 const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -66,7 +67,8 @@ describe("migrations", () => {
           [33, "consents_by_form"],
           [34, "sequences"],
           [35, "webhook_response_excerpts"],
-          [36, "organization_time_zone"]
+          [36, "organization_time_zone"],
+          [37, "campaign_first_events"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -87,6 +89,7 @@ describe("migrations", () => {
           "magic_links",
           "memberships",
           "message_events",
+          "message_first_events",
           "messages",
           "organization_subscriber_slots",
           "organizations",
@@ -196,6 +199,56 @@ describe("migrations", () => {
           SELECT e.id FROM outbox_dispatch_mark m JOIN outbox_events e ON (e.xid, e.position) > (m.xid, m.position)
           ORDER BY e.xid, e.position`
         expect(waiting.map((row) => row.id.slice(-1))).toStrictEqual(["2", "4", "5"])
+      }))
+
+    it.effect("a campaign's emails sent before get the first time of each kind their chart counts from their events", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        const sql = yield* SqlClient.SqlClient
+        const id = (n: number) => `00000000-0000-4000-8000-0000000001${String(n).padStart(2, "0")}`
+        // As the rows stood before: no first times kept, and the recipient index without the status.
+        yield* sql`
+          DROP TABLE message_first_events;
+          DROP INDEX messages_campaign_recipient_unique;
+          CREATE UNIQUE INDEX messages_campaign_recipient_unique ON messages (campaign_id, subscriber_id)
+            WHERE campaign_id IS NOT NULL`
+        yield* sql`INSERT INTO organizations (id, name, slug, tier, created_at, updated_at)
+          VALUES (${id(0)}, 'Sent', 'sent-before', 'free', now(), now())`
+        yield* sql`INSERT INTO subscribers (id, organization_id, email, email_key, status, created_at, updated_at)
+          VALUES (${id(1)}, ${id(0)}, 'a@example.com', 'a@example.com', 'active', now(), now()),
+                 (${id(2)}, ${id(0)}, 'b@example.com', 'b@example.com', 'active', now(), now())`
+        yield* sql`INSERT INTO campaigns (id, organization_id, name, kind, status, created_at, updated_at)
+          VALUES (${id(3)}, ${id(0)}, 'News', 'marketing', 'sent', now(), now())`
+        // A campaign's email to each subscriber, and one email of no campaign.
+        yield* sql`INSERT INTO messages (id, organization_id, subscriber_id, campaign_id, kind, to_address, from_header, subject,
+                                         status, created_at, updated_at)
+          VALUES (${id(4)}, ${id(0)}, ${id(1)}, ${id(3)}, 'marketing', 'a@example.com', 'x@example.com', 'News', 'clicked', now(), now()),
+                 (${id(5)}, ${id(0)}, ${id(2)}, ${id(3)}, 'marketing', 'b@example.com', 'x@example.com', 'News', 'sent', now(), now()),
+                 (${id(6)}, ${id(0)}, ${id(1)}, NULL, 'transactional', 'a@example.com', 'x@example.com', 'Hi', 'opened', now(), now())`
+        yield* sql`INSERT INTO message_events (id, message_id, organization_id, type, occurred_at)
+          VALUES (gen_random_uuid(), ${id(4)}, ${id(0)}, 'sent', '2025-01-01T10:00:00Z'),
+                 (gen_random_uuid(), ${id(4)}, ${id(0)}, 'delivered', '2025-01-01T10:01:00Z'),
+                 (gen_random_uuid(), ${id(4)}, ${id(0)}, 'opened', '2025-01-01T12:00:00Z'),
+                 (gen_random_uuid(), ${id(4)}, ${id(0)}, 'opened', '2025-01-01T11:00:00Z'),
+                 (gen_random_uuid(), ${id(4)}, ${id(0)}, 'clicked', '2025-01-01T11:05:00Z'),
+                 (gen_random_uuid(), ${id(5)}, ${id(0)}, 'sent', '2025-01-01T10:00:00Z'),
+                 (gen_random_uuid(), ${id(6)}, ${id(0)}, 'opened', '2025-01-01T10:30:00Z')`
+        yield* campaignFirstEvents
+        const firsts = yield* sql<{ readonly messageId: string; readonly type: string; readonly at: Date }>`
+          SELECT message_id AS "messageId", type, occurred_at AS at FROM message_first_events
+          WHERE campaign_id = ${id(3)} ORDER BY message_id, type`
+        expect(firsts.map((row) => [row.messageId, row.type, row.at.toISOString()])).toStrictEqual([
+          [id(4), "clicked", "2025-01-01T11:05:00.000Z"],
+          [id(4), "delivered", "2025-01-01T10:01:00.000Z"],
+          [id(4), "opened", "2025-01-01T11:00:00.000Z"]
+        ])
+        // The email goes, and its first times with it.
+        yield* sql`DELETE FROM messages WHERE id = ${id(4)}`
+        expect(yield* sql`SELECT message_id FROM message_first_events`).toStrictEqual([])
+        expect(yield* indexedColumns(["message_first_events_campaign_idx", "messages_campaign_recipient_unique"])).toStrictEqual([
+          { name: "message_first_events_campaign_idx", columns: "campaign_id,type,occurred_at" },
+          { name: "messages_campaign_recipient_unique", columns: "campaign_id,subscriber_id,status" }
+        ])
       }))
 
     it.effect("subscribers are indexed by their email key alone, for a provider's report about an address in every organization", () =>

@@ -439,17 +439,24 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
       }, { menu: "campaigns" })
     }
 
-    /** The campaign the path names, or the page that says it is not there. */
-    const withCampaign = (
+    /** The campaign the path names as `read` tells it, or the page that says it is not there. */
+    const withCampaignRead = <A extends CampaignRecord>(
       workspace: Workspace,
-      f: (record: CampaignRecord) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApplicationError>
+      read: (principal: Workspace["principal"], id: CampaignId) => Effect.Effect<A, ApplicationError>,
+      f: (record: A) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApplicationError>
     ) =>
       Effect.gen(function*() {
         const { campaign_id } = yield* HttpRouter.params
         const id = campaignIdOf(campaign_id)
         if (Option.isNone(id)) return page(assets, workspace, "not-found", {}, { status: 404, menu: "campaigns" })
-        return yield* campaigns.get(workspace.principal, id.value).pipe(Effect.flatMap(f))
+        return yield* read(workspace.principal, id.value).pipe(Effect.flatMap(f))
       }).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))
+
+    /** The campaign the path names, or the page that says it is not there. */
+    const withCampaign = (
+      workspace: Workspace,
+      f: (record: CampaignRecord) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApplicationError>
+    ) => withCampaignRead(workspace, campaigns.get, f)
 
     /** An action on the campaign (cancel, retry, duplicate) and where it leads, or its refusal. */
     const act = (
@@ -545,12 +552,13 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
           method: "GET",
           path: "/campaigns/:campaign_id",
           handle: (workspace, request) =>
-            withCampaign(workspace, (record) => {
+            // The report holds the campaign's record: a draft's or a scheduled one's opens the composer.
+            withCampaignRead(workspace, campaigns.report, (report) => {
               const zone = zoneOf(request)
-              if (record.campaign.status === "draft" || record.campaign.status === "scheduled") {
-                return composerPage(workspace, zone, { record, values: valuesOfCampaign(record.campaign, zone) })
+              if (report.campaign.status === "draft" || report.campaign.status === "scheduled") {
+                return composerPage(workspace, zone, { record: report, values: valuesOfCampaign(report.campaign, zone) })
               }
-              return Effect.map(campaigns.report(workspace.principal, record.campaign.id), (report) => reportPage(workspace, zone, report))
+              return Effect.succeed(reportPage(workspace, zone, report))
             })
         },
         {

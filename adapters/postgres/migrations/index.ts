@@ -38,6 +38,7 @@ import consentsByForm from "./0033_consents_by_form.js"
 import sequences from "./0034_sequences.js"
 import webhookResponseExcerpts from "./0035_webhook_response_excerpts.js"
 import organizationTimeZone from "./0036_organization_time_zone.js"
+import campaignFirstEvents from "./0037_campaign_first_events.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -75,7 +76,8 @@ const migrations = Migrator.fromRecord({
   "0033_consents_by_form": consentsByForm,
   "0034_sequences": sequences,
   "0035_webhook_response_excerpts": webhookResponseExcerpts,
-  "0036_organization_time_zone": organizationTimeZone
+  "0036_organization_time_zone": organizationTimeZone,
+  "0037_campaign_first_events": campaignFirstEvents
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
