@@ -11,10 +11,8 @@ export const MESSAGE_COLUMNS = `id, organization_id, subscriber_id, template_id,
 const decodeMessage = decodeFirst(Message)
 const decodeMessages = decodeRows(Message)
 const decodeEvents = decodeRows(MessageEvent)
-const decodeActivity = decodeFirst(Schema.Struct({
-  timeline: Schema.Array(Schema.Struct({ bucket: Schema.Number, type: MessageEventType, count: Schema.Number })),
-  unsubscribed: Schema.Number
-}))
+const decodeTimeline = decodeRows(Schema.Struct({ bucket: Schema.Number, type: MessageEventType, count: Schema.Number }))
+const decodeUnsubscribed = decodeFirst(Schema.Struct({ count: Schema.Number }))
 
 const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
 
@@ -106,30 +104,35 @@ export const PostgresMessageRepositoryLive = Layer.effect(
       // index, binned in whole steps from the start, then clamped to the window. The unsubscribed
       // are looked for among the organization's unsubscribed subscribers, each by its one email of
       // the campaign, or the other way round where the campaign is the smaller.
+      // The chart and the unsubscribed count are two statements read side by side: on a campaign
+      // of 100,000 emails each walks an index of its own for tens of milliseconds.
       campaignActivity: (id, window) =>
-        sql`
-          SELECT
-            (SELECT COALESCE(json_agg(t ORDER BY t.bucket, t.type), '[]') FROM (
-              SELECT LEAST(GREATEST(floor(extract(epoch FROM (at - ${window.since}::timestamptz)) * 1000 / ${window.stepMs}), 0),
-                       ${window.buckets - 1})::integer AS bucket,
-                     type, sum(count)::integer AS count
-              FROM (
-                SELECT date_bin(${window.stepMs} * interval '1 millisecond', occurred_at, ${window.since}::timestamptz) AS at,
-                       type, count(*) AS count
-                FROM message_first_events
-                WHERE campaign_id = ${id} AND type = ANY(${activityEventTypes}::text[])
-                GROUP BY 1, 2
-              ) bins
+        Effect.all([
+          sql`
+            SELECT LEAST(GREATEST(floor(extract(epoch FROM (at - ${window.since}::timestamptz)) * 1000 / ${window.stepMs}), 0),
+                     ${window.buckets - 1})::integer AS bucket,
+                   type, sum(count)::integer AS count
+            FROM (
+              SELECT date_bin(${window.stepMs} * interval '1 millisecond', occurred_at, ${window.since}::timestamptz) AS at,
+                     type, count(*) AS count
+              FROM message_first_events
+              WHERE campaign_id = ${id} AND type = ANY(${activityEventTypes}::text[])
               GROUP BY 1, 2
-            ) t) AS timeline,
-            (SELECT count(*)::integer
-             FROM messages m JOIN subscribers s ON s.id = m.subscriber_id
-             WHERE m.campaign_id = ${id}
-               AND s.organization_id = (SELECT organization_id FROM campaigns WHERE id = ${id})
-               AND m.status IN ('sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained')
-               AND s.status = 'unsubscribed' AND s.updated_at >= m.created_at) AS unsubscribed`.pipe(
-          Effect.flatMap(decodeActivity),
-          Effect.map(Option.getOrElse((): CampaignActivity => ({ timeline: [], unsubscribed: 0 }))),
+            ) bins
+            GROUP BY 1, 2
+            ORDER BY 1, 2`.pipe(Effect.flatMap(decodeTimeline)),
+          sql`
+            SELECT count(*)::integer AS count
+            FROM messages m JOIN subscribers s ON s.id = m.subscriber_id
+            WHERE m.campaign_id = ${id}
+              AND s.organization_id = (SELECT organization_id FROM campaigns WHERE id = ${id})
+              AND m.status IN ('sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained')
+              AND s.status = 'unsubscribed' AND s.updated_at >= m.created_at`.pipe(Effect.flatMap(decodeUnsubscribed))
+        ], { concurrency: 2 }).pipe(
+          Effect.map(([timeline, unsubscribed]): CampaignActivity => ({
+            timeline,
+            unsubscribed: Option.match(unsubscribed, { onNone: () => 0, onSome: (row) => row.count })
+          })),
           Effect.orDie
         ),
 
