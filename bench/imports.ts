@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type pg from "pg"
@@ -13,7 +13,8 @@ import { exportQuery } from "../adapters/postgres/postgres-subscriber-repository
  * two metadata columns) into an organization of the bench's PostgreSQL, then the same file again
  * (every row found and unchanged), then imports that make new tags (`runTagBench`), then
  * `roster subscribers export` of them all: rows a second, and each process's peak RSS (VmHWM,
- * read from /proc while it runs), as operators run them. Beside the first import and the export,
+ * read from /proc while it runs), as operators run them, and the CPU time a row of the CLI and of
+ * its server backends (read from /proc too, when the server runs on this machine). Beside the first import and the export,
  * PostgreSQL alone doing the same database work (`importFloor`, `exportFloor`): how near the
  * programs come to what the server itself allows on the machine.
  */
@@ -48,9 +49,64 @@ const writeFile = (path: string, count: number) =>
     more()
   })
 
-/** Runs the CLI to the end, its stdout to `stdout` (or kept), sampling its peak RSS. */
+/** A process's CPU time so far (user and system), in seconds; undefined once it has ended. */
+const cpuSeconds = (pid: number | string): number | undefined => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    // utime and stime, in clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The CPU time the server's backends of one database spend, read from /proc while they run (when
+ * the server runs on this machine; 0 otherwise): unlike rows a second, it hardly moves with
+ * what else the machine is doing, so that runs on a busy machine can still be compared.
+ */
+const makeServerCpu = (database: string) => {
+  const backends = new Map<string, { readonly first: number; last: number }>()
+  const sample = () => {
+    let entries: Array<string>
+    try {
+      entries = readdirSync("/proc")
+    } catch {
+      return
+    }
+    for (const pid of entries) {
+      if (!/^\d+$/.test(pid)) continue
+      let command: string
+      try {
+        command = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      } catch {
+        continue
+      }
+      if (!command.startsWith("postgres: ") || !command.includes(` ${database} `)) continue
+      const seconds = cpuSeconds(pid)
+      if (seconds === undefined) continue
+      const backend = backends.get(pid)
+      if (backend === undefined) backends.set(pid, { first: seconds, last: seconds })
+      else backend.last = seconds
+    }
+  }
+  sample()
+  return {
+    sample,
+    seconds: () => [...backends.values()].reduce((sum, b) => sum + b.last - b.first, 0)
+  }
+}
+
+/** Runs the CLI to the end, its stdout to `stdout` (or kept), sampling its peak RSS and the CPU time it and the server spend. */
 const timed = (context: ImportBenchContext, args: ReadonlyArray<string>, stdout?: string) =>
-  new Promise<{ readonly seconds: number; readonly peakMb: number; readonly output: string }>((resolve, reject) => {
+  new Promise<{
+    readonly seconds: number
+    readonly peakMb: number
+    readonly output: string
+    readonly cliCpu: number
+    readonly serverCpu: number
+  }>((resolve, reject) => {
+    const server = makeServerCpu(new URL(context.env.DATABASE_URL!).pathname.slice(1))
     const startedAt = performance.now()
     const child = spawn(process.execPath, ["dist/cli.mjs", ...args], {
       cwd: context.root,
@@ -63,6 +119,7 @@ const timed = (context: ImportBenchContext, args: ReadonlyArray<string>, stdout?
     child.stdout!.on("data", (chunk: Buffer) => (sink === undefined ? (output += chunk) : sink.write(chunk)))
     child.stderr!.on("data", (chunk: Buffer) => (errors += chunk))
     let peakKb = 0
+    let cliCpu = 0
     const sample = setInterval(() => {
       try {
         const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
@@ -70,12 +127,15 @@ const timed = (context: ImportBenchContext, args: ReadonlyArray<string>, stdout?
       } catch {
         // the process has just ended
       }
+      cliCpu = cpuSeconds(child.pid!) ?? cliCpu
+      server.sample()
     }, 200)
     child.on("close", (code) => {
       clearInterval(sample)
+      server.sample()
       sink?.end()
       if (code !== 0) return reject(new Error(`roster ${args.join(" ")} exited ${code}: ${errors}`))
-      resolve({ seconds: (performance.now() - startedAt) / 1000, peakMb: peakKb / 1024, output })
+      resolve({ seconds: (performance.now() - startedAt) / 1000, peakMb: peakKb / 1024, output, cliCpu, serverCpu: server.seconds() })
     })
   })
 
@@ -111,6 +171,13 @@ const runTagBench = async (context: ImportBenchContext, dir: string) => {
     `${made.toFixed(1)} s of imports making them less ${found.toFixed(1)} s naming them made)   (target ≥ 5,000 tags/s)`)
 }
 
+/** The CPU time a connection's server backend spends from now on (0 when the server runs on another machine). */
+const backendOf = async (client: pg.PoolClient) => {
+  const pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid
+  const start = cpuSeconds(pid)
+  return { cpu: () => start === undefined ? 0 : (cpuSeconds(pid) ?? start) - start }
+}
+
 /**
  * PostgreSQL alone doing an import's writes, for the figure beside the import's: the rows the
  * import made (subscribers, their tags, their `subscriber.created` events) written again, as
@@ -121,6 +188,7 @@ const runTagBench = async (context: ImportBenchContext, dir: string) => {
 const importFloor = async (context: ImportBenchContext, organizationId: string, into: string) => {
   const client = await context.pool.connect()
   try {
+    const backend = await backendOf(client)
     const startedAt = performance.now()
     await client.query("BEGIN")
     await client.query("SET LOCAL synchronous_commit = off")
@@ -144,8 +212,9 @@ const importFloor = async (context: ImportBenchContext, organizationId: string, 
       [organizationId, into]
     )
     const seconds = (performance.now() - startedAt) / 1000
+    const serverCpu = backend.cpu()
     await client.query("ROLLBACK")
-    return seconds
+    return { seconds, serverCpu }
   } finally {
     client.release()
   }
@@ -160,6 +229,7 @@ const exportFloor = async (context: ImportBenchContext, organizationId: string) 
   )
   const client = await context.pool.connect()
   try {
+    const backend = await backendOf(client)
     const startedAt = performance.now()
     const query = exportQuery(OrganizationId.make(organizationId), { metadataKeys: keys.map((k) => k.key) })
     const stream = client.query(copyTo(`COPY (${query}) TO STDOUT`))
@@ -168,7 +238,7 @@ const exportFloor = async (context: ImportBenchContext, organizationId: string) 
       stream.on("end", resolve)
       stream.on("error", reject)
     })
-    return (performance.now() - startedAt) / 1000
+    return { seconds: (performance.now() - startedAt) / 1000, serverCpu: backend.cpu() }
   } finally {
     client.release()
   }
@@ -184,11 +254,15 @@ export const runImportBench = async (context: ImportBenchContext) => {
     console.log(`CSV import and export: ${rows.toLocaleString("en-US")} rows (${megabytes.toFixed(0)} MB) on PostgreSQL ` +
       `${(await context.pool.query("SHOW server_version")).rows[0].server_version}, node ${process.version}\n`)
     const perSecond = (seconds: number) => Math.round(rows / seconds).toLocaleString("en-US").padStart(9)
-    const report = (what: string, result: { seconds: number; peakMb: number }, target: string) =>
+    // CPU time a row, which a busy machine changes far less than rows a second.
+    const perRow = (seconds: number) => `${(seconds / rows * 1e6).toFixed(0).padStart(4)} µs`
+    const report = (what: string, result: { seconds: number; peakMb: number; cliCpu: number; serverCpu: number }, target: string) =>
       console.log(`${what.padEnd(34)} ${perSecond(result.seconds)} rows/s  ` +
-        `${result.seconds.toFixed(1).padStart(6)} s  peak RSS ${result.peakMb.toFixed(0).padStart(4)} MB   (${target})`)
-    const floor = (what: string, seconds: number) =>
-      console.log(`${`  ${what}`.padEnd(34)} ${perSecond(seconds)} rows/s  ${seconds.toFixed(1).padStart(6)} s`)
+        `${result.seconds.toFixed(1).padStart(6)} s  peak RSS ${result.peakMb.toFixed(0).padStart(4)} MB   (${target})\n` +
+        `${"".padEnd(34)} CPU a row: roster ${perRow(result.cliCpu)}, PostgreSQL ${perRow(result.serverCpu)}`)
+    const floor = (what: string, { seconds, serverCpu }: { seconds: number; serverCpu: number }) =>
+      console.log(`${`  ${what}`.padEnd(34)} ${perSecond(seconds)} rows/s  ${seconds.toFixed(1).padStart(6)} s  ` +
+        `CPU a row: PostgreSQL ${perRow(serverCpu)}`)
     const organizationOf = async (slug: string) =>
       (await context.pool.query<{ id: string }>("SELECT id FROM organizations WHERE slug = $1", [slug])).rows[0]!.id
 
