@@ -50,12 +50,19 @@ export const frameNote = (workspace: Workspace, text: string) =>
     }</p></body></html>`
   )
 
-/** A part's problem in the person's words, at its line and column when the engine knows them. */
+/**
+ * A part's problem in the person's words, from its kind (the engine's own English words kept as
+ * a detail), at its line and column when the engine knows them.
+ */
 export const problemMessage = (problem: TemplateProblem, workspace: Workspace) => {
   const t = workspace.t.templates
+  const said = fill(t.problemDetail, {
+    kind: fill(t.problemKinds[problem.kind], { name: problem.name ?? "" }),
+    problem: problem.problem
+  })
   return problem.line === null || problem.column === null
-    ? fill(t.problem, { problem: problem.problem })
-    : fill(t.problemAt, { line: problem.line, column: problem.column, problem: problem.problem })
+    ? fill(t.problem, { problem: said })
+    : fill(t.problemAt, { line: problem.line, column: problem.column, problem: said })
 }
 
 /** What a test send is of: a saved template, or content given as it stands. */
