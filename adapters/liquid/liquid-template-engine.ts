@@ -1,4 +1,4 @@
-import { type EmailTemplateSource, type RenderedTemplate, TemplateEngine, type TemplateInspection } from "@roster/application"
+import { type EmailTemplateSource, type RenderedTemplate, TemplateEngine, type TemplateInspection, type TemplateProblemKind } from "@roster/application"
 import { InvalidInput, MAX_TEMPLATE_LENGTH, reason } from "@roster/domain"
 import { Effect, Either, Layer } from "effect"
 import { availableParallelism } from "node:os"
@@ -50,6 +50,26 @@ const resultOf = (result: RenderResult): Either.Either<RenderedTemplate, Invalid
   result.ok ? Either.right(result.value) : Either.left(refusalOf(result.field, result.problem))
 
 /** A refusal of the template engine, in its own words. */
+/** The kinds of liquidjs's messages (as customer-liquid.mjs words them), and the tag or filter each names. */
+const KINDS: ReadonlyArray<readonly [RegExp, TemplateProblemKind]> = [
+  [/^tag "([^"]*)" not found/, "unknownTag"],
+  [/^the `([^`]*)` tag is not allowed/, "tagNotAllowed"],
+  [/^tag \{%-?\s*(\w*)[^]*not closed/, "unclosedTag"],
+  [/^output "[^]*" not closed/, "unclosedOutput"],
+  [/^unknown filter: (\S+)/, "unknownFilter"],
+  [/^illegal tag: \{%-?\s*(\w*)/, "malformedTag"],
+  [/^(?:invalid value expression|expected |unexpected token)/, "badExpression"]
+]
+
+/** What kind of problem liquidjs's message tells, whatever its words. */
+export const kindOf = (problem: string): { readonly kind: TemplateProblemKind; readonly name: string | null } => {
+  for (const [pattern, kind] of KINDS) {
+    const match = pattern.exec(problem)
+    if (match !== null) return { kind, name: match[1] === undefined || match[1] === "" ? null : match[1] }
+  }
+  return { kind: "unreadable", name: null }
+}
+
 const refusalOf = (field: string, problem: string) => new InvalidInput({ field, reason: reason("foreign", { text: problem }) })
 
 /**
@@ -171,7 +191,7 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
         Effect.sync((): TemplateInspection => {
           const found = liquid.inspect(sourceOf(source))
           return {
-            problems: found.problems.map((p) => ({ part: p.field, problem: p.problem, line: p.line, column: p.column })),
+            problems: found.problems.map((p) => ({ part: p.field, ...kindOf(p.problem), problem: p.problem, line: p.line, column: p.column })),
             variables: found.variables
           }
         })

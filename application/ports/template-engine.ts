@@ -17,9 +17,31 @@ export interface RenderedTemplate {
   readonly emptyVariables: ReadonlyArray<string>
 }
 
+/**
+ * Why a part cannot be read, whatever the engine's words: a tag that does not exist or is not
+ * allowed, a block or an output left open, a filter that does not exist, a tag written wrongly,
+ * a value that is not one, or (`unreadable`) anything else, told only in the engine's words.
+ */
+export const TEMPLATE_PROBLEM_KINDS = [
+  "unknownTag",
+  "tagNotAllowed",
+  "unclosedTag",
+  "unclosedOutput",
+  "unknownFilter",
+  "malformedTag",
+  "badExpression",
+  "unreadable"
+] as const
+export type TemplateProblemKind = typeof TEMPLATE_PROBLEM_KINDS[number]
+
 /** A part of a template that cannot be read: why, and where (1-based, when the engine knows). */
 export interface TemplateProblem {
   readonly part: "subject" | "html" | "text"
+  /** What kind of problem it is, for words in any language. */
+  readonly kind: TemplateProblemKind
+  /** The tag or filter the problem names (`iff` of `{% iff %}`), when it names one. */
+  readonly name: string | null
+  /** The engine's own words, in English: a detail beside the kind's. */
   readonly problem: string
   readonly line: number | null
   readonly column: number | null

@@ -60,7 +60,7 @@ describe(chromiumSuite(`the dashboard's templates in Chromium (${chromiumPath})`
           await page.getByLabel("Name", { exact: true }).fill("Welcome <letter>")
           await page.getByLabel("Subject", { exact: true }).fill("Hello {{ subscriber.metadata.name }}")
           await page.getByLabel("HTML body").fill("<h1>Welcome</h1>\n<p>{% iff subscriber.email %}</p>")
-          await page.locator("#tpl-html-error", { hasText: "Line 2, column 4: tag \"iff\" not found" }).waitFor({ timeout: 10_000 })
+          await page.locator("#tpl-html-error", { hasText: "Line 2, column 4: there is no tag iff (Liquid: tag \"iff\" not found)" }).waitFor({ timeout: 10_000 })
           await expect(page.locator("#tpl-html-problem pre.excerpt").innerText()).resolves.toBe("2 | <p>{% iff subscriber.email %}</p>\n       ^")
           await expect(page.getByLabel("HTML body").getAttribute("aria-invalid")).resolves.toBe("true")
           await expect(page.locator("#tpl-preview-note").innerText()).resolves.toBe("Fix the problems in the template to see the preview.")

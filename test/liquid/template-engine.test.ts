@@ -84,6 +84,29 @@ describe("email templates (Liquid)", () => {
       expect(filter.problem).toContain("unknown filter: explode")
     }).pipe(Effect.provide(LiquidTemplateEngineLive)))
 
+  it.effect("gives each problem a kind that does not depend on the engine's words, and the tag or filter it names", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      const kinds = [
+        ["{% iff x %}", "unknownTag", "iff"],
+        ["{% endif %}", "unknownTag", "endif"],
+        ["{% render 'x' %}", "tagNotAllowed", "render"],
+        ["{% if x %}open", "unclosedTag", "if"],
+        ["{{ subscriber.email ", "unclosedOutput", null],
+        ["{{ x | explode }}", "unknownFilter", "explode"],
+        ["{% for %}{% endfor %}", "malformedTag", "for"],
+        ["{% if %}{% endif %}", "badExpression", null],
+        ["{% assign %}", "badExpression", null],
+        ["{% if x %}{% else %}{% else %}{% endif %}", "unreadable", null]
+      ] as const
+      for (const [text, kind, name] of kinds) {
+        const [problem] = (yield* engine.inspect(template({ text }))).problems
+        expect({ text, kind: problem?.kind, name: problem?.name }).toEqual({ text, kind, name })
+        // The engine's own words stay beside the kind.
+        expect(problem!.problem.length).toBeGreaterThan(0)
+      }
+    }).pipe(Effect.provide(LiquidTemplateEngineLive)))
+
   it.effect("inspects every part of a draft: each one's problem at its line and column, and the variables the others read", () =>
     Effect.gen(function*() {
       const engine = yield* TemplateEngine
@@ -94,14 +117,16 @@ describe("email templates (Liquid)", () => {
       }))
       expect(inspection).toEqual({
         problems: [
-          { part: "html", problem: "tag \"iff\" not found", line: 2, column: 3 },
-          { part: "text", problem: "unknown filter: explode", line: 1, column: 55 }
+          { part: "html", kind: "unknownTag", name: "iff", problem: "tag \"iff\" not found", line: 2, column: 3 },
+          { part: "text", kind: "unknownFilter", name: "explode", problem: "unknown filter: explode", line: 1, column: 55 }
         ],
         variables: ["subscriber.first_name", "subscriber.metadata.plan"]
       })
       const fine = yield* engine.inspect(template({ text: "{{ unsubscribe_url }}\n{% include 'x' %}" }))
       expect(fine.problems).toEqual([{
         part: "text",
+        kind: "tagNotAllowed",
+        name: "include",
         problem: "the `include` tag is not allowed: a template reaches nothing but its own variables",
         line: 2,
         column: 1

@@ -5,6 +5,7 @@ import {
   type CampaignRecord,
   type CampaignReport,
   Campaigns,
+  type EmailTemplateSource,
   Segments,
   Tags,
   Templates
@@ -27,6 +28,7 @@ import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
 import { field, fill, type FormFields, fragment, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
+import { frameNote, makeTemplatePreview } from "./template-preview.js"
 import { knownZone } from "./segment-builder.js"
 import type { DashboardTexts } from "./texts.js"
 
@@ -109,6 +111,8 @@ interface ComposerValues {
   readonly segmentId: string
   readonly excludeTagIds: ReadonlyArray<string>
   readonly scheduledAt: string
+  /** The address of the subscriber the preview is for; none for a sample one. */
+  readonly previewEmail: string
 }
 
 const blankValues: ComposerValues = {
@@ -123,7 +127,8 @@ const blankValues: ComposerValues = {
   tagIds: [],
   segmentId: "",
   excludeTagIds: [],
-  scheduledAt: ""
+  scheduledAt: "",
+  previewEmail: ""
 }
 
 const valuesOf = (form: FormFields): ComposerValues => ({
@@ -138,10 +143,11 @@ const valuesOf = (form: FormFields): ComposerValues => ({
   tagIds: form.get("tag_ids") ?? [],
   segmentId: field(form, "segment_id"),
   excludeTagIds: form.get("exclude_tag_ids") ?? [],
-  scheduledAt: field(form, "scheduled_at")
+  scheduledAt: field(form, "scheduled_at"),
+  previewEmail: field(form, "preview_email")
 })
 
-const valuesOfCampaign = (campaign: Campaign, zone: string): ComposerValues => ({
+const valuesOfCampaign = (campaign: Campaign, zone: string, previewEmail = ""): ComposerValues => ({
   name: campaign.name,
   kind: campaign.kind,
   content: campaign.templateId !== null ? "template" : "own",
@@ -153,7 +159,8 @@ const valuesOfCampaign = (campaign: Campaign, zone: string): ComposerValues => (
   tagIds: campaign.audience.tagIds,
   segmentId: campaign.audience.segmentId ?? "",
   excludeTagIds: campaign.audience.excludeTagIds,
-  scheduledAt: campaign.scheduledAt === null ? "" : wallTimeIn(zone, campaign.scheduledAt)
+  scheduledAt: campaign.scheduledAt === null ? "" : wallTimeIn(zone, campaign.scheduledAt),
+  previewEmail
 })
 
 /** The audience the fields name, or the field whose choice is not one. */
@@ -304,6 +311,7 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
     const tags = yield* Tags
     const segments = yield* Segments
     const templates = yield* Templates
+    const preview = yield* makeTemplatePreview
 
     const listPath = (workspace: Workspace) => `${workspace.base}/campaigns`
     const pathOf = (workspace: Workspace, id: string) => `${listPath(workspace)}/${id}`
@@ -348,6 +356,38 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
       )
     }
 
+    /**
+     * What the campaign's emails are made of, as the fields name it: its template's parts (through
+     * the templates use case, as the template editor reads them), or its own; else why there is
+     * nothing to preview.
+     */
+    const contentOf = (
+      workspace: Workspace,
+      values: ComposerValues
+    ): Effect.Effect<Either.Either<EmailTemplateSource, string>, ApplicationError> => {
+      const t = workspace.t.campaigns
+      if (values.content === "template") {
+        const id = templateIdOf(values.templateId)
+        if (Option.isNone(id)) return Effect.succeed(Either.left(t.chooseTemplate))
+        return templates.get(workspace.principal, id.value).pipe(
+          Effect.map((template) => Either.right({ subject: template.subject, html: template.html, text: template.text }))
+        )
+      }
+      const own = (text: string) => text.trim() === "" ? null : text
+      if (values.subject.trim() === "") return Effect.succeed(Either.left(t.previewNoSubject))
+      return Effect.succeed(Either.right({ subject: values.subject, html: own(values.html), text: own(values.text) }))
+    }
+
+    /** The HTML body the fields make, rendered for the preview's subscriber (and the campaign's `data`) into the frame's document. */
+    const frameOf = (workspace: Workspace, values: ComposerValues, data?: Readonly<Record<string, unknown>>) =>
+      contentOf(workspace, values).pipe(
+        Effect.flatMap(Either.match({
+          onLeft: (note) => Effect.succeed(frameNote(workspace, note)),
+          onRight: (source) => preview.frame(workspace, source, values.previewEmail, data, { tellProblem: true })
+        })),
+        Effect.catchAll((error) => Effect.succeed(frameNote(workspace, refusalOf(error, workspace.t).text)))
+      )
+
     /** The composer: a new campaign's, or a draft's (or a scheduled one's) on its own page. */
     const composerPage = (
       workspace: Workspace,
@@ -380,8 +420,14 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
           templatePath: `${workspace.base}/templates`,
           action: campaign === undefined ? `${listPath(workspace)}/new` : pathOf(workspace, campaign.id),
           countAction: `${listPath(workspace)}/count`,
+          previewAction: campaign === undefined ? `${listPath(workspace)}/preview` : `${pathOf(workspace, campaign.id)}/preview`,
+          // A saved campaign's content shows in the frame at once; a new one's (or one refused) when previewed.
+          frameSrc: campaign === undefined || scope.status !== undefined
+            ? ""
+            : `${pathOf(workspace, campaign.id)}/preview${scope.values.previewEmail === "" ? "" : `?email=${encodeURIComponent(scope.values.previewEmail)}`}`,
+          testAction: campaign === undefined ? undefined : `${pathOf(workspace, campaign.id)}/test`,
           back: listPath(workspace)
-        }, { status: scope.status ?? 200, menu: "campaigns" })
+        }, { status: scope.status ?? 200, menu: "campaigns", frameSrc: "'self'" })
       })
 
     /** What every campaign's page shows at its head: its name, state, times and the actions its state allows. */
@@ -549,6 +595,50 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
             )
         },
         {
+          method: "POST",
+          path: "/campaigns/preview",
+          handle: (workspace, _request, form) => frameOf(workspace, valuesOf(form))
+        },
+        {
+          method: "GET",
+          path: "/campaigns/:campaign_id/preview",
+          handle: (workspace, request) =>
+            Effect.gen(function*() {
+              const { campaign_id } = yield* HttpRouter.params
+              const id = campaignIdOf(campaign_id)
+              if (Option.isNone(id)) return frameNote(workspace, workspace.t.refusal.notFound)
+              const { campaign } = yield* campaigns.get(workspace.principal, id.value)
+              const email = new URL(request.url, "http://dashboard").searchParams.get("email") ?? ""
+              return yield* frameOf(workspace, valuesOfCampaign(campaign, "UTC", email.trim()), campaign.data)
+            }).pipe(Effect.catchAll((error) => Effect.succeed(frameNote(workspace, refusalOf(error, workspace.t).text))))
+        },
+        {
+          method: "POST",
+          path: "/campaigns/:campaign_id/preview",
+          handle: (workspace, _request, form) =>
+            Effect.gen(function*() {
+              const { campaign_id } = yield* HttpRouter.params
+              const id = campaignIdOf(campaign_id)
+              if (Option.isNone(id)) return frameNote(workspace, workspace.t.refusal.notFound)
+              const { campaign } = yield* campaigns.get(workspace.principal, id.value)
+              return yield* frameOf(workspace, valuesOf(form), campaign.data)
+            }).pipe(Effect.catchAll((error) => Effect.succeed(frameNote(workspace, refusalOf(error, workspace.t).text))))
+        },
+        {
+          method: "POST",
+          path: "/campaigns/:campaign_id/test",
+          handle: (workspace) =>
+            withCampaign(workspace, ({ campaign }) => {
+              const back = pathOf(workspace, campaign.id)
+              const scope = { name: campaign.name, back, data: campaign.data }
+              if (campaign.templateId !== null) return preview.testSend(workspace, { templateId: campaign.templateId }, scope)
+              if (campaign.subject === null) {
+                return Effect.succeed(redirect(back, { kind: "error", text: workspace.t.campaigns.previewNoSubject }))
+              }
+              return preview.testSend(workspace, { source: { subject: campaign.subject, html: campaign.html, text: campaign.text } }, scope)
+            })
+        },
+        {
           method: "GET",
           path: "/campaigns/:campaign_id",
           handle: (workspace, request) =>
@@ -556,7 +646,8 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
             withCampaignRead(workspace, campaigns.report, (report) => {
               const zone = zoneOf(request)
               if (report.campaign.status === "draft" || report.campaign.status === "scheduled") {
-                return composerPage(workspace, zone, { record: report, values: valuesOfCampaign(report.campaign, zone) })
+                const email = new URL(request.url, "http://dashboard").searchParams.get("email") ?? ""
+                return composerPage(workspace, zone, { record: report, values: valuesOfCampaign(report.campaign, zone, email.trim()) })
               }
               return Effect.succeed(reportPage(workspace, zone, report))
             })

@@ -110,7 +110,18 @@ const en = {
   day: "a day",
   week: "a week",
   sandboxed: "Sent with a test key: its emails were recorded, not delivered.",
-  actions: "Actions"
+  actions: "Actions",
+  previewTitle: "Preview",
+  previewIntro: "The HTML body as the form stands now (its template's, or its own), rendered as the campaign's emails will be.",
+  previewFor: "Preview for the subscriber with the address",
+  previewForHint: "Leave empty for a sample subscriber (jane@example.com).",
+  previewButton: "Preview",
+  previewFrame: "The campaign's HTML body as rendered",
+  previewNoSubject: "Give the campaign a subject and a body, or choose a template, to see it.",
+  testTitle: "Send a test",
+  testIntro: "Sends the saved campaign's content to you ({{ email }}) as a transactional email, rendered for you as a subscriber of this organization. Nobody else receives it.",
+  testButton: "Send a test to me",
+  testSaveFirst: "Save the draft to send a test of it."
 }
 
 const de: typeof en = {
@@ -224,7 +235,18 @@ const de: typeof en = {
   day: "einem Tag",
   week: "einer Woche",
   sandboxed: "Mit einem Testschlüssel gesendet: Ihre E-Mails wurden aufgezeichnet, nicht zugestellt.",
-  actions: "Aktionen"
+  actions: "Aktionen",
+  previewTitle: "Vorschau",
+  previewIntro: "Der HTML-Inhalt, wie das Formular jetzt steht (der der Vorlage oder der eigene), gerendert wie die E-Mails der Kampagne.",
+  previewFor: "Vorschau für den Abonnenten mit der Adresse",
+  previewForHint: "Leer lassen für einen Beispiel-Abonnenten (jane@example.com).",
+  previewButton: "Vorschau",
+  previewFrame: "Der HTML-Inhalt der Kampagne, wie er gerendert wird",
+  previewNoSubject: "Geben Sie der Kampagne einen Betreff und einen Inhalt oder wählen Sie eine Vorlage, um sie zu sehen.",
+  testTitle: "Test senden",
+  testIntro: "Sendet den gespeicherten Inhalt der Kampagne an Sie ({{ email }}) als Transaktions-E-Mail, gerendert für Sie als Abonnent dieser Organisation. Sonst erhält ihn niemand.",
+  testButton: "Test an mich senden",
+  testSaveFirst: "Speichern Sie den Entwurf, um einen Test davon zu senden."
 }
 
 export const campaignsTexts = { en, de }

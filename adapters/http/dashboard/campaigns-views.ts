@@ -125,7 +125,29 @@ export const campaignsViews = {
     </div>
     {% if errors.form %}<p class="field-error" role="alert">{{ errors.form }}</p>{% endif %}
     <div class="actions"><button type="submit" name="intent" value="save">{{ submit }}</button><a href="{{ back }}">{{ t.campaigns.cancelEdit }}</a></div>
-  </form>`,
+    <section aria-labelledby="campaign-preview-title">
+      <h2 id="campaign-preview-title">{{ t.campaigns.previewTitle }}</h2>
+      <p class="note">{{ t.campaigns.previewIntro }}</p>
+      <div>
+        <label for="campaign-preview-email">{{ t.campaigns.previewFor }}</label>
+        <input id="campaign-preview-email" name="preview_email" type="email" autocomplete="off" maxlength="320"
+          value="{{ values.previewEmail }}" aria-describedby="campaign-preview-email-hint" />
+        <p class="hint" id="campaign-preview-email-hint">{{ t.campaigns.previewForHint }}</p>
+      </div>
+      <div class="actions">
+        <button type="submit" class="secondary" id="campaign-preview-button" formaction="{{ previewAction }}" formtarget="campaign-preview-frame">{{ t.campaigns.previewButton }}</button>
+      </div>
+      <iframe class="template-preview" name="campaign-preview-frame" id="campaign-preview-frame" sandbox title="{{ t.campaigns.previewFrame }}"{% if frameSrc != "" %} src="{{ frameSrc }}"{% endif %}></iframe>
+    </section>
+  </form>
+  <section aria-labelledby="campaign-test-title">
+    <h2 id="campaign-test-title">{{ t.campaigns.testTitle }}</h2>
+    {% if testAction %}<p class="note">{{ t.campaigns.testIntro | fill: "email", user.email }}</p>
+    <form method="post" action="{{ testAction }}" class="actions">
+      <input type="hidden" name="csrf" value="{{ csrf }}" />
+      <button type="submit" class="secondary" id="campaign-test-button">{{ t.campaigns.testButton }}</button>
+    </form>{% else %}<p class="note">{{ t.campaigns.testSaveFirst }}</p>{% endif %}
+  </section>`,
 
   "campaign-head": `<p class="actions"><span class="badge status-{{ campaign.status }}" id="campaign-status">{{ campaign.statusText }}</span>
     <span class="note">{{ t.campaigns.kind }}: {{ campaign.kindText }}</span></p>
@@ -142,13 +164,13 @@ export const campaignsViews = {
 
   "campaign-new": `{% layout "app" %}{% block title %}{{ t.campaigns.createTitle }}{% endblock %}{% block content %}
   <h1>{{ t.campaigns.createTitle }}</h1>
-  {% render "campaign-composer-form", t: t, csrf: csrf, action: action, countAction: countAction, values: values, errors: errors, kinds: kinds, tags: tags, segments: segments, templates: templates, templatePath: templatePath, counted: counted, zone: zone, submit: t.campaigns.create, back: back %}
+  {% render "campaign-composer-form", t: t, csrf: csrf, action: action, countAction: countAction, values: values, errors: errors, kinds: kinds, tags: tags, segments: segments, templates: templates, templatePath: templatePath, counted: counted, zone: zone, submit: t.campaigns.create, back: back, previewAction: previewAction, frameSrc: frameSrc, testAction: testAction, user: user %}
 {% endblock %}`,
 
   campaign: `{% layout "app" %}{% block title %}{{ t.campaigns.editTitle | fill: "name", campaign.name }}{% endblock %}{% block content %}
   <h1>{{ t.campaigns.editTitle | fill: "name", campaign.name }}</h1>
   {% render "campaign-head", t: t, csrf: csrf, campaign: campaign, actions: actions %}
-  {% render "campaign-composer-form", t: t, csrf: csrf, action: action, countAction: countAction, values: values, errors: errors, kinds: kinds, tags: tags, segments: segments, templates: templates, templatePath: templatePath, counted: counted, zone: zone, submit: t.campaigns.save, back: back %}
+  {% render "campaign-composer-form", t: t, csrf: csrf, action: action, countAction: countAction, values: values, errors: errors, kinds: kinds, tags: tags, segments: segments, templates: templates, templatePath: templatePath, counted: counted, zone: zone, submit: t.campaigns.save, back: back, previewAction: previewAction, frameSrc: frameSrc, testAction: testAction, user: user %}
 {% endblock %}`,
 
   "campaign-progress": `<section aria-labelledby="progress-title" id="campaign-progress" data-poll="{{ poll }}" data-status="{{ progress.status }}">

@@ -1,7 +1,6 @@
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   type EmailTemplateSource,
-  Emails,
   Subscribers,
   type TemplateInspection,
   type TemplatePreview,
@@ -9,12 +8,10 @@ import {
   Templates
 } from "@roster/application"
 import {
-  EmailAddress,
   type EmailTemplate,
   MAX_SUBJECT_LENGTH,
   MAX_TEMPLATE_LENGTH,
   MAX_TEMPLATE_NAME_LENGTH,
-  type SubscriberId,
   TemplateBody,
   TemplateId,
   TemplateName,
@@ -35,6 +32,7 @@ import {
   type Workspace
 } from "./pages.js"
 import { deletionRoutes } from "./deletion.js"
+import { frameNote, makeTemplatePreview, problemMessage } from "./template-preview.js"
 import type { Screen } from "./screen.js"
 import type { DashboardTexts } from "./texts.js"
 
@@ -63,7 +61,6 @@ const templateIdOf = Schema.decodeUnknownOption(TemplateId)
 const nameOf = Schema.decodeUnknownEither(TemplateName)
 const subjectOf = Schema.decodeUnknownEither(TemplateSubject)
 const bodyOf = Schema.decodeUnknownEither(TemplateBody)
-const emailOf = Schema.decodeUnknownOption(EmailAddress)
 
 type Texts = DashboardTexts["templates"]
 
@@ -113,10 +110,8 @@ export interface ShownProblem {
   readonly excerpt: string | null
 }
 
-const shownProblem = (problem: TemplateProblem, source: EmailTemplateSource, t: Texts): ShownProblem => {
-  const message = problem.line === null || problem.column === null
-    ? fill(t.problem, { problem: problem.problem })
-    : fill(t.problemAt, { line: problem.line, column: problem.column, problem: problem.problem })
+const shownProblem = (problem: TemplateProblem, source: EmailTemplateSource, workspace: Workspace): ShownProblem => {
+  const message = problemMessage(problem, workspace)
   const lines = (source[problem.part] ?? "").split("\n")
   const text = problem.line === null ? undefined : lines[problem.line - 1]
   if (text === undefined || problem.column === null) return { message, line: problem.line, column: problem.column, excerpt: null }
@@ -128,9 +123,9 @@ const shownProblem = (problem: TemplateProblem, source: EmailTemplateSource, t: 
   return { message, line: problem.line, column: problem.column, excerpt: `${prefix}${shown}\n${caret}^` }
 }
 
-const problemsByPart = (inspection: TemplateInspection, source: EmailTemplateSource, t: Texts) => {
+const problemsByPart = (inspection: TemplateInspection, source: EmailTemplateSource, workspace: Workspace) => {
   const shown: Partial<Record<Part, ShownProblem>> = {}
-  for (const problem of inspection.problems) shown[problem.part] ??= shownProblem(problem, source, t)
+  for (const problem of inspection.problems) shown[problem.part] ??= shownProblem(problem, source, workspace)
   return shown
 }
 
@@ -156,49 +151,14 @@ const errorsOfRefusal = (error: ApplicationError, workspace: Workspace): Readonl
 const kindOf = (template: EmailTemplate): keyof Texts["kinds"] =>
   template.html !== null && template.text !== null ? "both" : template.html !== null ? "html" : "text"
 
-/** The policy of a rendered HTML body: its own styles and images over HTTPS, no script, no form, framed by the dashboard alone. */
-const PREVIEW_FRAME_POLICY = [
-  "default-src 'none'",
-  "img-src https: data:",
-  "style-src 'unsafe-inline' https:",
-  "font-src https: data:",
-  "form-action 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'self'",
-  "sandbox"
-].join("; ")
-
-/** A rendered HTML body, as a document of its own that the editor shows in a sandboxed frame. */
-const frameDocument = (body: string) =>
-  HttpServerResponse.text(body, {
-    contentType: "text/html; charset=utf-8",
-    headers: {
-      "Cache-Control": "no-store",
-      "Content-Security-Policy": PREVIEW_FRAME_POLICY,
-      "Referrer-Policy": "no-referrer",
-      "X-Content-Type-Options": "nosniff",
-      "X-Frame-Options": "SAMEORIGIN"
-    }
-  })
-
-/** A frame's document that says why there is no HTML to show, in the person's words (escaped here: no template renders it). */
-const frameNote = (workspace: Workspace, text: string) =>
-  frameDocument(
-    `<!DOCTYPE html><html lang="${workspace.locale}"><head><meta charset="utf-8"><title>${escapeHtml(workspace.t.templates.previewFrame)}</title></head><body><p>${
-      escapeHtml(text)
-    }</p></body></html>`
-  )
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
-
 const json = (body: unknown) => HttpServerResponse.unsafeJson(body, { headers: { "Cache-Control": "no-store" } })
 
 export const makeTemplatesScreen = (assets: DashboardAssets) =>
   Effect.gen(function*() {
     const templates = yield* Templates
     const subscribers = yield* Subscribers
-    const emails = yield* Emails
+    const preview = yield* makeTemplatePreview
+    const previewSubscriber = preview.previewSubscriber
 
     const listPath = (workspace: Workspace) => `${workspace.base}/templates`
 
@@ -210,31 +170,12 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
       }, { status: refusal.status, menu: "templates" })
     }
 
-    /** The subscriber the preview is for: the one with the address typed, or none (the sample one), and what to say of it. */
-    const previewSubscriber = (workspace: Workspace, email: string) =>
-      Effect.gen(function*() {
-        const t = workspace.t.templates
-        if (email === "") return { subscriberId: undefined, note: t.previewSample }
-        const address = emailOf(email)
-        const found = Option.isNone(address)
-          ? Option.none()
-          : yield* Effect.option(subscribers.getByEmail(workspace.principal, address.value))
-        return Option.match(found, {
-          onNone: () => ({ subscriberId: undefined as SubscriberId | undefined, note: fill(t.noSubscriber, { email }) }),
-          onSome: (view) => ({
-            subscriberId: view.subscriber.id as SubscriberId | undefined,
-            note: fill(t.previewSubscriber, { email: view.subscriber.email })
-          })
-        })
-      })
-
     /** The draft read by the engine, and rendered for the preview's subscriber when it can be read. */
     const examine = (workspace: Workspace, values: Values) =>
       Effect.gen(function*() {
-        const t = workspace.t.templates
         const source = sourceOf(values)
         const inspection = yield* templates.inspect(workspace.principal, source)
-        const problems = problemsByPart(inspection, source, t)
+        const problems = problemsByPart(inspection, source, workspace)
         const who = yield* previewSubscriber(workspace, values.previewEmail)
         const blank = values.subject.trim() === "" || (source.html === null && source.text === null)
         const rendered: Either.Either<TemplatePreview, string> | undefined = inspection.problems.length > 0 || blank
@@ -352,20 +293,7 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
         return yield* templates.get(workspace.principal, id.value).pipe(Effect.flatMap(f))
       }).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))
 
-    /** The rendered HTML body of `source` for the preview's subscriber, as the frame shows it. */
-    const frameOf = (workspace: Workspace, source: EmailTemplateSource, email: string) =>
-      Effect.gen(function*() {
-        const t = workspace.t.templates
-        const inspection = yield* templates.inspect(workspace.principal, source)
-        if (inspection.problems.length > 0) return frameNote(workspace, t.fixFirst)
-        if (source.html === null) return frameNote(workspace, t.previewNone)
-        const who = yield* previewSubscriber(workspace, email)
-        return yield* templates.previewDraft(workspace.principal, source, { subscriberId: who.subscriberId }).pipe(
-          Effect.map((preview) => frameDocument(preview.html ?? "")),
-          Effect.catchTag("InvalidInput", (error) =>
-            Effect.succeed(frameNote(workspace, fill(t.previewFailed, { problem: refusalOf(error, workspace.t).text }))))
-        )
-      })
+    const frameOf = (workspace: Workspace, source: EmailTemplateSource, email: string) => preview.frame(workspace, source, email)
 
     const queryOf = (request: HttpServerRequest.HttpServerRequest, name: string) =>
       (new URL(request.url, "http://dashboard").searchParams.get(name) ?? "").trim()
@@ -480,25 +408,11 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
           method: "POST",
           path: "/templates/:template_id/test",
           handle: (workspace) =>
-            withTemplate(workspace, (template) => {
-              const t = workspace.t.templates
-              const back = `${listPath(workspace)}/${template.id}`
-              const email = workspace.user.email
-              return emails.send(workspace.principal, { to: email, templateId: template.id, kind: "transactional" }).pipe(
-                // Recorded but held back (a bounced or complained address): said so, not "on its way".
-                Effect.map(({ message }) =>
-                  message.status === "queued"
-                    ? redirect(back, { kind: "ok", text: fill(t.testQueued, { name: template.name, email }) })
-                    : redirect(back, { kind: "error", text: fill(t.testWithheld, { email }) })
-                ),
-                Effect.catchAll((error) => {
-                  const text = error._tag === "InvalidInput" && error.field === "to"
-                    ? fill(t.testNotSubscriber, { email })
-                    : refusalOf(error, workspace.t).text
-                  return Effect.succeed(redirect(back, { kind: "error", text }))
-                })
-              )
-            })
+            withTemplate(workspace, (template) =>
+              preview.testSend(workspace, { templateId: template.id }, {
+                name: template.name,
+                back: `${listPath(workspace)}/${template.id}`
+              }))
         },
         ...deletionRoutes(assets, {
           path: "/templates/:template_id",

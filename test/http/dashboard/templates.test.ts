@@ -101,8 +101,8 @@ describe.each(deployments)("the templates screen in the %s deployment", (deploym
     const html = "<p>Hello</p>\n<p>{% iff subscriber.first_name %}x{% endif %}</p>"
     const refused = await b.post(`${base}/templates/new`, { csrf, name: "Broken", subject: "Hi {{ subscriber.email | nope }}", html, text: "" })
     expect(refused.status).toBe(400)
-    expect(unescape(problemOf(refused.body, "html") ?? "")).toBe("Line 2, column 4: tag \"iff\" not found")
-    expect(unescape(problemOf(refused.body, "subject") ?? "")).toBe("Line 1, column 4: unknown filter: nope")
+    expect(unescape(problemOf(refused.body, "html") ?? "")).toBe("Line 2, column 4: there is no tag iff (Liquid: tag \"iff\" not found)")
+    expect(unescape(problemOf(refused.body, "subject") ?? "")).toBe("Line 1, column 4: there is no filter nope (Liquid: unknown filter: nope)")
     expect(refused.body).toContain("<pre class=\"excerpt\" tabindex=\"0\">2 | &lt;p&gt;{% iff subscriber.first_name %}x{…\n       ^</pre>")
     expect(refused.body).toContain("id=\"tpl-html\" name=\"html\"")
     expect(unescape(refused.body)).toContain(`\n${html}</textarea>`)
@@ -116,7 +116,7 @@ describe.each(deployments)("the templates screen in the %s deployment", (deploym
     await b.get("/app/locale/de?back=/app")
     const edit = await b.post(`${base}/templates/${id}`, { csrf, name: "Fine", subject: "Hi", html: "<p>\n\n  {{ subscriber.email </p>", text: "" })
     expect(edit.status).toBe(400)
-    expect(unescape(problemOf(edit.body, "html") ?? "")).toMatch(/^Zeile 3, Spalte 3: output .* not closed$/)
+    expect(unescape(problemOf(edit.body, "html") ?? "")).toMatch(/^Zeile 3, Spalte 3: eine mit zwei geschweiften Klammern geöffnete Ausgabe wird nicht geschlossen \(Liquid: output .* not closed\)$/)
     expect(edit.body).toContain("Die Vorlage hat Probleme")
     const read = await b.get(`${base}/templates/${id}`)
     expect(read.body).toContain("\n&lt;p&gt;Hi&lt;/p&gt;</textarea>")
@@ -132,7 +132,7 @@ describe.each(deployments)("the templates screen in the %s deployment", (deploym
     const include = await b.post(`${base}/templates/new`, { csrf, name: "Files", subject: "Hi", html: "{% include 'secrets' %}" })
     expect(include.status).toBe(400)
     expect(unescape(problemOf(include.body, "html") ?? "")).toBe(
-      "Line 1, column 1: the `include` tag is not allowed: a template reaches nothing but its own variables"
+      "Line 1, column 1: the tag include is not allowed (Liquid: the `include` tag is not allowed: a template reaches nothing but its own variables)"
     )
   })
 
@@ -176,7 +176,7 @@ describe.each(deployments)("the templates screen in the %s deployment", (deploym
 
     const broken = JSON.parse((await b.post(`${base}/templates/check`, { ...draft, text: "ok\n{% for x in subscriber.tags %}" })).body)
     expect(broken.problems.text).toEqual({
-      message: expect.stringMatching(/^Line 2, column 1: tag .*for.* not closed/),
+      message: expect.stringMatching(/^Line 2, column 1: the tag for is opened but never closed \(Liquid: tag .*for.* not closed\)$/),
       line: 2,
       column: 1,
       excerpt: "2 | {% for x in subscriber.tags %}\n    ^"
