@@ -34,6 +34,12 @@ const peakRss = (pid: number) => {
   return Number(/(\d+)/.exec(line ?? "")?.[1] ?? NaN) / 1024
 }
 
+/** The CPU time a process spent so far, user and system, in seconds (less noisy than wall time on a shared machine). */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 const verdict = (ok: boolean) => (ok ? "met" : "NOT met")
 
 export const runSequenceBench = async (context: EmailBenchContext) => {
@@ -102,11 +108,13 @@ export const runSequenceBench = async (context: EmailBenchContext) => {
     // 1. Throughput.
     const worker = await startWorker({ root: context.root, env })
     const startedRss = peakRss(worker.pid)
+    const startedCpu = cpuSeconds(worker.pid)
     let left = due
     while (left > 0) {
       await sleep(250)
       left = await dueLeft()
     }
+    const cpu = cpuSeconds(worker.pid) - startedCpu
     const last = (await pool.query<{ at: Date }>(
       `SELECT max(at) AS at FROM sequence_step_runs WHERE sequence_id = $1`,
       [sequence.id]
@@ -120,7 +128,8 @@ export const runSequenceBench = async (context: EmailBenchContext) => {
     )).rows[0]!.n)
     console.log(`${due} of ${enrollments} enrollments due at once: the last moved on ${took.toFixed(2)} s after the worker ` +
       `started = ${perSecond.toFixed(0)} steps/s (target >= 5,000: ${verdict(perSecond >= 5_000)}); ${queued} emails queued; ` +
-      `worker peak RSS ${rss.toFixed(0)} MB (target <= 150: ${verdict(rss <= 150)}; ${startedRss.toFixed(0)} MB once started)`)
+      `worker peak RSS ${rss.toFixed(0)} MB (target <= 150: ${verdict(rss <= 150)}; ${startedRss.toFixed(0)} MB once started); ` +
+      `the worker's CPU time meanwhile ${cpu.toFixed(1)} s = ${(cpu * 1e6 / due).toFixed(0)} µs a step`)
 
     // 2. Punctuality: enrollments fall due at `rate` a second, starting in 5 s, on the running worker.
     const total = rate * seconds
