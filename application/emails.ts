@@ -9,8 +9,10 @@ import {
   PlanLimitExceeded,
   reason,
   ResourceNotFound,
+  type Organization,
   type Subscriber,
   type SubscriberId,
+  type TagSubscription,
   type TemplateId,
   usageMonth,
   withheld
@@ -71,6 +73,15 @@ export interface EmailToQueue {
    * once.
    */
   readonly messageId?: MessageId | undefined
+}
+
+/**
+ * What a caller of {@link Emails.queueMany} already read in the same transaction, not read again:
+ * the organization, and the tags of every recipient (one without an entry holds none).
+ */
+export interface ReadForQueueing {
+  readonly organization?: Organization | undefined
+  readonly tags?: ReadonlyMap<SubscriberId, ReadonlyArray<TagSubscription>> | undefined
 }
 
 /** A message with its history, oldest event first. */
@@ -193,7 +204,8 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
      */
     const queueMany = operation("Emails.queueMany")((
       organization: Pick<Principal["organization"], "id" | "tier">,
-      requests: ReadonlyArray<EmailToQueue>
+      requests: ReadonlyArray<EmailToQueue>,
+      read: ReadForQueueing = {}
     ): Effect.Effect<ReadonlyArray<Either.Either<MessageRecord, InvalidInput | PlanLimitExceeded>>> =>
       Effect.gen(function*() {
         if (requests.length === 0) return []
@@ -201,8 +213,8 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         const recipientIds = requests.map((request) => request.recipient.id)
         const [found, org, tagMap, accesses] = yield* Effect.all([
           settings.find(organizationId),
-          organizations.findById(organizationId),
-          assignments.tagsOf(organizationId, recipientIds),
+          read.organization === undefined ? organizations.findById(organizationId) : Effect.succeed(Option.some(read.organization)),
+          read.tags === undefined ? assignments.tagsOf(organizationId, recipientIds) : Effect.succeed(read.tags),
           subscribers.preferenceAccesses(organizationId, recipientIds)
         ], { concurrency: "unbounded" })
         const organizationName = Option.match(org, { onNone: () => "", onSome: (o) => o.name })

@@ -27,6 +27,7 @@ import {
   SubscriberId,
   type Tag,
   type TagId,
+  type TagSubscription,
   type TemplateId
 } from "@roster/domain"
 import { Effect, Either, Option } from "effect"
@@ -451,11 +452,16 @@ export class SequenceEngine extends Effect.Service<SequenceEngine>()("roster/Seq
       return typeof named === "string" && isTimeZone(named) ? named : sequence.timeZone
     }
 
-    /** What one batch reads once: its templates, tags and organizations. */
+    /**
+     * What one batch reads once: its templates, tags and organizations, and its subscribers' tags
+     * as they were when it took them (`tagsChanged` once a step of the batch added or removed one).
+     */
     const batchReads = () => ({
       template: memo((organizationId, id: TemplateId) => templates.findById(organizationId, id)),
       tag: memo((organizationId, id: TagId) => tags.findById(organizationId, id)),
-      organization: memo((organizationId, _: "") => organizations.findById(organizationId))
+      organization: memo((organizationId, _: "") => organizations.findById(organizationId)),
+      tagsOf: new Map<OrganizationId, ReadonlyMap<SubscriberId, ReadonlyArray<TagSubscription>>>(),
+      tagsChanged: false
     })
 
     /**
@@ -523,6 +529,7 @@ export class SequenceEngine extends Effect.Service<SequenceEngine>()("roster/Seq
               if (Option.isSome(tag)) {
                 const added = yield* assignments.attach(subscriber.organizationId, subscriber.id, [step.tagId], at, MAX_TAGS_PER_SUBSCRIBER)
                 if (Option.isSome(added) && added.value.length > 0) {
+                  reads.tagsChanged = true
                   carried.add(step.tagId)
                   yield* tagEvent(subscriber, tag.value, "tag.subscribed", at)
                 }
@@ -533,6 +540,7 @@ export class SequenceEngine extends Effect.Service<SequenceEngine>()("roster/Seq
             }
             case "remove_tag": {
               if (yield* assignments.detach(subscriber.organizationId, subscriber.id, step.tagId)) {
+                reads.tagsChanged = true
                 carried.delete(step.tagId)
                 const tag = yield* reads.tag(subscriber.organizationId, step.tagId)
                 if (Option.isSome(tag)) yield* tagEvent(subscriber, tag.value, "tag.unsubscribed", at)
@@ -580,7 +588,11 @@ export class SequenceEngine extends Effect.Service<SequenceEngine>()("roster/Seq
             for (const email of asked) refused.add(email.request.messageId)
             continue
           }
-          const outcomes = yield* emails.queueMany(organization.value, asked.map((email) => email.request))
+          // The organization and the recipients' tags as this batch read them, unless a step changed tags.
+          const outcomes = yield* emails.queueMany(organization.value, asked.map((email) => email.request), {
+            organization: organization.value,
+            tags: reads.tagsChanged ? undefined : reads.tagsOf.get(organizationId)
+          })
           yield* Effect.forEach(outcomes, (outcome, i) => {
             if (Either.isRight(outcome)) return Effect.void
             const { request, walk } = asked[i]!
@@ -627,9 +639,9 @@ export class SequenceEngine extends Effect.Service<SequenceEngine>()("roster/Seq
           for (const subscriber of yield* subscribers.findManyForUpdate(organizationId, subscriberIds)) {
             found.set(subscriber.id, subscriber)
           }
-          for (const [id, held] of yield* assignments.tagsOf(organizationId, subscriberIds)) {
-            carried.set(id, new Set(held.map((s) => s.tag.id)))
-          }
+          const held = yield* assignments.tagsOf(organizationId, subscriberIds)
+          reads.tagsOf.set(organizationId, held)
+          for (const [id, subscriptions] of held) carried.set(id, new Set(subscriptions.map((s) => s.tag.id)))
         }
         const walks: Array<Walk> = []
         for (const item of due) {

@@ -29,6 +29,23 @@ const sequenceColumns = (alias: string, prefix: string) =>
   ["id", "organization_id", "name", "status", "version", "entry", "steps", "goal_tag_id", "re_entry", "time_zone", "created_at", "updated_at"]
     .map((column) => `${alias}.${column} AS ${prefix}${column}`).join(", ")
 
+/**
+ * A claimed batch's sequence columns and version steps, on the first row of each sequence and of
+ * each version only (in the batch's order): the rest would be decoded only to be thrown away.
+ */
+const firstOnly = (() => {
+  const order = "ORDER BY e.next_run_at, e.id"
+  const firstOfSequence = `row_number() OVER (PARTITION BY e.sequence_id ${order}) = 1`
+  const firstOfVersion = `row_number() OVER (PARTITION BY e.sequence_id, e.version ${order}) = 1`
+  return [
+    ...sequenceColumns("s", "s_").split(", ").map((column) => {
+      const [expression, name] = column.split(" AS ")
+      return `CASE WHEN ${firstOfSequence} THEN ${expression} END AS ${name}`
+    }),
+    `CASE WHEN ${firstOfVersion} THEN v.steps END AS v_steps`
+  ].join(", ")
+})()
+
 const enrollmentColumns = (alias: string, prefix: string) =>
   [
     "id",
@@ -239,7 +256,7 @@ export const PostgresSequenceRepositoryLive = Layer.effect(
             limit
           })
         })
-          SELECT ${sql.literal(enrollmentColumns("e", "e_"))}, ${sql.literal(sequenceColumns("s", "s_"))}, v.steps AS v_steps
+          SELECT ${sql.literal(enrollmentColumns("e", "e_"))}, ${sql.literal(firstOnly)}
           FROM due
           JOIN sequence_enrollments e ON e.id = due.id
           JOIN sequences s ON s.id = e.sequence_id
@@ -262,7 +279,7 @@ export const PostgresSequenceRepositoryLive = Layer.effect(
           Effect.orDie
         ),
 
-      // Two statements for the whole batch: the enrollments' new places, and every step they ran.
+      // One statement for the whole batch: the enrollments' new places, and every step they ran.
       advance: (moves) => {
         if (moves.length === 0) return Effect.void
         const runs = moves.flatMap(({ enrollment, runs }) =>
@@ -270,32 +287,27 @@ export const PostgresSequenceRepositoryLive = Layer.effect(
         )
         const e = moves.map((move) => move.enrollment)
         return sql`
-          UPDATE sequence_enrollments AS e
-          SET state = m.state, step_index = m.step_index, step_name = m.step_name, waiting = m.waiting,
-              next_run_at = m.next_run_at, last_message_id = m.last_message_id, exit_reason = m.exit_reason,
-              steps_run = m.steps_run, updated_at = m.updated_at
-          FROM unnest(
-            ${e.map((x) => x.id)}::uuid[], ${e.map((x) => x.state)}::text[], ${e.map((x) => x.stepIndex)}::int[],
-            ${e.map((x) => x.stepName)}::text[], ${e.map((x) => x.waiting)}::boolean[],
-            ${e.map((x) => x.nextRunAt)}::timestamptz[], ${e.map((x) => x.lastMessageId)}::uuid[],
-            ${e.map((x) => x.exitReason)}::text[], ${moves.map((x) => x.enrollment.stepsRun + x.runs.length)}::int[],
-            ${e.map((x) => x.updatedAt)}::timestamptz[]
-          ) AS m(id, state, step_index, step_name, waiting, next_run_at, last_message_id, exit_reason, steps_run, updated_at)
-          WHERE e.id = m.id`.pipe(
-          Effect.zipRight(
-            runs.length === 0 ? Effect.void : sql`
-              INSERT INTO sequence_step_runs (enrollment_id, ordinal, sequence_id, step_name, outcome, message_id, at)
-              SELECT * FROM unnest(
-                ${runs.map((r) => r.enrollment.id)}::uuid[], ${runs.map((r) => r.ordinal)}::int[],
-                ${runs.map((r) => r.enrollment.sequenceId)}::uuid[], ${runs.map((r) => r.run.step)}::text[],
-                ${runs.map((r) => r.run.outcome)}::text[], ${runs.map((r) => r.run.messageId)}::uuid[],
-                ${runs.map((r) => r.run.at)}::timestamptz[]
-              )`
-          ),
-          transaction,
-          Effect.asVoid,
-          Effect.orDie
-        )
+          WITH moved AS (
+            UPDATE sequence_enrollments AS e
+            SET state = m.state, step_index = m.step_index, step_name = m.step_name, waiting = m.waiting,
+                next_run_at = m.next_run_at, last_message_id = m.last_message_id, exit_reason = m.exit_reason,
+                steps_run = m.steps_run, updated_at = m.updated_at
+            FROM unnest(
+              ${e.map((x) => x.id)}::uuid[], ${e.map((x) => x.state)}::text[], ${e.map((x) => x.stepIndex)}::int[],
+              ${e.map((x) => x.stepName)}::text[], ${e.map((x) => x.waiting)}::boolean[],
+              ${e.map((x) => x.nextRunAt)}::timestamptz[], ${e.map((x) => x.lastMessageId)}::uuid[],
+              ${e.map((x) => x.exitReason)}::text[], ${moves.map((x) => x.enrollment.stepsRun + x.runs.length)}::int[],
+              ${e.map((x) => x.updatedAt)}::timestamptz[]
+            ) AS m(id, state, step_index, step_name, waiting, next_run_at, last_message_id, exit_reason, steps_run, updated_at)
+            WHERE e.id = m.id
+          )
+          INSERT INTO sequence_step_runs (enrollment_id, ordinal, sequence_id, step_name, outcome, message_id, at)
+          SELECT * FROM unnest(
+            ${runs.map((r) => r.enrollment.id)}::uuid[], ${runs.map((r) => r.ordinal)}::int[],
+            ${runs.map((r) => r.enrollment.sequenceId)}::uuid[], ${runs.map((r) => r.run.step)}::text[],
+            ${runs.map((r) => r.run.outcome)}::text[], ${runs.map((r) => r.run.messageId)}::uuid[],
+            ${runs.map((r) => r.run.at)}::timestamptz[]
+          )`.pipe(Effect.asVoid, Effect.orDie)
       },
 
       end: (organizationId, sequenceId, subscriberId, reason, at) =>

@@ -139,7 +139,9 @@ export const workerApplicationLayer = (config: RosterConfig) =>
       cryptoLayer,
       csvLayer,
       mailerLayer(config, { retries: false }),
-      emailLayer(config),
+      // One render thread: a worker renders a batch at a time per lane, each in milliseconds, and a
+      // second thread would cost its 20 MB for little.
+      emailLayer(config, { renderThreads: 1 }),
       tokenSignerLayer(config),
       webhookTransportLayer(config),
       domainVerifierLayer(config),

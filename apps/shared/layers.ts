@@ -14,7 +14,7 @@ import {
   RedisIdempotencyStoreLive,
   RedisRateLimiterLive
 } from "../../adapters/redis/index.js"
-import { LiquidTemplateEngineLive, makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
+import { LiquidTemplateEngineLive, makeLiquidTemplateEngine, makeTemplatedAuthMail } from "../../adapters/liquid/index.js"
 import { makeResendDomainVerifier, makeResendMailer } from "../../adapters/resend/index.js"
 import { makeTokenSignerLive } from "../../adapters/jose/index.js"
 import { makeHttpWebhookTransport } from "../../adapters/http-client/index.js"
@@ -107,15 +107,16 @@ export const signInLayer = (config: RosterConfig) =>
 /**
  * What every email shares (the default sender EMAIL_FROM, links under the public address, the
  * optional unsubscribe mailbox EMAIL_UNSUBSCRIBE_MAILTO) and the Liquid engine templates render with.
+ * `renderThreads` caps the engine's render threads (each holds about 20 MB while it renders).
  */
-export const emailLayer = (config: RosterConfig) =>
+export const emailLayer = (config: RosterConfig, options: { readonly renderThreads?: number } = {}) =>
   Layer.merge(
     Layer.succeed(OutgoingMailConfig, {
       defaultFrom: config.emailFrom,
       publicBaseUrl: publicBaseUrl(config),
       unsubscribeMailto: Option.getOrNull(config.emailUnsubscribeMailto)
     }),
-    LiquidTemplateEngineLive
+    options.renderThreads === undefined ? LiquidTemplateEngineLive : makeLiquidTemplateEngine({ threads: options.renderThreads })
   )
 
 /** Outgoing webhooks over HTTP; private and loopback targets only with WEBHOOK_ALLOW_PRIVATE_TARGETS. */

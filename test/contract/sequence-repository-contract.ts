@@ -234,4 +234,57 @@ export const sequenceRepositoryContract = (persistence: PersistenceLayer) =>
           yield* unitOfWork.transaction(sequences.advance([]))
         }).pipe(deletingAfterwards([organization.id]))
       }))
+
+    it.effect("hands out a batch of several sequences and versions, each enrollment with its own sequence and steps", () =>
+      Effect.gen(function*() {
+        const sequences = yield* SequenceRepository
+        const unitOfWork = yield* UnitOfWork
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const first = aSequence(organization.id)
+          const other = aSequence(organization.id, {
+            name: "Other",
+            steps: stepsOf([{ name: "linger", wait: "P2D" }, { name: "done", end: true }])
+          })
+          yield* sequences.insert(first)
+          yield* sequences.insert(other)
+          const subscribers = [
+            yield* givenSubscriber(organization.id),
+            yield* givenSubscriber(organization.id),
+            yield* givenSubscriber(organization.id),
+            yield* givenSubscriber(organization.id)
+          ]
+          yield* enrollOne(first, subscribers[0]!.id, instant(10))
+          yield* enrollOne(other, subscribers[1]!.id, instant(11))
+          // The first sequence's second version: enrollments made now run its steps.
+          const changed: Sequence = {
+            ...first,
+            version: 2,
+            steps: stepsOf([{ name: "hello_again", send_email: { template_id: template } }, { name: "finish", end: true }]),
+            updatedAt: instant(12)
+          }
+          yield* sequences.update(changed)
+          yield* enrollOne(changed, subscribers[2]!.id, instant(12))
+          yield* enrollOne(other, subscribers[3]!.id, instant(13))
+
+          const due = yield* unitOfWork.transaction(sequences.claimDue(instant(20), 10))
+          expect(due.map((d) => [d.enrollment.subscriberId, d.sequence.id, d.enrollment.version, d.steps.map((s) => s.name)]))
+            .toStrictEqual([
+              [subscribers[0]!.id, first.id, 1, ["hello", "pause", "bye"]],
+              [subscribers[1]!.id, other.id, 1, ["linger", "done"]],
+              [subscribers[2]!.id, first.id, 2, ["hello_again", "finish"]],
+              [subscribers[3]!.id, other.id, 1, ["linger", "done"]]
+            ])
+          expect(due[0]!.sequence).toStrictEqual(changed)
+          expect(due[2]!.sequence).toStrictEqual(changed)
+          expect(due[1]!.sequence).toStrictEqual(other)
+          expect(due[3]!.sequence).toStrictEqual(other)
+
+          // A move without runs changes the enrollment alone.
+          const moved: Enrollment = { ...due[1]!.enrollment, nextRunAt: instant(40), updatedAt: instant(20) }
+          yield* unitOfWork.transaction(sequences.advance([{ enrollment: moved, runs: [] }]))
+          expect(yield* sequences.findEnrollment(organization.id, other.id, subscribers[1]!.id)).toStrictEqual(Option.some(moved))
+          expect(yield* sequences.runsOf(moved.id)).toStrictEqual([])
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
   })
