@@ -197,8 +197,9 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
         })
 
       /**
-       * Each scope rendered in a thread. A render stopped for its time fails alone: the others are
-       * rendered again without it, in a new thread.
+       * Each scope rendered in a thread. A render stopped for its time is tried once more, as a
+       * busy machine can hold a thread past the limit in the middle of an ordinary render; stopped
+       * again, it fails alone: the others are rendered again without it, in a new thread.
        */
       const renderEach = (source: EmailTemplateSource, scopes: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
         Effect.gen(function*() {
@@ -206,11 +207,17 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
           if (scopes.length === 0) return yield* Effect.as(check(source), [])
           const results: Array<Either.Either<RenderedTemplate, InvalidInput>> = new Array(scopes.length)
           let pending = scopes.map((_, i) => i)
+          const stoppedOnce = new Set<number>()
           while (pending.length > 0) {
             const batch = pending
             const outcome = yield* Effect.promise((signal) => runTask(template, batch.map((i) => scopes[i]), signal))
             if ("stopped" in outcome) {
               const { index, part } = outcome.stopped
+              if (!stoppedOnce.has(batch[index]!)) {
+                stoppedOnce.add(batch[index]!)
+                pending = batch
+                continue
+              }
               results[batch[index]!] = Either.left(
                 refusalOf(part, `could not be rendered: takes longer than ${limits.renderMs} ms`)
               )
