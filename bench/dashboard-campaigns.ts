@@ -4,7 +4,7 @@ import { type ListBenchContext, printRuns, startLoggingApi } from "./lists.js"
 import { measure } from "./stats.js"
 
 /**
- * The dashboard's Campaigns screens at size (BENCH_SUITE=dashboard-campaigns; Roster issue 33): one
+ * The dashboard's Campaigns screens at size (BENCH_SUITE=dashboard-campaigns): one
  * organization of BENCH_DASHBOARD_SUBSCRIBERS (100,000) subscribers, BENCH_DASHBOARD_CAMPAIGNS (1,000)
  * campaigns and BENCH_DASHBOARD_MESSAGES (1,000,000) messages with their provider events, put in by
  * SQL. Four campaigns went to every subscriber; the other messages are spread evenly over the
