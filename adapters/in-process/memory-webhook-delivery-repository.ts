@@ -102,6 +102,7 @@ export const MemoryWebhookDeliveryRepositoryLive = Layer.effect(
         store.write((t) => {
           const current = t.webhookDeliveries.get(delivery.id)?.delivery
           if (current !== undefined && !current.test) return
+          if (t.webhookEndpoints.get(delivery.endpointId)?.organizationId !== delivery.organizationId) return
           const recorded = current === undefined
             ? new WebhookDelivery({ ...delivery, test: true, nextAttemptAt: null })
             : new WebhookDelivery({

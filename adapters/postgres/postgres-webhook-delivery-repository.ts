@@ -199,18 +199,20 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
       // inserted only if it did.
       recordAttempt,
 
-      // One statement: the test delivery is made or brought up to date, and its attempt added.
+      // One statement: the test delivery is made or brought up to date, and its attempt added; an
+      // endpoint deleted meanwhile gets neither.
       recordTest: ({ attempt, delivery }) =>
         sql`
           WITH upserted AS (
             INSERT INTO webhook_deliveries (
               id, organization_id, endpoint_id, event_id, event_type, status, attempt_count, next_attempt_at,
               created_at, updated_at, test, test_body
-            ) VALUES (
-              ${delivery.id}, ${delivery.organizationId}, ${delivery.endpointId}, ${delivery.eventId},
-              ${delivery.eventType}, ${delivery.status}, ${delivery.attemptCount}, NULL,
-              ${delivery.createdAt}, ${delivery.updatedAt}, true, ${delivery.testBody}
             )
+            SELECT ${delivery.id}, e.organization_id, e.id, ${delivery.eventId},
+              ${delivery.eventType}, ${delivery.status}, ${delivery.attemptCount}, NULL::timestamptz,
+              ${delivery.createdAt}, ${delivery.updatedAt}, true, ${delivery.testBody}
+            FROM webhook_endpoints e
+            WHERE e.id = ${delivery.endpointId} AND e.organization_id = ${delivery.organizationId}
             ON CONFLICT (id) DO UPDATE SET
               status = EXCLUDED.status, attempt_count = EXCLUDED.attempt_count, updated_at = EXCLUDED.updated_at
             WHERE webhook_deliveries.test

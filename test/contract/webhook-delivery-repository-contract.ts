@@ -1,5 +1,5 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { Outbox, type WebhookAttemptStats, WebhookDeliveryRepository } from "@roster/application"
+import { Outbox, type WebhookAttemptStats, WebhookDeliveryRepository, WebhookEndpointRepository } from "@roster/application"
 import {
   EventId,
   TEST_EVENT_TYPE,
@@ -588,6 +588,30 @@ export const webhookDeliveryRepositoryContract = (persistence: PersistenceLayer)
         expect(yield* deliveries.findById(organization.id, endpoint.id, event.id)).toStrictEqual(
           Option.some({ delivery: event, attempts: [] })
         )
+      }))
+
+    it.effect("records no test for an endpoint that is gone", () =>
+      Effect.gen(function*() {
+        const deliveries = yield* WebhookDeliveryRepository
+        const organization = yield* givenOrganization()
+        const endpoint = yield* givenEndpoint(organization.id)
+        const gone = new WebhookDelivery({
+          id: WebhookDeliveryId.make(aTimeOrderedId(instant(5))),
+          organizationId: organization.id,
+          endpointId: endpoint.id,
+          eventId: EventId.make(randomUUID()),
+          eventType: TEST_EVENT_TYPE,
+          status: "succeeded",
+          attemptCount: 1,
+          nextAttemptAt: null,
+          createdAt: instant(5),
+          updatedAt: instant(5),
+          test: true,
+          testBody: "{}"
+        })
+        yield* (yield* WebhookEndpointRepository).delete(organization.id, endpoint.id)
+        yield* deliveries.recordTest({ delivery: gone, attempt: anAttempt(1, { status: "succeeded", at: instant(5) }) })
+        assert.isTrue(Option.isNone(yield* deliveries.findById(organization.id, endpoint.id, gone.id)))
       }))
 
     it.effect("counts attempts since a moment, of one endpoint or of the organization, with percentiles of their durations", () =>
