@@ -471,6 +471,15 @@ describe("POST /api/v1/webhooks/{webhook_id}/test", () => {
     expect(succeeded.body.items.map((item: { id: string }) => item.id)).toEqual([delivery.id])
   })
 
+  it("documents the test mark in the OpenAPI document as an optional boolean beside the event kind", async () => {
+    const answer = await call(open, "GET", "/openapi.json")
+    expect(answer.status).toBe(200)
+    const schema = answer.body.components.schemas.WebhookDelivery
+    expect(schema.properties.test).toMatchObject({ type: "boolean", description: expect.stringContaining("test message") })
+    expect(schema.required).not.toContain("test")
+    expect(JSON.stringify(schema.properties.event_type)).toContain("webhook.test")
+  })
+
   it("lists an event's delivery beside the test, marked as no test", async () => {
     const target = await receiver()
     const { key } = await open.seedOrganization()
