@@ -1,6 +1,7 @@
 import {
   activeSigningSecrets,
   allEventTypes,
+  EventId,
   type EventType,
   InvalidInput,
   isSuccessfulSend,
@@ -8,9 +9,12 @@ import {
   MAX_WEBHOOK_ENDPOINTS,
   reason,
   ResourceNotFound,
+  responseExcerptOf,
   SIGNING_SECRET_BYTES,
   signingSecretFromBytes,
   TEST_EVENT_TYPE,
+  WebhookAttempt,
+  WebhookDelivery,
   type WebhookDeliveryHistory,
   WebhookDeliveryId,
   type WebhookDeliveryStatus,
@@ -56,6 +60,8 @@ export interface WebhookTestResult {
   readonly statusCode: number
   readonly responseTimeMs: number
   readonly error: string | null
+  /** The test delivery that records it in the endpoint's delivery log. */
+  readonly deliveryId: WebhookDeliveryId
 }
 
 /** Stats cover the attempts of this span, up to now. */
@@ -163,8 +169,46 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
     })
 
     /**
+     * Sends a test delivery's message (again), signed like any delivery, with its `webhook-id`, and
+     * records the attempt after it: the delivery's status is that of its latest attempt, and it is
+     * never left pending, so no worker retries it. The endpoint's failure streak is not touched.
+     */
+    const sendTest = (endpoint: WebhookEndpoint, delivery: WebhookDelivery, body: string) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const result = yield* transport.send({
+          url: endpoint.url,
+          id: delivery.eventId,
+          timestamp: at,
+          body,
+          secrets: activeSigningSecrets(endpoint, at)
+        })
+        const success = isSuccessfulSend(result)
+        const error = success ? null : result._tag === "Answered" ? `answered ${result.status}` : result.error
+        const attempt = new WebhookAttempt({
+          number: delivery.attemptCount + 1,
+          attemptedAt: at,
+          status: success ? "succeeded" : "failed",
+          responseStatus: result._tag === "Answered" ? result.status : null,
+          responseExcerpt: result._tag === "Answered" ? responseExcerptOf(result.body) : null,
+          durationMs: Math.max(0, Math.round(result.durationMs)),
+          error,
+          nextAttemptAt: null
+        })
+        const recorded = new WebhookDelivery({
+          ...delivery,
+          status: attempt.status,
+          attemptCount: attempt.number,
+          nextAttemptAt: null,
+          updatedAt: at
+        })
+        yield* deliveries.recordTest({ delivery: recorded, attempt })
+        return { result, attempt, delivery: recorded }
+      })
+
+    /**
      * Sends a `webhook.test` message to the endpoint at once, signed like any delivery, and reports
-     * what came back. It is not recorded as a delivery.
+     * what came back. It is recorded in the endpoint's delivery log as a test delivery.
      */
     const test = operation("Webhooks.test")(function*(principal: Principal, id: WebhookEndpointId) {
       yield* authorize(principal, "webhooks:manage")
@@ -178,19 +222,27 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
         organization_id: endpoint.organizationId,
         data: { webhook_id: endpoint.id, message: "This is a test event from Roster." }
       })
-      const result = yield* transport.send({
-        url: endpoint.url,
-        id: messageId,
-        timestamp: at,
-        body,
-        secrets: activeSigningSecrets(endpoint, at)
+      const delivery = new WebhookDelivery({
+        id: WebhookDeliveryId.make(yield* ids.next),
+        organizationId: endpoint.organizationId,
+        endpointId: endpoint.id,
+        eventId: EventId.make(messageId),
+        eventType: TEST_EVENT_TYPE,
+        status: "failed",
+        attemptCount: 0,
+        nextAttemptAt: null,
+        createdAt: at,
+        updatedAt: at,
+        test: true,
+        testBody: body
       })
-      const success = isSuccessfulSend(result)
+      const { attempt, result } = yield* sendTest(endpoint, delivery, body)
       return {
-        success,
+        success: attempt.status === "succeeded",
         statusCode: result._tag === "Answered" ? result.status : 0,
         responseTimeMs: result.durationMs,
-        error: success ? null : result._tag === "Answered" ? `answered ${result.status}` : result.error
+        error: attempt.error,
+        deliveryId: delivery.id
       } satisfies WebhookTestResult
     })
 
@@ -234,7 +286,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       const events = yield* outbox.findByIds(principal.organization.id, [...new Set(page.items.map(({ delivery }) => delivery.eventId))])
       const payloads = new Map(events.map((event) => [event.id as string, webhookPayload(event)]))
       return {
-        items: page.items.map((history) => ({ ...history, payload: payloads.get(history.delivery.eventId) ?? null })),
+        items: page.items.map((history) => ({
+          ...history,
+          payload: history.delivery.test ? history.delivery.testBody : payloads.get(history.delivery.eventId) ?? null
+        })),
         nextCursor: page.nextCursor
       }
     })
@@ -261,7 +316,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
 
     /**
      * Sends a delivery again as soon as a worker is free, whatever became of it: a new attempt with
-     * the same `webhook-id`. An endpoint that is disabled holds it until resumed.
+     * the same `webhook-id`. An endpoint that is disabled holds it until resumed. A test delivery is
+     * sent again at once instead, its attempt recorded before the answer, and never by a worker.
      */
     const retryDelivery = operation("Webhooks.retryDelivery")(function*(
       principal: Principal,
@@ -269,7 +325,16 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
       deliveryId: WebhookDeliveryId
     ) {
       yield* authorize(principal, "webhooks:manage")
-      yield* owned(principal, endpointId)
+      const endpoint = yield* owned(principal, endpointId)
+      const found = yield* deliveries.findById(principal.organization.id, endpointId, deliveryId)
+      if (Option.isSome(found) && found.value.delivery.test) {
+        const { delivery } = found.value
+        yield* sendTest(endpoint, delivery, delivery.testBody ?? "")
+        return yield* Effect.flatMap(
+          deliveries.findById(principal.organization.id, endpointId, deliveryId),
+          deliveryFound(deliveryId)
+        )
+      }
       const retried = yield* deliveries.retryNow(principal.organization.id, endpointId, deliveryId, yield* now)
       return yield* deliveryFound(deliveryId)(retried)
     })

@@ -1,5 +1,5 @@
 import { type LeasedDelivery, type WebhookAttemptStats, WebhookDeliveryRepository } from "@roster/application"
-import { type DomainEvent, WebhookDelivery, type WebhookDeliveryHistory } from "@roster/domain"
+import { type DomainEvent, WebhookAttempt, WebhookDelivery, type WebhookDeliveryHistory } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { MemoryStore, type StoredDelivery, type Tables } from "./memory-store.js"
 import { changeHeld, claimDue } from "./memory-work-queue.js"
@@ -96,6 +96,26 @@ export const MemoryWebhookDeliveryRepositoryLive = Layer.effect(
           if (recorded.length === 0) return false
           t.webhookAttempts.set(deliveryId, [...(t.webhookAttempts.get(deliveryId) ?? []), attempt])
           return true
+        }),
+
+      recordTest: ({ attempt, delivery }) =>
+        store.write((t) => {
+          const current = t.webhookDeliveries.get(delivery.id)?.delivery
+          if (current !== undefined && !current.test) return
+          if (t.webhookEndpoints.get(delivery.endpointId)?.organizationId !== delivery.organizationId) return
+          const recorded = current === undefined
+            ? new WebhookDelivery({ ...delivery, test: true, nextAttemptAt: null })
+            : new WebhookDelivery({
+              ...current,
+              status: delivery.status,
+              attemptCount: delivery.attemptCount,
+              updatedAt: delivery.updatedAt
+            })
+          t.webhookDeliveries.set(delivery.id, { delivery: recorded, leaseToken: null })
+          t.webhookAttempts.set(delivery.id, [
+            ...(t.webhookAttempts.get(delivery.id) ?? []),
+            new WebhookAttempt({ ...attempt, nextAttemptAt: null })
+          ])
         }),
 
       holdPending: (endpointId, at) =>

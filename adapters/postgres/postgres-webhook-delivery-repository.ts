@@ -16,7 +16,7 @@ import { makeWorkQueue } from "./work-queue.js"
 
 const deliveryColumns = [
   "id", "organization_id", "endpoint_id", "event_id", "event_type", "status", "attempt_count", "next_attempt_at",
-  "created_at", "updated_at"
+  "created_at", "updated_at", "test", "test_body"
 ] as const
 
 const attemptColumns = [
@@ -132,7 +132,9 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
           attempt_count: delivery.attemptCount,
           next_attempt_at: delivery.nextAttemptAt,
           created_at: delivery.createdAt,
-          updated_at: delivery.updatedAt
+          updated_at: delivery.updatedAt,
+          test: delivery.test,
+          test_body: delivery.testBody
         })))
       }
         ON CONFLICT (endpoint_id, event_id) DO NOTHING`
@@ -196,6 +198,33 @@ export const PostgresWebhookDeliveryRepositoryLive = Layer.effect(
       // One statement: the delivery changes only under the caller's lease, and the attempt is
       // inserted only if it did.
       recordAttempt,
+
+      // One statement: the test delivery is made or brought up to date, and its attempt added; an
+      // endpoint deleted meanwhile gets neither.
+      recordTest: ({ attempt, delivery }) =>
+        sql`
+          WITH upserted AS (
+            INSERT INTO webhook_deliveries (
+              id, organization_id, endpoint_id, event_id, event_type, status, attempt_count, next_attempt_at,
+              created_at, updated_at, test, test_body
+            )
+            SELECT ${delivery.id}, e.organization_id, e.id, ${delivery.eventId},
+              ${delivery.eventType}, ${delivery.status}, ${delivery.attemptCount}, NULL::timestamptz,
+              ${delivery.createdAt}, ${delivery.updatedAt}, true, ${delivery.testBody}
+            FROM webhook_endpoints e
+            WHERE e.id = ${delivery.endpointId} AND e.organization_id = ${delivery.organizationId}
+            ON CONFLICT (id) DO UPDATE SET
+              status = EXCLUDED.status, attempt_count = EXCLUDED.attempt_count, updated_at = EXCLUDED.updated_at
+            WHERE webhook_deliveries.test
+            RETURNING id, endpoint_id, organization_id
+          )
+          INSERT INTO webhook_attempts (
+            delivery_id, number, endpoint_id, organization_id, attempted_at, status, response_status,
+            duration_ms, error, next_attempt_at, response_excerpt
+          )
+          SELECT id, ${attempt.number}, endpoint_id, organization_id, ${attempt.attemptedAt}, ${attempt.status},
+            ${attempt.responseStatus}, ${attempt.durationMs}, ${attempt.error}, NULL, ${attempt.responseExcerpt}
+          FROM upserted`.pipe(Effect.asVoid, Effect.orDie),
 
       // Held deliveries have no next attempt: they sit past every due one in the claimer's index.
       // Leased ones are being sent; their attempt decides what becomes of them.

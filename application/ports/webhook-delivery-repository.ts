@@ -68,6 +68,15 @@ export class WebhookDeliveryRepository extends Context.Tag("roster/WebhookDelive
       readonly nextAttemptAt: Date | null
     }) => Effect.Effect<boolean>
     /**
+     * Records an attempt of a test delivery (`delivery.test`): the delivery is added on its first
+     * attempt and takes the status, attempt count and time of each later one. Never pending, so no
+     * worker claims it.
+     */
+    readonly recordTest: (input: {
+      readonly delivery: WebhookDelivery
+      readonly attempt: WebhookAttempt
+    }) => Effect.Effect<void>
+    /**
      * Holds the endpoint's pending deliveries while it is disabled: they keep their place but have
      * no next attempt, so claims never have to step over them.
      */

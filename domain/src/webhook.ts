@@ -195,19 +195,34 @@ export class WebhookAttempt extends Schema.Class<WebhookAttempt>("WebhookAttempt
   nextAttemptAt: Schema.NullOr(Schema.DateFromSelf)
 }) {}
 
-/** One event on its way to one endpoint. Every attempt carries the event's id as `webhook-id`. */
+/** What a delivery carries: an event kind, or the test message. */
+export const DeliveryEventType = Schema.Union(EventType, Schema.Literal(TEST_EVENT_TYPE))
+export type DeliveryEventType = typeof DeliveryEventType.Type
+
+/**
+ * One event on its way to one endpoint. Every attempt carries the event's id as `webhook-id`.
+ *
+ * A test delivery records `POST /webhooks/{id}/test`: its `eventId` is the test message's id, its
+ * `testBody` the message as sent, and its attempts are made by the test operation (again by
+ * redelivering it), never by a worker; its status is never `pending` and its failures never count
+ * towards disabling the endpoint.
+ */
 export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDelivery")({
   id: WebhookDeliveryId,
   organizationId: OrganizationId,
   endpointId: WebhookEndpointId,
   eventId: EventId,
-  eventType: EventType,
+  eventType: DeliveryEventType,
   status: WebhookDeliveryStatus,
   attemptCount: Schema.Int,
   /** When the next try is due; null once the delivery succeeded or failed for good. */
   nextAttemptAt: Schema.NullOr(Schema.DateFromSelf),
   createdAt: Schema.DateFromSelf,
-  updatedAt: Schema.DateFromSelf
+  updatedAt: Schema.DateFromSelf,
+  /** Whether this records a test message rather than an event. */
+  test: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  /** The body a test delivery sent; null for an event's delivery, whose body is the event's payload. */
+  testBody: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 }) {}
 
 /** A delivery with its attempts, oldest first. */

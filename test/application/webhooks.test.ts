@@ -105,7 +105,7 @@ describe("testing an endpoint", () => {
       const webhooks = yield* Webhooks
       const endpoint = yield* webhooks.create(principal, { url })
       const result = yield* webhooks.test(principal, endpoint.id)
-      expect(result).toEqual({ success: true, statusCode: 200, responseTimeMs: 40, error: null })
+      expect(result).toEqual({ success: true, statusCode: 200, responseTimeMs: 40, error: null, deliveryId: expect.any(String) })
       const [message] = receiver.sent()
       expect(JSON.parse(message!.body)).toMatchObject({
         id: message!.id,
@@ -113,8 +113,51 @@ describe("testing an endpoint", () => {
         organization_id: principal.organization.id,
         data: { webhook_id: endpoint.id }
       })
-      const listed = yield* webhooks.listDeliveries(principal, endpoint.id, { limit: 10 })
-      expect(listed.items).toEqual([])
+      const log = yield* webhooks.deliveryLog(principal, endpoint.id, { limit: 10 })
+      expect(log.items).toHaveLength(1)
+      const [kept] = log.items
+      expect(kept!.payload).toBe(message!.body)
+      expect(kept!.delivery).toMatchObject({
+        id: result.deliveryId,
+        eventId: message!.id,
+        eventType: TEST_EVENT_TYPE,
+        test: true,
+        status: "succeeded",
+        attemptCount: 1,
+        nextAttemptAt: null
+      })
+      expect(kept!.attempts).toMatchObject([{ number: 1, status: "succeeded", responseStatus: 200, durationMs: 40, error: null }])
+    }))
+  })
+
+  it.effect("a failed test is never retried by the worker nor counted towards disabling; redelivering sends it again", () => {
+    let answer: SendResult = { _tag: "Answered", status: 503, durationMs: 9, retryAfterMs: Option.none(), body: "x".repeat(1_500) }
+    const receiver = withReceiver(() => answer)
+    return receiver.run(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const webhooks = yield* Webhooks
+      const dispatch = yield* WebhookDispatch
+      const endpoint = yield* webhooks.create(principal, { url })
+      const result = yield* webhooks.test(principal, endpoint.id)
+      expect(result.success).toBe(false)
+
+      yield* TestClock.adjust("6 days")
+      yield* dispatch.deliverDue(100, 30_000)
+      expect(receiver.sent()).toHaveLength(1)
+      expect(yield* webhooks.get(principal, endpoint.id)).toMatchObject({ status: "active", failingSince: null })
+      const failed = yield* webhooks.getDelivery(principal, endpoint.id, result.deliveryId)
+      expect(failed.delivery).toMatchObject({ status: "failed", nextAttemptAt: null, test: true })
+      expect(failed.attempts[0]!.responseExcerpt).toBe("x".repeat(1_000))
+
+      answer = ok
+      const again = yield* webhooks.retryDelivery(principal, endpoint.id, result.deliveryId)
+      expect(again.delivery).toMatchObject({ status: "succeeded", attemptCount: 2, nextAttemptAt: null })
+      expect(again.attempts.map((attempt) => attempt.status)).toEqual(["failed", "succeeded"])
+      const [first, second] = receiver.sent()
+      expect(second!.id).toBe(first!.id)
+      expect(second!.body).toBe(first!.body)
+      yield* dispatch.deliverDue(100, 30_000)
+      expect(receiver.sent()).toHaveLength(2)
     }))
   })
 
@@ -126,10 +169,10 @@ describe("testing an endpoint", () => {
       const webhooks = yield* Webhooks
       const endpoint = yield* webhooks.create(principal, { url })
       expect(yield* webhooks.test(principal, endpoint.id))
-        .toEqual({ success: false, statusCode: 500, responseTimeMs: 9, error: "answered 500" })
+        .toEqual({ success: false, statusCode: 500, responseTimeMs: 9, error: "answered 500", deliveryId: expect.any(String) })
       answer = { _tag: "NoAnswer", error: "timed out after 10 s", durationMs: 10_000 }
       expect(yield* webhooks.test(principal, endpoint.id))
-        .toEqual({ success: false, statusCode: 0, responseTimeMs: 10_000, error: "timed out after 10 s" })
+        .toEqual({ success: false, statusCode: 0, responseTimeMs: 10_000, error: "timed out after 10 s", deliveryId: expect.any(String) })
     }))
   })
 })

@@ -1,7 +1,8 @@
 /**
  * The dashboard's webhooks and email activity screens in Chromium through the real server of each
  * deployment (the reference one at 1280 px, the overview one at 375 px): an endpoint pointing at a
- * local server that answers 500 is added and its secret shown once; a test event tells of the 500;
+ * local server that answers 500 is added and its secret shown once; a test event tells of the 500
+ * and is kept in the delivery log marked as a test;
  * a delivery's failed attempt is logged with status 500, and once the local server answers 200 a
  * redelivery is logged as a success; a hard bounce posted as a signed provider event is listed in
  * the email activity with a link to the subscriber it moved. Every screen has no serious or
@@ -95,6 +96,10 @@ describe(chromiumSuite(`the dashboard's webhooks and email activity in Chromium 
           // A test event: the local server answers 500, and the page says so.
           await page.getByRole("button", { name: "Send a test event" }).click()
           await expect(page.getByRole("alert").first().innerText()).resolves.toMatch(/^The test event failed after \d+ ms: answered 500\.$/)
+          // The log keeps it, marked as a test, with the 500 that came back.
+          const tested = page.locator("section.delivery").first()
+          await expect(tested.locator("h3").innerText()).resolves.toBe("webhook.test Test Failed")
+          await expect(tested.locator("dd.response-status").allInnerTexts()).resolves.toEqual(["500"])
           await checkScreen(page, errors)
 
           // A subscriber is created; the worker's delivery fails with 500, and the log shows it.

@@ -1,6 +1,14 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { Outbox, type WebhookAttemptStats, WebhookDeliveryRepository } from "@roster/application"
-import { WebhookDelivery, WebhookDeliveryId, type WebhookDeliveryStatus, WebhookEndpointId } from "@roster/domain"
+import { Outbox, type WebhookAttemptStats, WebhookDeliveryRepository, WebhookEndpointRepository } from "@roster/application"
+import {
+  EventId,
+  TEST_EVENT_TYPE,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryId,
+  type WebhookDeliveryStatus,
+  WebhookEndpointId
+} from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import {
@@ -8,6 +16,7 @@ import {
   anAttempt,
   anEraOfItsOwn,
   anEvent,
+  aTimeOrderedId,
   deletingAfterwards,
   givenAttempts,
   givenDelivery,
@@ -509,6 +518,100 @@ export const webhookDeliveryRepositoryContract = (persistence: PersistenceLayer)
             })
           )
         }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("records a test delivery with each attempt, lists it marked as a test, and never leases it", () =>
+      Effect.gen(function*() {
+        const deliveries = yield* WebhookDeliveryRepository
+        const organization = yield* givenOrganization()
+        const era = anEraOfItsOwn()
+        yield* Effect.gen(function*() {
+          const endpoint = yield* givenEndpoint(organization.id)
+          const event = yield* givenDelivery(endpoint, { createdAt: era(1), status: "succeeded" })
+          const body = JSON.stringify({ id: "message", type: TEST_EVENT_TYPE })
+          const made = new WebhookDelivery({
+            id: WebhookDeliveryId.make(aTimeOrderedId(era(2))),
+            organizationId: organization.id,
+            endpointId: endpoint.id,
+            eventId: EventId.make(randomUUID()),
+            eventType: TEST_EVENT_TYPE,
+            status: "failed",
+            attemptCount: 1,
+            nextAttemptAt: null,
+            createdAt: era(2),
+            updatedAt: era(2),
+            test: true,
+            testBody: body
+          })
+          const first = new WebhookAttempt({ ...anAttempt(1, { status: "failed", at: era(2) }), nextAttemptAt: null })
+          yield* deliveries.recordTest({ delivery: made, attempt: first })
+          expect(yield* deliveries.findById(organization.id, endpoint.id, made.id)).toStrictEqual(
+            Option.some({ delivery: made, attempts: [first] })
+          )
+
+          // Sent again: the delivery takes the new attempt's outcome, the first attempt stays.
+          const again = new WebhookDelivery({ ...made, status: "succeeded", attemptCount: 2, updatedAt: era(5) })
+          const second = anAttempt(2, { status: "succeeded", at: era(5) })
+          yield* deliveries.recordTest({ delivery: again, attempt: second })
+          const page = yield* deliveries.listByEndpoint({
+            organizationId: organization.id,
+            endpointId: endpoint.id,
+            limit: 10,
+            after: Option.none(),
+            status: Option.none()
+          })
+          expect(page.items).toStrictEqual([{ delivery: again, attempts: [first, second] }, { delivery: event, attempts: [] }])
+          assert.isFalse(page.items[1]!.delivery.test)
+          assert.isNull(page.items[1]!.delivery.testBody)
+
+          // Holding and resuming the endpoint leaves it alone, and no claim takes it.
+          yield* deliveries.holdPending(endpoint.id, era(6))
+          yield* deliveries.resumeHeld(endpoint.id, era(7))
+          expect(yield* deliveries.claimDue({ now: era(100), limit: 5, leaseToken: randomUUID(), leasedUntil: era(130) }))
+            .toStrictEqual([])
+          expect(yield* deliveries.findById(organization.id, endpoint.id, made.id)).toStrictEqual(
+            Option.some({ delivery: again, attempts: [first, second] })
+          )
+        }).pipe(deletingAfterwards([organization.id]))
+      }))
+
+    it.effect("a test attempt never lands on an event's delivery of the same id", () =>
+      Effect.gen(function*() {
+        const deliveries = yield* WebhookDeliveryRepository
+        const organization = yield* givenOrganization()
+        const endpoint = yield* givenEndpoint(organization.id)
+        const event = yield* givenDelivery(endpoint, { createdAt: instant(3), status: "failed", nextAttemptAt: null })
+        yield* deliveries.recordTest({
+          delivery: new WebhookDelivery({ ...event, status: "succeeded", attemptCount: 1, test: true, testBody: "{}" }),
+          attempt: anAttempt(1, { status: "succeeded", at: instant(4) })
+        })
+        expect(yield* deliveries.findById(organization.id, endpoint.id, event.id)).toStrictEqual(
+          Option.some({ delivery: event, attempts: [] })
+        )
+      }))
+
+    it.effect("records no test for an endpoint that is gone", () =>
+      Effect.gen(function*() {
+        const deliveries = yield* WebhookDeliveryRepository
+        const organization = yield* givenOrganization()
+        const endpoint = yield* givenEndpoint(organization.id)
+        const gone = new WebhookDelivery({
+          id: WebhookDeliveryId.make(aTimeOrderedId(instant(5))),
+          organizationId: organization.id,
+          endpointId: endpoint.id,
+          eventId: EventId.make(randomUUID()),
+          eventType: TEST_EVENT_TYPE,
+          status: "succeeded",
+          attemptCount: 1,
+          nextAttemptAt: null,
+          createdAt: instant(5),
+          updatedAt: instant(5),
+          test: true,
+          testBody: "{}"
+        })
+        yield* (yield* WebhookEndpointRepository).delete(organization.id, endpoint.id)
+        yield* deliveries.recordTest({ delivery: gone, attempt: anAttempt(1, { status: "succeeded", at: instant(5) }) })
+        assert.isTrue(Option.isNone(yield* deliveries.findById(organization.id, endpoint.id, gone.id)))
       }))
 
     it.effect("counts attempts since a moment, of one endpoint or of the organization, with percentiles of their durations", () =>

@@ -68,7 +68,8 @@ describe("migrations", () => {
           [34, "sequences"],
           [35, "webhook_response_excerpts"],
           [36, "organization_time_zone"],
-          [37, "campaign_first_events"]
+          [37, "campaign_first_events"],
+          [38, "webhook_test_deliveries"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -312,6 +313,36 @@ describe("migrations", () => {
           { name: "import_jobs_problems_kept_idx", columns: "finished_at" },
           { name: "import_jobs_receiving_idx", columns: "updated_at" }
         ])
+      }))
+
+    it.effect("webhook deliveries are no tests unless marked; a test delivery is never pending and keeps its body", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        const sql = yield* SqlClient.SqlClient
+        const organization = "00000000-0000-4000-8000-000000000005"
+        const endpoint = "00000000-0000-4000-8000-000000000006"
+        yield* sql`INSERT INTO organizations (id, name, slug, tier, created_at, updated_at)
+          VALUES (${organization}, 'Hooked', 'hooked', 'free', now(), now())`
+        yield* sql`INSERT INTO webhook_endpoints (id, organization_id, url, events, status, signing_secret, created_at, updated_at)
+          VALUES (${endpoint}, ${organization}, 'https://example.com/hooks', '{}', 'active', 'whsec_x', now(), now())`
+        const delivery = (id: string, columns: { readonly status: string; readonly test?: boolean; readonly body?: string | null }) =>
+          sql`INSERT INTO webhook_deliveries (id, organization_id, endpoint_id, event_id, event_type, status, attempt_count,
+              created_at, updated_at ${columns.test === undefined ? sql`` : sql`, test, test_body`})
+            VALUES (${id}, ${organization}, ${endpoint}, ${id}, 'subscriber.created', ${columns.status}, 0, now(), now()
+              ${columns.test === undefined ? sql`` : sql`, ${columns.test}, ${columns.body ?? null}`})`
+        yield* delivery("00000000-0000-4000-8000-000000000007", { status: "pending" })
+        expect(yield* sql`SELECT test, test_body FROM webhook_deliveries WHERE endpoint_id = ${endpoint}`).toStrictEqual([
+          { test: false, test_body: null }
+        ])
+        yield* delivery("00000000-0000-4000-8000-000000000008", { status: "failed", test: true, body: "{}" })
+        for (
+          const refused of [
+            delivery("00000000-0000-4000-8000-000000000009", { status: "pending", test: true, body: "{}" }),
+            delivery("00000000-0000-4000-8000-00000000000a", { status: "succeeded", test: true, body: null })
+          ]
+        ) {
+          expect(String((yield* Effect.flip(refused)).cause)).toContain("webhook_deliveries_test_check")
+        }
       }))
 
     it.effect("webhook deliveries are indexed in the order the claimer and the newest-first list walk", () =>

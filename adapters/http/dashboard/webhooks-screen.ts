@@ -95,6 +95,7 @@ const toDeliveryRow = ({ attempts, delivery, payload }: WebhookDeliveryHistory &
   body: payload === null ? "" : payload.length > BODY_EXCERPT_LENGTH ? `${payload.slice(0, BODY_EXCERPT_LENGTH)}…` : payload,
   eventId: delivery.eventId,
   eventType: delivery.eventType,
+  test: delivery.test,
   status: delivery.status,
   createdAt: delivery.createdAt.toISOString(),
   nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? "",
@@ -327,6 +328,15 @@ export const makeWebhooksScreen = (assets: DashboardAssets) =>
                 const id = deliveryIdOf(delivery_id)
                 if (Option.isNone(id)) return page(assets, workspace, "not-found", {}, { status: 404, menu: "webhooks" })
                 const retried = yield* webhooks.retryDelivery(workspace.principal, endpoint.id, id.value)
+                const sent = retried.attempts.at(-1)
+                if (retried.delivery.test && sent !== undefined) {
+                  return redirect(endpointPath(workspace, endpoint.id), {
+                    kind: sent.status === "succeeded" ? "ok" : "error",
+                    text: sent.status === "succeeded"
+                      ? fill(workspace.t.webhooks.testSucceeded, { status: sent.responseStatus ?? 0, ms: sent.durationMs })
+                      : fill(workspace.t.webhooks.testFailed, { ms: sent.durationMs, error: sent.error ?? "" })
+                  })
+                }
                 return redirect(endpointPath(workspace, endpoint.id), {
                   kind: "ok",
                   text: fill(workspace.t.webhooks.redelivered, { event: retried.delivery.eventType })

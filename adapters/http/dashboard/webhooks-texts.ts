@@ -30,7 +30,9 @@ const en = {
   enable: "Enable",
   disable: "Disable",
   sendTest: "Send a test event",
-  testHint: "Sends a webhook.test message now, signed like any delivery, and tells what came back. It is not kept in the log.",
+  testHint:
+    "Sends a webhook.test message now, signed like any delivery, and tells what came back. The log keeps it as a test delivery; it is never retried on its own and its failures never disable the endpoint.",
+  testDelivery: "Test",
   rotate: "Rotate the signing secret",
   delete: "Delete",
   secretTitle: "The signing secret of {{ url }}",
@@ -122,7 +124,8 @@ const de: typeof en = {
   disable: "Deaktivieren",
   sendTest: "Testereignis senden",
   testHint:
-    "Sendet jetzt eine webhook.test-Nachricht, signiert wie jede Zustellung, und zeigt, was zurückkam. Sie wird nicht im Protokoll aufbewahrt.",
+    "Sendet jetzt eine webhook.test-Nachricht, signiert wie jede Zustellung, und zeigt, was zurückkam. Das Protokoll führt sie als Testzustellung; sie wird nie von selbst wiederholt, und ihre Fehlschläge deaktivieren den Endpunkt nie.",
+  testDelivery: "Test",
   rotate: "Signaturschlüssel erneuern",
   delete: "Löschen",
   secretTitle: "Der Signaturschlüssel von {{ url }}",

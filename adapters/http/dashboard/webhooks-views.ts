@@ -86,7 +86,7 @@ export const webhooksViews = {
   {% if deliveries.size == 0 %}<p>{{ t.webhooks.noDeliveries }}</p>{% endif %}
   {% for delivery in deliveries %}
   <section class="card delivery" aria-labelledby="delivery-{{ delivery.id }}">
-    <h3 id="delivery-{{ delivery.id }}"><code>{{ delivery.eventType }}</code> <span class="badge">{{ t.webhooks.deliveryStatuses[delivery.status] }}</span></h3>
+    <h3 id="delivery-{{ delivery.id }}"><code>{{ delivery.eventType }}</code>{% if delivery.test %} <span class="badge test-delivery">{{ t.webhooks.testDelivery }}</span>{% endif %} <span class="badge">{{ t.webhooks.deliveryStatuses[delivery.status] }}</span></h3>
     <dl class="facts">
       <dt>{{ t.webhooks.made }}</dt><dd><time datetime="{{ delivery.createdAt }}">{{ delivery.createdAt | slice: 0, 16 | replace: "T", " " }}</time></dd>
       <dt>webhook-id</dt><dd><code>{{ delivery.eventId }}</code></dd>

@@ -1,4 +1,4 @@
-import { WebhookAttemptStatus, WebhookDeliveryId, WebhookDeliveryStatus, WebhookEndpointId, WebhookEndpointStatus } from "@roster/domain"
+import { TEST_EVENT_TYPE, WebhookAttemptStatus, WebhookDeliveryId, WebhookDeliveryStatus, WebhookEndpointId, WebhookEndpointStatus } from "@roster/domain"
 import { Schema } from "effect"
 import { limitParam } from "./pagination.js"
 import { Count, IdInput, oneOf, strictInput, Timestamp, Uuid, withStatus } from "../shared/wire-fields.js"
@@ -95,7 +95,14 @@ export const WebhookDelivery = Schema.Struct({
   id: Uuid,
   webhook_id: Uuid,
   event_id: Uuid.annotations({ description: "the event's id, sent as `webhook-id` on every attempt" }),
-  event_type: EventTypeOutput,
+  event_type: Schema.Union(EventTypeOutput, Schema.Literal(TEST_EVENT_TYPE)).annotations({
+    description: "the event kind, or `webhook.test` for a test delivery"
+  }),
+  test: Schema.optional(Schema.Boolean).annotations({
+    description: "true when the delivery records a test message (`POST /webhooks/{webhook_id}/test`); absent or " +
+      "false for an event's delivery. A test delivery is sent by the test and by its retry only, at once, " +
+      "never by the retry schedule, and its failures never disable the endpoint"
+  }),
   status: WebhookDeliveryStatus.annotations({
     description: "`pending` while attempts remain, `succeeded` after a 2xx, `failed` after the last attempt or a 410"
   }),

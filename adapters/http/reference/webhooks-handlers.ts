@@ -48,6 +48,7 @@ const toDelivery = ({ attempts, delivery }: WebhookDeliveryHistory): typeof Webh
   webhook_id: delivery.endpointId,
   event_id: delivery.eventId,
   event_type: delivery.eventType,
+  test: delivery.test,
   status: delivery.status,
   attempt_count: delivery.attemptCount,
   next_attempt_at: iso(delivery.nextAttemptAt),

@@ -39,6 +39,7 @@ import sequences from "./0034_sequences.js"
 import webhookResponseExcerpts from "./0035_webhook_response_excerpts.js"
 import organizationTimeZone from "./0036_organization_time_zone.js"
 import campaignFirstEvents from "./0037_campaign_first_events.js"
+import webhookTestDeliveries from "./0038_webhook_test_deliveries.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -77,7 +78,8 @@ const migrations = Migrator.fromRecord({
   "0034_sequences": sequences,
   "0035_webhook_response_excerpts": webhookResponseExcerpts,
   "0036_organization_time_zone": organizationTimeZone,
-  "0037_campaign_first_events": campaignFirstEvents
+  "0037_campaign_first_events": campaignFirstEvents,
+  "0038_webhook_test_deliveries": webhookTestDeliveries
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"

@@ -165,7 +165,7 @@ describe.each(deployments)("the webhooks screen in the %s deployment", (deployme
     expect((await b.get(path)).body).not.toContain(fresh)
   })
 
-  it("sends a test event and tells what came back, without a delivery in the log", async () => {
+  it("sends a test event, tells what came back, and keeps it in the log as a test that only a redelivery sends again", async () => {
     const { b, csrf, path } = await withEndpoint()
     answer = 500
     const failed = await b.post(`${path}/test`, { csrf })
@@ -173,11 +173,47 @@ describe.each(deployments)("the webhooks screen in the %s deployment", (deployme
     const after = await b.get(path)
     expect(after.body).toMatch(/The test event failed after \d+ ms: answered 500\./)
     expect(after.body).toContain("class=\"flash error\"")
-    expect(after.body).toContain("No deliveries yet.")
+    expect(after.body).not.toContain("No deliveries yet.")
+    expect(after.body).toContain(
+      "<code>webhook.test</code> <span class=\"badge test-delivery\">Test</span> <span class=\"badge\">Failed</span>"
+    )
+    const [deliveryId] = deliveryIdsOf(after)
+    expect(deliveryIdsOf(after)).toHaveLength(1)
+    expect(loggedStatuses(after)).toEqual(["500"])
+    expect(after.body).toContain("<pre class=\"body-excerpt response-excerpt\">not &lt;today&gt;</pre>")
+
+    // The request as the receiver got it: its webhook-id, webhook-timestamp and body.
+    const webhookId = /<dt>webhook-id<\/dt><dd><code>([^<]+)<\/code>/.exec(after.body)![1]!
+    const sent = receiver.requests().filter((request) => request.webhookId === webhookId)
+    expect(sent).toHaveLength(1)
+    expect(sent[0]!.answeredStatus).toBe(500)
+    expect(after.body).toContain(`<code>${sent[0]!.headers["webhook-timestamp"]}</code>`)
+    const body = /<pre class="body-excerpt"[^>]*>([^<]*)<\/pre>/.exec(after.body)![1]!
+    expect(unescape(body)).toBe(sent[0]!.rawBody)
+    expect(sent[0]!.rawBody).toContain("\"type\":\"webhook.test\"")
+
+    // No worker sends a test again, and its failure leaves the endpoint active.
+    await dispatch()
+    expect(receiver.requests().filter((request) => request.webhookId === webhookId)).toHaveLength(1)
+    const still = await b.get(path)
+    expect(loggedStatuses(still)).toEqual(["500"])
+    expect(still.body).toContain("<span class=\"badge\">Enabled</span>")
+
+    // Redelivering it sends the same message again at once, and the log shows both attempts.
     answer = 204
+    const redelivered = await b.post(`${path}/deliveries/${deliveryId}/redeliver`, { csrf })
+    expect(redelivered.status).toBe(303)
+    const done = await b.get(path)
+    expect(done.body).toMatch(/The test event was answered 204 in \d+ ms\./)
+    expect(loggedStatuses(done)).toEqual(["204", "500"])
+    expect(done.body).toContain("<span class=\"badge test-delivery\">Test</span> <span class=\"badge\">Delivered</span>")
+    const again = receiver.requests().filter((request) => request.webhookId === webhookId)
+    expect(again).toHaveLength(2)
+    expect(again[1]!.rawBody).toBe(sent[0]!.rawBody)
+
+    // A second test is a delivery of its own.
     await b.post(`${path}/test`, { csrf })
-    expect((await b.get(path)).body).toMatch(/The test event was answered 204 in \d+ ms\./)
-    expect(receiver.requests().filter((r) => r.rawBody.includes("\"webhook.test\"")).length).toBeGreaterThanOrEqual(2)
+    expect(deliveryIdsOf(await b.get(path))).toHaveLength(2)
   })
 
   it("logs each attempt with its request and answer, and redelivers a delivery that failed", async () => {

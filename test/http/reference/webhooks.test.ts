@@ -411,13 +411,85 @@ describe("POST /api/v1/webhooks/{webhook_id}/test", () => {
     expect(answer.body.error.length).toBeGreaterThan(0)
   })
 
-  it("sends no delivery and records none", async () => {
-    const target = await receiver()
+  it("keeps the test in the deliveries list marked as a test, with its attempt; no worker sends it again", async () => {
+    let status = 503
+    const target = await receiver(() => status)
     const { key } = await open.seedOrganization()
     const created = await createWebhook(open, key, { url: target.url })
-    await call(open, "POST", `${path}/${created.id}/test`, { key })
+    const answer = await call(open, "POST", `${path}/${created.id}/test`, { key })
+    expect(answer.body).toMatchObject({ success: false, status_code: 503 })
+    const [sent] = target.received
+
     const deliveries = await call(open, "GET", `${path}/${created.id}/deliveries`, { key })
-    expect(deliveries.body).toEqual({ items: [], next_cursor: null })
+    expect(deliveries.status, deliveries.text).toBe(200)
+    expect(deliveries.body).toEqual({
+      items: [{
+        id: expect.stringMatching(uuidPattern),
+        webhook_id: created.id,
+        event_id: sent!.headers["webhook-id"],
+        event_type: "webhook.test",
+        test: true,
+        status: "failed",
+        attempt_count: 1,
+        next_attempt_at: null,
+        created_at: expect.stringMatching(isoInstantPattern),
+        updated_at: expect.stringMatching(isoInstantPattern),
+        attempts: [{
+          attempt: 1,
+          attempted_at: expect.stringMatching(isoInstantPattern),
+          status: "failed",
+          response_status_code: 503,
+          duration_ms: answer.body.response_time_ms,
+          error: answer.body.error,
+          next_attempt_at: null
+        }]
+      }],
+      next_cursor: null
+    })
+    const [delivery] = deliveries.body.items
+    expect(Math.floor(Date.parse(delivery.attempts[0].attempted_at) / 1000)).toBe(Number(sent!.headers["webhook-timestamp"]))
+
+    // A worker never retries a test, and a failed test leaves the endpoint active.
+    await dispatch()
+    expect(target.received).toHaveLength(1)
+    expect((await call(open, "GET", `${path}/${created.id}`, { key })).body).toMatchObject({ status: "active" })
+    const one = await call(open, "GET", `${path}/${created.id}/deliveries/${delivery.id}`, { key })
+    expect(one.body).toEqual(delivery)
+
+    // Retrying a test sends the same message again at once and records its attempt.
+    status = 200
+    const retried = await call(open, "POST", `${path}/${created.id}/deliveries/${delivery.id}/retry`, { key })
+    expect(retried.status, retried.text).toBe(202)
+    expect(retried.body).toMatchObject({ id: delivery.id, test: true, status: "succeeded", attempt_count: 2, next_attempt_at: null })
+    expect(retried.body.attempts.map((attempt: { status: string }) => attempt.status)).toEqual(["failed", "succeeded"])
+    expect(target.received).toHaveLength(2)
+    expect(target.received[1]!.headers["webhook-id"]).toBe(sent!.headers["webhook-id"])
+    expect(target.received[1]!.body).toBe(sent!.body)
+    expect(() => new Webhook(created.signing_secret).verify(target.received[1]!.body, target.received[1]!.headers)).not.toThrow()
+
+    const succeeded = await call(open, "GET", `${path}/${created.id}/deliveries?status=succeeded`, { key })
+    expect(succeeded.body.items.map((item: { id: string }) => item.id)).toEqual([delivery.id])
+  })
+
+  it("documents the test mark in the OpenAPI document as an optional boolean beside the event kind", async () => {
+    const answer = await call(open, "GET", "/openapi.json")
+    expect(answer.status).toBe(200)
+    const schema = answer.body.components.schemas.WebhookDelivery
+    expect(schema.properties.test).toMatchObject({ type: "boolean", description: expect.stringContaining("test message") })
+    expect(schema.required).not.toContain("test")
+    expect(JSON.stringify(schema.properties.event_type)).toContain("webhook.test")
+  })
+
+  it("lists an event's delivery beside the test, marked as no test", async () => {
+    const target = await receiver()
+    const { key } = await open.seedOrganization()
+    const created = await createWebhook(open, key, { url: target.url, events: ["subscriber.created"] })
+    await call(open, "POST", `${path}/${created.id}/test`, { key })
+    await createSubscriber(open, key, { email: freshEmail() })
+    await dispatch()
+    const deliveries = await call(open, "GET", `${path}/${created.id}/deliveries`, { key })
+    expect(deliveries.body.items.map((item: { event_type: string; test: boolean }) => [item.event_type, item.test]))
+      .toEqual([["subscriber.created", false], ["webhook.test", true]])
   })
 })
 
@@ -498,6 +570,7 @@ describe("deliveries and figures", () => {
         webhook_id: good.id,
         event_id: expect.stringMatching(uuidPattern),
         event_type: "subscriber.created",
+        test: false,
         status: "succeeded",
         attempt_count: 1,
         next_attempt_at: null,
