@@ -32,10 +32,10 @@ import {
   type Builder,
   builderOf,
   builderOfFilter,
+  builderView,
   conditionKinds,
   filterOf,
   knownZone,
-  operatorsOf,
   placeOfField,
   valueTypes
 } from "./segment-builder.js"
@@ -73,18 +73,6 @@ interface Values {
   readonly name: string
   readonly description: string
 }
-
-/** What the builder part of a page shows: the conditions with their choices and problems. */
-const builderView = (builder: Builder, problems: ReadonlyMap<number, string>) => ({
-  match: builder.match,
-  conditions: builder.conditions.map((c, i) => ({
-    ...c,
-    index: i,
-    number: i + 1,
-    ops: operatorsOf[c.kind],
-    error: problems.get(i)
-  }))
-})
 
 const previewView = (preview: SegmentPreview | undefined) =>
   preview === undefined
