@@ -65,7 +65,7 @@ describe(chromiumSuite(`the dashboard's sequences and triggers in Chromium (${ch
           await page.locator("#seq-s3-condition").selectOption("filter")
           await page.locator("#seq-s3-add-kind").selectOption("status")
           await page.getByRole("button", { name: "Add condition" }).click()
-          await expect(page.locator("#seq-s3-c0 legend").innerText()).resolves.toBe("Condition 1: Status")
+          await expect(page.locator("#seq-s3-c0 > legend").innerText()).resolves.toBe("Condition 1: Status")
           expect(new URL(page.url()).hash).toBe("#seq-s3")
           await page.locator("#seq-s3-go-to").selectOption("step_1")
           await checkScreen(page, errors)
