@@ -67,6 +67,10 @@ describe(chromiumSuite(`the dashboard's sequences and triggers in Chromium (${ch
           await page.getByRole("button", { name: "Add condition" }).click()
           await expect(page.locator("#seq-s3-c0 > legend").innerText()).resolves.toBe("Condition 1: Status")
           expect(new URL(page.url()).hash).toBe("#seq-s3")
+          // Who matches follows the filter's controls, through the segment builder's preview.
+          await page.locator("#seq-s3-c0 input[value=unsubscribed]").check()
+          await page.locator("#seq-s3-count", { hasText: "1 subscriber matches." }).waitFor({ timeout: 10_000 })
+          await page.locator("#seq-s3-c0 input[value=unsubscribed]").uncheck()
           await page.locator("#seq-s3-go-to").selectOption("step_1")
           await checkScreen(page, errors)
 

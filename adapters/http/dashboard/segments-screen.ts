@@ -315,7 +315,10 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
           path: "/segments/preview",
           handle: (workspace, request, form) =>
             Effect.gen(function*() {
-              const builder = builderOf(form)
+              // A sequence's branch asks for its filter's fields, named after its step (`s3.`).
+              const prefix = /^s\d{1,3}\.$/.test(field(form, "filter_prefix")) ? field(form, "filter_prefix") : ""
+              const idPrefix = prefix === "" ? "seg-" : `seq-${prefix.slice(0, -1)}-`
+              const builder = builderOf(form, prefix)
               const filter = filterOf(builder, zoneOf(request), workspace.locale, workspace.t.segments.notANumber)
               const found = Either.isLeft(filter)
                 ? { preview: undefined, problems: filter.left }
@@ -324,6 +327,8 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
                 preview: previewView(found.preview),
                 invalid: found.problems.size > 0,
                 oob: true,
+                idPrefix,
+                countId: prefix === "" ? "segment-count" : `${idPrefix}count`,
                 problems: builder.conditions.map((_, i) => ({ index: i, error: found.problems.get(i) }))
               })
             }).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))

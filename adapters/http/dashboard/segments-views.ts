@@ -107,7 +107,7 @@ export const segmentsViews = {
 
 
   "segment-preview": `{% if invalid %}<p class="note">{{ t.segments.invalidFilter }}</p>{% elsif preview %}
-    <p id="segment-count"><strong>{% if preview.total == 1 %}{{ t.segments.matchesOne }}{% else %}{{ t.segments.matches | fill: "count", preview.total }}{% endif %}</strong></p>
+    <p id="{{ countId | default: "segment-count" }}"><strong>{% if preview.total == 1 %}{{ t.segments.matchesOne }}{% else %}{{ t.segments.matches | fill: "count", preview.total }}{% endif %}</strong></p>
     {% if preview.rows.size > 0 %}
     <div class="table-wrap">
     <table>
@@ -120,7 +120,7 @@ export const segmentsViews = {
     </div>
     {% endif %}
   {% endif %}
-  {% if oob %}{% for p in problems %}{% render "segment-condition-problem", idPrefix: "seg-", index: p.index, error: p.error, oob: true %}{% endfor %}{% endif %}`,
+  {% if oob %}{% for p in problems %}{% render "segment-condition-problem", idPrefix: idPrefix, index: p.index, error: p.error, oob: true %}{% endfor %}{% endif %}`,
 
   "segment-builder-form": `<form class="stack wide" id="segment-builder" method="post" action="{{ action }}" novalidate>
     <input type="hidden" name="csrf" value="{{ csrf }}" />

@@ -338,6 +338,8 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
           conditions: conditionKinds,
           stepTypes: editorStepTypes,
           filterKinds,
+          // Who matches a branch's filter as it changes, asked of the segment builder's preview by the script.
+          filterPreviewAction: `${workspace.base}/segments/preview`,
           statuses: subscriberStatuses,
           valueTypes: filterValueTypes,
           zone: scope.zone,

@@ -158,6 +158,19 @@ describe.each(deployments)("the sequences screen in the %s deployment", (deploym
     expect(withTags.body).toContain("Condition 1: Tags")
     expect(withTags.body).toContain(`name="s1.c0.tags" value="${tagId}"`)
     expect(withTags.body).toContain(`formaction="${base}/sequences/new#seq-s1"`)
+    // With the script, who matches follows the filter through the segment builder's preview, its problems beside each condition.
+    expect(withTags.body).toContain(`<div id="seq-s1-filter-preview" aria-live="polite" hx-post="${base}/segments/preview"`)
+    expect(withTags.body).toContain(`hx-vals='{"filter_prefix": "s1."}'`)
+    const matching = await b.post(`${base}/segments/preview`, {
+      csrf, filter_prefix: "s1.", "s1.match": "all", "s1.c0.kind": "status", "s1.c0.op": "in", "s1.c0.statuses": ["active"]
+    }, { "hx-request": "true" })
+    expect(matching.status).toBe(200)
+    expect(matching.body).toContain("<p id=\"seq-s1-count\"><strong>1 subscriber matches.</strong>")
+    expect(matching.body).toContain("<div id=\"seq-s1-c0-problem\" hx-swap-oob=\"true\"></div>")
+    const lacking = await b.post(`${base}/segments/preview`, {
+      csrf, filter_prefix: "s1.", "s1.match": "all", "s1.c0.kind": "engagement", "s1.c0.op": "opened_within", "s1.c0.days": "0"
+    }, { "hx-request": "true" })
+    expect(lacking.body).toContain("<p class=\"field-error\" id=\"seq-s1-c0-error\">must be a whole number of days from 1 to 3650</p>")
     const conditions = {
       "c0.kind": "tags",
       "c0.op": "has_any",
