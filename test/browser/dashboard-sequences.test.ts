@@ -1,7 +1,8 @@
 /**
  * The dashboard's sequences and triggers screens in Chromium through the real server of each
- * deployment (the reference one at 1280 px, the overview one at 375 px): a three-step sequence
- * (send, wait, send) built in the editor, a bad wait refused naming its path on the way, activated,
+ * deployment (the reference one at 1280 px, the overview one at 375 px): a four-step sequence
+ * (send, wait, send, a branch on a segment filter built with the segment builder's controls) built
+ * in the editor, a bad wait refused naming its path on the way, activated,
  * a subscriber enrolled and seen where they are, paused and resumed; a trigger created and
  * disabled. Every screen has no serious or critical axe-core violation, no horizontal scroll, and
  * nothing the Content-Security-Policy blocks.
@@ -58,6 +59,21 @@ describe(chromiumSuite(`the dashboard's sequences and triggers in Chromium (${ch
           await page.locator("#seq-s2-template").selectOption({ label: "Tips" })
           await checkScreen(page, errors)
 
+          // A branch whose segment filter is built with the segment builder's controls.
+          await page.getByLabel("Action of a new step").selectOption("branch")
+          await page.getByRole("button", { name: "Add step" }).click()
+          await page.locator("#seq-s3-condition").selectOption("filter")
+          await page.locator("#seq-s3-add-kind").selectOption("status")
+          await page.getByRole("button", { name: "Add condition" }).click()
+          await expect(page.locator("#seq-s3-c0 > legend").innerText()).resolves.toBe("Condition 1: Status")
+          expect(new URL(page.url()).hash).toBe("#seq-s3")
+          // Who matches follows the filter's controls, through the segment builder's preview.
+          await page.locator("#seq-s3-c0 input[value=unsubscribed]").check()
+          await page.locator("#seq-s3-count", { hasText: "1 subscriber matches." }).waitFor({ timeout: 10_000 })
+          await page.locator("#seq-s3-c0 input[value=unsubscribed]").uncheck()
+          await page.locator("#seq-s3-go-to").selectOption("step_1")
+          await checkScreen(page, errors)
+
           // A wait of nothing is refused naming its path, beside the step; three days are taken.
           await page.getByRole("button", { name: "Create sequence" }).last().click()
           await expect(page.locator("#seq-s1-error").innerText()).resolves.toContain("steps[1].wait:")
@@ -68,6 +84,7 @@ describe(chromiumSuite(`the dashboard's sequences and triggers in Chromium (${ch
           await expect(page.locator("h1").innerText()).resolves.toBe("Sequence Welcome series")
           await expect(page.getByRole("cell", { name: "Wait 3 days" }).count()).resolves.toBe(1)
           await expect(page.getByRole("cell", { name: "Send the email Tips (Marketing)" }).count()).resolves.toBe(1)
+          await expect(page.getByRole("cell", { name: "If they match (Status is one of Active), go to step_1; otherwise to the next step" }).count()).resolves.toBe(1)
           await checkScreen(page, errors)
 
           // Activated, a subscriber enrolled by email and seen at their step.

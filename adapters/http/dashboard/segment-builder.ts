@@ -69,32 +69,37 @@ export const blankCondition = (kind: ConditionKind): BuilderCondition => ({
 
 const one = (fields: FormFields, name: string) => fields.get(name)?.[0]?.trim() ?? ""
 
-/** The builder the form's fields describe, its conditions in the order of their numbers. */
-export const builderOf = (fields: FormFields): Builder => {
+/**
+ * The builder the form's fields describe, its conditions in the order of their numbers. A form
+ * holding more than one builder names each one's fields after a prefix (`s2.` gives `s2.match`,
+ * `s2.c0.kind`, ...).
+ */
+export const builderOf = (fields: FormFields, prefix = ""): Builder => {
+  const own = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}c(\\d{1,3})\\.kind$`)
   const numbers = [...fields.keys()]
-    .map((name) => /^c(\d{1,3})\.kind$/.exec(name)?.[1])
+    .map((name) => own.exec(name)?.[1])
     .filter((n): n is string => n !== undefined)
     .map(Number)
     .sort((a, b) => a - b)
   const conditions = numbers.flatMap((n): Array<BuilderCondition> => {
-    const at = (name: string) => one(fields, `c${n}.${name}`)
+    const at = (name: string) => one(fields, `${prefix}c${n}.${name}`)
     const kind = at("kind")
     if (!isKind(kind)) return []
     return [{
       kind,
       not: at("not") === "on",
       op: at("op"),
-      statuses: fields.get(`c${n}.statuses`) ?? [],
-      tags: fields.get(`c${n}.tags`) ?? [],
+      statuses: fields.get(`${prefix}c${n}.statuses`) ?? [],
+      tags: fields.get(`${prefix}c${n}.tags`) ?? [],
       path: at("path"),
       valueType: at("type") || "text",
-      value: fields.get(`c${n}.value`)?.[0] ?? "",
+      value: fields.get(`${prefix}c${n}.value`)?.[0] ?? "",
       from: at("from"),
       to: at("to"),
       days: at("days")
     }]
   })
-  return { match: one(fields, "match") === "any" ? "any" : "all", conditions }
+  return { match: one(fields, `${prefix}match`) === "any" ? "any" : "all", conditions }
 }
 
 // Days in the viewer's time zone.
@@ -188,6 +193,24 @@ const nodeOf = (c: BuilderCondition, zone: string, notANumber: string): Either.E
   return c.not ? Either.map(node, (inner) => ({ not: inner })) : node
 }
 
+/**
+ * The filter's body as the API takes it (`{"all": [...]}`), not yet decoded, with the problems of
+ * the form itself (`notANumber`) by the condition's place; such a condition stands as `{}`.
+ */
+export const filterBodyOf = (
+  builder: Builder,
+  zone: string,
+  notANumber: string
+): { readonly body: Readonly<Record<string, ReadonlyArray<unknown>>>; readonly problems: ReadonlyMap<number, string> } => {
+  const problems = new Map<number, string>()
+  const nodes = builder.conditions.map((c, i) => {
+    const node = nodeOf(c, zone, notANumber)
+    if (Either.isLeft(node)) problems.set(i, node.left)
+    return Either.getOrElse(node, () => ({}))
+  })
+  return { body: { [builder.match]: nodes }, problems }
+}
+
 /** The filter the builder stands for, or each condition's problem (by its place) in the viewer's language. */
 export const filterOf = (
   builder: Builder,
@@ -195,13 +218,9 @@ export const filterOf = (
   locale: Locale,
   notANumber: string
 ): Either.Either<FilterNode, ReadonlyMap<number, string>> => {
-  const problems = new Map<number, string>()
-  const nodes = builder.conditions.map((c, i) => {
-    const node = nodeOf(c, zone, notANumber)
-    if (Either.isLeft(node)) problems.set(i, node.left)
-    return Either.getOrElse(node, () => ({}))
-  })
-  const decoded = Schema.decodeUnknownEither(SegmentFilter)({ [builder.match]: nodes })
+  const made = filterBodyOf(builder, zone, notANumber)
+  const problems = new Map(made.problems)
+  const decoded = Schema.decodeUnknownEither(SegmentFilter)(made.body)
   if (Either.isLeft(decoded)) {
     for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
       const place = typeof issue.path[1] === "number" ? issue.path[1] : 0
@@ -272,4 +291,71 @@ export const builderOfFilter = (filter: FilterNode, zone: string): Builder | und
   const conditions = nodes.map((node) => conditionOfNode(node, zone))
   if (conditions.some((c) => c === undefined)) return undefined
   return { match: match ?? "all", conditions: conditions as ReadonlyArray<BuilderCondition> }
+}
+
+/** What the builder part of a page shows: the conditions with their choices and problems. */
+export const builderView = (builder: Builder, problems: ReadonlyMap<number, string>) => ({
+  match: builder.match,
+  conditions: builder.conditions.map((c, i) => ({
+    ...c,
+    index: i,
+    number: i + 1,
+    ops: operatorsOf[c.kind],
+    error: problems.get(i)
+  }))
+})
+
+/** The words a filter is told in (segments-texts.ts `words`, `ops`, `engagementOps`, `kinds`). */
+export interface FilterWords {
+  readonly words: Readonly<Record<"every" | "not" | "condition" | "bare" | "metadata" | "metadataBare" | "between" | "from" | "to" | "engagement", string>>
+  readonly ops: Readonly<Record<string, string>>
+  readonly engagementOps: Readonly<Record<string, string>>
+  readonly kinds: Readonly<Record<ConditionKind, string>>
+  readonly valueTypes: Readonly<Record<string, string>>
+}
+
+const filled = (text: string, values: Readonly<Record<string, string>>) =>
+  text.replace(/\{\{ (\w+) \}\}/g, (whole, key: string) => values[key] ?? whole)
+
+/**
+ * A builder's filter in words (`Status is one of Active and Tags has any of VIP`), the statuses
+ * and tags named by `nameOf`.
+ */
+export const builderInWords = (
+  builder: Builder,
+  texts: FilterWords,
+  locale: Locale,
+  nameOf: { readonly status: (status: string) => string; readonly tag: (id: string) => string }
+): string => {
+  const w = texts.words
+  const list = (items: ReadonlyArray<string>, type: "conjunction" | "disjunction") =>
+    new Intl.ListFormat(locale, { type, style: "long" }).format(items)
+  const told = builder.conditions.map((c) => {
+    const kind = texts.kinds[c.kind]
+    const op = texts.ops[c.op] ?? c.op
+    const text = ((): string => {
+      switch (c.kind) {
+        case "status":
+          return filled(w.condition, { kind, op, value: list(c.statuses.map(nameOf.status), "conjunction") })
+        case "tags":
+          return filled(w.condition, { kind, op, value: list(c.tags.map(nameOf.tag), "conjunction") })
+        case "email":
+          return filled(w.condition, { kind, op, value: c.value })
+        case "created_at":
+          if (c.from !== "" && c.to !== "") return filled(w.between, { from: c.from, to: c.to })
+          return c.to !== "" ? filled(w.to, { to: c.to }) : filled(w.from, { from: c.from })
+        case "engagement":
+          return filled(w.engagement, { op: texts.engagementOps[c.op] ?? c.op, days: c.days })
+        case "metadata":
+          if (c.op === "exists" || c.op === "not_exists") return filled(w.metadataBare, { path: c.path, op })
+          return filled(w.metadata, {
+            path: c.path,
+            op,
+            value: c.valueType === "true" || c.valueType === "false" ? texts.valueTypes[c.valueType] ?? c.valueType : c.value
+          })
+      }
+    })()
+    return c.not ? filled(w.not, { condition: text }) : text
+  })
+  return told.length === 0 ? w.every : list(told, builder.match === "any" ? "disjunction" : "conjunction")
 }

@@ -32,10 +32,10 @@ import {
   type Builder,
   builderOf,
   builderOfFilter,
+  builderView,
   conditionKinds,
   filterOf,
   knownZone,
-  operatorsOf,
   placeOfField,
   valueTypes
 } from "./segment-builder.js"
@@ -73,18 +73,6 @@ interface Values {
   readonly name: string
   readonly description: string
 }
-
-/** What the builder part of a page shows: the conditions with their choices and problems. */
-const builderView = (builder: Builder, problems: ReadonlyMap<number, string>) => ({
-  match: builder.match,
-  conditions: builder.conditions.map((c, i) => ({
-    ...c,
-    index: i,
-    number: i + 1,
-    ops: operatorsOf[c.kind],
-    error: problems.get(i)
-  }))
-})
 
 const previewView = (preview: SegmentPreview | undefined) =>
   preview === undefined
@@ -327,7 +315,10 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
           path: "/segments/preview",
           handle: (workspace, request, form) =>
             Effect.gen(function*() {
-              const builder = builderOf(form)
+              // A sequence's branch asks for its filter's fields, named after its step (`s3.`).
+              const prefix = /^s\d{1,3}\.$/.test(field(form, "filter_prefix")) ? field(form, "filter_prefix") : ""
+              const idPrefix = prefix === "" ? "seg-" : `seq-${prefix.slice(0, -1)}-`
+              const builder = builderOf(form, prefix)
               const filter = filterOf(builder, zoneOf(request), workspace.locale, workspace.t.segments.notANumber)
               const found = Either.isLeft(filter)
                 ? { preview: undefined, problems: filter.left }
@@ -336,6 +327,8 @@ export const makeSegmentsScreen = (assets: DashboardAssets) =>
                 preview: previewView(found.preview),
                 invalid: found.problems.size > 0,
                 oob: true,
+                idPrefix,
+                countId: prefix === "" ? "segment-count" : `${idPrefix}count`,
                 problems: builder.conditions.map((_, i) => ({ index: i, error: found.problems.get(i) }))
               })
             }).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))

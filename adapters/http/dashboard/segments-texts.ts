@@ -97,7 +97,19 @@ const en = {
   deleteConsequence: "The subscribers stay; only the saved filter goes. A segment that a campaign not sent yet or a trigger still uses cannot be deleted.",
   deleteConfirm: "Delete segment",
   invalidName: "Give the segment a name of at most {{ max }} characters, on one line.",
-  invalidDescription: "The description may be at most {{ max }} characters."
+  invalidDescription: "The description may be at most {{ max }} characters.",
+  words: {
+    every: "every subscriber",
+    not: "not ({{ condition }})",
+    condition: "{{ kind }} {{ op }} {{ value }}",
+    bare: "{{ kind }} {{ op }}",
+    metadata: "metadata {{ path }} {{ op }} {{ value }}",
+    metadataBare: "metadata {{ path }} {{ op }}",
+    between: "created from {{ from }} to {{ to }}",
+    from: "created on or after {{ from }}",
+    to: "created on or before {{ to }}",
+    engagement: "{{ op }} {{ days }} days"
+  }
 }
 
 const de: typeof en = {
@@ -198,7 +210,19 @@ const de: typeof en = {
   deleteConsequence: "Die Abonnenten bleiben; nur der gespeicherte Filter geht. Ein Segment, das eine noch nicht gesendete Kampagne oder ein Auslöser verwendet, lässt sich nicht löschen.",
   deleteConfirm: "Segment löschen",
   invalidName: "Geben Sie dem Segment einen Namen mit höchstens {{ max }} Zeichen in einer Zeile.",
-  invalidDescription: "Die Beschreibung darf höchstens {{ max }} Zeichen lang sein."
+  invalidDescription: "Die Beschreibung darf höchstens {{ max }} Zeichen lang sein.",
+  words: {
+    every: "jeder Abonnent",
+    not: "nicht ({{ condition }})",
+    condition: "{{ kind }} {{ op }} {{ value }}",
+    bare: "{{ kind }} {{ op }}",
+    metadata: "Metadaten {{ path }} {{ op }} {{ value }}",
+    metadataBare: "Metadaten {{ path }} {{ op }}",
+    between: "angelegt vom {{ from }} bis {{ to }}",
+    from: "angelegt am {{ from }} oder später",
+    to: "angelegt am {{ to }} oder früher",
+    engagement: "{{ op }} {{ days }} Tagen"
+  }
 }
 
 /**

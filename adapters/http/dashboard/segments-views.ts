@@ -31,10 +31,83 @@ export const segmentsViews = {
   {% endif %}
 {% endblock %}`,
 
-  "segment-condition-problem": `<div id="seg-c{{ index }}-problem"{% if oob %} hx-swap-oob="true"{% endif %}>{% if error %}<p class="field-error" id="seg-c{{ index }}-error">{{ error }}</p>{% endif %}</div>`,
+  "segment-condition-problem": `<div id="{{ idPrefix }}c{{ index }}-problem"{% if oob %} hx-swap-oob="true"{% endif %}>{% if error %}<p class="field-error" id="{{ idPrefix }}c{{ index }}-error">{{ error }}</p>{% endif %}</div>`,
+
+  /**
+   * The controls of one filter group (segment-builder.ts): its fields named after `fieldPrefix`
+   * (`s2.` gives `s2.c0.kind`), its ids after `idPrefix`, its add and remove buttons posting
+   * `buttonName` with `addValue` and `removePrefix` followed by the condition's place.
+   */
+  "filter-builder": `    <fieldset>
+      <legend>{{ t.segments.match }}</legend>
+      <label><input type="radio" name="{{ fieldPrefix }}match" value="all"{% if builder.match != "any" %} checked{% endif %} /> {{ t.segments.matchAll }}</label>
+      <label><input type="radio" name="{{ fieldPrefix }}match" value="any"{% if builder.match == "any" %} checked{% endif %} /> {{ t.segments.matchAny }}</label>
+    </fieldset>
+    {% if builder.conditions.size == 0 %}<p class="note">{{ t.segments.noConditions }}</p>{% endif %}
+    {% for c in builder.conditions %}
+    {% assign p = "c" | append: c.index %}{% assign n = fieldPrefix | append: p %}{% assign i = idPrefix | append: p %}
+    <fieldset class="condition" id="{{ i }}"{% if c.error %} aria-describedby="{{ i }}-error"{% endif %}>
+      <legend>{{ t.segments.condition | fill: "number", c.number }}: {{ t.segments.kinds[c.kind] }}</legend>
+      <input type="hidden" name="{{ n }}.kind" value="{{ c.kind }}" />
+      <div class="condition-fields">
+      {% if c.kind == "created_at" %}
+        <div><label for="{{ i }}-from">{{ t.segments.from }}</label>
+          <input id="{{ i }}-from" name="{{ n }}.from" type="date" value="{{ c.from }}" aria-describedby="{{ idPrefix }}zone" /></div>
+        <div><label for="{{ i }}-to">{{ t.segments.to }}</label>
+          <input id="{{ i }}-to" name="{{ n }}.to" type="date" value="{{ c.to }}" aria-describedby="{{ idPrefix }}zone" /></div>
+      {% else %}
+        <div><label for="{{ i }}-op">{{ t.segments.operator }}</label>
+          <select id="{{ i }}-op" name="{{ n }}.op">
+          {% for op in c.ops %}<option value="{{ op }}"{% if op == c.op %} selected{% endif %}>{% if c.kind == "engagement" %}{{ t.segments.engagementOps[op] }}{% else %}{{ t.segments.ops[op] }}{% endif %}</option>{% endfor %}
+          </select></div>
+      {% endif %}
+      {% if c.kind == "status" %}
+        <fieldset class="choices"><legend>{{ t.segments.statuses }}</legend>
+        {% for status in statuses %}<label><input type="checkbox" name="{{ n }}.statuses" value="{{ status }}"{% if c.statuses contains status %} checked{% endif %} /> <span>{{ t.subscribers.statuses[status] }}</span></label>{% endfor %}
+        </fieldset>
+      {% elsif c.kind == "tags" %}
+        <fieldset class="choices"><legend>{{ t.segments.tags }}</legend>
+        {% if tags.size == 0 %}<p class="hint">{{ t.segments.noTags }}</p>{% endif %}
+        {% for tag in tags %}<label><input type="checkbox" name="{{ n }}.tags" value="{{ tag.id }}"{% if c.tags contains tag.id %} checked{% endif %} /> <span>{{ tag.name }}</span></label>{% endfor %}
+        </fieldset>
+      {% elsif c.kind == "metadata" %}
+        <div><label for="{{ i }}-path">{{ t.segments.path }}</label>
+          <input id="{{ i }}-path" name="{{ n }}.path" type="text" maxlength="500" value="{{ c.path }}" aria-describedby="{{ i }}-path-hint" />
+          <p class="hint" id="{{ i }}-path-hint">{{ t.segments.pathHint }}</p></div>
+        <div><label for="{{ i }}-type">{{ t.segments.valueType }}</label>
+          <select id="{{ i }}-type" name="{{ n }}.type">
+          {% for type in valueTypes %}<option value="{{ type }}"{% if type == c.valueType %} selected{% endif %}>{{ t.segments.valueTypes[type] }}</option>{% endfor %}
+          </select></div>
+        <div><label for="{{ i }}-value">{{ t.segments.value }}</label>
+          <input id="{{ i }}-value" name="{{ n }}.value" type="text" maxlength="254" value="{{ c.value }}" /></div>
+      {% elsif c.kind == "email" %}
+        <div><label for="{{ i }}-value">{{ t.segments.value }}</label>
+          <input id="{{ i }}-value" name="{{ n }}.value" type="text" maxlength="254" value="{{ c.value }}" /></div>
+      {% elsif c.kind == "engagement" %}
+        <div><label for="{{ i }}-days">{{ t.segments.days }}</label>
+          <input id="{{ i }}-days" name="{{ n }}.days" type="text" inputmode="numeric" maxlength="4" value="{{ c.days }}" /></div>
+      {% endif %}
+      </div>
+      {% render "segment-condition-problem", idPrefix: idPrefix, index: c.index, error: c.error, oob: false %}
+      <div class="actions">
+        <label><input type="checkbox" name="{{ n }}.not" value="on"{% if c.not %} checked{% endif %} /> {{ t.segments.negate }}</label>
+        <button type="submit" class="secondary" name="{{ buttonName }}" value="{{ removePrefix }}{{ c.index }}"{% if formaction != "" %} formaction="{{ formaction }}"{% endif %} aria-label="{{ t.segments.removeLabel | fill: "number", c.number }}">{{ t.segments.remove }}</button>
+      </div>
+    </fieldset>
+    {% endfor %}
+    <p class="hint" id="{{ idPrefix }}zone">{{ t.segments.zone | fill: "zone", zone }}</p>
+    <div class="filters">
+      <div><label for="{{ idPrefix }}add-kind">{{ t.segments.addKind }}</label>
+        <select id="{{ idPrefix }}add-kind" name="{{ fieldPrefix }}add_kind">
+        {% for kind in kinds %}<option value="{{ kind }}">{{ t.segments.kinds[kind] }}</option>{% endfor %}
+        </select></div>
+      <div class="submit"><button type="submit" class="secondary" name="{{ buttonName }}" value="{{ addValue }}"{% if formaction != "" %} formaction="{{ formaction }}"{% endif %}>{{ t.segments.add }}</button></div>
+    </div>
+`,
+
 
   "segment-preview": `{% if invalid %}<p class="note">{{ t.segments.invalidFilter }}</p>{% elsif preview %}
-    <p id="segment-count"><strong>{% if preview.total == 1 %}{{ t.segments.matchesOne }}{% else %}{{ t.segments.matches | fill: "count", preview.total }}{% endif %}</strong></p>
+    <p id="{{ countId | default: "segment-count" }}"><strong>{% if preview.total == 1 %}{{ t.segments.matchesOne }}{% else %}{{ t.segments.matches | fill: "count", preview.total }}{% endif %}</strong></p>
     {% if preview.rows.size > 0 %}
     <div class="table-wrap">
     <table>
@@ -47,7 +120,7 @@ export const segmentsViews = {
     </div>
     {% endif %}
   {% endif %}
-  {% if oob %}{% for p in problems %}{% render "segment-condition-problem", index: p.index, error: p.error, oob: true %}{% endfor %}{% endif %}`,
+  {% if oob %}{% for p in problems %}{% render "segment-condition-problem", idPrefix: idPrefix, index: p.index, error: p.error, oob: true %}{% endfor %}{% endif %}`,
 
   "segment-builder-form": `<form class="stack wide" id="segment-builder" method="post" action="{{ action }}" novalidate>
     <input type="hidden" name="csrf" value="{{ csrf }}" />
@@ -66,71 +139,7 @@ export const segmentsViews = {
     </div>
     {% if builder %}
     <h2 id="conditions">{{ t.segments.conditionsTitle }}</h2>
-    <fieldset>
-      <legend>{{ t.segments.match }}</legend>
-      <label><input type="radio" name="match" value="all"{% if builder.match != "any" %} checked{% endif %} /> {{ t.segments.matchAll }}</label>
-      <label><input type="radio" name="match" value="any"{% if builder.match == "any" %} checked{% endif %} /> {{ t.segments.matchAny }}</label>
-    </fieldset>
-    {% if builder.conditions.size == 0 %}<p class="note">{{ t.segments.noConditions }}</p>{% endif %}
-    {% for c in builder.conditions %}
-    {% assign p = "c" | append: c.index %}
-    <fieldset class="condition" id="seg-c{{ c.index }}"{% if c.error %} aria-describedby="seg-c{{ c.index }}-error"{% endif %}>
-      <legend>{{ t.segments.condition | fill: "number", c.number }}: {{ t.segments.kinds[c.kind] }}</legend>
-      <input type="hidden" name="{{ p }}.kind" value="{{ c.kind }}" />
-      <div class="condition-fields">
-      {% if c.kind == "created_at" %}
-        <div><label for="seg-{{ p }}-from">{{ t.segments.from }}</label>
-          <input id="seg-{{ p }}-from" name="{{ p }}.from" type="date" value="{{ c.from }}" aria-describedby="seg-zone" /></div>
-        <div><label for="seg-{{ p }}-to">{{ t.segments.to }}</label>
-          <input id="seg-{{ p }}-to" name="{{ p }}.to" type="date" value="{{ c.to }}" aria-describedby="seg-zone" /></div>
-      {% else %}
-        <div><label for="seg-{{ p }}-op">{{ t.segments.operator }}</label>
-          <select id="seg-{{ p }}-op" name="{{ p }}.op">
-          {% for op in c.ops %}<option value="{{ op }}"{% if op == c.op %} selected{% endif %}>{% if c.kind == "engagement" %}{{ t.segments.engagementOps[op] }}{% else %}{{ t.segments.ops[op] }}{% endif %}</option>{% endfor %}
-          </select></div>
-      {% endif %}
-      {% if c.kind == "status" %}
-        <fieldset class="choices"><legend>{{ t.segments.statuses }}</legend>
-        {% for status in statuses %}<label><input type="checkbox" name="{{ p }}.statuses" value="{{ status }}"{% if c.statuses contains status %} checked{% endif %} /> <span>{{ t.subscribers.statuses[status] }}</span></label>{% endfor %}
-        </fieldset>
-      {% elsif c.kind == "tags" %}
-        <fieldset class="choices"><legend>{{ t.segments.tags }}</legend>
-        {% if tags.size == 0 %}<p class="hint">{{ t.segments.noTags }}</p>{% endif %}
-        {% for tag in tags %}<label><input type="checkbox" name="{{ p }}.tags" value="{{ tag.id }}"{% if c.tags contains tag.id %} checked{% endif %} /> <span>{{ tag.name }}</span></label>{% endfor %}
-        </fieldset>
-      {% elsif c.kind == "metadata" %}
-        <div><label for="seg-{{ p }}-path">{{ t.segments.path }}</label>
-          <input id="seg-{{ p }}-path" name="{{ p }}.path" type="text" maxlength="500" value="{{ c.path }}" aria-describedby="seg-{{ p }}-path-hint" />
-          <p class="hint" id="seg-{{ p }}-path-hint">{{ t.segments.pathHint }}</p></div>
-        <div><label for="seg-{{ p }}-type">{{ t.segments.valueType }}</label>
-          <select id="seg-{{ p }}-type" name="{{ p }}.type">
-          {% for type in valueTypes %}<option value="{{ type }}"{% if type == c.valueType %} selected{% endif %}>{{ t.segments.valueTypes[type] }}</option>{% endfor %}
-          </select></div>
-        <div><label for="seg-{{ p }}-value">{{ t.segments.value }}</label>
-          <input id="seg-{{ p }}-value" name="{{ p }}.value" type="text" maxlength="254" value="{{ c.value }}" /></div>
-      {% elsif c.kind == "email" %}
-        <div><label for="seg-{{ p }}-value">{{ t.segments.value }}</label>
-          <input id="seg-{{ p }}-value" name="{{ p }}.value" type="text" maxlength="254" value="{{ c.value }}" /></div>
-      {% elsif c.kind == "engagement" %}
-        <div><label for="seg-{{ p }}-days">{{ t.segments.days }}</label>
-          <input id="seg-{{ p }}-days" name="{{ p }}.days" type="text" inputmode="numeric" maxlength="4" value="{{ c.days }}" /></div>
-      {% endif %}
-      </div>
-      {% render "segment-condition-problem", index: c.index, error: c.error, oob: false %}
-      <div class="actions">
-        <label><input type="checkbox" name="{{ p }}.not" value="on"{% if c.not %} checked{% endif %} /> {{ t.segments.negate }}</label>
-        <button type="submit" class="secondary" name="intent" value="remove-{{ c.index }}" aria-label="{{ t.segments.removeLabel | fill: "number", c.number }}">{{ t.segments.remove }}</button>
-      </div>
-    </fieldset>
-    {% endfor %}
-    <p class="hint" id="seg-zone">{{ t.segments.zone | fill: "zone", zone }}</p>
-    <div class="filters">
-      <div><label for="seg-add-kind">{{ t.segments.addKind }}</label>
-        <select id="seg-add-kind" name="add_kind">
-        {% for kind in kinds %}<option value="{{ kind }}">{{ t.segments.kinds[kind] }}</option>{% endfor %}
-        </select></div>
-      <div class="submit"><button type="submit" class="secondary" name="intent" value="add">{{ t.segments.add }}</button></div>
-    </div>
+    {% render "filter-builder", t: t, builder: builder, kinds: kinds, statuses: statuses, valueTypes: valueTypes, tags: tags, zone: zone, fieldPrefix: "", idPrefix: "seg-", buttonName: "intent", addValue: "add", removePrefix: "remove-", formaction: "" %}
     {% else %}
     <p class="note">{{ t.segments.apiFilter }}</p>
     <label for="seg-filter-json">{{ t.segments.filterJson }}</label>

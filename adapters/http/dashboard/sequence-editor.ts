@@ -2,13 +2,24 @@ import { entryToJson, type Sequence, type SequenceStep, weekdays } from "@roster
 import { Either, ParseResult, Schema } from "effect"
 import { CreateSequenceRequest } from "../shared/sequence-schemas.js"
 import type { FormFields } from "./pages.js"
+import {
+  blankCondition,
+  type Builder,
+  builderOf,
+  builderOfFilter,
+  conditionKinds as filterKinds,
+  filterBodyOf,
+  placeOfField
+} from "./segment-builder.js"
 
 /**
  * The sequence editor's form and the definition the API takes, both ways. The form holds the
  * sequence's settings and its steps as numbered fields (`s0.type`, `s0.template_id`, ...); it is
  * turned into the JSON body `POST /sequences` takes and decoded by the same schema, so a bad step
  * is refused naming the same path (`steps[2].wait`) the API names. Nothing here decides what a
- * sequence may be: the schema and the use case do.
+ * sequence may be: the schema and the use case do. A branch's segment filter is edited with the
+ * segment builder's controls (segment-builder.ts), its fields named after the step (`s2.c0.kind`);
+ * a filter that nests groups, which they do not edit, is kept as JSON.
  */
 
 export const editorStepTypes = ["send_email", "wait", "wait_until", "branch", "add_tag", "remove_tag", "end"] as const
@@ -38,7 +49,10 @@ export interface EditorStep {
   readonly zoneField: string
   readonly condition: string
   readonly conditionTag: string
+  /** The filter as JSON, for a filter the builder does not edit. */
   readonly filter: string
+  /** The filter in the segment builder's controls; `undefined` when it is edited as JSON. */
+  readonly filterBuilder: Builder | undefined
   readonly goTo: string
   readonly elseGoTo: string
   readonly tagId: string
@@ -56,6 +70,8 @@ export interface EditorValues {
   readonly steps: ReadonlyArray<EditorStep>
 }
 
+const emptyBuilder: Builder = { match: "all", conditions: [] }
+
 const blankStep = (type: EditorStepType, name: string): EditorStep => ({
   type,
   name,
@@ -71,6 +87,7 @@ const blankStep = (type: EditorStepType, name: string): EditorStep => ({
   condition: "opened_previous_email",
   conditionTag: "",
   filter: "",
+  filterBuilder: emptyBuilder,
   goTo: "",
   elseGoTo: "",
   tagId: ""
@@ -104,7 +121,7 @@ const amountOf = (seconds: number): { amount: string; unit: WaitUnit } => {
   return { amount: String(Math.ceil(seconds / 60)), unit: "minutes" }
 }
 
-const editorStepOf = (step: SequenceStep): EditorStep => {
+const editorStepOf = (step: SequenceStep, zone: string): EditorStep => {
   const base = blankStep(step.type, step.name)
   switch (step.type) {
     case "send_email":
@@ -115,11 +132,13 @@ const editorStepOf = (step: SequenceStep): EditorStep => {
       return { ...base, until: step.time, weekdays: step.weekdays, zoneField: step.timeZoneField ?? "" }
     case "branch": {
       const c = step.condition
+      const filterBuilder = c.type === "filter" ? builderOfFilter(c.filter, zone) : emptyBuilder
       return {
         ...base,
         condition: c.type,
         conditionTag: c.type === "has_tag" ? c.tagId : "",
-        filter: c.type === "filter" ? JSON.stringify(c.filter, null, 2) : "",
+        filter: c.type === "filter" && filterBuilder === undefined ? JSON.stringify(c.filter, null, 2) : "",
+        filterBuilder,
         goTo: step.goTo,
         elseGoTo: step.elseGoTo ?? ""
       }
@@ -132,7 +151,8 @@ const editorStepOf = (step: SequenceStep): EditorStep => {
   }
 }
 
-export const editorOfSequence = (sequence: Sequence): EditorValues => {
+/** The editor of a saved sequence; the days of its filters' conditions are told in `zone`. */
+export const editorOfSequence = (sequence: Sequence, zone: string): EditorValues => {
   const entry = entryToJson(sequence.entry)
   return {
     name: sequence.name,
@@ -143,7 +163,7 @@ export const editorOfSequence = (sequence: Sequence): EditorValues => {
     reEntry: sequence.reEntry,
     timeZone: sequence.timeZone,
     goalTag: sequence.goalTagId ?? "",
-    steps: sequence.steps.map(editorStepOf)
+    steps: sequence.steps.map((step) => editorStepOf(step, zone))
   }
 }
 
@@ -172,6 +192,10 @@ export const editorOfForm = (form: FormFields): EditorValues => {
       condition: at("condition"),
       conditionTag: at("condition_tag"),
       filter: form.get(`s${i}.filter`)?.[0] ?? "",
+      // A form that names no mode and holds JSON edits the filter as JSON.
+      filterBuilder: at("filter_mode") === "json" || (at("filter_mode") === "" && at("filter") !== "")
+        ? undefined
+        : builderOf(form, `s${i}.`),
       goTo: at("go_to"),
       elseGoTo: at("else_go_to"),
       tagId: at("tag_id")
@@ -190,10 +214,12 @@ export const editorOfForm = (form: FormFields): EditorValues => {
   }
 }
 
-/** What a button of the editor asks besides saving: a step added, removed or moved. */
+/** What a button of the editor asks besides saving: a step added, removed or moved, or a condition of a branch's filter added or removed. */
 export type EditorChange =
   | { readonly op: "add"; readonly type: EditorStepType }
   | { readonly op: "remove" | "up" | "down"; readonly index: number }
+  | { readonly op: "condition-add"; readonly index: number; readonly kind: typeof filterKinds[number] }
+  | { readonly op: "condition-remove"; readonly index: number; readonly condition: number }
 
 export const changeOf = (form: FormFields): EditorChange | undefined => {
   const op = value(form, "op")
@@ -201,6 +227,14 @@ export const changeOf = (form: FormFields): EditorChange | undefined => {
     const type = value(form, "add_type")
     return { op: "add", type: isStepType(type) ? type : "send_email" }
   }
+  const adding = /^condition-add:(\d+)$/.exec(op)
+  if (adding !== null) {
+    const index = Number(adding[1])
+    const kind = filterKinds.find((k) => k === value(form, `s${index}.add_kind`)) ?? "status"
+    return { op: "condition-add", index, kind }
+  }
+  const removing = /^condition-remove:(\d+):(\d+)$/.exec(op)
+  if (removing !== null) return { op: "condition-remove", index: Number(removing[1]), condition: Number(removing[2]) }
   const match = /^(remove|up|down):(\d+)$/.exec(op)
   return match === null ? undefined : { op: match[1] as "remove" | "up" | "down", index: Number(match[2]) }
 }
@@ -221,6 +255,17 @@ export const applyChange = (values: EditorValues, change: EditorChange): EditorV
       if (change.index < steps.length && to >= 0 && to < steps.length) {
         ;[steps[to], steps[change.index]] = [steps[change.index]!, steps[to]!]
       }
+      break
+    }
+    case "condition-add":
+    case "condition-remove": {
+      const step = steps[change.index]
+      const builder = step?.filterBuilder
+      if (step === undefined || builder === undefined) break
+      const conditions = change.op === "condition-add"
+        ? [...builder.conditions, blankCondition(change.kind)]
+        : builder.conditions.filter((_, i) => i !== change.condition)
+      steps[change.index] = { ...step, condition: "filter", filterBuilder: { ...builder, conditions } }
       break
     }
   }
@@ -265,11 +310,15 @@ const durationSecondsOf = (duration: string): number => {
 
 const orNull = (text: string) => text === "" ? null : text
 
+/** The message of a filter's number that is none, worded by the screen. */
+export const NOT_A_NUMBER = "must be a number"
+
 /**
  * The JSON body the API takes for this editor, with the problems of fields that cannot be put in
- * it (a filter that is not JSON) by their path.
+ * it (a filter that is not JSON, a number that is none) by their path. The days of a filter's
+ * conditions are read in `zone`.
  */
-export const definitionOf = (values: EditorValues): { readonly body: Record<string, unknown>; readonly problems: ReadonlyArray<DefinitionProblem> } => {
+export const definitionOf = (values: EditorValues, zone: string): { readonly body: Record<string, unknown>; readonly problems: ReadonlyArray<DefinitionProblem> } => {
   const problems: Array<DefinitionProblem> = []
   const steps = values.steps.map((step, i): Record<string, unknown> => {
     const named = (action: string, content: unknown) => ({ ...(step.name === "" ? {} : { name: step.name }), [action]: content })
@@ -293,7 +342,13 @@ export const definitionOf = (values: EditorValues): { readonly body: Record<stri
         })
       case "branch": {
         let condition: unknown
-        if (step.condition === "filter") {
+        if (step.condition === "filter" && step.filterBuilder !== undefined) {
+          const made = filterBodyOf(step.filterBuilder, zone, NOT_A_NUMBER)
+          for (const [place, message] of made.problems) {
+            problems.push({ path: `steps[${i}].branch.if.filter.${step.filterBuilder.match}[${place}].value`, message })
+          }
+          condition = { filter: made.body }
+        } else if (step.condition === "filter") {
           const filter = parsedJson(step.filter)
           if (!filter.ok) problems.push({ path: `steps[${i}].branch.if.filter`, message: "must be JSON" })
           condition = { filter: filter.ok ? filter.value : null }
@@ -329,15 +384,21 @@ export const definitionOf = (values: EditorValues): { readonly body: Record<stri
 const decodeDefinition = Schema.decodeUnknownEither(CreateSequenceRequest)
 
 /** The definition decoded as the API decodes it, or every problem by its path. */
-export const decodedDefinition = (values: EditorValues) => {
-  const { body, problems } = definitionOf(values)
+export const decodedDefinition = (values: EditorValues, zone: string) => {
+  const { body, problems } = definitionOf(values, zone)
   const decoded = decodeDefinition(body, { errors: "all", onExcessProperty: "error" })
   if (Either.isRight(decoded) && problems.length === 0) return Either.right(decoded.right)
   const found: Array<DefinitionProblem> = [...problems]
   if (Either.isLeft(decoded)) {
     for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
       const path = pathText(issue.path)
-      if (!found.some((p) => p.path === path)) found.push({ path, message: issue.message })
+      // A filter's condition the form could not make (a number that is none) is told once.
+      const condition = filterConditionOf(path)
+      const told = condition !== undefined && problems.some((p) => {
+        const at = filterConditionOf(p.path)
+        return at !== undefined && at.step === condition.step && at.condition === condition.condition
+      })
+      if (!told && !found.some((p) => p.path === path)) found.push({ path, message: issue.message })
     }
   }
   return Either.left(found)
@@ -349,3 +410,11 @@ export const stepIndexOf = (path: string): number | undefined => {
   return match === null ? undefined : Number(match[1])
 }
 
+
+/** The condition of a branch's filter a path concerns (`steps[2].branch.if.filter.all[1].value`: step 2, condition 1). */
+export const filterConditionOf = (path: string): { readonly step: number; readonly condition: number } | undefined => {
+  const match = /^steps\[(\d+)\]\.branch\.if\.(filter\..*)$/.exec(path)
+  if (match === null) return undefined
+  const condition = placeOfField(match[2]!)
+  return condition === undefined ? undefined : { step: Number(match[1]), condition }
+}

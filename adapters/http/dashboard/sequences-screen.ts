@@ -3,12 +3,14 @@ import { Forms, Segments, Sequences, Subscribers, Tags, Templates } from "@roste
 import {
   EmailAddress,
   type Enrollment,
+  type FilterNode,
   type Locale,
   type Sequence,
   SequenceId,
   type SequenceStep,
   sequenceEntryEvents,
   SubscriberId,
+  subscriberStatuses,
   weekdays
 } from "@roster/domain"
 import { Effect, Either, Option, Schema } from "effect"
@@ -29,10 +31,20 @@ import {
   editorOfSequence,
   editorStepTypes,
   type EditorValues,
+  filterConditionOf,
+  NOT_A_NUMBER,
   stepIndexOf,
   waitUnits
 } from "./sequence-editor.js"
 import type { DashboardTexts } from "./texts.js"
+import {
+  builderInWords,
+  builderOfFilter,
+  builderView,
+  conditionKinds as filterKinds,
+  valueTypes as filterValueTypes
+} from "./segment-builder.js"
+import { filterProblemIn } from "./segments-texts.js"
 
 /**
  * Sequences: the list with each one's state, version and how many entered and are in it now; an
@@ -89,10 +101,14 @@ export const durationInWords = (seconds: number, locale: Locale): string => {
 }
 
 /** What the editor's problems say, in the person's words, each with the path the API names. */
-const problemText = (problem: DefinitionProblem, t: Texts): string => {
+const problemText = (problem: DefinitionProblem, workspace: Workspace): string => {
+  const t = workspace.t.sequences
   const { message, path } = problem
   const p = t.problems
   const text = ((): string => {
+    if (filterConditionOf(path) !== undefined) {
+      return message === NOT_A_NUMBER ? workspace.t.segments.notANumber : filterProblemIn(workspace.locale, message)
+    }
     if (path === "name") return p.name
     if (path === "steps") return p.steps
     if (/^steps\[\d+\]\.name$/.test(path)) return message.includes("names step") ? p.duplicateName : p.stepName
@@ -147,7 +163,7 @@ const nameIn = (list: Choices[keyof Choices], id: string | null, gone: string) =
   id === null ? gone : list.find((item) => item.id === id)?.name ?? gone
 
 /** A step in words: what it does, its wait in words, where a branch goes. */
-const describeStep = (step: SequenceStep, sequence: Sequence, choices: Choices, workspace: Workspace): string => {
+const describeStep = (step: SequenceStep, sequence: Sequence, choices: Choices, workspace: Workspace, zone: string): string => {
   const t = workspace.t.sequences
   const d = t.describe
   switch (step.type) {
@@ -169,6 +185,8 @@ const describeStep = (step: SequenceStep, sequence: Sequence, choices: Choices, 
     case "branch": {
       const condition = step.condition.type === "has_tag"
         ? fill(d.hasTag, { tag: nameIn(choices.tags, step.condition.tagId, d.gone) })
+        : step.condition.type === "filter"
+        ? filterInWords(step.condition.filter, choices, workspace, zone)
         : t.conditions[step.condition.type]
       return fill(d.branch, { condition, target: step.goTo, otherwise: step.elseGoTo ?? d.next })
     }
@@ -178,6 +196,24 @@ const describeStep = (step: SequenceStep, sequence: Sequence, choices: Choices, 
     case "end":
       return d.end
   }
+}
+
+/** A branch's filter in words, or as its JSON when it nests groups the words do not tell. */
+const filterInWords = (
+  filter: FilterNode,
+  choices: Choices,
+  workspace: Workspace,
+  zone: string
+): string => {
+  const d = workspace.t.sequences.describe
+  const builder = builderOfFilter(filter, zone)
+  if (builder === undefined) return fill(d.filterJson, { filter: JSON.stringify(filter) })
+  return fill(d.filter, {
+    filter: builderInWords(builder, workspace.t.segments, workspace.locale, {
+      status: (status) => workspace.t.subscribers.statuses[status as keyof DashboardTexts["subscribers"]["statuses"]] ?? status,
+      tag: (id) => nameIn(choices.tags, id, d.gone)
+    })
+  })
 }
 
 /** The sequence's entry, re-entry, goal and zone in words. */
@@ -246,6 +282,8 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
         readonly values: EditorValues
         readonly problems?: ReadonlyArray<Shown>
         readonly status?: number
+        /** The viewer's time zone, in which the days of a filter's conditions are told. */
+        readonly zone: string
       }
     ) =>
       Effect.map(choicesOf(workspace), (choices) => {
@@ -267,7 +305,20 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
           last: index === scope.values.steps.length - 1,
           targets: withGiven(step.goTo),
           elseTargets: withGiven(step.elseGoTo),
-          error: problems.filter((problem) => stepIndexOf(problem.path) === index).map((problem) => problem.text).join(" ") || undefined
+          // A problem of a filter's condition stands beside that condition, the others beside the step.
+          builder: step.filterBuilder === undefined ? undefined : builderView(
+            step.filterBuilder,
+            problems.reduce((placed, problem) => {
+              const at = filterConditionOf(problem.path)
+              if (at !== undefined && at.step === index) placed.set(at.condition, [placed.get(at.condition), problem.text].filter(Boolean).join(" "))
+              return placed
+            }, new Map<number, string>())
+          ),
+          error: problems
+            .filter((problem) =>
+              stepIndexOf(problem.path) === index && (step.filterBuilder === undefined || filterConditionOf(problem.path) === undefined)
+            )
+            .map((problem) => problem.text).join(" ") || undefined
         }))
         const action = scope.sequence === undefined ? `${listPath(workspace)}/new` : `${onePath(workspace, scope.sequence.id)}/edit`
         return page(assets, workspace, scope.sequence === undefined ? "sequence-new" : "sequence-edit", {
@@ -286,6 +337,12 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
           weekdays,
           conditions: conditionKinds,
           stepTypes: editorStepTypes,
+          filterKinds,
+          // Who matches a branch's filter as it changes, asked of the segment builder's preview by the script.
+          filterPreviewAction: `${workspace.base}/segments/preview`,
+          statuses: subscriberStatuses,
+          valueTypes: filterValueTypes,
+          zone: scope.zone,
           action,
           cancel: scope.sequence === undefined ? listPath(workspace) : onePath(workspace, scope.sequence.id)
         }, { status: scope.status ?? 200, menu: "sequences" })
@@ -305,17 +362,20 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
     const submitEditor = (
       workspace: Workspace,
       form: ReadonlyMap<string, ReadonlyArray<string>>,
-      sequence: Sequence | undefined
+      sequence: Sequence | undefined,
+      zone: string
     ) =>
       Effect.gen(function*() {
         const t = workspace.t.sequences
         const posted = editorOfForm(form)
         const change = changeOf(form)
-        if (change !== undefined) return yield* editorPage(workspace, { ...(sequence ? { sequence } : {}), values: applyChange(posted, change) })
-        const decoded = decodedDefinition(posted)
+        if (change !== undefined) {
+          return yield* editorPage(workspace, { ...(sequence ? { sequence } : {}), values: applyChange(posted, change), zone })
+        }
+        const decoded = decodedDefinition(posted, zone)
         if (Either.isLeft(decoded)) {
-          const problems = decoded.left.map((problem) => ({ path: problem.path, text: problemText(problem, t) }))
-          return yield* editorPage(workspace, { ...(sequence ? { sequence } : {}), values: posted, problems, status: 400 })
+          const problems = decoded.left.map((problem) => ({ path: problem.path, text: problemText(problem, workspace) }))
+          return yield* editorPage(workspace, { ...(sequence ? { sequence } : {}), values: posted, problems, status: 400, zone })
         }
         const saved = sequence === undefined
           ? sequences.create(workspace.principal, toNewSequence(decoded.right))
@@ -334,7 +394,7 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
           Effect.catchAll((error) => {
             const problems = problemsOfRefusal(workspace, error)
             if (problems === undefined) return Effect.fail(error)
-            return editorPage(workspace, { ...(sequence ? { sequence } : {}), values: posted, problems, status: 400 })
+            return editorPage(workspace, { ...(sequence ? { sequence } : {}), values: posted, problems, status: 400, zone })
           })
         )
       })
@@ -399,7 +459,7 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
           return {
             ...f,
             number: index === -1 ? "" : String(index + 1),
-            what: index === -1 ? t.olderStep : describeStep(sequence.steps[index]!, sequence, choices, workspace)
+            what: index === -1 ? t.olderStep : describeStep(sequence.steps[index]!, sequence, choices, workspace, zone)
           }
         })
         return page(assets, workspace, "sequence", {
@@ -472,15 +532,15 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
           method: "GET",
           path: "/sequences/new",
           handle: (workspace, request) =>
-            editorPage(workspace, { values: blankEditor(viewerZone(request)) }).pipe(
+            editorPage(workspace, { values: blankEditor(viewerZone(request)), zone: viewerZone(request) }).pipe(
               Effect.catchAll((error) => Effect.succeed(refused(workspace, error)))
             )
         },
         {
           method: "POST",
           path: "/sequences/new",
-          handle: (workspace, _request, form) =>
-            submitEditor(workspace, form, undefined).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))
+          handle: (workspace, request, form) =>
+            submitEditor(workspace, form, undefined, viewerZone(request)).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))
         },
         {
           method: "GET",
@@ -490,12 +550,14 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
         {
           method: "GET",
           path: "/sequences/:sequence_id/edit",
-          handle: (workspace) => withSequence(workspace, (sequence) => editorPage(workspace, { sequence, values: editorOfSequence(sequence) }))
+          handle: (workspace, request) =>
+            withSequence(workspace, (sequence) =>
+              editorPage(workspace, { sequence, values: editorOfSequence(sequence, viewerZone(request)), zone: viewerZone(request) }))
         },
         {
           method: "POST",
           path: "/sequences/:sequence_id/edit",
-          handle: (workspace, _request, form) => withSequence(workspace, (sequence) => submitEditor(workspace, form, sequence))
+          handle: (workspace, request, form) => withSequence(workspace, (sequence) => submitEditor(workspace, form, sequence, viewerZone(request)))
         },
         setStatus("activate"),
         setStatus("pause"),

@@ -1,7 +1,9 @@
 /**
  * The dashboard's sequences screen through the running server, in both deployments: a sequence
  * built in the editor without a script (steps added, moved and removed by posting the form), saved
- * as the definition the API takes and shown in words; a bad definition refused naming its path, in
+ * as the definition the API takes and shown in words; a branch's segment filter built with the
+ * segment builder's controls, read back and told in words, a nested one kept as JSON, an
+ * incomplete condition refused by its path; a bad definition refused naming its path, in
  * English and German; the use case's refusals (a template of nobody, activating a sequence whose
  * template was deleted, enrolling into a draft, an unknown email); activation, pause and resume;
  * who is where, enrolled by email and taken out; a new version when an active one's steps change;
@@ -14,7 +16,12 @@ import { type FormValues, personIn, unescape } from "./dashboard-browser.js"
 const deployments = ["reference", "overview"] as const
 
 /** The editor's fields for settings and steps, as the form posts them. */
-const editor = (csrf: string, settings: Record<string, string>, steps: ReadonlyArray<Record<string, string | ReadonlyArray<string>>>, op = "save"): FormValues => {
+const editor = (
+  csrf: string,
+  settings: Record<string, string>,
+  steps: ReadonlyArray<Readonly<Record<string, string | ReadonlyArray<string> | undefined>>>,
+  op = "save"
+): FormValues => {
   const form: Record<string, string | ReadonlyArray<string>> = {
     csrf,
     op,
@@ -27,7 +34,7 @@ const editor = (csrf: string, settings: Record<string, string>, steps: ReadonlyA
     ...settings
   }
   steps.forEach((step, i) => {
-    for (const [name, value] of Object.entries(step)) form[`s${i}.${name}`] = value
+    for (const [name, value] of Object.entries(step)) if (value !== undefined) form[`s${i}.${name}`] = value
   })
   return form
 }
@@ -128,6 +135,138 @@ describe.each(deployments)("the sequences screen in the %s deployment", (deploym
     expect(german.body).toContain("Wenn er die vorige E-Mail geöffnet hat, weiter zu tips; sonst zu dem nächsten Schritt")
     const again = await call(server, "GET", `${api()}/sequences/${id}`, { key })
     expect((data(again.body).steps as Array<unknown>)[1]).toEqual({ name: "morning", wait: { until: "09:00", weekdays: ["mon", "fri"], time_zone_field: "tz" } })
+  })
+
+  it("builds a branch's segment filter with the segment builder's controls, saves the API's filter and tells it in words", async () => {
+    const { b, base, csrf, key, welcome, tips } = await setUp()
+    const tag = await call(server, "POST", `${api()}/tags`, { key, json: { name: "VIP" } })
+    expect(tag.status, tag.text).toBe(201)
+    const tagId = data(tag.body).id as string
+    const first = { type: "send_email", name: "step_1", template_id: welcome, kind: "marketing" }
+
+    // A branch added without a script comes with the filter's controls, conditions added and removed by posting.
+    const withBranch = await b.post(`${base}/sequences/new`, { ...editor(csrf, {}, [first], "add"), add_type: "branch" })
+    expect(withBranch.status).toBe(200)
+    expect(withBranch.body).toContain("name=\"s1.filter_mode\" value=\"builder\"")
+    expect(withBranch.body).toContain("<select id=\"seq-s1-add-kind\" name=\"s1.add_kind\">")
+    const branch = { type: "branch", name: "check", condition: "filter", filter_mode: "builder", match: "all", go_to: "tips" }
+    const withTags = await b.post(`${base}/sequences/new`, {
+      ...editor(csrf, {}, [first, branch], "condition-add:1"),
+      "s1.add_kind": "tags"
+    })
+    expect(withTags.status).toBe(200)
+    expect(withTags.body).toContain("Condition 1: Tags")
+    expect(withTags.body).toContain(`name="s1.c0.tags" value="${tagId}"`)
+    expect(withTags.body).toContain(`formaction="${base}/sequences/new#seq-s1"`)
+    // With the script, who matches follows the filter through the segment builder's preview, its problems beside each condition.
+    expect(withTags.body).toContain(`<div id="seq-s1-filter-preview" aria-live="polite" hx-post="${base}/segments/preview"`)
+    expect(withTags.body).toContain(`hx-vals='{"filter_prefix": "s1."}'`)
+    const matching = await b.post(`${base}/segments/preview`, {
+      csrf, filter_prefix: "s1.", "s1.match": "all", "s1.c0.kind": "status", "s1.c0.op": "in", "s1.c0.statuses": ["active"]
+    }, { "hx-request": "true" })
+    expect(matching.status).toBe(200)
+    expect(matching.body).toContain("<p id=\"seq-s1-count\"><strong>1 subscriber matches.</strong>")
+    expect(matching.body).toContain("<div id=\"seq-s1-c0-problem\" hx-swap-oob=\"true\"></div>")
+    const lacking = await b.post(`${base}/segments/preview`, {
+      csrf, filter_prefix: "s1.", "s1.match": "all", "s1.c0.kind": "engagement", "s1.c0.op": "opened_within", "s1.c0.days": "0"
+    }, { "hx-request": "true" })
+    expect(lacking.body).toContain("<p class=\"field-error\" id=\"seq-s1-c0-error\">must be a whole number of days from 1 to 3650</p>")
+    const conditions = {
+      "c0.kind": "tags",
+      "c0.op": "has_any",
+      "c0.tags": [tagId],
+      "c1.kind": "status",
+      "c1.op": "in",
+      "c1.statuses": ["active"]
+    }
+    const removed = await b.post(`${base}/sequences/new`, editor(csrf, {}, [first, { ...branch, ...conditions }], "condition-remove:1:0"))
+    expect(removed.body).toContain("Condition 1: Status")
+    expect(removed.body).not.toContain("Condition 2:")
+
+    const steps = [
+      first,
+      { type: "wait", name: "pause", amount: "1", unit: "days" },
+      { ...branch, ...conditions },
+      { type: "end", name: "done" },
+      { type: "send_email", name: "tips", template_id: tips, kind: "marketing" }
+    ]
+    const saved = await b.post(`${base}/sequences/new`, editor(csrf, {}, steps))
+    expect(saved.status, saved.body).toBe(303)
+    const id = sequenceIdIn(saved.headers.get("location"))
+    const stored = await call(server, "GET", `${api()}/sequences/${id}`, { key })
+    expect((data(stored.body).steps as Array<unknown>)[2]).toEqual({
+      name: "check",
+      branch: {
+        if: { filter: { all: [{ field: "tags", op: "has_any", value: [tagId] }, { field: "status", op: "in", value: ["active"] }] } },
+        go_to: "tips"
+      }
+    })
+
+    // Read back into the controls, and told in words in English and German.
+    const edit = await b.get(`${base}/sequences/${id}/edit`)
+    expect(edit.body).toContain(`name="s2.c0.tags" value="${tagId}" checked`)
+    expect(edit.body).toContain("name=\"s2.c1.statuses\" value=\"active\" checked")
+    const words = await b.get(`${base}/sequences/${id}`)
+    expect(words.body).toContain("If they match (Tags has any of VIP and Status is one of Active), go to tips; otherwise to the next step")
+    await b.get("/app/locale/de?back=/app")
+    const german = await b.get(`${base}/sequences/${id}`)
+    expect(german.body).toContain("Wenn er diese Bedingungen erfüllt (Tags hat eines von VIP und Status ist einer von Aktiv), weiter zu tips")
+    await b.get("/app/locale/en?back=/app")
+
+    // A filter that nests groups stays JSON, in the editor and in words.
+    const nested = { any: [{ all: [{ field: "status", op: "eq", value: "active" }, { field: "email", op: "domain", value: "example.com" }] }, { field: "tags", op: "has_any", value: [tagId] }] }
+    const made = await call(server, "POST", `${api()}/sequences`, {
+      key,
+      json: { name: "Nested", entry: { event: "api" }, steps: [{ name: "a", wait: "PT1H" }, { name: "b", branch: { if: { filter: nested }, go_to: "a" } }] }
+    })
+    expect(made.status, made.text).toBe(201)
+    const nestedId = data(made.body).id as string
+    const nestedEdit = await b.get(`${base}/sequences/${nestedId}/edit`)
+    expect(nestedEdit.body).toContain("name=\"s1.filter_mode\" value=\"json\"")
+    expect(nestedEdit.body).toContain("This filter nests groups, which the controls do not edit")
+    expect(unescape(nestedEdit.body)).toContain("\"op\": \"domain\"")
+    const nestedWords = await b.get(`${base}/sequences/${nestedId}`)
+    expect(unescape(nestedWords.body)).toContain(`If they match the segment filter ${JSON.stringify(nested)}, go to a`)
+  })
+
+  it("refuses a branch's incomplete filter condition by the API's path, beside the condition, in English and German", async () => {
+    const { b, base, csrf } = await setUp()
+    const steps = [
+      { type: "wait", name: "a", amount: "1", unit: "hours" },
+      {
+        type: "branch",
+        name: "b",
+        condition: "filter",
+        filter_mode: "builder",
+        match: "any",
+        go_to: "a",
+        "c0.kind": "metadata",
+        "c0.op": "eq",
+        "c0.path": "",
+        "c0.type": "text",
+        "c0.value": "gold",
+        "c1.kind": "metadata",
+        "c1.op": "gt",
+        "c1.path": "score",
+        "c1.type": "number",
+        "c1.value": "lots"
+      }
+    ]
+    const refused = await b.post(`${base}/sequences/new`, editor(csrf, {}, steps))
+    expect(refused.status).toBe(400)
+    const text = unescape(refused.body)
+    expect(text).toMatch(/steps\[1\]\.branch\.if\.filter\.any\[0\]\.field: /)
+    expect(text).toContain("steps[1].branch.if.filter.any[1].value: Enter a number, such as 42 or 3.5.")
+    expect(text).not.toContain("steps[1].branch.if.filter.any[1].field")
+    expect(refused.body).toContain("<p class=\"field-error\" id=\"seq-s1-c1-error\">steps[1].branch.if.filter.any[1].value:")
+    expect(refused.body).toContain("aria-describedby=\"seq-s1-c0-error\"")
+    // The conditions come back as posted.
+    expect(refused.body).toContain("name=\"s1.c1.value\" type=\"text\" maxlength=\"254\" value=\"lots\"")
+
+    await b.get("/app/locale/de?back=/app")
+    const german = await b.post(`${base}/sequences/new`, editor(csrf, {}, steps))
+    expect(german.status).toBe(400)
+    expect(unescape(german.body)).toContain("steps[1].branch.if.filter.any[1].value: Geben Sie eine Zahl ein, etwa 42 oder 3.5.")
   })
 
   it("moves and removes steps by posting, keeping their names so branches still find them", async () => {
