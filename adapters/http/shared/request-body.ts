@@ -1,4 +1,4 @@
-import { HttpServerError, type HttpServerRequest } from "@effect/platform"
+import { Headers, HttpServerError, type HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Either } from "effect"
 import { isUtf8 } from "node:buffer"
@@ -64,7 +64,9 @@ export const bodyTextProblem = (refusal: Exclude<BodyTextRefusal, "too_large">):
 
 /**
  * The request with its body already read as `text`: the endpoint reads that text (as text, JSON
- * or bytes) rather than the stream, which is spent. Everything else is the request's own.
+ * or bytes) rather than the stream, which is spent, and is told it is JSON, so that a form's or a
+ * file's type on an empty body does not send it to read a form from that spent stream. Everything
+ * else is the request's own.
  */
 export const withBodyText = (
   request: HttpServerRequest.HttpServerRequest,
@@ -74,9 +76,12 @@ export const withBodyText = (
     try: () => (text === "" ? null : JSON.parse(text) as unknown),
     catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   })
+  const headers = Headers.set(request.headers, "content-type", "application/json")
   return new Proxy(request, {
     get(target, property) {
       switch (property) {
+        case "headers":
+          return headers
         case "text":
           return Effect.succeed(text)
         case "unsafeText":

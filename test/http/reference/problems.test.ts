@@ -198,6 +198,15 @@ describe("bodies", () => {
     })
   }
 
+  // An empty body's type is no reason to refuse it, and no form is read from it: it is an absent JSON body.
+  for (const contentType of ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/csv"]) {
+    it(`answers an empty body sent as ${contentType} as a missing JSON object`, async () => {
+      const answer = await call(server, "POST", path, { key, body: "", headers: { "content-type": contentType } })
+      expect(answer.status).toBe(400)
+      expect(answer.body.errors).toEqual([{ field: "body", message: "must be a JSON object" }])
+    })
+  }
+
   it("accepts application/json with a charset and a JSON body sent in chunks", async () => {
     const withCharset = await call(server, "POST", path, {
       key,
