@@ -4,16 +4,14 @@ import {
   EventId,
   type EventType,
   InvalidInput,
-  isSuccessfulSend,
+  judgeTestAttempt,
   isUuid,
   MAX_WEBHOOK_ENDPOINTS,
   reason,
   ResourceNotFound,
-  responseExcerptOf,
   SIGNING_SECRET_BYTES,
   signingSecretFromBytes,
   TEST_EVENT_TYPE,
-  WebhookAttempt,
   WebhookDelivery,
   type WebhookDeliveryHistory,
   WebhookDeliveryId,
@@ -183,18 +181,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("roster/Webhooks", {
           body,
           secrets: activeSigningSecrets(endpoint, at)
         })
-        const success = isSuccessfulSend(result)
-        const error = success ? null : result._tag === "Answered" ? `answered ${result.status}` : result.error
-        const attempt = new WebhookAttempt({
-          number: delivery.attemptCount + 1,
-          attemptedAt: at,
-          status: success ? "succeeded" : "failed",
-          responseStatus: result._tag === "Answered" ? result.status : null,
-          responseExcerpt: result._tag === "Answered" ? responseExcerptOf(result.body) : null,
-          durationMs: Math.max(0, Math.round(result.durationMs)),
-          error,
-          nextAttemptAt: null
-        })
+        const attempt = judgeTestAttempt({ attempt: delivery.attemptCount + 1, at, result })
         const recorded = new WebhookDelivery({
           ...delivery,
           status: attempt.status,

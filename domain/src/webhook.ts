@@ -278,13 +278,7 @@ export const judgeAttempt = (
   input: { readonly attempt: number; readonly at: Date; readonly result: SendResult; readonly jitter: number }
 ): AttemptVerdict => {
   const { at, attempt: number, jitter, result } = input
-  const base = {
-    number,
-    attemptedAt: at,
-    responseStatus: result._tag === "Answered" ? result.status : null,
-    responseExcerpt: result._tag === "Answered" ? responseExcerptOf(result.body) : null,
-    durationMs: Math.max(0, Math.round(result.durationMs))
-  }
+  const base = attemptRecord(number, at, result)
   if (isSuccessfulSend(result)) {
     return {
       attempt: new WebhookAttempt({ ...base, status: "succeeded", error: null, nextAttemptAt: null }),
@@ -302,6 +296,32 @@ export const judgeAttempt = (
     nextAttemptAt,
     endpoint: gone ? "gone" : "failed"
   }
+}
+
+/** What every attempt records of its result, whatever is judged of it. */
+const attemptRecord = (number: number, at: Date, result: SendResult) => ({
+  number,
+  attemptedAt: at,
+  responseStatus: result._tag === "Answered" ? result.status : null,
+  responseExcerpt: result._tag === "Answered" ? responseExcerptOf(result.body) : null,
+  durationMs: Math.max(0, Math.round(result.durationMs))
+})
+
+/**
+ * Judges attempt number `attempt` of a test delivery: a 2xx succeeds, anything else fails, and
+ * neither is retried nor says anything of the endpoint's health.
+ */
+export const judgeTestAttempt = (
+  input: { readonly attempt: number; readonly at: Date; readonly result: SendResult }
+): WebhookAttempt => {
+  const { at, attempt: number, result } = input
+  const success = isSuccessfulSend(result)
+  return new WebhookAttempt({
+    ...attemptRecord(number, at, result),
+    status: success ? "succeeded" : "failed",
+    error: success ? null : result._tag === "Answered" ? `answered ${result.status}` : result.error,
+    nextAttemptAt: null
+  })
 }
 
 const retryAt = (attempt: number, at: Date, jitter: number, result: SendResult): Date | null => {
