@@ -163,6 +163,10 @@ const valuesOfCampaign = (campaign: Campaign, zone: string, previewEmail = ""): 
   previewEmail
 })
 
+/** The address a page's `?email=` names for the preview; none for a sample subscriber. */
+const previewEmailOf = (request: HttpServerRequest.HttpServerRequest) =>
+  (new URL(request.url, "http://dashboard").searchParams.get("email") ?? "").trim()
+
 /** The audience the fields name, or the field whose choice is not one. */
 const audienceOf = (values: ComposerValues, t: Texts): Either.Either<AudienceInput, Readonly<Record<string, string>>> => {
   const excludeTagIds = values.excludeTagIds.filter(isTagId)
@@ -388,6 +392,19 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
         Effect.catchAll((error) => Effect.succeed(frameNote(workspace, refusalOf(error, workspace.t).text)))
       )
 
+    /**
+     * The frame's document for the campaign the path names, with the fields `valuesFor` gives and
+     * the campaign's `data`; a campaign that is not there, or a refusal, said in the frame.
+     */
+    const framedCampaign = (workspace: Workspace, valuesFor: (campaign: Campaign) => ComposerValues) =>
+      Effect.gen(function*() {
+        const { campaign_id } = yield* HttpRouter.params
+        const id = campaignIdOf(campaign_id)
+        if (Option.isNone(id)) return frameNote(workspace, workspace.t.refusal.notFound)
+        const { campaign } = yield* campaigns.get(workspace.principal, id.value)
+        return yield* frameOf(workspace, valuesFor(campaign), campaign.data)
+      }).pipe(Effect.catchAll((error) => Effect.succeed(frameNote(workspace, refusalOf(error, workspace.t).text))))
+
     /** The composer: a new campaign's, or a draft's (or a scheduled one's) on its own page. */
     const composerPage = (
       workspace: Workspace,
@@ -603,26 +620,12 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
           method: "GET",
           path: "/campaigns/:campaign_id/preview",
           handle: (workspace, request) =>
-            Effect.gen(function*() {
-              const { campaign_id } = yield* HttpRouter.params
-              const id = campaignIdOf(campaign_id)
-              if (Option.isNone(id)) return frameNote(workspace, workspace.t.refusal.notFound)
-              const { campaign } = yield* campaigns.get(workspace.principal, id.value)
-              const email = new URL(request.url, "http://dashboard").searchParams.get("email") ?? ""
-              return yield* frameOf(workspace, valuesOfCampaign(campaign, "UTC", email.trim()), campaign.data)
-            }).pipe(Effect.catchAll((error) => Effect.succeed(frameNote(workspace, refusalOf(error, workspace.t).text))))
+            framedCampaign(workspace, (campaign) => valuesOfCampaign(campaign, "UTC", previewEmailOf(request)))
         },
         {
           method: "POST",
           path: "/campaigns/:campaign_id/preview",
-          handle: (workspace, _request, form) =>
-            Effect.gen(function*() {
-              const { campaign_id } = yield* HttpRouter.params
-              const id = campaignIdOf(campaign_id)
-              if (Option.isNone(id)) return frameNote(workspace, workspace.t.refusal.notFound)
-              const { campaign } = yield* campaigns.get(workspace.principal, id.value)
-              return yield* frameOf(workspace, valuesOf(form), campaign.data)
-            }).pipe(Effect.catchAll((error) => Effect.succeed(frameNote(workspace, refusalOf(error, workspace.t).text))))
+          handle: (workspace, _request, form) => framedCampaign(workspace, () => valuesOf(form))
         },
         {
           method: "POST",
@@ -646,8 +649,7 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
             withCampaignRead(workspace, campaigns.report, (report) => {
               const zone = zoneOf(request)
               if (report.campaign.status === "draft" || report.campaign.status === "scheduled") {
-                const email = new URL(request.url, "http://dashboard").searchParams.get("email") ?? ""
-                return composerPage(workspace, zone, { record: report, values: valuesOfCampaign(report.campaign, zone, email.trim()) })
+                return composerPage(workspace, zone, { record: report, values: valuesOfCampaign(report.campaign, zone, previewEmailOf(request)) })
               }
               return Effect.succeed(reportPage(workspace, zone, report))
             })
