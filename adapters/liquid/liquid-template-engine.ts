@@ -49,7 +49,6 @@ const sourceOf = (source: EmailTemplateSource): TemplateSource => ({ subject: so
 const resultOf = (result: RenderResult): Either.Either<RenderedTemplate, InvalidInput> =>
   result.ok ? Either.right(result.value) : Either.left(refusalOf(result.field, result.problem))
 
-/** A refusal of the template engine, in its own words. */
 /** The kinds of liquidjs's messages (as customer-liquid.mjs words them), and the tag or filter each names. */
 const KINDS: ReadonlyArray<readonly [RegExp, TemplateProblemKind]> = [
   [/^tag "([^"]*)" not found/, "unknownTag"],
@@ -70,6 +69,7 @@ export const kindOf = (problem: string): { readonly kind: TemplateProblemKind; r
   return { kind: "unreadable", name: null }
 }
 
+/** A refusal of the template engine, in its own words. */
 const refusalOf = (field: string, problem: string) => new InvalidInput({ field, reason: reason("foreign", { text: problem }) })
 
 /**

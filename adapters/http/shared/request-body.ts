@@ -76,12 +76,15 @@ export const withBodyText = (
     try: () => (text === "" ? null : JSON.parse(text) as unknown),
     catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   })
-  const headers = Headers.set(request.headers, "content-type", "application/json")
+  // Made when first asked for: most requests already say JSON, and few endpoints read the headers.
+  let headers: Headers.Headers | undefined
   return new Proxy(request, {
     get(target, property) {
       switch (property) {
         case "headers":
-          return headers
+          return headers ??= target.headers["content-type"] === "application/json"
+            ? target.headers
+            : Headers.set(target.headers, "content-type", "application/json")
         case "text":
           return Effect.succeed(text)
         case "unsafeText":
