@@ -300,7 +300,9 @@ const main = async () => {
     server.kill("SIGTERM")
     await new Promise((r) => server.once("exit", r))
     await pool.end()
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+    // BENCH_KEEP_DATABASE=1 keeps it, to look at the plans of what was measured.
+    if (process.env.BENCH_KEEP_DATABASE === "1") console.log(`kept database ${database}`)
+    else await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
     await admin.end()
   }
 }

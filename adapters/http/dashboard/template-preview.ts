@@ -3,6 +3,7 @@ import { type EmailTemplateSource, Emails, type EmailToSend, Subscribers, type T
 import { EmailAddress, type SubscriberId } from "@roster/domain"
 import { Effect, Option, Schema } from "effect"
 import { fill, redirect, refusalOf, type Workspace } from "./pages.js"
+import { renderView } from "./views.js"
 
 /**
  * What the template editor and the campaign composer share of a template's preview and test send:
@@ -39,16 +40,9 @@ export const frameDocument = (body: string) =>
     }
   })
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
-
-/** A frame's document that says why there is no HTML to show, in the person's words (escaped here: no template renders it). */
+/** A frame's document that says why there is no HTML to show, in the person's words. */
 export const frameNote = (workspace: Workspace, text: string) =>
-  frameDocument(
-    `<!DOCTYPE html><html lang="${workspace.locale}"><head><meta charset="utf-8"><title>${escapeHtml(workspace.t.templates.previewFrame)}</title></head><body><p>${
-      escapeHtml(text)
-    }</p></body></html>`
-  )
+  frameDocument(renderView("previewNote", { locale: workspace.locale, title: workspace.t.templates.previewFrame, text }))
 
 /**
  * A part's problem in the person's words, from its kind (the engine's own English words kept as

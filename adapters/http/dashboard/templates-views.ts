@@ -121,5 +121,9 @@ export const templatesViews = {
       <button type="submit" class="secondary">{{ t.templates.testButton }}</button>
     </form>
   </section>
-{% endblock %}`
+{% endblock %}`,
+
+  /** What a preview's frame shows when there is no HTML body to show: a document of its own, outside the dashboard's frame. */
+  previewNote: `<!DOCTYPE html>
+<html lang="{{ locale }}"><head><meta charset="utf-8" /><title>{{ title }}</title></head><body><p>{{ text }}</p></body></html>`
 } as const

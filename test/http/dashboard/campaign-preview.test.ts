@@ -96,6 +96,15 @@ describe.each(deployments)("the campaign composer's preview and test send in the
     expect(unescape(german.body)).toContain("HTML-Inhalt: Zeile 2, Spalte 1:")
   })
 
+  it("escapes what a problem quotes of the template in the frame's note", async () => {
+    const { b, base, csrf } = await personIn(server)
+    const broken = await b.post(`${base}/campaigns/preview`, fields(csrf, { html: "{% for <b> in x %}{% endfor %}" }))
+    expect(broken.status).toBe(200)
+    expect(broken.body).toContain("{% for &lt;b&gt; in x %}")
+    expect(broken.body).not.toContain("<b>")
+    expect(broken.body).toMatch(/^<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8" \/><title>[^<]+<\/title><\/head><body><p>[^<]+<\/p><\/body><\/html>$/)
+  })
+
   it("previews a saved draft's chosen template with the campaign's data, and the form as it stands", async () => {
     const { b, base, csrf, organization } = await personIn(server)
     const key = await server.createApiKey(organization)
