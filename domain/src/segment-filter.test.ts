@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc, ParseResult, Schema } from "effect"
 import { EmailAddress } from "./email-address.js"
 import { OrganizationId, SubscriberId } from "./ids.js"
+import { reason } from "./reason.js"
 import {
   type EngagementFacts,
   type FilterNode,
@@ -13,6 +14,7 @@ import {
   noEngagement,
   readsEngagement,
   SegmentFilter,
+  segmentFilterOf,
   type SubscriberFacts
 } from "./segment-filter.js"
 import { Subscriber, type SubscriberStatus } from "./subscriber.js"
@@ -121,6 +123,21 @@ describe("segment filters: decoding", () => {
     const wide = { any: Array.from({ length: MAX_FILTER_NODES }, () => ({ field: "status", op: "eq", value: "active" })) }
     expect(problemsOf(wide)[0]).toBe(`any[${MAX_FILTER_NODES - 1}]: a filter holds at most ${MAX_FILTER_NODES} nodes`)
     expect(problemsOf({ any: wide.any.slice(1) })).toStrictEqual([])
+  })
+
+  it("gives each problem as its path and catalogued reason, which the schema words in English", () => {
+    const filter = { all: [{ field: "tags", op: "has_any", value: "x" }, { field: "metadata.plan", op: "gt", value: null }] }
+    expect(segmentFilterOf(filter)).toStrictEqual(Either.left([
+      { path: ["all", 0, "value"], reason: reason("filterNotArray", { given: "\"x\"" }) },
+      { path: ["all", 1, "value"], reason: reason("filterNotNumberOrDate", { given: "null" }) }
+    ]))
+    expect(problemsOf(filter)).toStrictEqual([
+      "all[0].value: must be an array, not \"x\"",
+      "all[1].value: must be a number or a date, not null"
+    ])
+    expect(segmentFilterOf({ field: "status", op: "eq", value: "active" })).toStrictEqual(
+      Either.right({ field: "status", op: "eq", value: "active" })
+    )
   })
 
   it("a root that is not an object is refused at the root", () => {

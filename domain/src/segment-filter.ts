@@ -1,9 +1,10 @@
-import { ParseResult, Schema } from "effect"
+import { Either, ParseResult, Schema } from "effect"
 import { emailKey } from "./email-address.js"
 import { isUuid } from "./ids.js"
+import { type Reason, reason, reasonText } from "./reason.js"
 import type { Subscriber, SubscriberStatus } from "./subscriber.js"
 import { subscriberStatuses } from "./subscriber.js"
-import { isStorableText, UNSTORABLE_TEXT } from "./text.js"
+import { isStorableText } from "./text.js"
 
 /**
  * A segment's filter: a typed tree over a subscriber. A node is a group (`{all: [...]}`,
@@ -128,46 +129,49 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
 // ---------------------------------------------------------------------------------------------
-// Decoding: each problem names the path of the bad node.
+// Decoding: each problem names the path of the bad node and the reason it is refused.
 
 type Path = ReadonlyArray<PropertyKey>
-interface Problem {
+
+/** A problem of a filter: where in the filter (`["all", 1, "value"]`, `[]` for the whole) and why. */
+export interface FilterProblem {
   readonly path: Path
-  readonly message: string
+  readonly reason: Reason
 }
 
 class Problems {
-  readonly list: Array<Problem> = []
+  readonly list: Array<FilterProblem> = []
   nodes = 0
-  add(path: Path, message: string): undefined {
-    this.list.push({ path, message })
+  add(path: Path, why: Reason): undefined {
+    this.list.push({ path, reason: why })
     return undefined
   }
 }
 
+/** What was given instead of what a filter needs, in the words of its reasons: `null`, `an array`, `"x"`. */
 const describe = (u: unknown): string =>
   u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : JSON.stringify(u)
 
 const groupKeys = ["all", "any", "not"] as const
 
 const decodeNode = (input: unknown, path: Path, depth: number, problems: Problems): FilterNode | undefined => {
-  if (!isRecord(input)) return problems.add(path, `must be an object: a group (all, any, not) or a condition (field, op, value), not ${describe(input)}`)
+  if (!isRecord(input)) return problems.add(path, reason("filterNodeNotObject", { given: describe(input) }))
   problems.nodes += 1
-  if (problems.nodes > MAX_FILTER_NODES) return problems.add(path, `a filter holds at most ${MAX_FILTER_NODES} nodes`)
-  if (depth > MAX_FILTER_DEPTH) return problems.add(path, `a filter nests at most ${MAX_FILTER_DEPTH} levels deep`)
+  if (problems.nodes > MAX_FILTER_NODES) return problems.add(path, reason("filterTooManyNodes", { max: MAX_FILTER_NODES }))
+  if (depth > MAX_FILTER_DEPTH) return problems.add(path, reason("filterTooDeep", { max: MAX_FILTER_DEPTH }))
   const keys = Object.keys(input)
   const group = groupKeys.find((k) => Object.hasOwn(input, k))
   if (group !== undefined) {
     const extra = keys.find((k) => k !== group)
-    if (extra !== undefined) return problems.add([...path, extra], `is not allowed beside "${group}": a node is one group or one condition`)
+    if (extra !== undefined) return problems.add([...path, extra], reason("filterBesideGroup", { group }))
     const inner = input[group]
     const at = [...path, group]
     if (group === "not") {
       const node = decodeNode(inner, at, depth + 1, problems)
       return node === undefined ? undefined : { not: node }
     }
-    if (!Array.isArray(inner)) return problems.add(at, `must be an array of nodes, not ${describe(inner)}`)
-    if (inner.length > MAX_FILTER_LIST) return problems.add(at, `must hold at most ${MAX_FILTER_LIST} nodes`)
+    if (!Array.isArray(inner)) return problems.add(at, reason("filterNotNodes", { given: describe(inner) }))
+    if (inner.length > MAX_FILTER_LIST) return problems.add(at, reason("filterGroupTooLong", { max: MAX_FILTER_LIST }))
     const nodes: Array<FilterNode> = []
     let bad = false
     inner.forEach((item, i) => {
@@ -181,6 +185,8 @@ const decodeNode = (input: unknown, path: Path, depth: number, problems: Problem
   return decodeCondition(input, path, problems)
 }
 
+const statusReason = reason("statusOneOf", { statuses: subscriberStatuses.join(", ") })
+
 const isStatus = (u: unknown): u is SubscriberStatus => typeof u === "string" && (subscriberStatuses as ReadonlyArray<string>).includes(u)
 
 const listOf = <A>(
@@ -189,9 +195,9 @@ const listOf = <A>(
   problems: Problems,
   item: (u: unknown, at: Path) => A | undefined
 ): ReadonlyArray<A> | undefined => {
-  if (!Array.isArray(value)) return problems.add(at, `must be an array, not ${describe(value)}`)
-  if (value.length === 0) return problems.add(at, "must not be empty")
-  if (value.length > MAX_FILTER_LIST) return problems.add(at, `must hold at most ${MAX_FILTER_LIST} values`)
+  if (!Array.isArray(value)) return problems.add(at, reason("filterNotArray", { given: describe(value) }))
+  if (value.length === 0) return problems.add(at, reason("empty"))
+  if (value.length > MAX_FILTER_LIST) return problems.add(at, reason("filterListTooLong", { max: MAX_FILTER_LIST }))
   const items: Array<A> = []
   let bad = false
   value.forEach((u, i) => {
@@ -203,17 +209,17 @@ const listOf = <A>(
 }
 
 const textValue = (value: unknown, at: Path, problems: Problems): string | undefined => {
-  if (typeof value !== "string") return problems.add(at, `must be a string, not ${describe(value)}`)
-  if (value.length === 0) return problems.add(at, "must not be empty")
-  if (value.length > MAX_FILTER_TEXT) return problems.add(at, `must be at most ${MAX_FILTER_TEXT} characters`)
-  if (/\p{Cc}/u.test(value)) return problems.add(at, "must not contain control characters")
-  if (!isStorableText(value)) return problems.add(at, UNSTORABLE_TEXT)
+  if (typeof value !== "string") return problems.add(at, reason("filterNotString", { given: describe(value) }))
+  if (value.length === 0) return problems.add(at, reason("empty"))
+  if (value.length > MAX_FILTER_TEXT) return problems.add(at, reason("tooLong", { max: MAX_FILTER_TEXT }))
+  if (/\p{Cc}/u.test(value)) return problems.add(at, reason("controlCharacters"))
+  if (!isStorableText(value)) return problems.add(at, reason("unstorable"))
   return value
 }
 
 const instantValue = (value: unknown, at: Path, problems: Problems): string | undefined => {
   const at_ = typeof value === "string" ? instantOf(value) : undefined
-  if (at_ === undefined) return problems.add(at, `must be a date (YYYY-MM-DD) or a date and time with a zone (2025-01-31T09:00:00Z), not ${describe(value)}`)
+  if (at_ === undefined) return problems.add(at, reason("filterNotInstant", { given: describe(value) }))
   return at_.toISOString()
 }
 
@@ -221,44 +227,44 @@ const scalarValue = (value: unknown, at: Path, problems: Problems): FilterScalar
   if (typeof value === "string") return textValue(value, at, problems)
   if (typeof value === "number" && Number.isFinite(value)) return value
   if (typeof value === "boolean") return value
-  return problems.add(at, `must be a string, a number or a boolean, not ${describe(value)}`)
+  return problems.add(at, reason("filterNotScalar", { given: describe(value) }))
 }
 
 const decodeCondition = (input: Readonly<Record<string, unknown>>, path: Path, problems: Problems): FilterCondition | undefined => {
   const extra = Object.keys(input).find((k) => k !== "field" && k !== "op" && k !== "value")
-  if (extra !== undefined) return problems.add([...path, extra], "is not a key of a node: a group is all, any or not; a condition is field, op and value")
+  if (extra !== undefined) return problems.add([...path, extra], reason("filterUnknownKey"))
   const { field, op, value } = input
   const fieldAt = [...path, "field"]
   const opAt = [...path, "op"]
   const valueAt = [...path, "value"]
   if (typeof field !== "string") {
     return problems.add(fieldAt, field === undefined
-      ? "is required: a node is a group (all, any, not) or a condition (field, op, value)"
-      : `must be a string, not ${describe(field)}`)
+      ? reason("filterFieldRequired")
+      : reason("filterNotString", { given: describe(field) }))
   }
   const kind = field.startsWith("metadata.") ? "metadata.<path>" : field
   const operators: ReadonlyArray<string> | undefined = (filterOperators as Record<string, ReadonlyArray<string>>)[kind]
   if (operators === undefined || kind === "metadata.<path>" && field === "metadata.<path>") {
-    return problems.add(fieldAt, `must be one of ${Object.keys(filterOperators).join(", ")}`)
+    return problems.add(fieldAt, reason("filterUnknownField", { fields: Object.keys(filterOperators).join(", ") }))
   }
   if (typeof op !== "string" || !operators.includes(op)) {
-    return problems.add(opAt, `must be one of ${operators.join(", ")} for ${kind}`)
+    return problems.add(opAt, reason("filterUnknownOperator", { operators: operators.join(", "), field: kind }))
   }
   const hasValue = Object.hasOwn(input, "value")
-  if (!hasValue && !(op === "exists" || op === "not_exists")) return problems.add(valueAt, "is required")
+  if (!hasValue && !(op === "exists" || op === "not_exists")) return problems.add(valueAt, reason("filterValueRequired"))
   switch (kind) {
     case "status": {
       if (op === "eq" || op === "neq") {
-        if (!isStatus(value)) return problems.add(valueAt, `must be one of ${subscriberStatuses.join(", ")}`)
+        if (!isStatus(value)) return problems.add(valueAt, statusReason)
         return { field: "status", op, value }
       }
       const statuses = listOf(value, valueAt, problems, (u, at) =>
-        isStatus(u) ? u : problems.add(at, `must be one of ${subscriberStatuses.join(", ")}`))
+        isStatus(u) ? u : problems.add(at, statusReason))
       return statuses === undefined ? undefined : { field: "status", op: op as "in" | "not_in", value: statuses }
     }
     case "tags": {
       const ids = listOf(value, valueAt, problems, (u, at) =>
-        typeof u === "string" && isUuid(u) ? u.toLowerCase() : problems.add(at, "must be a tag id (a UUID)"))
+        typeof u === "string" && isUuid(u) ? u.toLowerCase() : problems.add(at, reason("filterTagId")))
       return ids === undefined ? undefined : { field: "tags", op: op as TagsCondition["op"], value: ids }
     }
     case "email": {
@@ -267,7 +273,7 @@ const decodeCondition = (input: Readonly<Record<string, unknown>>, path: Path, p
     }
     case "created_at": {
       if (op === "between") {
-        if (!Array.isArray(value) || value.length !== 2) return problems.add(valueAt, "must be [from, to]: two instants")
+        if (!Array.isArray(value) || value.length !== 2) return problems.add(valueAt, reason("filterBetween"))
         const from = instantValue(value[0], [...valueAt, 0], problems)
         const to = instantValue(value[1], [...valueAt, 1], problems)
         if (from === undefined || to === undefined) return undefined
@@ -278,14 +284,14 @@ const decodeCondition = (input: Readonly<Record<string, unknown>>, path: Path, p
     }
     case "metadata.<path>": {
       const keys = field.slice("metadata.".length).split(".")
-      if (keys.length > MAX_METADATA_PATH_KEYS) return problems.add(fieldAt, `a metadata path has at most ${MAX_METADATA_PATH_KEYS} keys`)
+      if (keys.length > MAX_METADATA_PATH_KEYS) return problems.add(fieldAt, reason("filterMetadataPathKeys", { max: MAX_METADATA_PATH_KEYS }))
       const bad = keys.find((k) => !metadataKeyPattern.test(k))
       if (bad !== undefined) {
-        return problems.add(fieldAt, `metadata path key ${JSON.stringify(bad)} must start with a letter or _ and hold only letters, digits, _ and -`)
+        return problems.add(fieldAt, reason("filterMetadataPathKey", { key: JSON.stringify(bad) }))
       }
       const metadataField = field as MetadataField
       if (op === "exists" || op === "not_exists") {
-        if (hasValue) return problems.add(valueAt, `${op} takes no value`)
+        if (hasValue) return problems.add(valueAt, reason("filterNoValue", { op }))
         return { field: metadataField, op }
       }
       if (op === "eq" || op === "neq" || op === "contains") {
@@ -297,11 +303,11 @@ const decodeCondition = (input: Readonly<Record<string, unknown>>, path: Path, p
         const instant = instantValue(value, valueAt, problems)
         return instant === undefined ? undefined : { field: metadataField, op: op as "gt", value: instant }
       }
-      return problems.add(valueAt, `must be a number or a date, not ${describe(value)}`)
+      return problems.add(valueAt, reason("filterNotNumberOrDate", { given: describe(value) }))
     }
     default: {
       if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_ENGAGEMENT_DAYS) {
-        return problems.add(valueAt, `must be a whole number of days from 1 to ${MAX_ENGAGEMENT_DAYS}`)
+        return problems.add(valueAt, reason("filterDays", { max: MAX_ENGAGEMENT_DAYS }))
       }
       return { field: field as EngagementField, op: op as "within" | "not_within", value }
     }
@@ -349,19 +355,32 @@ const filterJsonSchema = {
 }
 
 /**
+ * A segment's filter from its JSON form, or every problem of it at once, each with its path and
+ * reason: what {@link SegmentFilter} reports, for a reader that words the reasons itself.
+ */
+export const segmentFilterOf = (input: unknown): Either.Either<FilterNode, ReadonlyArray<FilterProblem>> => {
+  const problems = new Problems()
+  const node = decodeNode(input, [], 1, problems)
+  return node !== undefined && problems.list.length === 0 ? Either.right(node) : Either.left(problems.list)
+}
+
+/**
  * A segment's filter from its JSON form. A bad node fails with issues that name its path (a
- * body's `filter.all[1].value`), every bad node at once.
+ * body's `filter.all[1].value`), every bad node at once, in the English words of its reason.
  */
 export const SegmentFilter = Schema.transformOrFail(Schema.Unknown, FilterNodeFromSelf, {
   strict: true,
   decode: (input, _options, ast) => {
-    const problems = new Problems()
-    const node = decodeNode(input, [], 1, problems)
-    if (node !== undefined && problems.list.length === 0) return ParseResult.succeed(node)
-    const issues = problems.list.map((p) =>
+    const decoded = segmentFilterOf(input)
+    if (Either.isRight(decoded)) return ParseResult.succeed(decoded.right)
+    const issues = decoded.left.map((p) =>
       p.path.length === 0
-        ? new ParseResult.Type(ast, input, p.message)
-        : new ParseResult.Pointer(p.path as [PropertyKey, ...Array<PropertyKey>], input, new ParseResult.Type(ast, input, p.message))
+        ? new ParseResult.Type(ast, input, reasonText(p.reason))
+        : new ParseResult.Pointer(
+          p.path as [PropertyKey, ...Array<PropertyKey>],
+          input,
+          new ParseResult.Type(ast, input, reasonText(p.reason))
+        )
     )
     return ParseResult.fail(issues.length === 1 ? issues[0]! : new ParseResult.Composite(ast, input, issues as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>]))
   },

@@ -6,6 +6,12 @@ import { englishReasonWords, type ReasonWords } from "@roster/domain"
  * catalogue, so a reason without German words does not compile.
  */
 
+/**
+ * What a segment filter was given instead, in German: the filter's decoder says `an array`,
+ * `an object`, `null` or the value as JSON.
+ */
+const givenDe = (given: string): string => given === "an array" ? "eine Liste" : given === "an object" ? "ein Objekt" : given
+
 const de: ReasonWords = {
   empty: () => "darf nicht leer sein",
   tooLong: ({ max }) => `darf höchstens ${max} Zeichen lang sein`,
@@ -144,6 +150,31 @@ const de: ReasonWords = {
   rowErased: () => "der Abonnent hat verlangt, gelöscht zu werden; ein Import bringt ihn nicht zurück",
   rowSubscriberTags: ({ count, max }) =>
     `der Abonnent hätte ${count} Tags; ein Abonnent darf höchstens ${max} haben (tags_per_subscriber)`,
+  filterNodeNotObject: ({ given }) =>
+    `muss ein Objekt sein: eine Gruppe (all, any, not) oder eine Bedingung (field, op, value), nicht ${givenDe(given)}`,
+  filterTooManyNodes: ({ max }) => `ein Filter hat höchstens ${max} Knoten`,
+  filterTooDeep: ({ max }) => `ein Filter ist höchstens ${max} Ebenen tief verschachtelt`,
+  filterBesideGroup: ({ group }) => `ist neben „${group}“ nicht erlaubt: ein Knoten ist eine Gruppe oder eine Bedingung`,
+  filterNotNodes: ({ given }) => `muss eine Liste von Knoten sein, nicht ${givenDe(given)}`,
+  filterGroupTooLong: ({ max }) => `darf höchstens ${max} Einträge enthalten`,
+  filterNotArray: ({ given }) => `muss eine Liste sein, nicht ${givenDe(given)}`,
+  filterListTooLong: ({ max }) => `darf höchstens ${max} Einträge enthalten`,
+  filterNotString: ({ given }) => `muss Text sein, nicht ${givenDe(given)}`,
+  filterNotInstant: () => "muss ein Datum sein (JJJJ-MM-TT) oder ein Datum mit Uhrzeit und Zone (2025-01-31T09:00:00Z)",
+  filterNotScalar: () => "muss Text, eine Zahl oder wahr/falsch sein",
+  filterUnknownKey: () => "ist kein Schlüssel eines Knotens: eine Gruppe ist all, any oder not; eine Bedingung ist field, op und value",
+  filterFieldRequired: () => "ist nötig: ein Knoten ist eine Gruppe (all, any, not) oder eine Bedingung (field, op, value)",
+  filterUnknownField: ({ fields }) => `muss eines von ${fields} sein`,
+  filterUnknownOperator: ({ field, operators }) => `muss für ${field} eines von ${operators} sein`,
+  filterValueRequired: () => "ist nötig",
+  filterTagId: () => "muss die ID eines Tags sein (eine UUID)",
+  filterBetween: () => "muss [von, bis] sein: zwei Zeitpunkte",
+  filterMetadataPathKeys: ({ max }) => `ein Metadaten-Pfad hat höchstens ${max} Schlüssel`,
+  filterMetadataPathKey: ({ key }) =>
+    `der Schlüssel ${key} des Metadaten-Pfads muss mit einem Buchstaben oder _ beginnen und darf nur Buchstaben, Ziffern, _ und - enthalten`,
+  filterNoValue: ({ op }) => `${op} nimmt keinen Wert`,
+  filterNotNumberOrDate: () => "muss eine Zahl oder ein Datum sein",
+  filterDays: ({ max }) => `muss eine ganze Zahl von Tagen zwischen 1 und ${max} sein`,
   // Words of another program stay as it wrote them.
   foreign: ({ text }) => text
 }

@@ -2,19 +2,20 @@ import {
   type FilterNode,
   instantOf,
   type Locale,
-  SegmentFilter,
+  reasonText,
+  segmentFilterOf,
   type SubscriberStatus,
   subscriberStatuses
 } from "@roster/domain"
-import { Either, ParseResult, Schema } from "effect"
+import { Either } from "effect"
 import type { FormFields } from "./pages.js"
-import { filterProblemIn } from "./segments-texts.js"
+import { reasonTexts } from "./reason-texts.js"
 
 /**
  * The segment builder's form and the filter tree it stands for. The builder edits a filter of one
  * group (`all` or `any`) of conditions, each of which may be negated (`{not: condition}`); a
  * filter the API nested deeper is not one it edits. The form only translates: the filter it makes
- * is decoded by the domain's `SegmentFilter`, whose problems are shown beside the condition they
+ * is decoded by the domain's `segmentFilterOf`, whose reasons are worded beside the condition they
  * name.
  */
 
@@ -220,11 +221,11 @@ export const filterOf = (
 ): Either.Either<FilterNode, ReadonlyMap<number, string>> => {
   const made = filterBodyOf(builder, zone, notANumber)
   const problems = new Map(made.problems)
-  const decoded = Schema.decodeUnknownEither(SegmentFilter)(made.body)
+  const decoded = segmentFilterOf(made.body)
   if (Either.isLeft(decoded)) {
-    for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
-      const place = typeof issue.path[1] === "number" ? issue.path[1] : 0
-      if (!problems.has(place)) problems.set(place, filterProblemIn(locale, issue.message))
+    for (const problem of decoded.left) {
+      const place = typeof problem.path[1] === "number" ? problem.path[1] : 0
+      if (!problems.has(place)) problems.set(place, reasonText(problem.reason, reasonTexts[locale]))
     }
   }
   if (problems.size > 0) return Either.left(problems)

@@ -225,33 +225,4 @@ const de: typeof en = {
   }
 }
 
-/**
- * The filter's problems as the domain words them (domain/src/segment-filter.ts), in German: each
- * pattern a message the builder's fields can lead to; any other is shown as it is.
- */
-const germanProblems: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => string]> = [
-  [/^must not be empty$/, () => "darf nicht leer sein"],
-  [/^must be at most (\d+) characters$/, (m) => `darf höchstens ${m[1]} Zeichen lang sein`],
-  [/^must not contain control characters$/, () => "darf keine Steuerzeichen enthalten"],
-  [/^must be valid Unicode text/, () => "muss gültiger Unicode-Text ohne NUL-Zeichen sein"],
-  [/^must be a date \(YYYY-MM-DD\)/, () => "muss ein Datum sein (JJJJ-MM-TT) oder ein Datum mit Uhrzeit und Zone (2025-01-31T09:00:00Z)"],
-  [/^metadata path key (.*) must start/, (m) => `der Schlüssel ${m[1]} des Metadaten-Pfads muss mit einem Buchstaben oder _ beginnen und darf nur Buchstaben, Ziffern, _ und - enthalten`],
-  [/^a metadata path has at most (\d+) keys$/, (m) => `ein Metadaten-Pfad hat höchstens ${m[1]} Schlüssel`],
-  [/^must be a whole number of days from 1 to (\d+)$/, (m) => `muss eine ganze Zahl von Tagen zwischen 1 und ${m[1]} sein`],
-  [/^must be a number or a date/, () => "muss eine Zahl oder ein Datum sein"],
-  [/^must be a string, a number or a boolean/, () => "muss Text, eine Zahl oder wahr/falsch sein"],
-  [/^must hold at most (\d+) (values|nodes)$/, (m) => `darf höchstens ${m[1]} Einträge enthalten`],
-  [/^a filter holds at most (\d+) nodes$/, (m) => `ein Filter hat höchstens ${m[1]} Knoten`],
-  [/^must be one of (.*)$/, (m) => `muss eines von ${m[1]} sein`]
-]
-
-export const filterProblemIn = (locale: "en" | "de", message: string): string => {
-  if (locale === "en") return message
-  for (const [pattern, say] of germanProblems) {
-    const found = pattern.exec(message)
-    if (found !== null) return say(found)
-  }
-  return message
-}
-
 export const segmentsTexts = { en, de }

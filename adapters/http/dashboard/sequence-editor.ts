@@ -1,4 +1,4 @@
-import { entryToJson, type Sequence, type SequenceStep, weekdays } from "@roster/domain"
+import { entryToJson, type Reason, segmentFilterOf, type Sequence, type SequenceStep, weekdays } from "@roster/domain"
 import { Either, ParseResult, Schema } from "effect"
 import { CreateSequenceRequest } from "../shared/sequence-schemas.js"
 import type { FormFields } from "./pages.js"
@@ -272,10 +272,14 @@ export const applyChange = (values: EditorValues, change: EditorChange): EditorV
   return { ...values, steps }
 }
 
-/** A problem of the definition: its path as the API names it (`steps[2].wait`), and the schema's words. */
+/**
+ * A problem of the definition: its path as the API names it (`steps[2].wait`), and the schema's
+ * words; a problem of a branch's filter also carries its reason, for the screen to word.
+ */
 export interface DefinitionProblem {
   readonly path: string
   readonly message: string
+  readonly reason?: Reason
 }
 
 export const pathText = (path: ReadonlyArray<PropertyKey>): string =>
@@ -313,13 +317,28 @@ const orNull = (text: string) => text === "" ? null : text
 /** The message of a filter's number that is none, worded by the screen. */
 export const NOT_A_NUMBER = "must be a number"
 
+/** The reasons of a branch's filter by their path (`steps[2].branch.if.filter.all[1].value`), the first of each. */
+const addFilterReasons = (reasons: Map<string, Reason>, step: number, filter: unknown): void => {
+  const decoded = segmentFilterOf(filter)
+  if (Either.isRight(decoded)) return
+  for (const problem of decoded.left) {
+    const path = pathText(["steps", step, "branch", "if", "filter", ...problem.path])
+    if (!reasons.has(path)) reasons.set(path, problem.reason)
+  }
+}
+
 /**
  * The JSON body the API takes for this editor, with the problems of fields that cannot be put in
- * it (a filter that is not JSON, a number that is none) by their path. The days of a filter's
- * conditions are read in `zone`.
+ * it (a filter that is not JSON, a number that is none) by their path, and the reasons of its
+ * branches' filters by theirs. The days of a filter's conditions are read in `zone`.
  */
-export const definitionOf = (values: EditorValues, zone: string): { readonly body: Record<string, unknown>; readonly problems: ReadonlyArray<DefinitionProblem> } => {
+export const definitionOf = (values: EditorValues, zone: string): {
+  readonly body: Record<string, unknown>
+  readonly problems: ReadonlyArray<DefinitionProblem>
+  readonly filterReasons: ReadonlyMap<string, Reason>
+} => {
   const problems: Array<DefinitionProblem> = []
+  const filterReasons = new Map<string, Reason>()
   const steps = values.steps.map((step, i): Record<string, unknown> => {
     const named = (action: string, content: unknown) => ({ ...(step.name === "" ? {} : { name: step.name }), [action]: content })
     switch (step.type) {
@@ -347,10 +366,12 @@ export const definitionOf = (values: EditorValues, zone: string): { readonly bod
           for (const [place, message] of made.problems) {
             problems.push({ path: `steps[${i}].branch.if.filter.${step.filterBuilder.match}[${place}].value`, message })
           }
+          addFilterReasons(filterReasons, i, made.body)
           condition = { filter: made.body }
         } else if (step.condition === "filter") {
           const filter = parsedJson(step.filter)
           if (!filter.ok) problems.push({ path: `steps[${i}].branch.if.filter`, message: "must be JSON" })
+          else addFilterReasons(filterReasons, i, filter.value)
           condition = { filter: filter.ok ? filter.value : null }
         } else if (step.condition === "has_tag") condition = { has_tag: step.conditionTag }
         else if (step.condition === "clicked_previous_email") condition = { clicked_previous_email: true }
@@ -377,7 +398,8 @@ export const definitionOf = (values: EditorValues, zone: string): { readonly bod
       re_entry: values.reEntry === "each_time" ? "each_time" : "once",
       time_zone: values.timeZone === "" ? "UTC" : values.timeZone
     },
-    problems
+    problems,
+    filterReasons
   }
 }
 
@@ -385,7 +407,7 @@ const decodeDefinition = Schema.decodeUnknownEither(CreateSequenceRequest)
 
 /** The definition decoded as the API decodes it, or every problem by its path. */
 export const decodedDefinition = (values: EditorValues, zone: string) => {
-  const { body, problems } = definitionOf(values, zone)
+  const { body, filterReasons, problems } = definitionOf(values, zone)
   const decoded = decodeDefinition(body, { errors: "all", onExcessProperty: "error" })
   if (Either.isRight(decoded) && problems.length === 0) return Either.right(decoded.right)
   const found: Array<DefinitionProblem> = [...problems]
@@ -398,7 +420,9 @@ export const decodedDefinition = (values: EditorValues, zone: string) => {
         const at = filterConditionOf(p.path)
         return at !== undefined && at.step === condition.step && at.condition === condition.condition
       })
-      if (!told && !found.some((p) => p.path === path)) found.push({ path, message: issue.message })
+      if (told || found.some((p) => p.path === path)) continue
+      const reason = filterReasons.get(path)
+      found.push(reason === undefined ? { path, message: issue.message } : { path, message: issue.message, reason })
     }
   }
   return Either.left(found)

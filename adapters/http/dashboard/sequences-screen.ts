@@ -17,7 +17,7 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import { toNewSequence, toSequenceChanges } from "../shared/sequence-schemas.js"
 import type { DashboardAssets } from "./assets.js"
-import { field, fill, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
+import { field, fill, page, pageNumberOf, pagerOf, reasonIn, redirect, refusalOf, type Workspace } from "./pages.js"
 import { deletionRoutes } from "./deletion.js"
 import type { Screen } from "./screen.js"
 import {
@@ -44,7 +44,6 @@ import {
   conditionKinds as filterKinds,
   valueTypes as filterValueTypes
 } from "./segment-builder.js"
-import { filterProblemIn } from "./segments-texts.js"
 
 /**
  * Sequences: the list with each one's state, version and how many entered and are in it now; an
@@ -107,7 +106,8 @@ const problemText = (problem: DefinitionProblem, workspace: Workspace): string =
   const p = t.problems
   const text = ((): string => {
     if (filterConditionOf(path) !== undefined) {
-      return message === NOT_A_NUMBER ? workspace.t.segments.notANumber : filterProblemIn(workspace.locale, message)
+      if (message === NOT_A_NUMBER) return workspace.t.segments.notANumber
+      return problem.reason === undefined ? message : reasonIn(workspace.t, problem.reason)
     }
     if (path === "name") return p.name
     if (path === "steps") return p.steps

@@ -164,6 +164,11 @@ describe.each(deployments)("the segments screen in the %s deployment", (deployme
       csrf, name: "Path", match: "all", intent: "save", "c0.kind": "metadata", "c0.op": "eq", "c0.path": "1bad", "c0.type": "text", "c0.value": "x"
     })
     expect(unescape(fieldError(path, "seg-c0") ?? "")).toContain("metadata path key \"1bad\" must start with a letter")
+    const notAnId = await b.post(`${base}/segments/new`, {
+      csrf, name: "Not an id", match: "all", intent: "save", "c0.kind": "tags", "c0.op": "has_any", "c0.tags": "vip"
+    })
+    expect(notAnId.status).toBe(400)
+    expect(fieldError(notAnId, "seg-c0")).toBe("must be a tag id (a UUID)")
     expect((await b.get(`${base}/segments`)).body).toContain("No segments yet.")
 
     await b.get("/app/locale/de?back=/app")
@@ -179,6 +184,18 @@ describe.each(deployments)("the segments screen in the %s deployment", (deployme
       csrf, name: "Fremd", match: "all", intent: "save", "c0.kind": "tags", "c0.op": "has_any", "c0.tags": nothing
     })
     expect(fieldError(germanTag, "seg-c0")).toBe(`nennt keinen Tag dieser Organisation (${nothing})`)
+    // A problem of the filter is worded from its reason, not from the English words.
+    const germanId = await b.post(`${base}/segments/new`, {
+      csrf, name: "Keine Kennung", match: "all", intent: "save", "c0.kind": "tags", "c0.op": "has_any", "c0.tags": "vip"
+    })
+    expect(germanId.status).toBe(400)
+    expect(fieldError(germanId, "seg-c0")).toBe("muss die ID eines Tags sein (eine UUID)")
+    const germanPath = await b.post(`${base}/segments/new`, {
+      csrf, name: "Pfad", match: "all", intent: "save", "c0.kind": "metadata", "c0.op": "eq", "c0.path": "1bad", "c0.type": "text", "c0.value": "x"
+    })
+    expect(unescape(fieldError(germanPath, "seg-c0") ?? "")).toBe(
+      "der Schlüssel \"1bad\" des Metadaten-Pfads muss mit einem Buchstaben oder _ beginnen und darf nur Buchstaben, Ziffern, _ und - enthalten"
+    )
     const list = await b.get(`${base}/segments`)
     expect(list.body).toContain("Noch keine Segmente.")
     expect(list.body).toContain(">Segmente</a>")

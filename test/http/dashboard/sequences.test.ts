@@ -262,11 +262,25 @@ describe.each(deployments)("the sequences screen in the %s deployment", (deploym
     expect(refused.body).toContain("aria-describedby=\"seq-s1-c0-error\"")
     // The conditions come back as posted.
     expect(refused.body).toContain("name=\"s1.c1.value\" type=\"text\" maxlength=\"254\" value=\"lots\"")
+    // A filter written as JSON is refused condition by condition, in the words the API uses.
+    const asJson = [
+      steps[0]!,
+      { type: "branch", name: "b", condition: "filter", filter: JSON.stringify({ any: [{ field: "tags", op: "has_any", value: "x" }] }), go_to: "a" }
+    ]
+    const json = await b.post(`${base}/sequences/new`, editor(csrf, {}, asJson))
+    expect(json.status).toBe(400)
+    expect(unescape(json.body)).toContain("steps[1].branch.if.filter.any[0].value: must be an array, not \"x\"")
 
     await b.get("/app/locale/de?back=/app")
     const german = await b.post(`${base}/sequences/new`, editor(csrf, {}, steps))
     expect(german.status).toBe(400)
     expect(unescape(german.body)).toContain("steps[1].branch.if.filter.any[1].value: Geben Sie eine Zahl ein, etwa 42 oder 3.5.")
+    expect(unescape(german.body)).toContain(
+      "steps[1].branch.if.filter.any[0].field: der Schlüssel \"\" des Metadaten-Pfads muss mit einem Buchstaben oder _ beginnen"
+    )
+    const germanJson = await b.post(`${base}/sequences/new`, editor(csrf, {}, asJson))
+    expect(germanJson.status).toBe(400)
+    expect(unescape(germanJson.body)).toContain("steps[1].branch.if.filter.any[0].value: muss eine Liste sein, nicht \"x\"")
   })
 
   it("moves and removes steps by posting, keeping their names so branches still find them", async () => {

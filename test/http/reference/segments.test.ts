@@ -111,6 +111,12 @@ describe("segments", () => {
     }
     const answer = await call(server, "POST", path, { key, json: { name: "Bad", filter: bad } })
     expectInvalid(answer, path, ["filter.all[1].value", "filter.all[2].not.op", "filter.all[3].any[0].value"])
+    // The wire form words each problem in English, as it always has.
+    expect(answer.body.errors).toEqual(expect.arrayContaining([
+      { field: "filter.all[1].value", message: "must be an array, not \"not a list\"" },
+      { field: "filter.all[2].not.op", message: "must be one of eq, neq, exists, not_exists, contains, gt, gte, lt, lte for metadata.<path>" },
+      { field: "filter.all[3].any[0].value", message: "must be a whole number of days from 1 to 3650" }
+    ]))
     expectInvalid(await call(server, "POST", `${path}/preview`, { key, json: { filter: { field: "nope", op: "eq", value: 1 } } }), `${path}/preview`, ["filter.field"])
     expectInvalid(await call(server, "POST", path, { key, json: { name: "x", filter: {}, extra: 1 } }), path, ["extra", "filter.field"])
     expectInvalid(await call(server, "POST", path, { key, json: { name: "", filter: { all: [] } } }), path, ["name"])
