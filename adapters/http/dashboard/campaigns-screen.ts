@@ -28,14 +28,15 @@ import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
 import { field, fill, type FormFields, fragment, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
-import { frameNote, makeTemplatePreview } from "./template-preview.js"
+import { frameNote, json, makeTemplatePreview, type ShownPreview, shownPreview } from "./template-preview.js"
 import { knownZone } from "./segment-builder.js"
 import type { DashboardTexts } from "./texts.js"
 
 /**
  * Campaigns: the list with each one's state and figures; the composer, where a draft is written
  * (its kind, a template or its own content, an audience of tags or a segment whose recipients are
- * counted as it changes, and a time to send in the viewer's zone); sending after a confirmation
+ * counted as it changes, and a time to send in the viewer's zone), with the template editor's
+ * preview of its subject, HTML and text body for a chosen subscriber; sending after a confirmation
  * that names how many it reaches; its progress followed live while it sends; and afterwards its
  * figures, with a chart over time. Cancel, retry and duplicate go through the same use cases as
  * the API, whose refusals are shown in the viewer's language.
@@ -163,9 +164,12 @@ const valuesOfCampaign = (campaign: Campaign, zone: string, previewEmail = ""): 
   previewEmail
 })
 
-/** The address a page's `?email=` names for the preview; none for a sample subscriber. */
-const previewEmailOf = (request: HttpServerRequest.HttpServerRequest) =>
-  (new URL(request.url, "http://dashboard").searchParams.get("email") ?? "").trim()
+/** What the page's address names as `name` (`?email=`, the preview's address; `?q=`, what is typed of one), trimmed. */
+const queryOf = (request: HttpServerRequest.HttpServerRequest, name: string) =>
+  (new URL(request.url, "http://dashboard").searchParams.get(name) ?? "").trim()
+
+/** Whether the page's script asks for JSON rather than a document. */
+const asksJson = (request: HttpServerRequest.HttpServerRequest) => (request.headers["accept"] ?? "").includes("application/json")
 
 /** The audience the fields name, or the field whose choice is not one. */
 const audienceOf = (values: ComposerValues, t: Texts): Either.Either<AudienceInput, Readonly<Record<string, string>>> => {
@@ -393,17 +397,56 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
       )
 
     /**
-     * The frame's document for the campaign the path names, with the fields `valuesFor` gives and
-     * the campaign's `data`; a campaign that is not there, or a refusal, said in the frame.
+     * The preview of what the fields make as the page shows it beside the frame (what it is for,
+     * the rendered subject and text body), or why there is nothing to show.
      */
-    const framedCampaign = (workspace: Workspace, valuesFor: (campaign: Campaign) => ComposerValues) =>
-      Effect.gen(function*() {
+    const shownOf = (workspace: Workspace, values: ComposerValues, data?: Readonly<Record<string, unknown>>) =>
+      contentOf(workspace, values).pipe(
+        Effect.flatMap(Either.match({
+          onLeft: (note): Effect.Effect<ShownPreview, ApplicationError> => Effect.succeed({ note }),
+          onRight: (source) =>
+            preview.examine(workspace, source, values.previewEmail, { data }).pipe(
+              Effect.map((examined) => shownPreview(workspace, examined, { tellProblem: true }))
+            )
+        })),
+        Effect.catchAll((error) => Effect.succeed<ShownPreview>({ note: refusalOf(error, workspace.t).text }))
+      )
+
+    /**
+     * A preview route's answer: the frame's document, or, when the page's script asks for JSON,
+     * the subject and text body it shows beside the frame.
+     */
+    const previewOf = (
+      workspace: Workspace,
+      request: HttpServerRequest.HttpServerRequest,
+      values: ComposerValues,
+      data?: Readonly<Record<string, unknown>>
+    ) =>
+      asksJson(request)
+        ? shownOf(workspace, values, data).pipe(Effect.map((shown) => json({ preview: shown })))
+        : frameOf(workspace, values, data)
+
+    /**
+     * The preview of the campaign the path names, with the fields `valuesFor` gives and the
+     * campaign's `data`; a campaign that is not there, or a refusal, said in the frame (or as JSON).
+     */
+    const framedCampaign = (
+      workspace: Workspace,
+      request: HttpServerRequest.HttpServerRequest,
+      valuesFor: (campaign: Campaign) => ComposerValues
+    ) => {
+      const said = (status: number, text: string) => asksJson(request) ? json({ error: text }, status) : frameNote(workspace, text)
+      return Effect.gen(function*() {
         const { campaign_id } = yield* HttpRouter.params
         const id = campaignIdOf(campaign_id)
-        if (Option.isNone(id)) return frameNote(workspace, workspace.t.refusal.notFound)
+        if (Option.isNone(id)) return said(404, workspace.t.refusal.notFound)
         const { campaign } = yield* campaigns.get(workspace.principal, id.value)
-        return yield* frameOf(workspace, valuesFor(campaign), campaign.data)
-      }).pipe(Effect.catchAll((error) => Effect.succeed(frameNote(workspace, refusalOf(error, workspace.t).text))))
+        return yield* previewOf(workspace, request, valuesFor(campaign), campaign.data)
+      }).pipe(Effect.catchAll((error) => {
+        const refusal = refusalOf(error, workspace.t)
+        return Effect.succeed(said(refusal.status, refusal.text))
+      }))
+    }
 
     /** The composer: a new campaign's, or a draft's (or a scheduled one's) on its own page. */
     const composerPage = (
@@ -420,6 +463,7 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
         const offered = yield* choices(workspace)
         const counted = yield* countOf(workspace, scope.values)
         const campaign = scope.record?.campaign
+        const shown = yield* shownOf(workspace, scope.values, campaign?.data)
         const values = {
           ...scope.values,
           // A segment or template chosen before it was deleted stays chosen, and is refused by name.
@@ -438,6 +482,8 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
           action: campaign === undefined ? `${listPath(workspace)}/new` : pathOf(workspace, campaign.id),
           countAction: `${listPath(workspace)}/count`,
           previewAction: campaign === undefined ? `${listPath(workspace)}/preview` : `${pathOf(workspace, campaign.id)}/preview`,
+          searchAction: `${listPath(workspace)}/subscribers`,
+          preview: shown,
           // A saved campaign's content shows in the frame at once; a new one's (or one refused) when previewed.
           frameSrc: campaign === undefined || scope.status !== undefined
             ? ""
@@ -614,18 +660,23 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
         {
           method: "POST",
           path: "/campaigns/preview",
-          handle: (workspace, _request, form) => frameOf(workspace, valuesOf(form))
+          handle: (workspace, request, form) => previewOf(workspace, request, valuesOf(form))
+        },
+        {
+          method: "GET",
+          path: "/campaigns/subscribers",
+          handle: (workspace, request) => preview.suggestions(workspace, queryOf(request, "q"))
         },
         {
           method: "GET",
           path: "/campaigns/:campaign_id/preview",
           handle: (workspace, request) =>
-            framedCampaign(workspace, (campaign) => valuesOfCampaign(campaign, "UTC", previewEmailOf(request)))
+            framedCampaign(workspace, request, (campaign) => valuesOfCampaign(campaign, "UTC", queryOf(request, "email")))
         },
         {
           method: "POST",
           path: "/campaigns/:campaign_id/preview",
-          handle: (workspace, _request, form) => framedCampaign(workspace, () => valuesOf(form))
+          handle: (workspace, request, form) => framedCampaign(workspace, request, () => valuesOf(form))
         },
         {
           method: "POST",
@@ -649,7 +700,7 @@ export const makeCampaignsScreen = (assets: DashboardAssets) =>
             withCampaignRead(workspace, campaigns.report, (report) => {
               const zone = zoneOf(request)
               if (report.campaign.status === "draft" || report.campaign.status === "scheduled") {
-                return composerPage(workspace, zone, { record: report, values: valuesOfCampaign(report.campaign, zone, previewEmailOf(request)) })
+                return composerPage(workspace, zone, { record: report, values: valuesOfCampaign(report.campaign, zone, queryOf(request, "email")) })
               }
               return Effect.succeed(reportPage(workspace, zone, report))
             })

@@ -128,16 +128,11 @@ export const campaignsViews = {
     <section aria-labelledby="campaign-preview-title">
       <h2 id="campaign-preview-title">{{ t.campaigns.previewTitle }}</h2>
       <p class="note">{{ t.campaigns.previewIntro }}</p>
-      <div>
-        <label for="campaign-preview-email">{{ t.campaigns.previewFor }}</label>
-        <input id="campaign-preview-email" name="preview_email" type="email" autocomplete="off" maxlength="320"
-          value="{{ values.previewEmail }}" aria-describedby="campaign-preview-email-hint" />
-        <p class="hint" id="campaign-preview-email-hint">{{ t.campaigns.previewForHint }}</p>
-      </div>
+      {% render "template-preview-for", t: t, id: "campaign", email: values.previewEmail, searchAction: searchAction %}
       <div class="actions">
         <button type="submit" class="secondary" id="campaign-preview-button" formaction="{{ previewAction }}" formtarget="campaign-preview-frame">{{ t.campaigns.previewButton }}</button>
       </div>
-      <iframe class="template-preview" name="campaign-preview-frame" id="campaign-preview-frame" sandbox title="{{ t.campaigns.previewFrame }}"{% if frameSrc != "" %} src="{{ frameSrc }}"{% endif %}></iframe>
+      {% render "template-preview-shown", t: t, id: "campaign", preview: preview, frameName: "campaign-preview-frame", frameTitle: t.campaigns.previewFrame, frameSrc: frameSrc %}
     </section>
   </form>
   <section aria-labelledby="campaign-test-title">
@@ -164,13 +159,13 @@ export const campaignsViews = {
 
   "campaign-new": `{% layout "app" %}{% block title %}{{ t.campaigns.createTitle }}{% endblock %}{% block content %}
   <h1>{{ t.campaigns.createTitle }}</h1>
-  {% render "campaign-composer-form", t: t, csrf: csrf, action: action, countAction: countAction, values: values, errors: errors, kinds: kinds, tags: tags, segments: segments, templates: templates, templatePath: templatePath, counted: counted, zone: zone, submit: t.campaigns.create, back: back, previewAction: previewAction, frameSrc: frameSrc, testAction: testAction, user: user %}
+  {% render "campaign-composer-form", t: t, csrf: csrf, action: action, countAction: countAction, values: values, errors: errors, kinds: kinds, tags: tags, segments: segments, templates: templates, templatePath: templatePath, counted: counted, zone: zone, submit: t.campaigns.create, back: back, previewAction: previewAction, searchAction: searchAction, preview: preview, frameSrc: frameSrc, testAction: testAction, user: user %}
 {% endblock %}`,
 
   campaign: `{% layout "app" %}{% block title %}{{ t.campaigns.editTitle | fill: "name", campaign.name }}{% endblock %}{% block content %}
   <h1>{{ t.campaigns.editTitle | fill: "name", campaign.name }}</h1>
   {% render "campaign-head", t: t, csrf: csrf, campaign: campaign, actions: actions %}
-  {% render "campaign-composer-form", t: t, csrf: csrf, action: action, countAction: countAction, values: values, errors: errors, kinds: kinds, tags: tags, segments: segments, templates: templates, templatePath: templatePath, counted: counted, zone: zone, submit: t.campaigns.save, back: back, previewAction: previewAction, frameSrc: frameSrc, testAction: testAction, user: user %}
+  {% render "campaign-composer-form", t: t, csrf: csrf, action: action, countAction: countAction, values: values, errors: errors, kinds: kinds, tags: tags, segments: segments, templates: templates, templatePath: templatePath, counted: counted, zone: zone, submit: t.campaigns.save, back: back, previewAction: previewAction, searchAction: searchAction, preview: preview, frameSrc: frameSrc, testAction: testAction, user: user %}
 {% endblock %}`,
 
   "campaign-progress": `<section aria-labelledby="progress-title" id="campaign-progress" data-poll="{{ poll }}" data-status="{{ progress.status }}">

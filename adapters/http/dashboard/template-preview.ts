@@ -1,17 +1,30 @@
 import { HttpServerResponse } from "@effect/platform"
-import { type EmailTemplateSource, Emails, type EmailToSend, Subscribers, type TemplateProblem, Templates } from "@roster/application"
+import {
+  type EmailTemplateSource,
+  Emails,
+  type EmailToSend,
+  Subscribers,
+  type TemplateInspection,
+  type TemplatePreview,
+  type TemplateProblem,
+  Templates
+} from "@roster/application"
 import { EmailAddress, type SubscriberId } from "@roster/domain"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { fill, redirect, refusalOf, type Workspace } from "./pages.js"
 import { renderView } from "./views.js"
 
 /**
  * What the template editor and the campaign composer share of a template's preview and test send:
- * the subscriber a preview is for, the HTML body rendered into a document of its own that a
- * sandboxed frame shows, and a test sent to the signed-in person. Both go through the templates
- * and emails use cases (`Templates.inspect`, `Templates.previewDraft`, `Emails.send`), so there is
- * one way a template is rendered.
+ * the subscriber a preview is for and the addresses offered to choose one, the rendered subject and
+ * text body shown on the page, the HTML body rendered into a document of its own that a sandboxed
+ * frame shows, and a test sent to the signed-in person. Both go through the templates and emails
+ * use cases (`Templates.inspect`, `Templates.previewDraft`, `Emails.send`), so there is one way a
+ * template is rendered.
  */
+
+/** Addresses the preview's subscriber search offers. */
+const SEARCH_SIZE = 10
 
 const emailOf = Schema.decodeUnknownOption(EmailAddress)
 
@@ -59,6 +72,52 @@ export const problemMessage = (problem: TemplateProblem, workspace: Workspace) =
     : fill(t.problemAt, { line: problem.line, column: problem.column, problem: said })
 }
 
+/** A template read by the engine, the preview's subscriber, and what it renders to (or why it could not), unless it was not rendered. */
+export interface Examined {
+  readonly inspection: TemplateInspection
+  readonly who: { readonly subscriberId: SubscriberId | undefined; readonly note: string }
+  readonly rendered: Either.Either<TemplatePreview, string> | undefined
+}
+
+/** The preview as a page shows it beside the frame: what it is for (or why there is none), the subject, the text body, the variables left empty. */
+export interface ShownPreview {
+  readonly note: string
+  readonly subject?: string
+  readonly text?: string | null
+  readonly hasHtml?: boolean
+  readonly empty?: string
+}
+
+/**
+ * The preview of what was examined, in the person's words; a problem is told as "fix it first", or
+ * with the first problem itself at its part, line and column when `tellProblem`.
+ */
+export const shownPreview = (
+  workspace: Workspace,
+  examined: Examined,
+  options: { readonly tellProblem?: boolean } = {}
+): ShownPreview => {
+  const t = workspace.t.templates
+  const { rendered, who } = examined
+  const first = examined.inspection.problems[0]
+  if (first !== undefined) {
+    return { note: options.tellProblem === true ? `${t.fixFirst} ${t[first.part]}: ${problemMessage(first, workspace)}` : t.fixFirst }
+  }
+  if (rendered === undefined) return { note: "" }
+  if (Either.isLeft(rendered)) return { note: fill(t.previewFailed, { problem: rendered.left }) }
+  const preview = rendered.right
+  return {
+    note: who.note,
+    subject: preview.subject,
+    text: preview.text,
+    hasHtml: preview.html !== null,
+    empty: preview.emptyVariables.length === 0 ? "" : fill(t.previewEmpty, { names: preview.emptyVariables.join(", ") })
+  }
+}
+
+/** A JSON answer of a page's script, never kept by the browser. */
+export const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status, headers: { "Cache-Control": "no-store" } })
+
 /** What a test send is of: a saved template, or content given as it stands. */
 export type TestContent =
   | { readonly templateId: NonNullable<EmailToSend["templateId"]> }
@@ -86,6 +145,38 @@ export const makeTemplatePreview = Effect.gen(function*() {
         })
       })
     })
+
+  /**
+   * `source` read by the engine and, when it has no problem and `render` is not false, rendered
+   * for the preview's subscriber (and the values it reads as `data`).
+   */
+  const examine = (
+    workspace: Workspace,
+    source: EmailTemplateSource,
+    email: string,
+    options: { readonly data?: Readonly<Record<string, unknown>>; readonly render?: boolean } = {}
+  ) =>
+    Effect.gen(function*() {
+      const inspection = yield* templates.inspect(workspace.principal, source)
+      const who = yield* previewSubscriber(workspace, email)
+      const rendered: Examined["rendered"] = inspection.problems.length > 0 || options.render === false
+        ? undefined
+        : yield* templates.previewDraft(workspace.principal, source, { subscriberId: who.subscriberId, data: options.data }).pipe(
+          Effect.map((preview) => Either.right(preview)),
+          Effect.catchTag("InvalidInput", (error) => Effect.succeed(Either.left(refusalOf(error, workspace.t).text)))
+        )
+      return { inspection, who, rendered } satisfies Examined
+    })
+
+  /** The addresses of the organization's subscribers that match what is typed of the preview's, as the "preview for" field offers them. */
+  const suggestions = (workspace: Workspace, query: string) =>
+    subscribers.list(workspace.principal, { search: query, sort: "email", order: "asc", count: "capped", limit: SEARCH_SIZE }).pipe(
+      Effect.map((found) => json({ emails: found.items.map((view) => view.subscriber.email) })),
+      Effect.catchAll((error) => {
+        const refusal = refusalOf(error, workspace.t)
+        return Effect.succeed(json({ error: refusal.text }, refusal.status))
+      })
+    )
 
   /**
    * The rendered HTML body of `source` for the preview's subscriber (and the values it reads as
@@ -147,5 +238,5 @@ export const makeTemplatePreview = Effect.gen(function*() {
     )
   }
 
-  return { previewSubscriber, frame, testSend } as const
+  return { previewSubscriber, examine, suggestions, frame, testSend } as const
 })

@@ -1,9 +1,7 @@
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   type EmailTemplateSource,
-  Subscribers,
   type TemplateInspection,
-  type TemplatePreview,
   type TemplateProblem,
   Templates
 } from "@roster/application"
@@ -32,7 +30,7 @@ import {
   type Workspace
 } from "./pages.js"
 import { deletionRoutes } from "./deletion.js"
-import { frameNote, makeTemplatePreview, problemMessage } from "./template-preview.js"
+import { frameNote, json, makeTemplatePreview, problemMessage, shownPreview } from "./template-preview.js"
 import type { Screen } from "./screen.js"
 import type { DashboardTexts } from "./texts.js"
 
@@ -49,8 +47,6 @@ import type { DashboardTexts } from "./texts.js"
 
 /** Templates a page of the list. */
 const PER_PAGE = 50
-/** Addresses the preview's subscriber search offers. */
-const SEARCH_SIZE = 10
 const PARTS = ["subject", "html", "text"] as const
 /** The characters of a problem's line shown, and how many of them before its column. */
 const EXCERPT_WIDTH = 36
@@ -151,14 +147,10 @@ const errorsOfRefusal = (error: ApplicationError, workspace: Workspace): Readonl
 const kindOf = (template: EmailTemplate): keyof Texts["kinds"] =>
   template.html !== null && template.text !== null ? "both" : template.html !== null ? "html" : "text"
 
-const json = (body: unknown) => HttpServerResponse.unsafeJson(body, { headers: { "Cache-Control": "no-store" } })
-
 export const makeTemplatesScreen = (assets: DashboardAssets) =>
   Effect.gen(function*() {
     const templates = yield* Templates
-    const subscribers = yield* Subscribers
     const preview = yield* makeTemplatePreview
-    const previewSubscriber = preview.previewSubscriber
 
     const listPath = (workspace: Workspace) => `${workspace.base}/templates`
 
@@ -170,38 +162,14 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
       }, { status: refusal.status, menu: "templates" })
     }
 
-    /** The draft read by the engine, and rendered for the preview's subscriber when it can be read. */
+    /** The draft read by the engine, and rendered for the preview's subscriber when it can be read and is not blank. */
     const examine = (workspace: Workspace, values: Values) =>
       Effect.gen(function*() {
         const source = sourceOf(values)
-        const inspection = yield* templates.inspect(workspace.principal, source)
-        const problems = problemsByPart(inspection, source, workspace)
-        const who = yield* previewSubscriber(workspace, values.previewEmail)
         const blank = values.subject.trim() === "" || (source.html === null && source.text === null)
-        const rendered: Either.Either<TemplatePreview, string> | undefined = inspection.problems.length > 0 || blank
-          ? undefined
-          : yield* templates.previewDraft(workspace.principal, source, { subscriberId: who.subscriberId }).pipe(
-            Effect.map((preview) => Either.right(preview)),
-            Effect.catchTag("InvalidInput", (error) => Effect.succeed(Either.left(refusalOf(error, workspace.t).text)))
-          )
-        return { inspection, problems, who, rendered }
+        const examined = yield* preview.examine(workspace, source, values.previewEmail, { render: !blank })
+        return { ...examined, problems: problemsByPart(examined.inspection, source, workspace) }
       })
-
-    const previewView = (workspace: Workspace, examined: Effect.Effect.Success<ReturnType<typeof examine>>) => {
-      const t = workspace.t.templates
-      const { rendered, who } = examined
-      if (examined.inspection.problems.length > 0) return { note: t.fixFirst }
-      if (rendered === undefined) return { note: "" }
-      if (Either.isLeft(rendered)) return { note: fill(t.previewFailed, { problem: rendered.left }) }
-      const preview = rendered.right
-      return {
-        note: who.note,
-        subject: preview.subject,
-        text: preview.text,
-        hasHtml: preview.html !== null,
-        empty: preview.emptyVariables.length === 0 ? "" : fill(t.previewEmpty, { names: preview.emptyVariables.join(", ") })
-      }
-    }
 
     const editorPage = (
       workspace: Workspace,
@@ -229,7 +197,7 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
           errors: scope.errors ?? {},
           problems,
           variables: examined.inspection.variables,
-          preview: previewView(workspace, examined),
+          preview: shownPreview(workspace, examined),
           // A saved template's body shows in the frame at once; a new one's when previewed.
           frameSrc: template === undefined || scope.status !== undefined ? "" : `${base}/${template.id}/preview${frameQuery}`,
           action: template === undefined ? `${base}/new` : `${base}/${template.id}`,
@@ -344,7 +312,7 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
                 problems: Object.fromEntries(PARTS.map((part) => [part, examined.problems[part] ?? null])),
                 fields: { subject: fields.subject ?? null, html: fields.html ?? null, text: fields.text ?? null },
                 variables: examined.inspection.variables,
-                preview: previewView(workspace, examined)
+                preview: shownPreview(workspace, examined)
               })
             }).pipe(Effect.catchAll((error) => {
               const refusal = refusalOf(error, workspace.t)
@@ -364,20 +332,7 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
         {
           method: "GET",
           path: "/templates/subscribers",
-          handle: (workspace, request) =>
-            subscribers.list(workspace.principal, {
-              search: queryOf(request, "q"),
-              sort: "email",
-              order: "asc",
-              count: "capped",
-              limit: SEARCH_SIZE
-            }).pipe(
-              Effect.map((found) => json({ emails: found.items.map((view) => view.subscriber.email) })),
-              Effect.catchAll((error) => {
-                const refusal = refusalOf(error, workspace.t)
-                return Effect.succeed(HttpServerResponse.unsafeJson({ error: refusal.text }, { status: refusal.status }))
-              })
-            )
+          handle: (workspace, request) => preview.suggestions(workspace, queryOf(request, "q"))
         },
         {
           method: "GET",

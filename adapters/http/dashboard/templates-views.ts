@@ -34,8 +34,34 @@ export const templatesViews = {
   // A part's problem, where the page's script puts the one the check route answers.
   "template-problem": `<div id="tpl-{{ part }}-problem">{% if error %}<p class="field-error" id="tpl-{{ part }}-error">{{ error }}</p>{% elsif problem %}<p class="field-error" id="tpl-{{ part }}-error">{{ problem.message }}</p>{% if problem.excerpt %}<pre class="excerpt" tabindex="0">{{ problem.excerpt }}</pre>{% endif %}{% endif %}</div>`,
 
+  // The "preview for" field of a template's preview (the editor's and the composer's, `id` naming
+  // which): an address typed, with the organization's subscribers' addresses that match it offered
+  // by the page's script from `searchAction`.
+  "template-preview-for": `<div>
+      <label for="{{ id }}-preview-email">{{ t.templates.previewFor }}</label>
+      <input id="{{ id }}-preview-email" name="preview_email" type="email" list="{{ id }}-subscribers" autocomplete="off" maxlength="320"
+        value="{{ email }}" aria-describedby="{{ id }}-preview-email-hint" data-search="{{ searchAction }}" />
+      <datalist id="{{ id }}-subscribers"></datalist>
+      <p class="hint" id="{{ id }}-preview-email-hint">{{ t.templates.previewForHint }}</p>
+    </div>`,
+
+  // A template's preview as rendered (the editor's and the composer's): what it is for, the
+  // subject, the HTML body in a sandboxed frame the preview button sends the form to, and the text
+  // body; the page's script puts a new preview's subject and text in place by these ids.
+  "template-preview-shown": `<div id="{{ id }}-preview" aria-live="polite">
+      <p class="note" id="{{ id }}-preview-note">{{ preview.note }}</p>
+      <p id="{{ id }}-preview-empty" class="hint">{{ preview.empty }}</p>
+      <dl class="facts">
+        <dt>{{ t.templates.previewSubject }}</dt><dd id="{{ id }}-preview-subject">{{ preview.subject }}</dd>
+      </dl>
+    </div>
+    <h3>{{ t.templates.previewHtml }}</h3>
+    <iframe class="template-preview" name="{{ frameName }}" id="{{ id }}-preview-frame" sandbox title="{{ frameTitle }}"{% if frameSrc != "" %} src="{{ frameSrc }}"{% endif %}></iframe>
+    <h3>{{ t.templates.previewText }}</h3>
+    <pre id="{{ id }}-preview-text" class="preview-text" data-none="{{ t.templates.previewNoText }}">{% if preview.text %}{{ preview.text }}{% elsif preview.subject %}{{ t.templates.previewNoText }}{% endif %}</pre>`,
+
   "template-editor-form": `<div class="template-editor">
-  <form class="stack wide" id="template-editor" method="post" action="{{ action }}" novalidate data-check="{{ checkAction }}" data-search="{{ searchAction }}">
+  <form class="stack wide" id="template-editor" method="post" action="{{ action }}" novalidate data-check="{{ checkAction }}">
     <input type="hidden" name="csrf" value="{{ csrf }}" />
     <div>
       <label for="tpl-name">{{ t.templates.name }}</label>
@@ -66,13 +92,7 @@ export const templatesViews = {
     </div>
     {% if errors.form %}<p class="field-error" role="alert">{{ errors.form }}</p>{% endif %}
     <div class="actions"><button type="submit">{{ submit }}</button><a href="{{ cancel }}">{{ t.templates.cancel }}</a></div>
-    <div>
-      <label for="tpl-preview-email">{{ t.templates.previewFor }}</label>
-      <input id="tpl-preview-email" name="preview_email" type="email" list="tpl-subscribers" autocomplete="off" maxlength="320"
-        value="{{ values.previewEmail }}" aria-describedby="tpl-preview-email-hint" />
-      <datalist id="tpl-subscribers"></datalist>
-      <p class="hint" id="tpl-preview-email-hint">{{ t.templates.previewForHint }}</p>
-    </div>
+    {% render "template-preview-for", t: t, id: "tpl", email: values.previewEmail, searchAction: searchAction %}
     <div class="actions">
       <button type="submit" class="secondary" id="tpl-preview-button" formaction="{{ previewAction }}" formtarget="template-preview-frame">{{ t.templates.previewButton }}</button>
     </div>
@@ -87,17 +107,7 @@ export const templatesViews = {
   </div>
   <section aria-labelledby="tpl-preview-title">
     <h2 id="tpl-preview-title">{{ t.templates.previewTitle }}</h2>
-    <div id="tpl-preview" aria-live="polite">
-      <p class="note" id="tpl-preview-note">{{ preview.note }}</p>
-      <p id="tpl-preview-empty" class="hint">{{ preview.empty }}</p>
-      <dl class="facts">
-        <dt>{{ t.templates.previewSubject }}</dt><dd id="tpl-preview-subject">{{ preview.subject }}</dd>
-      </dl>
-    </div>
-    <h3>{{ t.templates.previewHtml }}</h3>
-    <iframe class="template-preview" name="template-preview-frame" id="tpl-preview-frame" sandbox title="{{ t.templates.previewFrame }}"{% if frameSrc != "" %} src="{{ frameSrc }}"{% endif %}></iframe>
-    <h3>{{ t.templates.previewText }}</h3>
-    <pre id="tpl-preview-text" class="preview-text" data-none="{{ t.templates.previewNoText }}">{% if preview.text %}{{ preview.text }}{% elsif preview.subject %}{{ t.templates.previewNoText }}{% endif %}</pre>
+    {% render "template-preview-shown", t: t, id: "tpl", preview: preview, frameName: "template-preview-frame", frameTitle: t.templates.previewFrame, frameSrc: frameSrc %}
   </section>`,
 
   "template-new": `{% layout "app" %}{% block title %}{{ t.templates.createTitle }}{% endblock %}{% block content %}

@@ -173,7 +173,7 @@ const frameTemplates = {
 const templates = { ...frameTemplates, ...overviewViews, ...subscribersViews, ...tagsViews, ...formsViews, ...segmentsViews, ...apiKeysViews, ...membersViews, ...importsViews, ...settingsViews, ...templatesViews, ...campaignsViews, ...webhooksViews, ...emailActivityViews, ...sequencesViews, ...triggersViews } as const
 
 /** Partials: rendered inside pages, never as a page. */
-type Partial = "page" | "entry" | "app" | "flash" | "field-error" | "pages" | `${string}-form` | "segment-condition-problem" | "template-problem"
+type Partial = "page" | "entry" | "app" | "flash" | "field-error" | "pages" | `${string}-form` | "segment-condition-problem" | "template-problem" | "template-preview-for" | "template-preview-shown"
 
 export type DashboardView = Exclude<keyof typeof templates, Partial>
 

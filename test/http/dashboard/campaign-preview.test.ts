@@ -4,7 +4,9 @@
  * its own (as the template editor's), for a subscriber found by email or a sample one and with the
  * campaign's data; a Liquid problem told in the frame at its part, line and column; the saved
  * campaign's content sent to the signed-in person, which reaches a local server that speaks
- * Resend's API; the refusals (not a subscriber, another organization's campaign, no form token).
+ * Resend's API; the rendered subject and text body beside the frame (as JSON for the page's script,
+ * and on the page), and the addresses offered for the preview's subscriber; the refusals (not a
+ * subscriber, another organization's campaign, no form token).
  */
 import { Layer, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -84,6 +86,96 @@ describe.each(deployments)("the campaign composer's preview and test send in the
     // Without the form token the frame is refused like any form.
     const { csrf: _csrf, ...unsigned } = fields(csrf)
     expect((await b.post(`${base}/campaigns/preview`, unsigned)).status).toBe(403)
+  })
+
+  it("shows the rendered subject and text body beside the frame, for a subscriber or a sample one, and offers addresses", async () => {
+    const { b, base, csrf, organization } = await personIn(server)
+    const key = await server.createApiKey(organization)
+    const email = freshAddress("reader")
+    await call(server, "POST", `${api()}/subscribers`, { key, json: { email, metadata: { name: "<b>Bea</b>" } } })
+    const asJson = { accept: "application/json" }
+    const own = { subject: "Spring for {{ subscriber.metadata.name }}", text: "Hello {{ subscriber.email }}" }
+
+    // The page's script asks the preview route for JSON: the subject and text body shown beside the frame.
+    const chosen = await b.post(`${base}/campaigns/preview`, fields(csrf, { ...own, preview_email: email }), asJson)
+    expect(chosen.status).toBe(200)
+    expect(chosen.headers.get("content-type")).toContain("application/json")
+    expect(JSON.parse(chosen.body).preview).toEqual({
+      note: `Shown for ${email}.`,
+      subject: "Spring for <b>Bea</b>",
+      text: `Hello ${email}`,
+      hasHtml: true,
+      empty: ""
+    })
+    const sample = await b.post(`${base}/campaigns/preview`, fields(csrf, own), asJson)
+    expect(JSON.parse(sample.body).preview).toMatchObject({
+      note: "Shown for a sample subscriber (jane@example.com).",
+      subject: "Spring for",
+      text: "Hello jane@example.com",
+      empty: "These variables had no value: subscriber.metadata.name."
+    })
+    const nobody = await b.post(`${base}/campaigns/preview`, fields(csrf, { ...own, preview_email: "nobody@example.com" }), asJson)
+    expect(JSON.parse(nobody.body).preview.note).toBe(
+      "No subscriber of this organization has the address nobody@example.com; the preview shows a sample subscriber."
+    )
+    // Nothing to render, or a problem: said, with no subject or text.
+    const noSubject = await b.post(`${base}/campaigns/preview`, fields(csrf, { subject: "" }), asJson)
+    expect(JSON.parse(noSubject.body).preview).toEqual({ note: "Give the campaign a subject and a body, or choose a template, to see it." })
+    const broken = await b.post(`${base}/campaigns/preview`, fields(csrf, { text: "{% iff x %}" }), asJson)
+    expect(JSON.parse(broken.body).preview.note).toContain("Fix the problems in the template to see the preview. Text body: Line 1, column 1:")
+    expect(JSON.parse(broken.body).preview.subject).toBeUndefined()
+    // Without the form token, refused like the frame.
+    const { csrf: _csrf, ...unsigned } = fields(csrf)
+    expect((await b.post(`${base}/campaigns/preview`, unsigned, asJson)).status).toBe(403)
+
+    // Without the script, the page shows a saved draft's subject and text for the address it names.
+    const made = await b.post(`${base}/campaigns/new`, fields(csrf, own))
+    expect(made.status, made.body).toBe(303)
+    const id = idOf(made.headers.get("location"))
+    const forBea = await b.get(`${base}/campaigns/${id}?email=${encodeURIComponent(email)}`)
+    expect(forBea.body).toContain(`<p class="note" id="campaign-preview-note">Shown for ${email}.</p>`)
+    expect(forBea.body).toContain("<dd id=\"campaign-preview-subject\">Spring for &lt;b&gt;Bea&lt;/b&gt;</dd>")
+    expect(forBea.body).toContain(`<pre id="campaign-preview-text" class="preview-text" data-none="No text body.">Hello ${email}</pre>`)
+    expect(forBea.body).toContain(`src="${base}/campaigns/${id}/preview?email=${encodeURIComponent(email)}"`)
+    const forSample = await b.get(`${base}/campaigns/${id}`)
+    expect(forSample.body).toContain("<dd id=\"campaign-preview-subject\">Spring for</dd>")
+    expect(forSample.body).toContain(">Hello jane@example.com</pre>")
+    // The saved draft's route answers JSON too, for the form as it stands.
+    const saved = await b.post(`${base}/campaigns/${id}/preview`, fields(csrf, { ...own, text: "" }), asJson)
+    expect(JSON.parse(saved.body).preview).toMatchObject({ subject: "Spring for", text: null, hasHtml: true })
+    const other = await personIn(server)
+    const stranger = await other.b.post(`${other.base}/campaigns/${id}/preview`, fields(other.csrf), asJson)
+    expect(stranger.status).toBe(404)
+    expect(JSON.parse(stranger.body).error).toContain("It no longer exists")
+    const unknown = await b.post(`${base}/campaigns/not-a-campaign/preview`, fields(csrf), asJson)
+    expect(unknown.status).toBe(404)
+
+    // The "preview for" field is offered the organization's addresses, by the same search as the template editor's.
+    const fresh = await b.get(`${base}/campaigns/new`)
+    expect(fresh.body).toContain(`list="campaign-subscribers"`)
+    expect(fresh.body).toContain(`data-search="${base}/campaigns/subscribers"`)
+    expect(fresh.body).toContain("<datalist id=\"campaign-subscribers\"></datalist>")
+    const search = await b.get(`${base}/campaigns/subscribers?q=${encodeURIComponent(email.slice(0, 8))}`)
+    expect(search.status).toBe(200)
+    expect(JSON.parse(search.body)).toEqual({ emails: [email] })
+    expect(JSON.parse((await other.b.get(`${other.base}/campaigns/subscribers?q=${encodeURIComponent(email.slice(0, 8))}`)).body))
+      .toEqual({ emails: [] })
+    const tooLong = await b.get(`${base}/campaigns/subscribers?q=${"a".repeat(400)}`)
+    expect(tooLong.status).toBe(400)
+    expect(JSON.parse(tooLong.body).error).toBeTypeOf("string")
+  })
+
+  it("shows the subject and text in German too", async () => {
+    const { b, base, csrf } = await personIn(server)
+    await b.get("/app/locale/de?back=/app")
+    const page = await b.get(`${base}/campaigns/new`)
+    expect(page.body).toContain("Betreff, HTML-Inhalt und Text-Inhalt, wie das Formular jetzt steht")
+    expect(page.body).toContain("Tippen Sie eine Adresse, um einen Abonnenten zu wählen")
+    const shown = await b.post(`${base}/campaigns/preview`, fields(csrf, { text: "Hallo" }), { accept: "application/json" })
+    expect(JSON.parse(shown.body).preview).toMatchObject({
+      note: "Gezeigt für einen Beispiel-Abonnenten (jane@example.com).",
+      text: "Hallo"
+    })
   })
 
   it("tells a Liquid problem in the frame at its part, line and column, in German too", async () => {

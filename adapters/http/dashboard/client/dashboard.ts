@@ -87,6 +87,21 @@ interface TemplateCheck {
   }
 }
 
+/** A template's preview put in place beside its frame (`tpl-…` the editor's, `campaign-…` the composer's): what it is for, the subject, the text body. */
+const showPreview = (prefix: string, preview: TemplateCheck["preview"]) => {
+  const set = (id: string, text: string) => {
+    const element = document.getElementById(id)
+    if (element !== null) element.textContent = text
+  }
+  set(`${prefix}-preview-note`, preview.note)
+  set(`${prefix}-preview-empty`, preview.empty ?? "")
+  set(`${prefix}-preview-subject`, preview.subject ?? "")
+  const text = document.getElementById(`${prefix}-preview-text`)
+  if (text !== null) {
+    text.textContent = preview.text ?? (preview.subject === undefined ? "" : text.dataset["none"] ?? "")
+  }
+}
+
 /**
  * The template editor: as a draft is typed, the server reads it with its own engine and answers
  * each part's problem at its line and column (shown beside the part, with the line itself), the
@@ -146,20 +161,6 @@ const templateEditor = (root: ParentNode) => {
     list.replaceChildren(...items)
   }
 
-  const showPreview = (preview: TemplateCheck["preview"]) => {
-    const set = (id: string, text: string) => {
-      const element = document.getElementById(id)
-      if (element !== null) element.textContent = text
-    }
-    set("tpl-preview-note", preview.note)
-    set("tpl-preview-empty", preview.empty ?? "")
-    set("tpl-preview-subject", preview.subject ?? "")
-    const text = document.getElementById("tpl-preview-text")
-    if (text !== null) {
-      text.textContent = preview.text ?? (preview.subject === undefined ? "" : text.dataset["none"] ?? "")
-    }
-  }
-
   const check = async () => {
     const mine = ++asked
     const body = new URLSearchParams()
@@ -175,7 +176,7 @@ const templateEditor = (root: ParentNode) => {
     const answer = await response.json() as TemplateCheck
     for (const part of ["subject", "html", "text"]) showProblem(part, answer.problems[part] ?? null, answer.fields[part] ?? null)
     showVariables(answer.variables)
-    showPreview(answer.preview)
+    showPreview("tpl", answer.preview)
     if (answer.preview.subject !== undefined && previewButton !== null) form.requestSubmit(previewButton)
   }
 
@@ -184,26 +185,64 @@ const templateEditor = (root: ParentNode) => {
     clearTimeout(timer)
     timer = setTimeout(() => void check().catch(() => undefined), 400)
   })
+}
 
-  // The preview's subscriber: the addresses that start with what is typed, offered as choices.
-  const email = form.querySelector<HTMLInputElement>("#tpl-preview-email")
-  const choices = document.getElementById("tpl-subscribers")
-  let searchTimer: ReturnType<typeof setTimeout> | undefined
-  email?.addEventListener("input", () => {
-    clearTimeout(searchTimer)
-    searchTimer = setTimeout(() => {
-      const query = new URLSearchParams({ q: email.value.trim() })
-      void fetch(`${form.dataset["search"]}?${query.toString()}`, { credentials: "same-origin" })
-        .then((response) => response.ok ? response.json() as Promise<{ emails: ReadonlyArray<string> }> : { emails: [] })
-        .then(({ emails }) => {
-          choices?.replaceChildren(...emails.map((address) => {
-            const option = document.createElement("option")
-            option.value = address
-            return option
-          }))
-        })
-        .catch(() => undefined)
-    }, 250)
+/**
+ * A preview's subscriber (`input[data-search]`, the template editor's and the composer's): the
+ * addresses that match what is typed, asked of its search route and offered as its list's choices.
+ */
+const addressSuggestions = (root: ParentNode) => {
+  for (const email of root.querySelectorAll<HTMLInputElement>("input[data-search]")) {
+    if (email.dataset["ready"] === "yes") continue
+    email.dataset["ready"] = "yes"
+    const choices = email.list
+    let timer: ReturnType<typeof setTimeout> | undefined
+    email.addEventListener("input", () => {
+      clearTimeout(timer)
+      timer = setTimeout(() => {
+        const query = new URLSearchParams({ q: email.value.trim() })
+        void fetch(`${email.dataset["search"]}?${query.toString()}`, { credentials: "same-origin" })
+          .then((response) => response.ok ? response.json() as Promise<{ emails: ReadonlyArray<string> }> : { emails: [] })
+          .then(({ emails }) => {
+            choices?.replaceChildren(...emails.map((address) => {
+              const option = document.createElement("option")
+              option.value = address
+              return option
+            }))
+          })
+          .catch(() => undefined)
+      }, 250)
+    })
+  }
+}
+
+/**
+ * The campaign composer's preview: the Preview button sends the form into the sandboxed frame,
+ * and the same route, asked for JSON, answers the subject and text body shown beside it.
+ */
+const campaignPreview = (root: ParentNode) => {
+  const form = root.querySelector<HTMLFormElement>("form#campaign-form")
+  const button = form?.querySelector<HTMLButtonElement>("#campaign-preview-button")
+  if (form === null || form === undefined || button === null || button === undefined || form.dataset["previewReady"] === "yes") return
+  form.dataset["previewReady"] = "yes"
+  let asked = 0
+  form.addEventListener("submit", (event) => {
+    if (event.submitter !== button) return
+    const mine = ++asked
+    const body = new URLSearchParams()
+    for (const [name, value] of new FormData(form)) if (typeof value === "string") body.append(name, value)
+    const token = csrfToken()
+    void fetch(button.formAction, {
+      method: "POST",
+      body,
+      credentials: "same-origin",
+      headers: { accept: "application/json", ...(token === undefined ? {} : { "X-CSRF-Token": token }) }
+    })
+      .then((response) => response.ok ? response.json() as Promise<{ preview: TemplateCheck["preview"] }> : Promise.reject(new Error(String(response.status))))
+      .then(({ preview }) => {
+        if (mine === asked) showPreview("campaign", preview)
+      })
+      .catch(() => undefined)
   })
 }
 
@@ -256,6 +295,8 @@ htmx.onLoad((element) => {
   localTimes(element)
   copyButtons(element)
   templateEditor(element)
+  addressSuggestions(element)
+  campaignPreview(element)
   followCampaign(element)
 })
 rememberTimeZone()
