@@ -10,6 +10,15 @@ import { Schema } from "effect"
 /** Words a reason may hold inside it (another reason, when a refusal builds on one). */
 type Say = (inner: Reason) => string
 
+/** What was given where a value of another kind was needed: a list, an object, or a value itself (its JSON text). */
+export type Given =
+  | { readonly kind: "array" }
+  | { readonly kind: "object" }
+  | { readonly kind: "value"; readonly json: string }
+
+/** What was given, in English words: `an array`, `an object`, or the value's JSON text. */
+const givenText = (given: Given): string => given.kind === "value" ? given.json : `an ${given.kind}`
+
 /** Reasons that stand alone; {@link composedWords} builds on them. */
 const plainWords = {
   // Text of any kind
@@ -172,21 +181,21 @@ const plainWords = {
   rowErased: () => "the subscriber asked to be erased; an import does not bring them back",
   rowSubscriberTags: ({ count, max }: { readonly count: number; readonly max: number }) =>
     `the subscriber would carry ${count} tags; a subscriber may carry at most ${max} (tags_per_subscriber)`,
-  // Segment filters (`given` is what was given instead, as the filter's decoder describes it)
-  filterNodeNotObject: ({ given }: { readonly given: string }) =>
-    `must be an object: a group (all, any, not) or a condition (field, op, value), not ${given}`,
+  // Segment filters (`given` is what was given instead)
+  filterNodeNotObject: ({ given }: { readonly given: Given }) =>
+    `must be an object: a group (all, any, not) or a condition (field, op, value), not ${givenText(given)}`,
   filterTooManyNodes: ({ max }: { readonly max: number }) => `a filter holds at most ${max} nodes`,
   filterTooDeep: ({ max }: { readonly max: number }) => `a filter nests at most ${max} levels deep`,
   filterBesideGroup: ({ group }: { readonly group: string }) =>
     `is not allowed beside "${group}": a node is one group or one condition`,
-  filterNotNodes: ({ given }: { readonly given: string }) => `must be an array of nodes, not ${given}`,
+  filterNotNodes: ({ given }: { readonly given: Given }) => `must be an array of nodes, not ${givenText(given)}`,
   filterGroupTooLong: ({ max }: { readonly max: number }) => `must hold at most ${max} nodes`,
-  filterNotArray: ({ given }: { readonly given: string }) => `must be an array, not ${given}`,
+  filterNotArray: ({ given }: { readonly given: Given }) => `must be an array, not ${givenText(given)}`,
   filterListTooLong: ({ max }: { readonly max: number }) => `must hold at most ${max} values`,
-  filterNotString: ({ given }: { readonly given: string }) => `must be a string, not ${given}`,
-  filterNotInstant: ({ given }: { readonly given: string }) =>
-    `must be a date (YYYY-MM-DD) or a date and time with a zone (2025-01-31T09:00:00Z), not ${given}`,
-  filterNotScalar: ({ given }: { readonly given: string }) => `must be a string, a number or a boolean, not ${given}`,
+  filterNotString: ({ given }: { readonly given: Given }) => `must be a string, not ${givenText(given)}`,
+  filterNotInstant: ({ given }: { readonly given: Given }) =>
+    `must be a date (YYYY-MM-DD) or a date and time with a zone (2025-01-31T09:00:00Z), not ${givenText(given)}`,
+  filterNotScalar: ({ given }: { readonly given: Given }) => `must be a string, a number or a boolean, not ${givenText(given)}`,
   filterUnknownKey: () => "is not a key of a node: a group is all, any or not; a condition is field, op and value",
   filterFieldRequired: () => "is required: a node is a group (all, any, not) or a condition (field, op, value)",
   filterUnknownField: ({ fields }: { readonly fields: string }) => `must be one of ${fields}`,
@@ -199,7 +208,7 @@ const plainWords = {
   filterMetadataPathKey: ({ key }: { readonly key: string }) =>
     `metadata path key ${key} must start with a letter or _ and hold only letters, digits, _ and -`,
   filterNoValue: ({ op }: { readonly op: string }) => `${op} takes no value`,
-  filterNotNumberOrDate: ({ given }: { readonly given: string }) => `must be a number or a date, not ${given}`,
+  filterNotNumberOrDate: ({ given }: { readonly given: Given }) => `must be a number or a date, not ${givenText(given)}`,
   filterDays: ({ max }: { readonly max: number }) => `must be a whole number of days from 1 to ${max}`,
   /** Words of another program (a template engine, a network check), passed on as they are. */
   foreign: ({ text }: { readonly text: string }) => text

@@ -128,8 +128,8 @@ describe("segment filters: decoding", () => {
   it("gives each problem as its path and catalogued reason, which the schema words in English", () => {
     const filter = { all: [{ field: "tags", op: "has_any", value: "x" }, { field: "metadata.plan", op: "gt", value: null }] }
     expect(segmentFilterOf(filter)).toStrictEqual(Either.left([
-      { path: ["all", 0, "value"], reason: reason("filterNotArray", { given: "\"x\"" }) },
-      { path: ["all", 1, "value"], reason: reason("filterNotNumberOrDate", { given: "null" }) }
+      { path: ["all", 0, "value"], reason: reason("filterNotArray", { given: { kind: "value", json: "\"x\"" } }) },
+      { path: ["all", 1, "value"], reason: reason("filterNotNumberOrDate", { given: { kind: "value", json: "null" } }) }
     ]))
     expect(problemsOf(filter)).toStrictEqual([
       "all[0].value: must be an array, not \"x\"",

@@ -1,7 +1,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { emailKey } from "./email-address.js"
 import { isUuid } from "./ids.js"
-import { type Reason, reason, reasonText } from "./reason.js"
+import { type Given, type Reason, reason, reasonText } from "./reason.js"
 import type { Subscriber, SubscriberStatus } from "./subscriber.js"
 import { subscriberStatuses } from "./subscriber.js"
 import { isStorableText } from "./text.js"
@@ -149,8 +149,8 @@ class Problems {
 }
 
 /** What was given instead of what a filter needs, in the words of its reasons: `null`, `an array`, `"x"`. */
-const describe = (u: unknown): string =>
-  u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : JSON.stringify(u)
+const describe = (u: unknown): Given =>
+  Array.isArray(u) ? { kind: "array" } : typeof u === "object" && u !== null ? { kind: "object" } : { kind: "value", json: JSON.stringify(u) }
 
 const groupKeys = ["all", "any", "not"] as const
 

@@ -2,7 +2,8 @@ import { Either, ParseResult, Schema } from "effect"
 import type { DomainEvent } from "./events.js"
 import { type EnrollmentId, FormId, type MessageId, type OrganizationId, SegmentId, type SequenceId, type SubscriberId, TagId, TemplateId } from "./ids.js"
 import type { MessageKind } from "./message.js"
-import { type FilterNode, SegmentFilter } from "./segment-filter.js"
+import { reasonText } from "./reason.js"
+import { type FilterNode, segmentFilterOf } from "./segment-filter.js"
 import { isStorableText, longerThan, UNSTORABLE_TEXT } from "./text.js"
 
 /**
@@ -292,9 +293,9 @@ const onlyKeys = (input: Readonly<Record<string, unknown>>, allowed: ReadonlyArr
 }
 
 const decodeFilter = (value: unknown, at: Path, problems: Problems): FilterNode | undefined => {
-  const decoded = Schema.decodeUnknownEither(SegmentFilter)(value)
+  const decoded = segmentFilterOf(value)
   if (Either.isRight(decoded)) return decoded.right
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) problems.add([...at, ...issue.path], issue.message)
+  for (const problem of decoded.left) problems.add([...at, ...problem.path], reasonText(problem.reason))
   return undefined
 }
 

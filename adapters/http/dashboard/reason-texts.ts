@@ -1,4 +1,4 @@
-import { englishReasonWords, type ReasonWords } from "@roster/domain"
+import { englishReasonWords, type Given, type ReasonWords } from "@roster/domain"
 
 /**
  * The reasons a use case refuses an input for (domain/src/reason.ts), in each language the
@@ -6,11 +6,8 @@ import { englishReasonWords, type ReasonWords } from "@roster/domain"
  * catalogue, so a reason without German words does not compile.
  */
 
-/**
- * What a segment filter was given instead, in German: the filter's decoder says `an array`,
- * `an object`, `null` or the value as JSON.
- */
-const givenDe = (given: string): string => given === "an array" ? "eine Liste" : given === "an object" ? "ein Objekt" : given
+/** What a segment filter was given instead, in German: a list, an object, or the value's JSON text. */
+const givenDe = (given: Given): string => given.kind === "array" ? "eine Liste" : given.kind === "object" ? "ein Objekt" : given.json
 
 const de: ReasonWords = {
   empty: () => "darf nicht leer sein",
