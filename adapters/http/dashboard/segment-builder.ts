@@ -7,6 +7,7 @@ import {
   type SubscriberStatus,
   subscriberStatuses
 } from "@roster/domain"
+import type { SegmentPreview } from "@roster/application"
 import { Either } from "effect"
 import type { FormFields } from "./pages.js"
 import { reasonTexts } from "./reason-texts.js"
@@ -360,3 +361,15 @@ export const builderInWords = (
   })
   return told.length === 0 ? w.every : list(told, builder.match === "any" ? "disjunction" : "conjunction")
 }
+
+/** How many of those who match a preview shows. */
+export const PREVIEW_SIZE = 10
+
+/** Who matches a filter, as the `segment-preview` partial shows it: the count and the first of them. */
+export const previewView = (preview: SegmentPreview | undefined) =>
+  preview === undefined
+    ? undefined
+    : {
+      total: preview.total,
+      rows: preview.items.map(({ subscriber }) => ({ id: subscriber.id, email: subscriber.email, status: subscriber.status }))
+    }

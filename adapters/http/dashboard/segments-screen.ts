@@ -37,6 +37,8 @@ import {
   filterOf,
   knownZone,
   placeOfField,
+  PREVIEW_SIZE,
+  previewView,
   valueTypes
 } from "./segment-builder.js"
 
@@ -56,8 +58,6 @@ const descriptionOf = Schema.decodeUnknownEither(SegmentDescription)
 
 /** Segments a page of the list. */
 const PER_PAGE = 50
-/** How many of those who match the preview shows. */
-const PREVIEW_SIZE = 10
 const TIME_ZONE_COOKIE = "roster_tz"
 
 const zoneOf = (request: HttpServerRequest.HttpServerRequest) => {
@@ -73,14 +73,6 @@ interface Values {
   readonly name: string
   readonly description: string
 }
-
-const previewView = (preview: SegmentPreview | undefined) =>
-  preview === undefined
-    ? undefined
-    : {
-      total: preview.total,
-      rows: preview.items.map(({ subscriber }) => ({ id: subscriber.id, email: subscriber.email, status: subscriber.status }))
-    }
 
 export const makeSegmentsScreen = (assets: DashboardAssets) =>
   Effect.gen(function*() {

@@ -220,9 +220,12 @@ export type EditorChange =
   | { readonly op: "remove" | "up" | "down"; readonly index: number }
   | { readonly op: "condition-add"; readonly index: number; readonly kind: typeof filterKinds[number] }
   | { readonly op: "condition-remove"; readonly index: number; readonly condition: number }
+  /** Nothing changed: the page shown again, with who matches each branch's filter counted anew. */
+  | { readonly op: "count" }
 
 export const changeOf = (form: FormFields): EditorChange | undefined => {
   const op = value(form, "op")
+  if (op === "count") return { op: "count" }
   if (op === "add") {
     const type = value(form, "add_type")
     return { op: "add", type: isStepType(type) ? type : "send_email" }
@@ -268,6 +271,8 @@ export const applyChange = (values: EditorValues, change: EditorChange): EditorV
       steps[change.index] = { ...step, condition: "filter", filterBuilder: { ...builder, conditions } }
       break
     }
+    case "count":
+      break
   }
   return { ...values, steps }
 }

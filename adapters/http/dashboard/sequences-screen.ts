@@ -42,6 +42,9 @@ import {
   builderOfFilter,
   builderView,
   conditionKinds as filterKinds,
+  filterOf,
+  PREVIEW_SIZE,
+  previewView,
   valueTypes as filterValueTypes
 } from "./segment-builder.js"
 
@@ -275,6 +278,23 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
         }))
       )
 
+    /**
+     * Who matches each branch's filter built with the controls, by step, as the script's preview
+     * shows it: so the page tells it without the script too. A filter with a problem, or without
+     * conditions, is not counted.
+     */
+    const matchingOf = (workspace: Workspace, values: EditorValues, zone: string) =>
+      Effect.forEach(values.steps, (step) => {
+        const builder = step.type === "branch" && step.condition === "filter" ? step.filterBuilder : undefined
+        if (builder === undefined || builder.conditions.length === 0) return Effect.succeed(undefined)
+        const filter = filterOf(builder, zone, workspace.locale, workspace.t.segments.notANumber)
+        if (Either.isLeft(filter)) return Effect.succeed(undefined)
+        return segments.previewFilter(workspace.principal, filter.right, { limit: PREVIEW_SIZE }).pipe(
+          Effect.map(previewView),
+          Effect.orElseSucceed(() => undefined)
+        )
+      }, { concurrency: "unbounded" })
+
     const editorPage = (
       workspace: Workspace,
       scope: {
@@ -286,7 +306,7 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
         readonly zone: string
       }
     ) =>
-      Effect.map(choicesOf(workspace), (choices) => {
+      Effect.map(Effect.all([choicesOf(workspace), matchingOf(workspace, scope.values, scope.zone)], { concurrency: "unbounded" }), ([choices, matching]) => {
         const t = workspace.t.sequences
         const problems = scope.problems ?? []
         const names = scope.values.steps.map((step) => step.name).filter((name) => name !== "")
@@ -305,6 +325,7 @@ export const makeSequencesScreen = (assets: DashboardAssets) =>
           last: index === scope.values.steps.length - 1,
           targets: withGiven(step.goTo),
           elseTargets: withGiven(step.elseGoTo),
+          preview: matching[index],
           // A problem of a filter's condition stands beside that condition, the others beside the step.
           builder: step.filterBuilder === undefined ? undefined : builderView(
             step.filterBuilder,

@@ -161,7 +161,8 @@ export const sequencesViews = {
           <input type="hidden" name="{{ p }}.filter_mode" value="builder" />
           {% assign fp = p | append: "." %}{% assign ip = "seq-" | append: p | append: "-" %}{% assign addOp = "condition-add:" | append: step.index %}{% assign removeOp = "condition-remove:" | append: step.index | append: ":" %}{% assign here = action | append: "#seq-" | append: p %}
           {% render "filter-builder", t: t, builder: step.builder, kinds: filterKinds, statuses: statuses, valueTypes: valueTypes, tags: tags, zone: zone, fieldPrefix: fp, idPrefix: ip, buttonName: "op", addValue: addOp, removePrefix: removeOp, formaction: here %}
-          <div id="seq-{{ p }}-filter-preview" aria-live="polite" hx-post="{{ filterPreviewAction }}" hx-trigger="input delay:500ms from:#seq-{{ p }}-filter-group" hx-include="#seq-{{ p }}-filter-group" hx-vals='{"filter_prefix": "{{ fp }}"}'></div>
+          <div class="submit"><button type="submit" class="secondary" name="op" value="count" formaction="{{ here }}">{{ t.sequences.countMatches }}</button></div>
+          <div id="seq-{{ p }}-filter-preview" aria-live="polite" hx-post="{{ filterPreviewAction }}" hx-trigger="input delay:500ms from:#seq-{{ p }}-filter-group" hx-include="#seq-{{ p }}-filter-group" hx-vals='{"filter_prefix": "{{ fp }}"}'>{% if step.preview %}{% assign countId = ip | append: "count" %}{% render "segment-preview", t: t, preview: step.preview, countId: countId, base: base %}{% endif %}</div>
         {% else %}
           <input type="hidden" name="{{ p }}.filter_mode" value="json" />
           <p class="note" id="seq-{{ p }}-filter-note">{{ t.sequences.filterNested }}</p>
@@ -199,13 +200,13 @@ export const sequencesViews = {
 
   "sequence-new": `{% layout "app" %}{% block title %}{{ t.sequences.createTitle }}{% endblock %}{% block content %}
   <h1>{{ t.sequences.createTitle }}</h1>
-  {% render "sequence-editor-form", t: t, csrf: csrf, action: action, values: values, errors: errors, problems: problems, steps: steps, tags: tags, templates: templates, forms: forms, segments: segments, entryEvents: entryEvents, reEntries: reEntries, kinds: kinds, units: units, weekdays: weekdays, conditions: conditions, stepTypes: stepTypes, filterKinds: filterKinds, filterPreviewAction: filterPreviewAction, statuses: statuses, valueTypes: valueTypes, zone: zone, submit: t.sequences.create, cancel: cancel %}
+  {% render "sequence-editor-form", t: t, base: base, csrf: csrf, action: action, values: values, errors: errors, problems: problems, steps: steps, tags: tags, templates: templates, forms: forms, segments: segments, entryEvents: entryEvents, reEntries: reEntries, kinds: kinds, units: units, weekdays: weekdays, conditions: conditions, stepTypes: stepTypes, filterKinds: filterKinds, filterPreviewAction: filterPreviewAction, statuses: statuses, valueTypes: valueTypes, zone: zone, submit: t.sequences.create, cancel: cancel %}
 {% endblock %}`,
 
   "sequence-edit": `{% layout "app" %}{% block title %}{{ t.sequences.editTitle | fill: "name", sequence.name }}{% endblock %}{% block content %}
   <h1>{{ t.sequences.editTitle | fill: "name", sequence.name }}</h1>
   <p><span class="badge">{{ t.sequences.statuses[sequence.status] }}</span> {{ t.sequences.version }} {{ sequence.version }}</p>
-  {% render "sequence-editor-form", t: t, csrf: csrf, action: action, values: values, errors: errors, problems: problems, steps: steps, tags: tags, templates: templates, forms: forms, segments: segments, entryEvents: entryEvents, reEntries: reEntries, kinds: kinds, units: units, weekdays: weekdays, conditions: conditions, stepTypes: stepTypes, filterKinds: filterKinds, filterPreviewAction: filterPreviewAction, statuses: statuses, valueTypes: valueTypes, zone: zone, submit: t.sequences.save, cancel: cancel %}
+  {% render "sequence-editor-form", t: t, base: base, csrf: csrf, action: action, values: values, errors: errors, problems: problems, steps: steps, tags: tags, templates: templates, forms: forms, segments: segments, entryEvents: entryEvents, reEntries: reEntries, kinds: kinds, units: units, weekdays: weekdays, conditions: conditions, stepTypes: stepTypes, filterKinds: filterKinds, filterPreviewAction: filterPreviewAction, statuses: statuses, valueTypes: valueTypes, zone: zone, submit: t.sequences.save, cancel: cancel %}
 {% endblock %}`,
 
   sequence: `{% layout "app" %}{% block title %}{{ t.sequences.sequenceTitle | fill: "name", sequence.name }}{% endblock %}{% block content %}

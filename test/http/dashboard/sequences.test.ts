@@ -229,6 +229,35 @@ describe.each(deployments)("the sequences screen in the %s deployment", (deploym
     expect(unescape(nestedWords.body)).toContain(`If they match the segment filter ${JSON.stringify(nested)}, go to a`)
   })
 
+  it("tells who matches a branch's filter without the script, counted again on asking, in English and German", async () => {
+    const { b, base, csrf, welcome } = await setUp()
+    const first = { type: "send_email", name: "step_1", template_id: welcome, kind: "marketing" }
+    const branch = { type: "branch", name: "check", condition: "filter", filter_mode: "builder", match: "all", go_to: "done" }
+    const last = { type: "end", name: "done" }
+    const active = { "c0.kind": "status", "c0.op": "in", "c0.statuses": ["active"] }
+    const counted = await b.post(`${base}/sequences/new`, editor(csrf, {}, [first, { ...branch, ...active }, last], "count"))
+    expect(counted.status).toBe(200)
+    expect(counted.body).toContain(`<button type="submit" class="secondary" name="op" value="count" formaction="${base}/sequences/new#seq-s1">Count who matches</button>`)
+    expect(counted.body).toContain("<p id=\"seq-s1-count\"><strong>1 subscriber matches.</strong>")
+    const none = await b.post(`${base}/sequences/new`, editor(csrf, {}, [first, { ...branch, ...active, "c0.statuses": ["bounced"] }, last], "count"))
+    expect(none.body).toContain("<p id=\"seq-s1-count\"><strong>0 subscribers match.</strong>")
+    // A condition with a problem is told beside it, and nothing is counted.
+    const lacking = { "c0.kind": "engagement", "c0.op": "opened_within", "c0.days": "0" }
+    const refused = await b.post(`${base}/sequences/new`, editor(csrf, {}, [first, { ...branch, ...lacking }, last], "count"))
+    expect(refused.status).toBe(200)
+    expect(refused.body).not.toContain("id=\"seq-s1-count\"")
+    // Saved, the editor counts at once.
+    const saved = await b.post(`${base}/sequences/new`, editor(csrf, {}, [first, { ...branch, ...active }, last]))
+    expect(saved.status, saved.body).toBe(303)
+    const id = sequenceIdIn(saved.headers.get("location"))
+    expect((await b.get(`${base}/sequences/${id}/edit`)).body).toContain("<p id=\"seq-s1-count\"><strong>1 subscriber matches.</strong>")
+    await b.get("/app/locale/de?back=/app")
+    const german = await b.get(`${base}/sequences/${id}/edit`)
+    expect(german.body).toContain(">Passende zählen</button>")
+    expect(german.body).toContain("<p id=\"seq-s1-count\"><strong>1 Abonnent passt.</strong>")
+    await b.get("/app/locale/en?back=/app")
+  })
+
   it("refuses a branch's incomplete filter condition by the API's path, beside the condition, in English and German", async () => {
     const { b, base, csrf } = await setUp()
     const steps = [
