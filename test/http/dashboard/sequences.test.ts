@@ -246,6 +246,11 @@ describe.each(deployments)("the sequences screen in the %s deployment", (deploym
     const refused = await b.post(`${base}/sequences/new`, editor(csrf, {}, [first, { ...branch, ...lacking }, last], "count"))
     expect(refused.status).toBe(200)
     expect(refused.body).not.toContain("id=\"seq-s1-count\"")
+    // A tag that is not the organization's: the preview refuses it, and the page still answers, without a count.
+    const foreign = { "c0.kind": "tags", "c0.op": "has_any", "c0.tags": ["0190f5a2-0000-7000-8000-000000000000"] }
+    const unknownTag = await b.post(`${base}/sequences/new`, editor(csrf, {}, [first, { ...branch, ...foreign }, last], "count"))
+    expect(unknownTag.status).toBe(200)
+    expect(unknownTag.body).not.toContain("id=\"seq-s1-count\"")
     // Saved, the editor counts at once.
     const saved = await b.post(`${base}/sequences/new`, editor(csrf, {}, [first, { ...branch, ...active }, last]))
     expect(saved.status, saved.body).toBe(303)
