@@ -55,6 +55,7 @@ import {
   type Role,
   type Scope,
   Session,
+  TEST_EVENT_TYPE,
   Slug,
   Subscriber,
   SubscriberId,
@@ -465,6 +466,26 @@ export const aDelivery = (endpoint: WebhookEndpoint, event: DomainEvent, fields:
     updatedAt: createdAt
   })
 }
+
+/** A test event's delivery to `endpoint`, sent once at `at` with `status`, its message `testBody`. */
+export const aTestDelivery = (
+  endpoint: WebhookEndpoint,
+  fields: { readonly at: Date; readonly status: "succeeded" | "failed"; readonly testBody: string }
+) =>
+  new WebhookDelivery({
+    id: WebhookDeliveryId.make(aTimeOrderedId(fields.at)),
+    organizationId: endpoint.organizationId,
+    endpointId: endpoint.id,
+    eventId: EventId.make(randomUUID()),
+    eventType: TEST_EVENT_TYPE,
+    status: fields.status,
+    attemptCount: 1,
+    nextAttemptAt: null,
+    createdAt: fields.at,
+    updatedAt: fields.at,
+    test: true,
+    testBody: fields.testBody
+  })
 
 /** An event recorded in the outbox and its delivery to `endpoint`, stored. */
 export const givenDelivery = (endpoint: WebhookEndpoint, fields: DeliveryFields = {}) =>

@@ -1,7 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { Outbox, type WebhookAttemptStats, WebhookDeliveryRepository, WebhookEndpointRepository } from "@roster/application"
 import {
-  EventId,
   TEST_EVENT_TYPE,
   WebhookAttempt,
   WebhookDelivery,
@@ -16,7 +15,7 @@ import {
   anAttempt,
   anEraOfItsOwn,
   anEvent,
-  aTimeOrderedId,
+  aTestDelivery,
   deletingAfterwards,
   givenAttempts,
   givenDelivery,
@@ -529,20 +528,7 @@ export const webhookDeliveryRepositoryContract = (persistence: PersistenceLayer)
           const endpoint = yield* givenEndpoint(organization.id)
           const event = yield* givenDelivery(endpoint, { createdAt: era(1), status: "succeeded" })
           const body = JSON.stringify({ id: "message", type: TEST_EVENT_TYPE })
-          const made = new WebhookDelivery({
-            id: WebhookDeliveryId.make(aTimeOrderedId(era(2))),
-            organizationId: organization.id,
-            endpointId: endpoint.id,
-            eventId: EventId.make(randomUUID()),
-            eventType: TEST_EVENT_TYPE,
-            status: "failed",
-            attemptCount: 1,
-            nextAttemptAt: null,
-            createdAt: era(2),
-            updatedAt: era(2),
-            test: true,
-            testBody: body
-          })
+          const made = aTestDelivery(endpoint, { at: era(2), status: "failed", testBody: body })
           const first = new WebhookAttempt({ ...anAttempt(1, { status: "failed", at: era(2) }), nextAttemptAt: null })
           yield* deliveries.recordTest({ delivery: made, attempt: first })
           expect(yield* deliveries.findById(organization.id, endpoint.id, made.id)).toStrictEqual(
@@ -595,20 +581,7 @@ export const webhookDeliveryRepositoryContract = (persistence: PersistenceLayer)
         const deliveries = yield* WebhookDeliveryRepository
         const organization = yield* givenOrganization()
         const endpoint = yield* givenEndpoint(organization.id)
-        const gone = new WebhookDelivery({
-          id: WebhookDeliveryId.make(aTimeOrderedId(instant(5))),
-          organizationId: organization.id,
-          endpointId: endpoint.id,
-          eventId: EventId.make(randomUUID()),
-          eventType: TEST_EVENT_TYPE,
-          status: "succeeded",
-          attemptCount: 1,
-          nextAttemptAt: null,
-          createdAt: instant(5),
-          updatedAt: instant(5),
-          test: true,
-          testBody: "{}"
-        })
+        const gone = aTestDelivery(endpoint, { at: instant(5), status: "succeeded", testBody: "{}" })
         yield* (yield* WebhookEndpointRepository).delete(organization.id, endpoint.id)
         yield* deliveries.recordTest({ delivery: gone, attempt: anAttempt(1, { status: "succeeded", at: instant(5) }) })
         assert.isTrue(Option.isNone(yield* deliveries.findById(organization.id, endpoint.id, gone.id)))
