@@ -26,7 +26,7 @@ import {
 import { Effect, Either, Option, Schema } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import type { DashboardAssets } from "./assets.js"
-import { field, fill, type FormFields, fragment, page, pageNumberOf, pagerOf, redirect, refusalOf, type Workspace } from "./pages.js"
+import { field, fill, type FormFields, fragment, page, pageNumberOf, pagerOf, queryOf, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
 import { frameNote, json, makeTemplatePreview, type ShownPreview, shownPreview } from "./template-preview.js"
 import { knownZone } from "./segment-builder.js"
@@ -163,10 +163,6 @@ const valuesOfCampaign = (campaign: Campaign, zone: string, previewEmail = ""): 
   scheduledAt: campaign.scheduledAt === null ? "" : wallTimeIn(zone, campaign.scheduledAt),
   previewEmail
 })
-
-/** What the page's address names as `name` (`?email=`, the preview's address; `?q=`, what is typed of one), trimmed. */
-const queryOf = (request: HttpServerRequest.HttpServerRequest, name: string) =>
-  (new URL(request.url, "http://dashboard").searchParams.get(name) ?? "").trim()
 
 /** Whether the page's script asks for JSON rather than a document. */
 const asksJson = (request: HttpServerRequest.HttpServerRequest) => (request.headers["accept"] ?? "").includes("application/json")

@@ -5,7 +5,7 @@ import { Effect, Option, Schema, Stream } from "effect"
 import type { ApplicationError } from "../shared/application-errors.js"
 import { HttpSettings } from "../shared/http-settings.js"
 import type { DashboardAssets } from "./assets.js"
-import { field, fill, page, reasonIn, redirect, refusalOf, type Workspace } from "./pages.js"
+import { field, fill, page, queryOf, reasonIn, redirect, refusalOf, type Workspace } from "./pages.js"
 import type { Screen } from "./screen.js"
 import { closingConnection, type UploadedFile } from "./upload.js"
 
@@ -32,9 +32,6 @@ const pageNumberOf = (request: HttpServerRequest.HttpServerRequest, name = "page
   const value = Number(new URL(request.url, "http://dashboard").searchParams.get(name) ?? "1")
   return Number.isSafeInteger(value) && value >= 1 ? value : 1
 }
-
-const queryOf = (request: HttpServerRequest.HttpServerRequest, name: string) =>
-  (new URL(request.url, "http://dashboard").searchParams.get(name) ?? "").trim()
 
 const isRunning = (job: ImportJob) => job.status === "receiving" || job.status === "queued" || job.status === "running"
 

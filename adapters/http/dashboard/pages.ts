@@ -379,6 +379,10 @@ export const errorsOf = (refusal: Refusal): Readonly<Record<string, string>> =>
 export const membershipAt = (member: Member, slug: string) =>
   Option.fromNullable(member.organizations.find(({ organization }) => organization.slug === slug))
 
+/** What the page's address names as `name` (`?email=`, `?q=`), trimmed; empty when it names none. */
+export const queryOf = (request: HttpServerRequest.HttpServerRequest, name: string): string =>
+  (new URL(request.url, "http://dashboard").searchParams.get(name) ?? "").trim()
+
 /** The page number a list's address asks for (`?page=2`); the first for none or one that is not a number. */
 export const pageNumberOf = (request: HttpServerRequest.HttpServerRequest): number => {
   const value = Number(new URL(request.url, "http://dashboard").searchParams.get("page") ?? "1")

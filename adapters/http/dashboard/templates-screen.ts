@@ -1,4 +1,4 @@
-import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import {
   type EmailTemplateSource,
   type TemplateInspection,
@@ -25,6 +25,7 @@ import {
   page,
   pageNumberOf,
   pagerOf,
+  queryOf,
   redirect,
   refusalOf,
   type Workspace
@@ -262,9 +263,6 @@ export const makeTemplatesScreen = (assets: DashboardAssets) =>
       }).pipe(Effect.catchAll((error) => Effect.succeed(refused(workspace, error))))
 
     const frameOf = (workspace: Workspace, source: EmailTemplateSource, email: string) => preview.frame(workspace, source, email)
-
-    const queryOf = (request: HttpServerRequest.HttpServerRequest, name: string) =>
-      (new URL(request.url, "http://dashboard").searchParams.get(name) ?? "").trim()
 
     return {
       routes: [
