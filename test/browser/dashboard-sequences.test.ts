@@ -73,6 +73,11 @@ describe(chromiumSuite(`the dashboard's sequences and triggers in Chromium (${ch
           await page.locator("#seq-s3-c0 input[value=unsubscribed]").uncheck()
           await page.locator("#seq-s3-go-to").selectOption("step_1")
           await checkScreen(page, errors)
+          // Asked again by posting the form, the page itself tells who matches, as it does without the script.
+          await page.getByRole("button", { name: "Count who matches" }).click()
+          await expect(page.locator("#seq-s3-count").innerText()).resolves.toBe("1 subscriber matches.")
+          expect(new URL(page.url()).hash).toBe("#seq-s3")
+          await checkScreen(page, errors)
 
           // A wait of nothing is refused naming its path, beside the step; three days are taken.
           await page.getByRole("button", { name: "Create sequence" }).last().click()
