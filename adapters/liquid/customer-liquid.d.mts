@@ -46,6 +46,21 @@ export interface PlacedProblem extends Problem {
   readonly column: number | null
 }
 
+/** A render in the process stopped for its time: the template renders elsewhere from then on. */
+export interface Overtime {
+  readonly ok: false
+  readonly overtime: true
+  readonly field: Part
+}
+
+/** A template read for renders in the process. */
+export interface PreparedTemplate {
+  readonly parseProblem?: undefined
+  /** Whether every part renders in time and memory bounded by its length and the work limit. */
+  readonly linear: () => boolean
+  readonly render: (scope: unknown, renderMs: number) => RenderResult | Overtime
+}
+
 export interface CustomerLiquid {
   readonly check: (source: TemplateSource) => { readonly ok: true } | ({ readonly ok: false } & Problem)
   readonly inspect: (source: TemplateSource) => {
@@ -57,6 +72,7 @@ export interface CustomerLiquid {
     scopes: ReadonlyArray<unknown>,
     onStep?: (index: number, part: Part) => void
   ) => RenderAnswer
+  readonly prepare: (source: TemplateSource) => PreparedTemplate | { readonly parseProblem: Problem }
 }
 
 export declare const makeCustomerLiquid: (limits: CustomerLimits) => CustomerLiquid

@@ -3,7 +3,7 @@
  * check a template) and in the render threads (to render it). Plain JavaScript, so that a thread
  * loads it as it is, from the sources or from `dist/`; customer-liquid.d.mts gives its types.
  */
-import { Liquid } from "liquidjs"
+import { Filter, Liquid, Tag } from "liquidjs"
 
 /** Tags that would read other templates or files: refused when a template is read. */
 const fileTags = ["include", "render", "layout"]
@@ -13,6 +13,52 @@ export const PARTS = ["subject", "html", "text"]
 
 /** Parsed templates kept at most; the cache starts afresh past it. */
 const PARSED_CACHE_SIZE = 256
+
+/**
+ * The tags of a template that may render in the process: none repeats a part of the template, so
+ * each of its nodes renders at most once.
+ */
+const LINEAR_TAGS = new Set(["if", "unless", "case", "assign", "capture", "echo", "liquid", "raw", "comment", "#", "increment", "decrement"])
+
+/**
+ * The filters of a template that may render in the process: each does work in proportion to what
+ * it counts against the work limit (liquidjs's `memoryLimit`), or a fixed amount (numbers, a
+ * size, a default), and makes no more than that. Filters over lists (`sort`, `where`, `map`, ...)
+ * and those that count nothing yet may make a longer string (`url_encode`, `join`, ...) are not
+ * among them.
+ */
+const LINEAR_FILTERS = new Set([
+  "append", "prepend", "capitalize", "downcase", "upcase", "strip", "lstrip", "rstrip", "squish",
+  "normalize_whitespace", "strip_newlines", "newline_to_br", "strip_html", "escape", "escape_once",
+  "xml_escape", "remove", "remove_first", "remove_last", "replace", "replace_first", "replace_last",
+  "truncate", "truncatewords", "slice", "split", "number_of_words", "base64_encode", "base64_decode",
+  "date", "date_to_xmlschema", "date_to_rfc822", "date_to_string", "date_to_long_string",
+  "abs", "at_least", "at_most", "ceil", "floor", "round", "plus", "minus", "times", "divided_by",
+  "modulo", "to_integer", "default", "size", "first", "last"
+])
+
+/**
+ * Whether parsed templates render in time and memory in proportion to their length and the work
+ * limit: no tag repeats a part, and every filter is among {@link LINEAR_FILTERS} (or is the
+ * `escape` of an escaping engine's outputs). Walks what
+ * liquidjs parsed (tags hold their branches and values in fields of their own), not the engine.
+ */
+const isLinear = (templates) => {
+  const seen = new Set()
+  const pending = [templates]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (typeof node !== "object" || node === null || seen.has(node)) continue
+    seen.add(node)
+    if (node instanceof Tag && !LINEAR_TAGS.has(node.name)) return false
+    // The escape an escaping engine adds to each output is named by its source text.
+    if (node instanceof Filter && !LINEAR_FILTERS.has(node.name) && node.handler !== node.liquid.options.outputEscape) return false
+    for (const [key, value] of Object.entries(node)) {
+      if (key !== "liquid" && key !== "token" && key !== "tokenizer" && typeof value === "object") pending.push(value)
+    }
+  }
+  return true
+}
 
 const makeEngine = (limits, escape) => {
   const engine = new Liquid({
@@ -45,6 +91,9 @@ const valueAt = (scope, path) =>
     (value, key) => typeof value === "object" && value !== null && Object.hasOwn(value, key) ? value[key] : undefined,
     scope
   )
+
+/** Whether liquidjs stopped a render for its time limit. */
+const isOvertime = (error) => error instanceof Error && error.message.startsWith("template render limit exceeded")
 
 const isEmpty = (value) => value === undefined || value === null || value === ""
 
@@ -86,7 +135,7 @@ export const makeCustomerLiquid = (limits) => {
     const globals = new Set(plain.globalVariablesSync(templates))
     const variables = plain.fullVariablesSync(templates).filter((v) => globals.has(v.split(".")[0]))
     if (parsed.size >= PARSED_CACHE_SIZE) parsed.clear()
-    const entry = { templates, variables }
+    const entry = { templates, variables, linear: isLinear(templates) }
     parsed.set(key, entry)
     return entry
   }
@@ -106,7 +155,7 @@ export const makeCustomerLiquid = (limits) => {
     return { ok: true, parts }
   }
 
-  const renderParsed = (parts, scope, onPart) => {
+  const renderParsed = (parts, scope, onPart, renderMs) => {
     const rendered = { subject: "", html: null, text: null }
     const empty = new Set()
     for (const [part, { templates, variables }] of parts) {
@@ -114,8 +163,9 @@ export const makeCustomerLiquid = (limits) => {
       for (const variable of variables) if (isEmpty(valueAt(scope, variable))) empty.add(variable)
       let output
       try {
-        output = String(engineFor(part).renderSync(templates, scope))
+        output = String(engineFor(part).renderSync(templates, scope, renderMs === undefined ? undefined : { renderLimit: renderMs }))
       } catch (error) {
+        if (renderMs !== undefined && isOvertime(error)) return { ok: false, field: part, problem: "", overtime: true }
         return { ok: false, field: part, problem: `could not be rendered: ${problemOf(error)}` }
       }
       if (output.length > limits.renderedLength) {
@@ -148,6 +198,26 @@ export const makeCustomerLiquid = (limits) => {
   }
 
   /**
+   * The template read once for renders in the process, or the part that cannot be read. `linear()`
+   * says whether it may render in the process (see {@link isLinear}) and `render(scope, renderMs)`
+   * renders it with a time limit of `renderMs` for each part; a part past it answers `overtime`
+   * (and no result), and the template is no longer linear from then on.
+   */
+  const prepare = (source) => {
+    const read = parseAll(source)
+    if (!read.ok) return { parseProblem: { field: read.field, problem: read.problem } }
+    const entries = read.parts.map(([, entry]) => entry)
+    return {
+      linear: () => entries.every((entry) => entry.linear),
+      render: (scope, renderMs) => {
+        const result = renderParsed(read.parts, scope, undefined, renderMs)
+        if (result.overtime === true) for (const entry of entries) entry.linear = false
+        return result
+      }
+    }
+  }
+
+  /**
    * What an editor shows of a template: each part that cannot be read, with the line and column
    * liquidjs names (not in the words of the problem), and the variables the parts that can be
    * read use, in the order they first appear.
@@ -171,7 +241,7 @@ export const makeCustomerLiquid = (limits) => {
     return { problems, variables: [...variables] }
   }
 
-  return { check, inspect, renderEach }
+  return { check, inspect, renderEach, prepare }
 }
 
 /*

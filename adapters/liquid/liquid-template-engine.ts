@@ -26,6 +26,15 @@ export const MAX_RENDERED_LENGTH = 1_000_000
  */
 export const MAX_RENDER_WORK = 1_000_000
 
+/**
+ * The longest a part of a linear template may render in the process, in milliseconds: past it the
+ * template renders in a thread from then on, with the whole {@link MAX_RENDER_MS}.
+ */
+export const MAX_INLINE_RENDER_MS = 20
+
+/** How long renders in the process run before they let the event loop turn, in milliseconds. */
+const INLINE_SLICE_MS = 10
+
 /** How the engine is built; the defaults are what Roster runs with. */
 export interface LiquidTemplateEngineOptions {
   readonly renderMs?: number
@@ -34,6 +43,8 @@ export interface LiquidTemplateEngineOptions {
   readonly threads?: number
   /** How long an unused render thread is kept, in milliseconds. */
   readonly idleMs?: number
+  /** The time limit of a part rendered in the process, in milliseconds; 0 renders every template in a thread. */
+  readonly inlineMs?: number
 }
 
 /** The thread's task file: beside this module in the sources, beside the program in `dist/`. */
@@ -74,13 +85,16 @@ const refusalOf = (field: string, problem: string) => new InvalidInput({ field, 
 
 /**
  * Customer templates (Liquid, see customer-liquid.mjs). Checking a template reads it in the
- * process; rendering happens in a pool of worker threads (piscina), so that no template, however
- * it is written, holds the process: each part of each render has {@link MAX_RENDER_MS}, measured
- * from when it begins in its thread (not while it waits for one), and a part past it has its thread
- * ended and is refused naming the limit. Memory is bounded by the work limit and the time limit
- * (a thread's heap limit is no bound: Node.js may end the whole process when a thread reaches it).
- * A thread's young generation is kept to 4 MB: renders make short-lived garbage, and a thread with
- * V8's default holds about 16 MB more of it.
+ * process. A linear template (no loop, and only filters whose work the work limit bounds: most
+ * emails) renders in the process too, a few milliseconds at most for each part, letting the event
+ * loop turn between renders; a part that still runs past {@link MAX_INLINE_RENDER_MS} sends its
+ * template to the threads from then on. Every other template renders in a pool of worker threads
+ * (piscina), so that no template, however it is written, holds the process: each part of each
+ * render has {@link MAX_RENDER_MS}, measured from when it begins in its thread (not while it waits
+ * for one), and a part past it has its thread ended and is refused naming the limit. Memory is
+ * bounded by the work limit and the time limit (a thread's heap limit is no bound: Node.js may end
+ * the whole process when a thread reaches it). A thread's young generation is kept to 4 MB:
+ * renders make short-lived garbage, and a thread with V8's default holds about 16 MB more of it.
  * Threads start when first needed and end after a minute unused. The service's own pages and
  * emails render elsewhere, in the process, without these limits.
  */
@@ -97,6 +111,7 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
       const liquid = makeCustomerLiquid(limits)
       const threads = options.threads ?? Math.max(2, Math.floor(availableParallelism() / 2))
       const idleMs = options.idleMs ?? 60_000
+      const inlineMs = options.inlineMs ?? MAX_INLINE_RENDER_MS
 
       /**
        * The pool while renders come, made by the first and ended once none came for `idleMs`: a
@@ -197,16 +212,46 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
         })
 
       /**
-       * Each scope rendered in a thread. A render stopped for its time is tried once more, as a
-       * busy machine can hold a thread past the limit in the middle of an ordinary render; stopped
-       * again, it fails alone: the others are rendered again without it, in a new thread.
+       * Renders in the process what it can of `scopes`, in order, letting the event loop turn every
+       * {@link INLINE_SLICE_MS}; answers the indexes left for the threads: all of them when the
+       * template is not linear, those from the first part past the time limit on otherwise.
+       */
+      const renderInline = (
+        template: TemplateSource,
+        scopes: ReadonlyArray<unknown>,
+        results: Array<Either.Either<RenderedTemplate, InvalidInput>>
+      ) =>
+        Effect.gen(function*() {
+          if (inlineMs <= 0) return scopes.map((_, k) => k)
+          const prepared = liquid.prepare(template)
+          if (prepared.parseProblem !== undefined) return yield* refusalOf(prepared.parseProblem.field, prepared.parseProblem.problem)
+          const from = (i: number) => scopes.map((_, k) => k).slice(i)
+          let sliceStart = Date.now()
+          for (let i = 0; i < scopes.length; i++) {
+            if (!prepared.linear()) return from(i)
+            if (Date.now() - sliceStart >= INLINE_SLICE_MS) {
+              yield* Effect.async<void>((resume) => void setImmediate(() => resume(Effect.void)))
+              sliceStart = Date.now()
+            }
+            const result = prepared.render(scopes[i], inlineMs)
+            if ("overtime" in result) return from(i)
+            results[i] = resultOf(result)
+          }
+          return []
+        })
+
+      /**
+       * Each scope rendered, in the process where the template is linear, else in a thread. A
+       * render stopped in a thread for its time is tried once more, as a busy machine can hold a
+       * thread past the limit in the middle of an ordinary render; stopped again, it fails alone:
+       * the others are rendered again without it, in a new thread.
        */
       const renderEach = (source: EmailTemplateSource, scopes: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
         Effect.gen(function*() {
           const template = sourceOf(source)
           if (scopes.length === 0) return yield* Effect.as(check(source), [])
           const results: Array<Either.Either<RenderedTemplate, InvalidInput>> = new Array(scopes.length)
-          let pending = scopes.map((_, i) => i)
+          let pending = yield* renderInline(template, scopes, results)
           const stoppedOnce = new Set<number>()
           while (pending.length > 0) {
             const batch = pending

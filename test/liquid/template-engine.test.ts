@@ -2,6 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { type EmailTemplateSource, TemplateEngine } from "@roster/application"
 import { InvalidInput } from "@roster/domain"
 import { Effect, Either } from "effect"
+import { readdirSync } from "node:fs"
+import { readFile } from "node:fs/promises"
+import { fileURLToPath } from "node:url"
+import { makeCustomerLiquid } from "../../adapters/liquid/customer-liquid.mjs"
 import {
   LiquidTemplateEngineLive,
   makeLiquidTemplateEngine,
@@ -194,4 +198,90 @@ describe("email templates (Liquid)", () => {
       const stopped = results[1]!
       expect(Either.isLeft(stopped) && stopped.left.field).toBe("text")
     }).pipe(Effect.provide(makeLiquidTemplateEngine(timeLimitOnly))), 20_000)
+})
+
+/** The threads of this process now (Linux): a render thread is one more. */
+const threadCount = () => readdirSync("/proc/self/task").length
+
+/** Lets the thread pools Node.js starts on first need (file system, DNS) start before counting. */
+const settleThreads = Effect.promise(() => readFile(fileURLToPath(import.meta.url)))
+
+const linear = template({
+  subject: "{% if subscriber.first_name %}Hi {{ subscriber.first_name | upcase }}{% else %}Hello{% endif %}",
+  html: "{% capture who %}{{ subscriber.first_name | default: 'friend' | append: '!' }}{% endcapture %}<p>{{ who }} {{ organization.name }}</p>",
+  text: "{% case data.order %}{% when 'A-17' %}{{ data.order | replace: '-', ' ' | downcase }}{% else %}none{% endcase %}"
+})
+
+describe("email templates rendered in the process", () => {
+  it("a template is linear when no tag repeats a part and every filter's work is counted", () => {
+    const liquid = makeCustomerLiquid({ templateLength: 100_000, renderMs: 500, renderWork: 1_000_000, renderedLength: 1_000_000 })
+    const linearOf = (text: string) => {
+      const prepared = liquid.prepare({ subject: "s", html: text, text })
+      if (prepared.parseProblem !== undefined) throw new Error(prepared.parseProblem.problem)
+      return prepared.linear()
+    }
+    expect(linearOf("{{ subscriber.email | escape | truncate: 20 }}")).toBe(true)
+    expect(linearOf("{% liquid\n assign a = 'x' | append: 'y'\n echo a | upcase\n%}")).toBe(true)
+    expect(linearOf("{% unless a %}{{ b | plus: 1 | at_least: 3 | size }}{% endunless %}{% raw %}{% for %}{% endraw %}")).toBe(true)
+    expect(linearOf("{% for t in subscriber.tags %}{{ t.name }}{% endfor %}")).toBe(false)
+    expect(linearOf("{% tablerow t in subscriber.tags %}{{ t.name }}{% endtablerow %}")).toBe(false)
+    expect(linearOf("{% if a %}{% for i in (1..3) %}{% endfor %}{% endif %}")).toBe(false)
+    expect(linearOf("{{ subscriber.tags | map: 'name' | join: ', ' }}")).toBe(false)
+    expect(linearOf("{% assign s = subscriber.tags | sort: 'name' %}")).toBe(false)
+    expect(linearOf("{% capture x %}{{ a | url_encode }}{% endcapture %}")).toBe(false)
+  })
+
+  it.effect("a linear template renders in this process, without starting a thread; a loop starts one", () =>
+    Effect.gen(function*() {
+      yield* settleThreads
+      const engine = yield* TemplateEngine
+      const before = threadCount()
+      const results = yield* engine.renderEach(linear, [scope, { ...scope, subscriber: { ...scope.subscriber, first_name: null } }])
+      expect(results.map((r) => Either.isRight(r) && [r.right.subject, r.right.html, r.right.text])).toEqual([
+        ["Hi ADA", "<p>Ada! Acme &lt;News&gt;</p>", "a 17"],
+        ["Hello", "<p>friend! Acme &lt;News&gt;</p>", "a 17"]
+      ])
+      expect(threadCount()).toBe(before)
+      const looped = yield* engine.render(template({ text: "{% for t in subscriber.tags %}{{ t.name }}{% endfor %}" }), scope)
+      expect(looped.text).toBe("Weekly")
+      expect(threadCount()).toBe(before + 1)
+    }).pipe(Effect.provide(makeLiquidTemplateEngine({ threads: 1 }))))
+
+  it.effect("renders the same in this process as in a thread", () =>
+    Effect.gen(function*() {
+      const scopes = [scope, { subscriber: { email: "b@example.com", first_name: "<b>", tags: [] }, organization: { name: "" }, data: {} }]
+      const inline = yield* Effect.provide(TemplateEngine, LiquidTemplateEngineLive).pipe(
+        Effect.flatMap((engine) => engine.renderEach(linear, scopes))
+      )
+      const threaded = yield* Effect.provide(TemplateEngine, makeLiquidTemplateEngine({ inlineMs: 0 })).pipe(
+        Effect.flatMap((engine) => engine.renderEach(linear, scopes))
+      )
+      expect(inline).toEqual(threaded)
+      expect(inline.every(Either.isRight)).toBe(true)
+    }))
+
+  it.effect("a linear template that runs past the process's limit is rendered in a thread", () =>
+    Effect.gen(function*() {
+      yield* settleThreads
+      const engine = yield* TemplateEngine
+      const before = threadCount()
+      // Each assign is a node, so liquidjs checks the time between them.
+      const slow = template({ text: `{% assign s = data.order %}${"{% assign s = s | replace: 'A', 'A' %}".repeat(400)}{{ s }}` })
+      const first = yield* engine.renderEach(slow, [scope, scope])
+      expect(first.map((r) => Either.isRight(r) && r.right.text)).toEqual(["A-17", "A-17"])
+      expect(threadCount()).toBe(before + 1)
+    }).pipe(Effect.provide(makeLiquidTemplateEngine({ threads: 1, inlineMs: 1e-6 }))))
+
+  it.effect("a long batch in this process lets the event loop turn", () =>
+    Effect.gen(function*() {
+      const engine = yield* TemplateEngine
+      let turns = 0
+      const ticking = setInterval(() => turns++, 1)
+      const wordy = template({ html: `${"<p>{{ subscriber.first_name | append: ' ' | upcase }}</p>".repeat(200)}` })
+      const results = yield* engine.renderEach(wordy, Array.from({ length: 2_000 }, () => scope)).pipe(
+        Effect.ensuring(Effect.sync(() => clearInterval(ticking)))
+      )
+      expect(results.every(Either.isRight)).toBe(true)
+      expect(turns).toBeGreaterThan(1)
+    }).pipe(Effect.provide(LiquidTemplateEngineLive)), 20_000)
 })
