@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createInterface } from "node:readline"
 import type pg from "pg"
 import { encodeCursor } from "@roster/domain"
+import { npmScript } from "../scripts/build.mjs"
 import { runDashboardListPages, signInByEmail } from "./dashboard-list.js"
 import { measure, type RunFigures } from "./stats.js"
 
@@ -98,7 +99,7 @@ const seed = async (pool: pg.Pool, organizationId: string, tagIds: ReadonlyArray
 export const startLoggingApi = async (context: ListBenchContext) => {
   const port = await context.freePort()
   const base = `http://127.0.0.1:${port}`
-  const server = spawn(process.execPath, ["--max-semi-space-size=16", "--heap-growing-percent=60", "dist/api.mjs"], {
+  const server = spawn(process.execPath, [...npmScript("api").nodeOptions, "dist/api.mjs"], {
     cwd: context.root,
     env: { ...context.env, PORT: String(port), MIGRATE: "false", LOG_LEVEL: "info", LOG_FORMAT: "json" },
     stdio: ["ignore", "pipe", "inherit"]

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { buildRoster } from "../scripts/build.mjs"
+import { buildRoster, npmScript } from "../scripts/build.mjs"
 import { measure, printTable, ratio } from "./stats.js"
 import { runErrorBench } from "./errors.js"
 import { runCampaignBench } from "./campaigns.js"
@@ -49,7 +49,7 @@ const deepRows = Number(process.env.BENCH_DEEP_ROWS ?? 1_000_000)
 const suite = process.env.BENCH_SUITE ?? "all"
 const root = fileURLToPath(new URL("..", import.meta.url))
 /** The API's heap settings, as `npm start` and `npm run api` give them. */
-const API_NODE_ARGS = ["--max-semi-space-size=16", "--heap-growing-percent=60"]
+const API_NODE_ARGS = npmScript("api").nodeOptions
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { WorkerSettings } from "../apps/worker/settings.js"
+import { npmScript } from "../scripts/build.mjs"
 import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import type pg from "pg"
@@ -81,14 +81,8 @@ const startReceiver = async () => {
 const environmentOf = (pairs: ReadonlyArray<string>) =>
   Object.fromEntries(pairs.filter((pair) => pair !== "").map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]))
 
-/**
- * `npm run worker` as package.json says it: `env NAME=value ... node OPTIONS scripts/run.mjs worker`,
- * the environment it adds (the C library's allocator settings) and the Node.js options it starts
- * the worker with.
- */
-const workerScript: ReadonlyArray<string> = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).scripts.worker.split(" ")
-const WORKER_ENV = environmentOf(workerScript.slice(1, workerScript.indexOf("node")))
-const WORKER_NODE_ARGS = workerScript.slice(workerScript.indexOf("node") + 1, workerScript.indexOf("scripts/run.mjs"))
+/** `npm run worker` as package.json says it: the environment it adds (the C library's allocator settings) and its Node.js options. */
+const workerScript = npmScript("worker")
 
 /** Starts `apps/worker/main.ts` with `env`; resolves once it logged "worker started", with that moment. */
 export const startWorker = async (
@@ -97,8 +91,8 @@ export const startWorker = async (
   // BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker; BENCH_WORKER_ENV="A=1 B=2"
   // replaces WORKER_ENV.
   const extra = context.nodeArgs ?? process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter((arg) => arg !== "") ?? []
-  const workerEnv = process.env.BENCH_WORKER_ENV === undefined ? WORKER_ENV : environmentOf(process.env.BENCH_WORKER_ENV.split(" "))
-  const child: ChildProcess = spawn(process.execPath, [...WORKER_NODE_ARGS, ...extra, "dist/worker.mjs"], {
+  const workerEnv = process.env.BENCH_WORKER_ENV === undefined ? workerScript.env : environmentOf(process.env.BENCH_WORKER_ENV.split(" "))
+  const child: ChildProcess = spawn(process.execPath, [...workerScript.nodeOptions, ...extra, "dist/worker.mjs"], {
     cwd: context.root,
     env: { ...context.env, ...workerEnv, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"]

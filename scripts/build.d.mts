@@ -6,3 +6,10 @@ export declare const programs: ReadonlyArray<"start" | "api" | "worker" | "cli">
 
 /** Where a program's build is. */
 export declare const programPath: (program: string) => string
+
+/** How package.json's npm script `name` starts its program: the environment it adds, the Node.js options, the words after them. */
+export declare const npmScript: (name: string) => {
+  readonly env: Readonly<Record<string, string>>
+  readonly nodeOptions: ReadonlyArray<string>
+  readonly rest: ReadonlyArray<string>
+}

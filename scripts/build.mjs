@@ -29,6 +29,27 @@ export const programs = ["start", "api", "worker", "cli"]
 
 /** Where a program's build is. */
 export const programPath = (program) => join(dist, `${program}.mjs`)
+
+/**
+ * How package.json's npm script `name` starts its program, written `node OPTIONS scripts/run.mjs
+ * PROGRAM` or `env NAME=value ... node OPTIONS scripts/run.mjs PROGRAM`: the environment it adds,
+ * the Node.js options, and the words after them. Those who start a program another way (the
+ * benches, `scripts/measure-memory.mjs`) start it as the script does.
+ */
+export const npmScript = (name) => {
+  const words = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts[name].trim().split(/\s+/)
+  const node = words.indexOf("node")
+  const pairs = words[0] === "env" ? words.slice(1, node) : []
+  const run = words.indexOf("scripts/run.mjs")
+  if (node !== (words[0] === "env" ? pairs.length + 1 : 0) || run < node || pairs.some((pair) => !pair.includes("="))) {
+    throw new Error(`package.json script ${name} is not [env NAME=value ...] node OPTIONS scripts/run.mjs PROGRAM`)
+  }
+  return {
+    env: Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])),
+    nodeOptions: words.slice(node + 1, run),
+    rest: words.slice(run)
+  }
+}
 /** Modules built beside the programs that the programs load themselves (worker threads' tasks, child processes). */
 const threadTasks = {
   "liquid-render-thread": "adapters/liquid/liquid-render-thread.mjs",

@@ -24,28 +24,11 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { setTimeout as sleep } from "node:timers/promises"
 import pg from "pg"
+import { npmScript } from "./build.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const SETTLE_MS = Number(process.env.MEASURE_SETTLE_MS ?? 10_000)
 const READY_TIMEOUT_MS = 180_000
-
-/**
- * The environment, node flags and arguments of an npm script such as `node --flag scripts/run.mjs
- * start` or `env NAME=value node --flag scripts/run.mjs worker`.
- */
-const scriptCommand = (name) => {
-  const scripts = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts
-  const words = scripts[name].trim().split(/\s+/)
-  const node = words.indexOf("node")
-  const pairs = words[0] === "env" ? words.slice(1, node) : []
-  if (node !== (words[0] === "env" ? pairs.length + 1 : 0) || pairs.some((pair) => !pair.includes("="))) {
-    throw new Error(`package.json script ${name} does not start with node or env NAME=value ... node`)
-  }
-  return {
-    env: Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])),
-    args: words.slice(node + 1)
-  }
-}
 
 const status = (pid) => {
   try {
@@ -92,12 +75,12 @@ const freePort = () =>
 /** Runs one npm script until `ready()` holds, then SETTLE_MS more; answers its figures in MB. */
 const measure = async (label, script, env, ready) => {
   const startedAt = Date.now()
-  const command = scriptCommand(script)
+  const command = npmScript(script)
   const childEnv = { ...process.env, ...command.env, LOG_LEVEL: "warning", ...env }
   for (const name of ["DATABASE_URL", "REDIS_URL", "RESEND_API_KEY", "STRIPE_SECRET_KEY"]) {
     if (env[name] === undefined) delete childEnv[name]
   }
-  const child = spawn(process.execPath, command.args, {
+  const child = spawn(process.execPath, [...command.nodeOptions, ...command.rest], {
     cwd: root,
     env: childEnv,
     stdio: ["ignore", "pipe", "pipe"]

@@ -222,10 +222,10 @@ export const makeLiquidTemplateEngine = (options: LiquidTemplateEngineOptions = 
         results: Array<Either.Either<RenderedTemplate, InvalidInput>>
       ) =>
         Effect.gen(function*() {
-          if (inlineMs <= 0) return scopes.map((_, k) => k)
+          const from = (i: number) => scopes.map((_, k) => k).slice(i)
+          if (inlineMs <= 0) return from(0)
           const prepared = liquid.prepare(template)
           if (prepared.parseProblem !== undefined) return yield* refusalOf(prepared.parseProblem.field, prepared.parseProblem.problem)
-          const from = (i: number) => scopes.map((_, k) => k).slice(i)
           let sliceStart = Date.now()
           for (let i = 0; i < scopes.length; i++) {
             if (!prepared.linear()) return from(i)
