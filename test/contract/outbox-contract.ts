@@ -304,9 +304,17 @@ export const outboxContract = (persistence: PersistenceLayer) =>
         yield* outbox.record(events)
         yield* claimedOnceSettled(events.length, events)
 
+        // A claim may answer nothing while another file's transaction is open (see claimedOnceSettled):
+        // a dispatcher stops once all were taken, or after ten seconds, which only catches a hang.
+        let takenInAll = 0
+        const until = Date.now() + 10_000
         const dispatcher: Effect.Effect<ReadonlyArray<DomainEvent>, never, Outbox | UnitOfWork> = Effect.flatMap(
           dispatchBatch(7),
-          (taken) => taken.length === 0 ? Effect.succeed([]) : Effect.map(dispatcher, (rest) => [...taken, ...rest])
+          (taken) => {
+            takenInAll += taken.length
+            if (taken.length > 0) return Effect.map(dispatcher, (rest) => [...taken, ...rest])
+            return takenInAll >= events.length || Date.now() > until ? Effect.succeed([]) : Effect.zipRight(Effect.promise(() => new Promise((resume) => setTimeout(resume, 20))), dispatcher)
+          }
         )
         const taken = (yield* Effect.all(Array.from({ length: 4 }, () => dispatcher), { concurrency: "unbounded" })).flat()
 
