@@ -44,6 +44,16 @@ export const MigrationsLive = Layer.effectDiscard(
 const EmbeddedWasmTiering = Layer.effectDiscard(Effect.sync(() => setFlagsFromString("--wasm-tiering-budget=100000000")))
 
 /**
+ * Beside a PostgreSQL server, the process's only WebAssembly is the HTTP parser of Node's `fetch`
+ * (undici's llhttp), which the Resend SDK calls. Optimising that parser's one large function takes
+ * V8 31 MB of compiler memory at once, on the first emails a worker sends, and the worker's peak
+ * memory with it; the quick first compiler alone parses an answer of Resend's at the same speed
+ * (within 4 % of the CPU of a `fetch`, measured with 5,000 calls). Not for the embedded database,
+ * whose WebAssembly is PostgreSQL itself.
+ */
+const ServerWasmTiering = Layer.effectDiscard(Effect.sync(() => setFlagsFromString("--liftoff-only")))
+
+/**
  * Every persistence port over PostgreSQL (DATABASE_URL) or the embedded database in DATA_DIR,
  * migrated first unless `migrate` is off; with the work signals of the database's processes
  * (LISTEN/NOTIFY on a server, this process alone on the embedded database).
@@ -53,7 +63,8 @@ export const persistenceLayer = (config: RosterConfig, options: { readonly migra
   return Option.match(config.databaseUrl, {
     onSome: (url) =>
       Layer.merge(PostgresPersistenceLive.pipe(Layer.provide(migrations)), PostgresWorkSignalLive).pipe(
-        Layer.provideMerge(makePgClient(url))
+        Layer.provideMerge(makePgClient(url)),
+        Layer.provide(ServerWasmTiering)
       ),
     onNone: () =>
       Layer.merge(PostgresPersistenceLive.pipe(Layer.provide(migrations)), InProcessWorkSignalLive).pipe(
