@@ -111,6 +111,8 @@ export const buildRoster = async ({ force = false } = {}) => {
     // Workspace packages are bundled from their sources (see domain/package.json's exports).
     conditions: ["@roster/source"],
     sourcemap: "linked",
+    minifyWhitespace: true,
+    minifySyntax: true,
     // esbuild itself only makes the dashboard's assets when a server runs from the sources.
     external: ["@electric-sql/pglite", "redoc", "swagger-ui-dist", "piscina", "pg-native", "esbuild"],
     // Bundled CommonJS dependencies (pg, ioredis) call `require` for Node's own modules.
