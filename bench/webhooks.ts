@@ -1,6 +1,7 @@
 import { WorkerSettings } from "../apps/worker/settings.js"
 import { npmScript } from "../scripts/build.mjs"
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import type pg from "pg"
@@ -98,14 +99,18 @@ export const startWorker = async (
     stdio: ["ignore", "pipe", "inherit"]
   })
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve))
+  // BENCH_WORKER_STDOUT=FILE keeps what the worker writes (its log, and V8's traces) in FILE.
+  const keep = process.env.BENCH_WORKER_STDOUT === undefined ? undefined : fs.createWriteStream(process.env.BENCH_WORKER_STDOUT)
   const startedAt = await new Promise<number>((resolve, reject) => {
     let output = ""
     const onData = (chunk: Buffer) => {
       output += chunk
+      if (keep !== undefined) keep.write(chunk)
       if (output.includes("worker started")) {
         child.stdout!.off("data", onData)
         // Keep draining, so that the worker never blocks on a full pipe.
-        child.stdout!.resume()
+        if (keep === undefined) child.stdout!.resume()
+        else child.stdout!.pipe(keep)
         resolve(Date.now())
       }
     }
