@@ -46,7 +46,7 @@ export interface PlacedProblem extends Problem {
   readonly column: number | null
 }
 
-/** A render in the process stopped for its time: the template renders elsewhere from then on. */
+/** A render in the process stopped for its time twice in a row: the template renders elsewhere from then on. */
 export interface Overtime {
   readonly ok: false
   readonly overtime: true

@@ -200,8 +200,10 @@ export const makeCustomerLiquid = (limits) => {
   /**
    * The template read once for renders in the process, or the part that cannot be read. `linear()`
    * says whether it may render in the process (see {@link isLinear}) and `render(scope, renderMs)`
-   * renders it with a time limit of `renderMs` for each part; a part past it answers `overtime`
-   * (and no result), and the template is no longer linear from then on.
+   * renders it with a time limit of `renderMs` for each part. A part past it is rendered once more
+   * at once: the process may have stalled (another program on the CPU, a garbage collection). A
+   * part past it again answers `overtime` (and no result), and the template is no longer linear
+   * from then on.
    */
   const prepare = (source) => {
     const read = parseAll(source)
@@ -211,8 +213,10 @@ export const makeCustomerLiquid = (limits) => {
       linear: () => entries.every((entry) => entry.linear),
       render: (scope, renderMs) => {
         const result = renderParsed(read.parts, scope, undefined, renderMs)
-        if (result.overtime === true) for (const entry of entries) entry.linear = false
-        return result
+        if (result.overtime !== true) return result
+        const again = renderParsed(read.parts, scope, undefined, renderMs)
+        if (again.overtime === true) for (const entry of entries) entry.linear = false
+        return again
       }
     }
   }

@@ -87,8 +87,9 @@ const refusalOf = (field: string, problem: string) => new InvalidInput({ field, 
  * Customer templates (Liquid, see customer-liquid.mjs). Checking a template reads it in the
  * process. A linear template (no loop, and only filters whose work the work limit bounds: most
  * emails) renders in the process too, a few milliseconds at most for each part, letting the event
- * loop turn between renders; a part that still runs past {@link MAX_INLINE_RENDER_MS} sends its
- * template to the threads from then on. Every other template renders in a pool of worker threads
+ * loop turn between renders; a part that runs past {@link MAX_INLINE_RENDER_MS} twice in a row
+ * (once may be the process stalling, not the template) sends its template to the threads from
+ * then on. Every other template renders in a pool of worker threads
  * (piscina), so that no template, however it is written, holds the process: each part of each
  * render has {@link MAX_RENDER_MS}, measured from when it begins in its thread (not while it waits
  * for one), and a part past it has its thread ended and is refused naming the limit. Memory is

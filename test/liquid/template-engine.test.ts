@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { type EmailTemplateSource, TemplateEngine } from "@roster/application"
 import { InvalidInput } from "@roster/domain"
 import { Effect, Either } from "effect"
@@ -229,6 +229,42 @@ describe("email templates rendered in the process", () => {
     expect(linearOf("{{ subscriber.tags | map: 'name' | join: ', ' }}")).toBe(false)
     expect(linearOf("{% assign s = subscriber.tags | sort: 'name' %}")).toBe(false)
     expect(linearOf("{% capture x %}{{ a | url_encode }}{% endcapture %}")).toBe(false)
+  })
+
+  describe("a render past the limit", () => {
+    const liquid = makeCustomerLiquid({ templateLength: 100_000, renderMs: 500, renderWork: 1_000_000, renderedLength: 1_000_000 })
+    const source = { subject: "Order {{ data.order }}", html: null, text: "{% assign s = data.order %}{{ s | downcase }}" }
+    const realNow = performance.now.bind(performance)
+    /** liquidjs reads the time from `performance.now()`; from its `stallAt`th reading on, 1 s later than it is. */
+    const stallClock = (stallAt: number, everyRender = false) => {
+      let calls = 0
+      let offset = 0
+      vi.spyOn(performance, "now").mockImplementation(() => {
+        calls++
+        if (calls === stallAt || (everyRender && calls > stallAt)) offset += 1000
+        return realNow() + offset
+      })
+    }
+    afterEach(() => {
+      vi.restoreAllMocks()
+    })
+
+    it("once, as when the process stalls, is rendered again in the process, and the template stays linear", () => {
+      const prepared = liquid.prepare(source)
+      if (prepared.parseProblem !== undefined) throw new Error(prepared.parseProblem.problem)
+      stallClock(2)
+      const result = prepared.render(scope, 20)
+      expect(result.ok && result.value).toEqual({ subject: "Order A-17", html: null, text: "a-17", emptyVariables: [] })
+      expect(prepared.linear()).toBe(true)
+    })
+
+    it("twice in a row answers overtime, and the template renders in the threads from then on", () => {
+      const prepared = liquid.prepare(source)
+      if (prepared.parseProblem !== undefined) throw new Error(prepared.parseProblem.problem)
+      stallClock(2, true)
+      expect(prepared.render(scope, 20)).toEqual({ ok: false, field: "subject", problem: "", overtime: true })
+      expect(prepared.linear()).toBe(false)
+    })
   })
 
   it.effect("a linear template renders in this process, without starting a thread; a loop starts one", () =>
