@@ -1,5 +1,5 @@
 import { WorkerSettings } from "../apps/worker/settings.js"
-import { npmScript } from "../scripts/build.mjs"
+import { environmentOf, npmScript } from "../scripts/build.mjs"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -78,10 +78,6 @@ const startReceiver = async () => {
   }
 }
 
-/** `NAME=value` pairs as an environment. */
-const environmentOf = (pairs: ReadonlyArray<string>) =>
-  Object.fromEntries(pairs.filter((pair) => pair !== "").map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]))
-
 /** `npm run worker` as package.json says it: the environment it adds (the C library's allocator settings) and its Node.js options. */
 const workerScript = npmScript("worker")
 
@@ -92,7 +88,7 @@ export const startWorker = async (
   // BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker; BENCH_WORKER_ENV="A=1 B=2"
   // replaces WORKER_ENV.
   const extra = context.nodeArgs ?? process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter((arg) => arg !== "") ?? []
-  const workerEnv = process.env.BENCH_WORKER_ENV === undefined ? workerScript.env : environmentOf(process.env.BENCH_WORKER_ENV.split(" "))
+  const workerEnv = process.env.BENCH_WORKER_ENV === undefined ? workerScript.env : environmentOf(process.env.BENCH_WORKER_ENV.split(" ").filter((pair) => pair !== ""))
   const child: ChildProcess = spawn(process.execPath, [...workerScript.nodeOptions, ...extra, "dist/worker.mjs"], {
     cwd: context.root,
     env: { ...context.env, ...workerEnv, LOG_LEVEL: "info" },

@@ -30,6 +30,10 @@ export const programs = ["start", "api", "worker", "cli"]
 /** Where a program's build is. */
 export const programPath = (program) => join(dist, `${program}.mjs`)
 
+/** `NAME=value` words as an environment. */
+export const environmentOf = (pairs) =>
+  Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]))
+
 /**
  * How package.json's npm script `name` starts its program, written `node OPTIONS scripts/run.mjs
  * PROGRAM` or `env NAME=value ... node OPTIONS scripts/run.mjs PROGRAM`: the environment it adds,
@@ -45,7 +49,7 @@ export const npmScript = (name) => {
     throw new Error(`package.json script ${name} is not [env NAME=value ...] node OPTIONS scripts/run.mjs PROGRAM`)
   }
   return {
-    env: Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])),
+    env: environmentOf(pairs),
     nodeOptions: words.slice(node + 1, run),
     rest: words.slice(run)
   }
