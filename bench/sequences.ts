@@ -21,7 +21,8 @@ import { startWorker } from "./webhooks.js"
  */
 
 const enrollments = Number(process.env.BENCH_SEQUENCE_ENROLLMENTS ?? 1_000_000)
-const due = Number(process.env.BENCH_SEQUENCE_DUE ?? 100_000)
+// Never more than there are enrollments.
+const due = Math.min(Number(process.env.BENCH_SEQUENCE_DUE ?? 100_000), enrollments)
 const rate = Number(process.env.BENCH_SEQUENCE_RATE ?? 100)
 const seconds = Number(process.env.BENCH_SEQUENCE_SECONDS ?? 20)
 
