@@ -3,8 +3,9 @@ import { Context, type Effect } from "effect"
 
 /**
  * How many emails each organization handed to the provider per month. Counting is one atomic step
- * per acceptance: concurrent sends of one organization never wait for each other's transactions,
- * and never pass the limit together.
+ * per acceptance, committed at once even inside a transaction: concurrent sends of one organization
+ * never wait for each other's transactions, and never pass the limit together. What a transaction
+ * counted stays counted if it rolls back, unless its caller gives it back.
  */
 export class EmailUsage extends Context.Tag("roster/EmailUsage")<EmailUsage, {
   /** Counts `count` more emails in `month` if the total stays `withinLimit` of `max`; whether it did. */

@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { OrganizationRepository, Outbox, UnitOfWork, WebhookDeliveryRepository } from "@roster/application"
+import { EmailUsage, OrganizationRepository, Outbox, UnitOfWork, WebhookDeliveryRepository } from "@roster/application"
 import { Deferred, Effect, Fiber, type Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import {
@@ -138,6 +138,38 @@ export const concurrentClaims = (persistence: Layer.Layer<Persistence | SqlClien
         expect([yield* Fiber.join(first), ...others]).toStrictEqual([true, true, true, true])
         const count = Option.getOrThrow(yield* organizations.findById(organization.id)).subscriberCount
         expect(count).toBe(5)
+      }))
+
+    it.effect("emails counted in an open transaction hold up no other sender of the organization, and stay counted", () =>
+      Effect.gen(function*() {
+        const usage = yield* EmailUsage
+        const unitOfWork = yield* UnitOfWork
+        const organization = yield* givenOrganization()
+        yield* Effect.gen(function*() {
+          const counted = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          // A sequence batch: it counts its emails, then goes on with its transaction, which fails.
+          const batch = yield* Effect.fork(unitOfWork.transaction(Effect.gen(function*() {
+            const reserved = yield* usage.reserve(organization.id, "2026-11", 6, 10)
+            yield* Deferred.succeed(counted, undefined)
+            yield* Deferred.await(release)
+            return yield* Effect.fail(reserved)
+          })))
+          yield* Deferred.await(counted)
+          // Two other senders, while the batch still holds its transaction open: the first fits, the second would pass 10.
+          const others = yield* Effect.all([
+            unitOfWork.transaction(usage.reserve(organization.id, "2026-11", 4, 10)),
+            usage.reserve(organization.id, "2026-11", 1, 10)
+          ]).pipe(
+            Effect.zipLeft(Deferred.succeed(release, undefined)),
+            Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("a reservation waited for another's transaction") }),
+            Effect.orDie
+          )
+          expect(others).toStrictEqual([true, false])
+          expect(yield* Effect.flip(Fiber.join(batch))).toBe(true)
+          // The rolled-back batch gives back what it knows it did not queue; until then its emails count.
+          expect(yield* usage.sentIn(organization.id, "2026-11")).toBe(10)
+        }).pipe(deletingAfterwards([organization.id]))
       }))
 
     it.effect("reservations made while a rebalance holds every row wait for it, then count on its rows without rebalancing again", () =>
