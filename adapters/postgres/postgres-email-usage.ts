@@ -22,6 +22,10 @@ const releaseText = `
  * `withinLimit` of domain/limits.ts) holds across them. The embedded database has one session:
  * there the statement runs in the caller's turn, which nothing else shares anyway.
  *
+ * A caller in a transaction holds one connection of the pool while its reservation takes another.
+ * Those that do (the worker's three sequence lanes and its trigger lane) are fewer than the pool's
+ * ten, so they cannot hold every connection while each waits for one more.
+ *
  * Emails counted by a transaction that then rolls back stay counted (the caller gives back what it
  * knows it did not queue): the month's count may run ahead of what was queued, never behind.
  */
