@@ -43,7 +43,9 @@ const CONNECT_TIMEOUT = Duration.seconds(5)
  * Statements run straight on a pooled connection of a PostgreSQL server, each prepared once per
  * connection under its name and its rows described once (prepared-query.ts): for the statements
  * of the busiest requests, which pay for nothing of a SqlClient's statement (compiling, a scope
- * per statement). Only outside a transaction.
+ * per statement). They never join the caller's transaction: outside one they are the request's
+ * own statements, inside one they run in a session of their own and commit at once (the monthly
+ * email count, postgres-email-usage.ts).
  */
 export class PgStatements extends Context.Tag("roster/postgres/PgStatements")<PgStatements, {
   readonly run: (
