@@ -4,6 +4,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, FiberRef, Layer, Redacted, Stream } from "effect"
 import pg from "pg"
 import { to as copyTo } from "pg-copy-streams"
+import { makeArrayParameterEncoder } from "./binary-arrays.js"
 import { type CopyRow, makeCopyTextReader } from "./copy-text.js"
 import { reportPoolUsage } from "../observability/index.js"
 import { PreparedQuery, type Row, type RowShapes } from "./prepared-query.js"
@@ -17,14 +18,17 @@ const MAX_PREPARED_STATEMENTS = 2_000
  * Names each statement by its text, so that node-postgres prepares it once per connection and
  * PostgreSQL plans it once, instead of parsing and planning it on every call. Only statements
  * with parameters (the others may hold several commands, which cannot be prepared) and not too
- * many of them (their variety is bounded) are named.
+ * many of them (their variety is bounded) are named. Array parameters go in binary format where
+ * the statement casts them (binary-arrays.ts).
  */
-const makeStatementNamer = () => {
+const makeStatementNamer = (encodeArrays: ReturnType<typeof makeArrayParameterEncoder>) => {
   const names = new Map<string, string>()
   return (client: pg.PoolClient) => {
     const query = client.query.bind(client) as (...args: Array<unknown>) => unknown
-    ;(client as { query: unknown }).query = (text: unknown, values: unknown, callback: unknown) => {
-      if (typeof text === "string" && Array.isArray(values) && values.length > 0 && values.length <= MAX_PREPARED_PARAMETERS) {
+    ;(client as { query: unknown }).query = (text: unknown, given: unknown, callback: unknown) => {
+      if (typeof text !== "string" || !Array.isArray(given) || given.length === 0) return query(text, given, callback)
+      const values = encodeArrays(text, given)
+      if (values.length <= MAX_PREPARED_PARAMETERS) {
         let name = names.get(text)
         if (name === undefined && names.size < MAX_PREPARED_STATEMENTS) {
           name = `roster_${names.size}`
@@ -103,12 +107,16 @@ const makeCopyOut = (pool: pg.Pool) => (query: string, batchSize: number) =>
  * `traced`: each statement in a span as @effect/sql makes one (`sql.execute`, with the statement's
  * text); read once, from the tracer's switch where the layer is made.
  */
-const makePgStatements = (pool: pg.Pool, traced: boolean): PgStatements["Type"] => {
+const makePgStatements = (
+  pool: pg.Pool,
+  traced: boolean,
+  encodeArrays: ReturnType<typeof makeArrayParameterEncoder>
+): PgStatements["Type"] => {
   const shapes: RowShapes = new Map()
   const submit = (pool.query as unknown as SubmitQuery).bind(pool)
   const run: PgStatements["Type"]["run"] = (name, text, values) =>
     Effect.async((resume) => {
-      submit(new PreparedQuery(name, text, values, shapes), (cause, rows) => {
+      submit(new PreparedQuery(name, text, encodeArrays(text, values), shapes), (cause, rows) => {
         resume(
           cause
             ? Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
@@ -136,8 +144,9 @@ const makePgStatements = (pool: pg.Pool, traced: boolean): PgStatements["Type"] 
  */
 export const makePgClient = (
   url: Redacted.Redacted<string>
-): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient | PgStatements, SqlError> =>
-  Layer.unwrapScoped(Effect.map(
+): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient | PgStatements, SqlError> => {
+  const encodeArrays = makeArrayParameterEncoder()
+  return Layer.unwrapScoped(Effect.map(
     Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
@@ -155,7 +164,7 @@ export const makePgClient = (
           })
           pool.on("error", () => {})
           reportPoolUsage(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }))
-          pool.on("connect", makeStatementNamer())
+          pool.on("connect", makeStatementNamer(encodeArrays))
           try {
             await pool.query("SELECT 1")
           } catch (error) {
@@ -174,7 +183,8 @@ export const makePgClient = (
         PgClient.layerFromPool({ applicationName: "roster", acquire: Effect.succeed(pool) }),
         Layer.effect(
           PgStatements,
-          Effect.map(FiberRef.get(FiberRef.currentTracerEnabled), (traced) => makePgStatements(pool, traced))
+          Effect.map(FiberRef.get(FiberRef.currentTracerEnabled), (traced) => makePgStatements(pool, traced, encodeArrays))
         )
       )
   ))
+}

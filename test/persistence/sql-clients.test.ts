@@ -1,6 +1,7 @@
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Redacted } from "effect"
+import { arrayParametersOf, makeArrayParameterEncoder } from "../../adapters/postgres/binary-arrays.js"
 import { makePgClient, makePgliteClient } from "../../adapters/postgres/index.js"
 import { PgStatements } from "../../adapters/postgres/pg-client.js"
 import { postgres } from "../support/servers.js"
@@ -28,6 +29,39 @@ const answersAlike = (client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
         })
       }))
 
+    it.effect("array parameters arrive whole, whatever their elements, and a value of the wrong type is refused", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const id = "a1b2c3d4-0000-4000-8000-00000000abcd"
+        const elements = (values: ReadonlyArray<unknown>, type: string, as = "x::text") =>
+          sql.unsafe<{ x: string | null }>(
+            `SELECT ${as} AS x FROM unnest($1::${type}[]) WITH ORDINALITY AS u(x, n) ORDER BY n`,
+            [values]
+          ).pipe(Effect.map((rows) => rows.map((row) => row.x)))
+        expect(yield* elements([id, null, id.toUpperCase(), "A1B2C3D4000040008000000000000001"], "uuid")).toStrictEqual([
+          id,
+          null,
+          id,
+          "a1b2c3d4-0000-4000-8000-000000000001"
+        ])
+        const texts = ["plain", "quote \" and backslash \\", "{braces},\"commas\"", "NULL", "", "Zoë 👋", null, "x".repeat(70_000)]
+        expect(yield* elements(texts, "text")).toStrictEqual(texts)
+        const times = [new Date("2025-01-01T12:34:56.789Z"), null, new Date("1969-07-20T20:17:40.001Z"), new Date("1999-12-31T23:59:59.999Z")]
+        expect(yield* elements(times, "timestamptz", "(extract(epoch FROM x) * 1000)::int8::text")).toStrictEqual(
+          times.map((t) => t === null ? null : String(t.getTime()))
+        )
+        const integers = [0, -1, 2_147_483_647, -2_147_483_648, null]
+        expect(yield* elements(integers, "int")).toStrictEqual(integers.map((n) => n === null ? null : String(n)))
+        const big = [0, -1, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, -4_294_967_296]
+        expect(yield* elements(big, "int8")).toStrictEqual(big.map(String))
+        expect(yield* elements([], "uuid")).toStrictEqual([])
+        expect(yield* elements(["12", 3], "int")).toStrictEqual(["12", "3"])
+        for (const [values, type] of [[["not-a-uuid"], "uuid"], [[1.5], "int"], [[2_147_483_648], "int"], [["a\u0000b"], "text"]] as const) {
+          const refused = yield* Effect.flip(elements(values, type))
+          expect(refused._tag).toBe("SqlError")
+        }
+      }))
+
     it.effect("a text of several statements without parameters answers one row list per statement", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -45,6 +79,30 @@ const answersAlike = (client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
         expect(yield* sql`SELECT count(*)::integer AS n FROM probe`).toStrictEqual([{ n: 0 }])
       }))
   })
+
+describe("array parameters in PostgreSQL's binary format", () => {
+  it("a parameter is sent so when every mention of it casts it to one array type written here", () => {
+    const found = arrayParametersOf(
+      "SELECT $1::uuid[], $2::text[], $2::TEXT[], $3::uuid[], $3::text[], $4, $4::int[], $5::jsonb[], $6::timestamptz[], " +
+        "$7::int8[], $12::integer[], $13::bigint[], $14::int[] || $14::int[]"
+    )
+    expect(found.map(([index, type]) => [index, type.oid])).toStrictEqual([[0, 2950], [1, 25], [5, 1184], [6, 20], [11, 23], [12, 20], [13, 23]])
+  })
+
+  it("arrays of such parameters become buffers; others, and arrays with an element of another type, stay as they are", () => {
+    const encode = makeArrayParameterEncoder()
+    const text = "SELECT $1::uuid[], $2::text[], $3::timestamptz[], $4, $5::int[]"
+    const given = [["a1b2c3d4-0000-4000-8000-000000000000"], ["a", null], [new Date(0)], ["left", "alone"], [1, 2]]
+    const sent = encode(text, given)
+    expect(sent.map((value) => Buffer.isBuffer(value))).toStrictEqual([true, true, true, false, true])
+    expect(sent[3]).toBe(given[3])
+    expect(given[0]).toStrictEqual(["a1b2c3d4-0000-4000-8000-000000000000"])
+    const mixed = [["a1b2c3d4-0000-4000-8000-000000000000", "not-a-uuid"], ["a", 1], [new Date(Number.NaN)], [], [1.5]]
+    expect(encode(text, mixed)).toBe(mixed)
+    const scalars = [1, "a"]
+    expect(encode("SELECT $1, $2", scalars)).toBe(scalars)
+  })
+})
 
 describe("SQL clients", () => {
   describe("the embedded database", () => answersAlike(makePgliteClient("memory://")))
