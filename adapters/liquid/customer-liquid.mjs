@@ -3,7 +3,7 @@
  * check a template) and in the render threads (to render it). Plain JavaScript, so that a thread
  * loads it as it is, from the sources or from `dist/`; customer-liquid.d.mts gives its types.
  */
-import { Filter, Liquid, Tag } from "liquidjs"
+import { Filter, Liquid, Output, Tag, TokenKind } from "liquidjs"
 
 /** Tags that would read other templates or files: refused when a template is read. */
 const fileTags = ["include", "render", "layout"]
@@ -58,6 +58,86 @@ const isLinear = (templates) => {
     }
   }
   return true
+}
+
+/** Names liquidjs reads otherwise than as a property (a list's or a string's size, first and last elements). */
+const SPECIAL_KEYS = new Set(["size", "first", "last"])
+
+/**
+ * A template that is text and plain variables (`Hi {{ subscriber.first_name }}`, no filter, no
+ * tag): its pieces, each a string of text or the keys of a variable, or null for any other
+ * template. Most email templates are such, and {@link renderPlain} renders them without liquidjs's
+ * machinery, which is most of a render's work.
+ */
+const plainPieces = (templates, escaping) => {
+  const pieces = []
+  for (const node of templates) {
+    if (node.token?.kind === TokenKind.HTML && typeof node.str === "string") {
+      pieces.push(node.str)
+      continue
+    }
+    if (!(node instanceof Output)) return null
+    const { initial, filters } = node.value
+    // An escaping engine adds its escape to each output; a plain one adds nothing.
+    if (filters.length !== (escaping ? 1 : 0)) return null
+    if (escaping && filters[0].handler !== filters[0].liquid.options.outputEscape) return null
+    if (initial.postfix.length !== 1) return null
+    const [token] = initial.postfix
+    if (token.kind !== TokenKind.PropertyAccess || token.variable !== undefined || token.props.length === 0) return null
+    const keys = []
+    for (const prop of token.props) {
+      if ((prop.kind !== TokenKind.Word && prop.kind !== TokenKind.Quoted) || typeof prop.content !== "string") return null
+      if (SPECIAL_KEYS.has(prop.content)) return null
+      keys.push(prop.content)
+    }
+    pieces.push(keys)
+  }
+  return pieces
+}
+
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&#34;", "'": "&#39;" }
+const escapeHtml = (text) => text.replace(/&|<|>|"|'/g, (character) => ESCAPES[character])
+
+const isPlainObject = (value) => {
+  if (typeof value !== "object" || value === null) return false
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+/**
+ * A plain template rendered as liquidjs renders it, or undefined where liquidjs would do something
+ * this does not (a variable through a list, a string or anything but plain objects, a value other
+ * than a string, number, boolean or nothing), or where the values' escaping passes the work limit
+ * (liquidjs counts each escaped value): the caller then renders it with liquidjs. Variables are
+ * read as liquidjs reads them with `ownPropertyOnly`: own properties, nothing past a missing one.
+ */
+const renderPlain = (pieces, scope, escaping, workLimit) => {
+  let output = ""
+  let work = 0
+  for (const piece of pieces) {
+    if (typeof piece === "string") {
+      output += piece
+      continue
+    }
+    let value = scope
+    for (const key of piece) {
+      if (value === undefined || value === null) break
+      if (!isPlainObject(value)) return undefined
+      value = Object.hasOwn(value, key) ? value[key] : undefined
+    }
+    let text
+    if (typeof value === "string") text = value
+    else if (value === undefined || value === null) text = ""
+    else if (typeof value === "number" || typeof value === "boolean") text = String(value)
+    else return undefined
+    if (escaping) {
+      work += text.length
+      if (work > workLimit) return undefined
+      text = escapeHtml(text)
+    }
+    output += text
+  }
+  return output
 }
 
 const makeEngine = (limits, escape) => {
@@ -135,7 +215,7 @@ export const makeCustomerLiquid = (limits) => {
     const globals = new Set(plain.globalVariablesSync(templates))
     const variables = plain.fullVariablesSync(templates).filter((v) => globals.has(v.split(".")[0]))
     if (parsed.size >= PARSED_CACHE_SIZE) parsed.clear()
-    const entry = { templates, variables, linear: isLinear(templates) }
+    const entry = { templates, variables, linear: isLinear(templates), plain: plainPieces(templates, part === "html") }
     parsed.set(key, entry)
     return entry
   }
@@ -158,11 +238,11 @@ export const makeCustomerLiquid = (limits) => {
   const renderParsed = (parts, scope, onPart, renderMs) => {
     const rendered = { subject: "", html: null, text: null }
     const empty = new Set()
-    for (const [part, { templates, variables }] of parts) {
+    for (const [part, { templates, variables, plain }] of parts) {
       onPart?.(part)
       for (const variable of variables) if (isEmpty(valueAt(scope, variable))) empty.add(variable)
-      let output
-      try {
+      let output = plain === null ? undefined : renderPlain(plain, scope, part === "html", limits.renderWork)
+      if (output === undefined) try {
         output = String(engineFor(part).renderSync(templates, scope, renderMs === undefined ? undefined : { renderLimit: renderMs }))
       } catch (error) {
         if (renderMs !== undefined && isOvertime(error)) return { ok: false, field: part, problem: "", overtime: true }

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { type EmailTemplateSource, TemplateEngine } from "@roster/application"
 import { InvalidInput } from "@roster/domain"
 import { Effect, Either } from "effect"
+import fc from "fast-check"
+import { Liquid } from "liquidjs"
 import { readdirSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
@@ -233,7 +235,8 @@ describe("email templates rendered in the process", () => {
 
   describe("a render past the limit", () => {
     const liquid = makeCustomerLiquid({ templateLength: 100_000, renderMs: 500, renderWork: 1_000_000, renderedLength: 1_000_000 })
-    const source = { subject: "Order {{ data.order }}", html: null, text: "{% assign s = data.order %}{{ s | downcase }}" }
+    // A filter in each part, so that liquidjs renders them (and checks its time between their nodes).
+    const source = { subject: "Order {{ data.order | upcase }}", html: null, text: "{% assign s = data.order %}{{ s | downcase }}" }
     const realNow = performance.now.bind(performance)
     /** liquidjs reads the time from `performance.now()`; from its `stallAt`th reading on, 1 s later than it is. */
     const stallClock = (stallAt: number, everyRender = false) => {
@@ -320,4 +323,87 @@ describe("email templates rendered in the process", () => {
       expect(results.every(Either.isRight)).toBe(true)
       expect(turns).toBeGreaterThan(1)
     }).pipe(Effect.provide(LiquidTemplateEngineLive)), 20_000)
+})
+
+describe("templates of text and plain variables", () => {
+  const limits = { templateLength: 100_000, renderMs: 500, renderWork: 1_000_000, renderedLength: 1_000_000 }
+  const liquid = makeCustomerLiquid(limits)
+  /** liquidjs alone, with the options the product's engines have: what every render must equal. */
+  const reference = (escape: boolean) =>
+    new Liquid({ strictFilters: true, strictVariables: false, ownPropertyOnly: true, ...(escape ? { outputEscape: "escape" } : {}) })
+  const escaping = reference(true)
+  const plain = reference(false)
+
+  const text = fc.oneof(
+    fc.string(),
+    fc.constantFrom("Zoë 👋", "", " ", "a\u0000b"),
+    { weight: 3, arbitrary: fc.array(fc.constantFrom("&", "<", ">", "\"", "'", "x", "é"), { maxLength: 8 }).map((cs) => cs.join("")) }
+  )
+  const leaf = fc.oneof(
+    { weight: 6, arbitrary: text },
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.array(text, { maxLength: 3 }),
+    fc.date({ noInvalidDate: true })
+  )
+  const key = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom("a", "b", "b c") },
+    { weight: 1, arbitrary: fc.constantFrom("size", "first", "last", "toString", "constructor", "length") }
+  )
+  const value = fc.letrec<{ node: unknown }>((tie) => ({
+    node: fc.oneof({ depthSize: "small" }, { weight: 3, arbitrary: leaf }, { weight: 1, arbitrary: fc.dictionary(key, tie("node"), { maxKeys: 4 }) })
+  })).node
+  const scope = fc.dictionary(key, value, { minKeys: 2, maxKeys: 5 })
+  /** `a`, `a.first_name`, `a["b c"].size`: a name, then names or quoted keys. */
+  const variable = fc.tuple(key.filter((k) => !k.includes(" ")), fc.oneof(fc.constant([]), fc.array(key, { maxLength: 2 }))).map(([first, rest]) =>
+    first + rest.map((k) => k.includes(" ") ? `["${k}"]` : `.${k}`).join("")
+  )
+  const piece = fc.oneof(
+    fc.constantFrom("<p>", "Hi ", ", ", "&amp; ", "\n"),
+    variable.map((v) => `{{ ${v} }}`),
+    variable.map((v) => `{{- ${v} -}}`),
+    variable.map((v) => `{{ ${v} | upcase }}`),
+    fc.constantFrom("{{ a[0] }}", "{{ \"literal\" }}", "{{ a.size }}", "{% if a %}yes{% endif %}", "{{ a | raw }}")
+  )
+  const template = fc.array(piece, { maxLength: 6 }).map((pieces) => pieces.join(""))
+
+  it("render as liquidjs renders them, escaped in the HTML part, for any values", () => {
+    fc.assert(
+      fc.property(template, scope, (source, values) => {
+        const prepared = liquid.prepare({ subject: "s", html: source, text: source })
+        if (prepared.parseProblem !== undefined) return
+        const rendered = prepared.render(values, 500)
+        let html: string
+        let plainText: string
+        try {
+          html = escaping.parseAndRenderSync(source, values)
+          plainText = plain.parseAndRenderSync(source, values)
+        } catch {
+          expect(rendered.ok).toBe(false)
+          return
+        }
+        expect(rendered.ok && rendered.value.html).toBe(html)
+        expect(rendered.ok && rendered.value.text).toBe(plainText)
+      }),
+      { numRuns: 2_000 }
+    )
+  })
+
+  it("escaped values count against the work limit, as liquidjs counts them", () => {
+    const small = makeCustomerLiquid({ ...limits, renderWork: 10 })
+    const prepared = small.prepare({ subject: "s", html: "<p>{{ a }}{{ b }}</p>", text: "{{ a }}{{ b }}" })
+    if (prepared.parseProblem !== undefined) throw new Error(prepared.parseProblem.problem)
+    expect(prepared.render({ a: "12345", b: "12345" }, 500)).toMatchObject({
+      ok: true,
+      value: { html: "<p>1234512345</p>", text: "1234512345" }
+    })
+    expect(prepared.render({ a: "12345", b: "123456" }, 500)).toEqual({
+      ok: false,
+      field: "html",
+      problem: "could not be rendered: makes more than 10 elements and characters with ranges and filters, line:1, col:11"
+    })
+  })
 })
