@@ -12,7 +12,7 @@
  * A parameter is sent so only where the statement's text casts every mention of it to one array
  * type named here (`$3::uuid[]`), which fixes the type the server expects, and only when every
  * element is a value of that type as this module writes it (a string of the canonical uuid form, a
- * valid Date, an integer in range); any other array is sent as node-postgres sends it, so the
+ * valid Date, an integer in range, a boolean); any other array is sent as node-postgres sends it, so the
  * server answers it as before (its errors included).
  */
 
@@ -102,7 +102,17 @@ const int8: ElementType = {
   write: (value, buffer, offset) => writeInt64(value as number, buffer, offset)
 }
 
+const bool: ElementType = {
+  oid: 16,
+  size: (value) => typeof value === "boolean" ? 1 : undefined,
+  write: (value, buffer, offset) => {
+    buffer[offset] = value === true ? 1 : 0
+  }
+}
+
 const types: Record<string, ElementType> = {
+  bool,
+  boolean: bool,
   uuid,
   text,
   timestamptz,

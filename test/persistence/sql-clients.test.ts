@@ -54,6 +54,7 @@ const answersAlike = (client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
         expect(yield* elements(integers, "int")).toStrictEqual(integers.map((n) => n === null ? null : String(n)))
         const big = [0, -1, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, -4_294_967_296]
         expect(yield* elements(big, "int8")).toStrictEqual(big.map(String))
+        expect(yield* elements([true, null, false], "boolean")).toStrictEqual(["true", null, "false"])
         expect(yield* elements([], "uuid")).toStrictEqual([])
         expect(yield* elements(["12", 3], "int")).toStrictEqual(["12", "3"])
         for (const [values, type] of [[["not-a-uuid"], "uuid"], [[1.5], "int"], [[2_147_483_648], "int"], [["a\u0000b"], "text"]] as const) {
@@ -84,9 +85,18 @@ describe("array parameters in PostgreSQL's binary format", () => {
   it("a parameter is sent so when every mention of it casts it to one array type written here", () => {
     const found = arrayParametersOf(
       "SELECT $1::uuid[], $2::text[], $2::TEXT[], $3::uuid[], $3::text[], $4, $4::int[], $5::jsonb[], $6::timestamptz[], " +
-        "$7::int8[], $12::integer[], $13::bigint[], $14::int[] || $14::int[]"
+        "$7::int8[], $12::integer[], $13::bigint[], $14::int[] || $14::int[], $15::boolean[]"
     )
-    expect(found.map(([index, type]) => [index, type.oid])).toStrictEqual([[0, 2950], [1, 25], [5, 1184], [6, 20], [11, 23], [12, 20], [13, 23]])
+    expect(found.map(([index, type]) => [index, type.oid])).toStrictEqual([
+      [0, 2950],
+      [1, 25],
+      [5, 1184],
+      [6, 20],
+      [11, 23],
+      [12, 20],
+      [13, 23],
+      [14, 16]
+    ])
   })
 
   it("arrays of such parameters become buffers; others, and arrays with an element of another type, stay as they are", () => {
