@@ -4,7 +4,7 @@ import {
   decodeEntry,
   decodeSteps,
   type Enrollment,
-  EnrollmentId,
+  type EnrollmentId,
   entryToJson,
   type ExitReason,
   MessageId,
@@ -83,24 +83,54 @@ const sequenceOf = (row: Row, prefix = ""): Sequence => ({
   updatedAt: date(row[`${prefix}updated_at`])
 })
 
-const enrollmentOf = (row: Row, prefix = ""): Enrollment => ({
-  id: EnrollmentId.make(String(row[`${prefix}id`])),
-  organizationId: OrganizationId.make(String(row[`${prefix}organization_id`])),
-  sequenceId: SequenceId.make(String(row[`${prefix}sequence_id`])),
-  version: Number(row[`${prefix}version`]),
-  subscriberId: SubscriberId.make(String(row[`${prefix}subscriber_id`])),
-  state: String(row[`${prefix}state`]) as Enrollment["state"],
-  stepIndex: Number(row[`${prefix}step_index`]),
-  stepName: String(row[`${prefix}step_name`]),
-  waiting: Boolean(row[`${prefix}waiting`]),
-  nextRunAt: row[`${prefix}next_run_at`] == null ? null : date(row[`${prefix}next_run_at`]),
-  lastMessageId: row[`${prefix}last_message_id`] == null ? null : MessageId.make(String(row[`${prefix}last_message_id`])),
-  exitReason: row[`${prefix}exit_reason`] == null ? null : String(row[`${prefix}exit_reason`]) as ExitReason,
-  sandboxed: Boolean(row[`${prefix}sandboxed`]),
-  stepsRun: Number(row[`${prefix}steps_run`]),
-  enteredAt: date(row[`${prefix}entered_at`]),
-  updatedAt: date(row[`${prefix}updated_at`])
+/** The names of an enrollment's columns under a prefix, made once: a claim reads them for every row. */
+const enrollmentKeys = (prefix: string) => ({
+  id: `${prefix}id`,
+  organizationId: `${prefix}organization_id`,
+  sequenceId: `${prefix}sequence_id`,
+  version: `${prefix}version`,
+  subscriberId: `${prefix}subscriber_id`,
+  state: `${prefix}state`,
+  stepIndex: `${prefix}step_index`,
+  stepName: `${prefix}step_name`,
+  waiting: `${prefix}waiting`,
+  nextRunAt: `${prefix}next_run_at`,
+  lastMessageId: `${prefix}last_message_id`,
+  exitReason: `${prefix}exit_reason`,
+  sandboxed: `${prefix}sandboxed`,
+  stepsRun: `${prefix}steps_run`,
+  enteredAt: `${prefix}entered_at`,
+  updatedAt: `${prefix}updated_at`
 })
+
+const keysByPrefix = new Map([["", enrollmentKeys("")], ["e_", enrollmentKeys("e_")]])
+
+/**
+ * An enrollment row as a domain value, field by field: the database holds only ids the domain
+ * wrote (uuid columns), so they are not checked again, as in trusted-rows.ts.
+ */
+const enrollmentOf = (row: Row, prefix = ""): Enrollment => {
+  let k = keysByPrefix.get(prefix)
+  if (k === undefined) keysByPrefix.set(prefix, k = enrollmentKeys(prefix))
+  return {
+    id: String(row[k.id]) as EnrollmentId,
+    organizationId: String(row[k.organizationId]) as OrganizationId,
+    sequenceId: String(row[k.sequenceId]) as SequenceId,
+    version: Number(row[k.version]),
+    subscriberId: String(row[k.subscriberId]) as SubscriberId,
+    state: String(row[k.state]) as Enrollment["state"],
+    stepIndex: Number(row[k.stepIndex]),
+    stepName: String(row[k.stepName]),
+    waiting: Boolean(row[k.waiting]),
+    nextRunAt: row[k.nextRunAt] == null ? null : date(row[k.nextRunAt]),
+    lastMessageId: row[k.lastMessageId] == null ? null : String(row[k.lastMessageId]) as MessageId,
+    exitReason: row[k.exitReason] == null ? null : String(row[k.exitReason]) as ExitReason,
+    sandboxed: Boolean(row[k.sandboxed]),
+    stepsRun: Number(row[k.stepsRun]),
+    enteredAt: date(row[k.enteredAt]),
+    updatedAt: date(row[k.updatedAt])
+  }
+}
 
 const stepsJson = (sequence: Sequence) => jsonb(sequence.steps.map(stepToJson))
 

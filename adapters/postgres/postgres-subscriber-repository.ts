@@ -15,7 +15,7 @@ import { selectList, subscriberColumns } from "./columns.js"
 import { instant, keyset } from "./keyset.js"
 import { orderByKeys } from "./numbered-pages.js"
 import { decodeCount, decodeFirst, decodeRows, jsonb, type Row } from "./rows.js"
-import { subscriberOfRow, tagSubscriptionsJson, tagSubscriptionsOfJson } from "./trusted-rows.js"
+import { preferenceAccessOfRow, subscriberOfRow, tagSubscriptionsJson, tagSubscriptionsOfJson } from "./trusted-rows.js"
 import { detachAllTagsOf } from "./tag-counts.js"
 import { PgStatements } from "./pg-client.js"
 import { inTransaction, transactional } from "./transactions.js"
@@ -51,11 +51,6 @@ const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }
 const decodeErasures = decodeRows(Schema.Struct({ organizationId: OrganizationId, id: SubscriberId }))
 const decodeHolders = decodeErasures
 const decodeAccess = decodeFirst(Schema.Struct({
-  tokenVersion: Schema.Number,
-  erasureRequestedAt: Schema.NullOr(Schema.DateFromSelf)
-}))
-const decodeAccesses = decodeRows(Schema.Struct({
-  id: SubscriberId,
   tokenVersion: Schema.Number,
   erasureRequestedAt: Schema.NullOr(Schema.DateFromSelf)
 }))
@@ -254,8 +249,7 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
         ids.length === 0 ? Effect.succeed(new Map()) : sql`
           SELECT id, preference_token_version AS token_version, erasure_requested_at FROM subscribers
           WHERE organization_id = ${organizationId} AND id = ANY(${ids}::uuid[])`.pipe(
-          Effect.flatMap(decodeAccesses),
-          Effect.map((rows) => new Map(rows.map(({ id, ...access }) => [id, access]))),
+          Effect.map((rows) => new Map(rows.map((row) => [row.id as SubscriberId, preferenceAccessOfRow(row)]))),
           Effect.orDie
         ),
 

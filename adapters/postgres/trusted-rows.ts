@@ -11,6 +11,7 @@ import {
   type TagSubscription,
   type TagVisibility
 } from "@roster/domain"
+import type { PreferenceAccess } from "@roster/application"
 import type { Row } from "./rows.js"
 
 /**
@@ -31,6 +32,12 @@ export const subscriberOfRow = (row: Row): Subscriber =>
     createdAt: row.created_at as Date,
     updatedAt: row.updated_at as Date
   }, true)
+
+/** What a subscriber's preference tokens are checked against (`token_version`, `erasure_requested_at`): read for every email queued. */
+export const preferenceAccessOfRow = (row: Row): PreferenceAccess => ({
+  tokenVersion: row.token_version as number,
+  erasureRequestedAt: row.erasure_requested_at as Date | null
+})
 
 /** The tags of a subscriber as `tagSubscriptionsJson` aggregates them. */
 const tagSubscriptionOf = (json: Row): TagSubscription => ({
