@@ -102,20 +102,20 @@ export const runSequenceBench = async (context: EmailBenchContext) => {
     for (const table of ["subscribers", "sequence_enrollments"]) await pool.query(`VACUUM ANALYZE ${table}`)
     console.log(`${enrollments} subscribers and enrollments by SQL in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
 
-    const dueLeft = async () =>
-      Number((await pool.query<{ n: string }>(
-        `SELECT count(*) AS n FROM sequence_enrollments WHERE state = 'active' AND next_run_at <= now()`
-      )).rows[0]!.n)
+    // Whether any enrollment is still due. Not a count: counting the due enrollments visits every
+    // one still waiting, and four times a second that took a fifth of the server's CPU from the
+    // worker being measured (67 ms a call in pg_stat_statements).
+    const anyDue = async () =>
+      (await pool.query<{ due: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM sequence_enrollments WHERE state = 'active' AND next_run_at <= now()) AS due`
+      )).rows[0]!.due
 
     // 1. Throughput.
     const worker = await startWorker({ root: context.root, env })
     const startedRss = peakRss(worker.pid)
     const startedCpu = cpuSeconds(worker.pid)
-    let left = due
-    while (left > 0) {
-      await sleep(250)
-      left = await dueLeft()
-    }
+    do await sleep(250)
+    while (await anyDue())
     const cpu = cpuSeconds(worker.pid) - startedCpu
     const last = (await pool.query<{ at: Date }>(
       `SELECT max(at) AS at FROM sequence_step_runs WHERE sequence_id = $1`,
