@@ -3,16 +3,17 @@
  *
  * node-postgres sends a JavaScript array as an array literal: `{"a","b\"c",...}`, each element
  * escaped by two regular expressions, the literal built up piece by piece, then parsed back by the
- * server (a uuid from its hex text, a timestamp from its date text). The batch statements
- * (`unnest($1::uuid[], $2::text[], ...)`) pass whole batches that way, and the literal made most of
- * what a batch allocates. Given a Buffer, node-postgres sends it as it is, marked binary; PostgreSQL
- * then reads the array as length-prefixed elements: no escaping on either side, a uuid as its 16
- * bytes, a timestamp as its microseconds.
+ * server (a timestamp from its date text). The batch statements (`unnest($1::text[], $2::timestamptz[],
+ * ...)`) pass whole batches that way, and the literal made most of what a batch allocates. Given a
+ * Buffer, node-postgres sends it as it is, marked binary; PostgreSQL then reads the array as
+ * length-prefixed elements: no escaping on either side, a timestamp as its microseconds. Arrays of
+ * uuids stay literals: their text needs no escaping, and turning it into 16 bytes here cost more
+ * than the server's reading of it.
  *
  * A parameter is sent so only where the statement's text casts every mention of it to one array
- * type named here (`$3::uuid[]`), which fixes the type the server expects, and only when every
- * element is a value of that type as this module writes it (a string of the canonical uuid form, a
- * valid Date, an integer in range, a boolean); any other array is sent as node-postgres sends it, so the
+ * type named here (`$3::text[]`), which fixes the type the server expects, and only when every
+ * element is a value of that type as this module writes it (a string, a valid Date, an integer in
+ * range, a boolean); any other array is sent as node-postgres sends it, so the
  * server answers it as before (its errors included).
  */
 
@@ -22,45 +23,6 @@ interface ElementType {
   /** The element's bytes, or undefined when the value is not one this type writes. */
   readonly size: (value: unknown) => number | undefined
   readonly write: (value: unknown, buffer: Buffer, offset: number, size: number) => void
-}
-
-const HEX = (() => {
-  const table = new Int8Array(128).fill(-1)
-  for (let i = 0; i < 10; i++) table[48 + i] = i
-  for (let i = 0; i < 6; i++) {
-    table[65 + i] = 10 + i
-    table[97 + i] = 10 + i
-  }
-  return table
-})()
-
-const hexAt = (text: string, index: number) => {
-  const code = text.charCodeAt(index)
-  return code < 128 ? HEX[code]! : -1
-}
-
-/** `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, the form every id here has. */
-const isCanonicalUuid = (value: string) => {
-  if (value.length !== 36) return false
-  for (let i = 0; i < 36; i++) {
-    if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (value.charCodeAt(i) !== 45) return false
-    } else if (hexAt(value, i) < 0) return false
-  }
-  return true
-}
-
-const uuid: ElementType = {
-  oid: 2950,
-  size: (value) => typeof value === "string" && isCanonicalUuid(value) ? 16 : undefined,
-  write: (value, buffer, offset) => {
-    const text = value as string
-    let at = offset
-    for (let i = 0; i < 36; i += 2) {
-      if (i === 8 || i === 13 || i === 18 || i === 23) i++
-      buffer[at++] = (hexAt(text, i) << 4) | hexAt(text, i + 1)
-    }
-  }
 }
 
 const text: ElementType = {
@@ -113,7 +75,6 @@ const bool: ElementType = {
 const types: Record<string, ElementType> = {
   bool,
   boolean: bool,
-  uuid,
   text,
   timestamptz,
   int4,
