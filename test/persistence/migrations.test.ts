@@ -69,7 +69,8 @@ describe("migrations", () => {
           [35, "webhook_response_excerpts"],
           [36, "organization_time_zone"],
           [37, "campaign_first_events"],
-          [38, "webhook_test_deliveries"]
+          [38, "webhook_test_deliveries"],
+          [39, "campaign_queue_index"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -135,6 +136,18 @@ describe("migrations", () => {
           SELECT indexdef FROM pg_indexes WHERE indexname = 'outbox_events_subscriber_idx'`
         expect(index?.indexdef).toBe(
           "CREATE INDEX outbox_events_subscriber_idx ON public.outbox_events USING btree ((((data -> 'subscriber'::text) ->> 'id'::text)), \"position\")"
+        )
+      }))
+
+    it.effect("only campaign emails enter the index of a campaign's queued emails", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        const sql = yield* SqlClient.SqlClient
+        const [index] = yield* sql<{ readonly indexdef: string }>`
+          SELECT indexdef FROM pg_indexes WHERE indexname = 'messages_campaign_queued_idx'`
+        expect(index?.indexdef).toBe(
+          "CREATE INDEX messages_campaign_queued_idx ON public.messages USING btree (campaign_id, subscriber_id) " +
+            "WHERE ((status = 'queued'::text) AND (campaign_id IS NOT NULL))"
         )
       }))
 

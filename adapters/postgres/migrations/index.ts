@@ -40,6 +40,7 @@ import webhookResponseExcerpts from "./0035_webhook_response_excerpts.js"
 import organizationTimeZone from "./0036_organization_time_zone.js"
 import campaignFirstEvents from "./0037_campaign_first_events.js"
 import webhookTestDeliveries from "./0038_webhook_test_deliveries.js"
+import campaignQueueIndex from "./0039_campaign_queue_index.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -79,7 +80,8 @@ const migrations = Migrator.fromRecord({
   "0035_webhook_response_excerpts": webhookResponseExcerpts,
   "0036_organization_time_zone": organizationTimeZone,
   "0037_campaign_first_events": campaignFirstEvents,
-  "0038_webhook_test_deliveries": webhookTestDeliveries
+  "0038_webhook_test_deliveries": webhookTestDeliveries,
+  "0039_campaign_queue_index": campaignQueueIndex
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
