@@ -89,7 +89,7 @@ const types: Record<string, ElementType> = {
  * and lower bound (1), then each element as its length (-1 for null) and its bytes. Undefined when
  * an element is not one the type writes.
  */
-export const encodeArray = (type: ElementType, values: ReadonlyArray<unknown>): Buffer | undefined => {
+const encodeArray = (type: ElementType, values: ReadonlyArray<unknown>): Buffer | undefined => {
   const count = values.length
   if (count === 0) {
     const empty = Buffer.allocUnsafe(12)

@@ -50,10 +50,6 @@ const decodeSubscribers = (rows: ReadonlyArray<Row>) => Effect.succeed(rows.map(
 const decodeOwner = decodeFirst(Schema.Struct({ organizationId: OrganizationId }))
 const decodeErasures = decodeRows(Schema.Struct({ organizationId: OrganizationId, id: SubscriberId }))
 const decodeHolders = decodeErasures
-const decodeAccess = decodeFirst(Schema.Struct({
-  tokenVersion: Schema.Number,
-  erasureRequestedAt: Schema.NullOr(Schema.DateFromSelf)
-}))
 const decodeStatusCounts = decodeRows(Schema.Struct({ status: SubscriberStatus, count: Schema.Number }))
 const decodeDayCounts = decodeRows(Schema.Struct({ day: Schema.String, count: Schema.Number }))
 const decodeVersionRow = decodeFirst(Schema.Struct({ version: Schema.Number }))
@@ -212,7 +208,10 @@ export const PostgresSubscriberRepositoryLive = Layer.effect(
       preferenceAccess: (organizationId, id) =>
         sql`
           SELECT preference_token_version AS token_version, erasure_requested_at FROM subscribers
-          WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(Effect.flatMap(decodeAccess), Effect.orDie),
+          WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), preferenceAccessOfRow)),
+          Effect.orDie
+        ),
 
       requestErasure: (organizationId, id, at) =>
         sql`

@@ -33,7 +33,7 @@ export const subscriberOfRow = (row: Row): Subscriber =>
     updatedAt: row.updated_at as Date
   }, true)
 
-/** What a subscriber's preference tokens are checked against (`token_version`, `erasure_requested_at`): read for every email queued. */
+/** What a subscriber's preference tokens are checked against (`token_version`, `erasure_requested_at`): read for every email queued and every token checked. */
 export const preferenceAccessOfRow = (row: Row): PreferenceAccess => ({
   tokenVersion: row.token_version as number,
   erasureRequestedAt: row.erasure_requested_at as Date | null
