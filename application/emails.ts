@@ -1,7 +1,8 @@
 import {
   InvalidInput,
   Message,
-  MessageEvent,
+  creationEvent,
+  type MessageEvent,
   MessageId,
   type MessageKind,
   messageKindOr,
@@ -258,7 +259,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         const outcomes: Array<Either.Either<MessageRecord, InvalidInput | PlanLimitExceeded>> = new Array(requests.length)
         const held: Array<number> = []
         const counted: Array<number> = []
-        const entries = new Map<number, { readonly message: Message; readonly first: MessageEvent }>()
+        const entries = new Map<number, Message>()
         requests.forEach((request, i) => {
           const result = rendered[i]!
           if (Either.isLeft(result)) return void (outcomes[i] = Either.left(result.left))
@@ -291,8 +292,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
             createdAt: at,
             updatedAt: at
           }, true)
-          const first = new MessageEvent({ type: message.status, occurredAt: at, detail: hold?.reason ?? null }, true)
-          entries.set(i, { message, first })
+          entries.set(i, message)
           ;(hold === null ? counted : held).push(i)
         })
 
@@ -316,7 +316,7 @@ export class Emails extends Effect.Service<Emails>()("roster/Emails", {
         const again = sending.filter((i) => !inserted.has(messageIds[i]!)).length
         if (again > 0) yield* usage.release(organizationId, month, again)
         if (again < sending.length) yield* signal.emailQueued
-        for (const [i, { first, message }] of entries) outcomes[i] = Either.right({ message, history: [first] })
+        for (const [i, message] of entries) outcomes[i] = Either.right({ message, history: [creationEvent(message)] })
         return outcomes
       }))
 

@@ -1,5 +1,5 @@
 import { type LeasedCampaignBatch, OutgoingMail } from "@roster/application"
-import { Message, MessageEvent, MessageId, type MessageEventType } from "@roster/domain"
+import { creationEvent, Message, MessageEvent, MessageId, type MessageEventType } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { MemoryStore, type StoredMessage, type Tables } from "./memory-store.js"
@@ -95,14 +95,14 @@ export const MemoryOutgoingMailLive = Layer.effect(
     }
 
     return OutgoingMail.of({
-      enqueue: (entries) =>
+      enqueue: (messages) =>
         store.write((t) => {
           const added = new Set<MessageId>()
-          for (const { first, message } of entries) {
+          for (const message of messages) {
             if (t.messages.has(message.id)) continue
             t.messages.set(message.id, {
               message,
-              history: [first],
+              history: [creationEvent(message)],
               leaseToken: null,
               nextAttemptAt: message.status === "queued" ? message.createdAt : null
             })

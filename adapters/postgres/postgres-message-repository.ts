@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { Fragment } from "@effect/sql/Statement"
 import { activityEventTypes, type CampaignActivity, type MessageFilter, MessageRepository } from "@roster/application"
 import { CampaignId, Message, MessageEvent, MessageEventType, type MessageId, type MessageStatus, OrganizationId } from "@roster/domain"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -23,6 +24,19 @@ export const PostgresMessageRepositoryLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(MESSAGE_COLUMNS)
 
+    /**
+     * The events of the messages whose id matches: the creation of a single send (its status as
+     * made, at its creation time, and why it was held, which a held message keeps), first among
+     * events of the same time, then the rows of what happened since.
+     */
+    const historiesOf = (ids: Fragment) =>
+      sql`
+        SELECT id AS message_id, created_as AS type, created_at AS occurred_at,
+               CASE WHEN created_as = 'queued' THEN NULL ELSE error END AS detail, false AS after_creation, NULL::uuid AS id
+        FROM messages WHERE id ${ids} AND created_as IS NOT NULL
+        UNION ALL
+        SELECT message_id, type, occurred_at, detail, true, id FROM message_events WHERE message_id ${ids}`
+
     const matching = ({ organizationId, status, subscriberId }: MessageFilter) =>
       sql`organization_id = ${organizationId}
         ${subscriberId === undefined ? sql`` : sql`AND subscriber_id = ${subscriberId}`}
@@ -43,16 +57,15 @@ export const PostgresMessageRepositoryLive = Layer.effect(
         ),
 
       history: (id) =>
-        sql`
-          SELECT type, occurred_at, detail FROM message_events
-          WHERE message_id = ${id} ORDER BY occurred_at, id`.pipe(Effect.flatMap(decodeEvents), Effect.orDie),
+        sql`${historiesOf(sql`= ${id}`)} ORDER BY occurred_at, after_creation, id`.pipe(
+          Effect.flatMap(decodeEvents),
+          Effect.orDie
+        ),
 
       histories: (ids) =>
         ids.length === 0
           ? Effect.succeed(new Map())
-          : sql`
-            SELECT message_id, type, occurred_at, detail FROM message_events
-            WHERE message_id = ANY(${ids}::uuid[]) ORDER BY message_id, occurred_at, id`.pipe(
+          : sql`${historiesOf(sql`= ANY(${ids}::uuid[])`)} ORDER BY message_id, occurred_at, after_creation, id`.pipe(
             Effect.flatMap((rows) =>
               Effect.map(decodeEvents(rows), (events) => {
                 const byMessage = new Map<MessageId, Array<MessageEvent>>()

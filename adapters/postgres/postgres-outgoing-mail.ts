@@ -199,42 +199,31 @@ export const PostgresOutgoingMailLive = Layer.effect(
       })
 
     return OutgoingMail.of({
-      // One statement for the whole batch: the messages that are new, and the first event of each.
-      enqueue: (entries) =>
-        entries.length === 0 ? Effect.succeed(new Set<MessageId>()) : sql`
-          WITH input AS (
-            SELECT * FROM unnest(
-              ${entries.map((e) => e.message.id)}::uuid[], ${entries.map((e) => e.message.organizationId)}::uuid[],
-              ${entries.map((e) => e.message.subscriberId)}::uuid[], ${entries.map((e) => e.message.templateId)}::uuid[],
-              ${entries.map((e) => e.message.campaignId)}::uuid[], ${entries.map((e) => e.message.kind)}::text[],
-              ${entries.map((e) => e.message.to)}::text[], ${entries.map((e) => e.message.from)}::text[],
-              ${entries.map((e) => e.message.subject)}::text[], ${entries.map((e) => e.message.html)}::text[],
-              ${entries.map((e) => e.message.text)}::text[], ${entries.map((e) => JSON.stringify(e.message.headers))}::text[],
-              ${entries.map((e) => e.message.status)}::text[], ${entries.map((e) => e.message.providerId)}::text[],
-              ${entries.map((e) => e.message.error)}::text[], ${entries.map((e) => e.message.attemptCount)}::int[],
-              ${entries.map((e) => e.message.createdAt)}::timestamptz[], ${entries.map((e) => e.message.updatedAt)}::timestamptz[],
-              ${entries.map((e) => e.first.type)}::text[], ${entries.map((e) => e.first.occurredAt)}::timestamptz[],
-              ${entries.map((e) => e.first.detail)}::text[]
-            ) AS m(id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
-                   text, headers, status, provider_id, error, attempt_count, created_at, updated_at, event_type, event_at,
-                   event_detail)
-          ), inserted AS (
-            INSERT INTO messages (
-              id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
-              text, headers, status, provider_id, error, attempt_count, next_attempt_at, created_at, updated_at
-            )
-            SELECT id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
-                   text, headers::jsonb, status, provider_id, error, attempt_count,
-                   CASE WHEN status = 'queued' THEN created_at END, created_at, updated_at
-            FROM input
-            ON CONFLICT (id) DO NOTHING
-            RETURNING id
-          ), events AS (
-            INSERT INTO message_events (id, message_id, organization_id, type, occurred_at, detail)
-            SELECT gen_random_uuid(), input.id, input.organization_id, input.event_type, input.event_at, input.event_detail
-            FROM inserted JOIN input ON input.id = inserted.id
+      // One statement for the whole batch. A message's history begins with its creation, read from
+      // the row itself (`created_as`, `created_at`, and `error` when held): no event row is written.
+      enqueue: (messages) =>
+        messages.length === 0 ? Effect.succeed(new Set<MessageId>()) : sql`
+          INSERT INTO messages (
+            id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
+            text, headers, status, created_as, provider_id, error, attempt_count, next_attempt_at, created_at, updated_at
           )
-          SELECT id FROM inserted`.pipe(
+          SELECT id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
+                 text, headers::jsonb, status, status, provider_id, error, attempt_count,
+                 CASE WHEN status = 'queued' THEN created_at END, created_at, updated_at
+          FROM unnest(
+            ${messages.map((m) => m.id)}::uuid[], ${messages.map((m) => m.organizationId)}::uuid[],
+            ${messages.map((m) => m.subscriberId)}::uuid[], ${messages.map((m) => m.templateId)}::uuid[],
+            ${messages.map((m) => m.campaignId)}::uuid[], ${messages.map((m) => m.kind)}::text[],
+            ${messages.map((m) => m.to)}::text[], ${messages.map((m) => m.from)}::text[],
+            ${messages.map((m) => m.subject)}::text[], ${messages.map((m) => m.html)}::text[],
+            ${messages.map((m) => m.text)}::text[], ${messages.map((m) => JSON.stringify(m.headers))}::text[],
+            ${messages.map((m) => m.status)}::text[], ${messages.map((m) => m.providerId)}::text[],
+            ${messages.map((m) => m.error)}::text[], ${messages.map((m) => m.attemptCount)}::int[],
+            ${messages.map((m) => m.createdAt)}::timestamptz[], ${messages.map((m) => m.updatedAt)}::timestamptz[]
+          ) AS m(id, organization_id, subscriber_id, template_id, campaign_id, kind, to_address, from_header, subject, html,
+                 text, headers, status, provider_id, error, attempt_count, created_at, updated_at)
+          ON CONFLICT (id) DO NOTHING
+          RETURNING id`.pipe(
           Effect.map((rows) => new Set(rows.map((row) => MessageId.make(String(row.id))))),
           Effect.orDie
         ),

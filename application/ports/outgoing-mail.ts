@@ -1,7 +1,6 @@
 import type {
   CampaignId,
   Message,
-  MessageEvent,
   MessageEventType,
   MessageId,
   MessageStatus,
@@ -81,13 +80,12 @@ export interface LeaseRequest {
  */
 export class OutgoingMail extends Context.Tag("roster/OutgoingMail")<OutgoingMail, {
   /**
-   * Stores new messages (single sends, or a sequence batch's emails), each with the first event of
-   * its history; the ids of those that were new. A message whose id is stored already is left as
-   * it is (a worker making the same message again after a crash).
+   * Stores new messages (single sends, or a sequence batch's emails), each with its creation
+   * (the domain's `creationEvent`) as the first event of its history; the ids of those that were new. A
+   * message whose id is stored already is left as it is (a worker making the same message again
+   * after a crash).
    */
-  readonly enqueue: (
-    entries: ReadonlyArray<{ readonly message: Message; readonly first: MessageEvent }>
-  ) => Effect.Effect<ReadonlySet<MessageId>>
+  readonly enqueue: (messages: ReadonlyArray<Message>) => Effect.Effect<ReadonlySet<MessageId>>
   /**
    * Queues one email of the chunk's campaign for each of its subscribers who is still there, to
    * their address of now; a subscriber the campaign has a message for already gets none. How many

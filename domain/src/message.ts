@@ -83,6 +83,13 @@ export class MessageEvent extends Schema.Class<MessageEvent>("MessageEvent")({
   detail: Schema.NullOr(Schema.String)
 }) {}
 
+/**
+ * The first event of a single send's history: its creation, in the status it was made in (queued,
+ * or held), at its creation time, with why it was held. A campaign's email has none.
+ */
+export const creationEvent = (message: Message): MessageEvent =>
+  new MessageEvent({ type: message.status, occurredAt: message.createdAt, detail: message.error }, true)
+
 /** Why a message is not handed to the provider, if it is not. */
 export type Withheld =
   | { readonly status: "suppressed"; readonly reason: string }

@@ -12,7 +12,7 @@ import {
   OutgoingMailConfig,
   SubscriberRepository
 } from "@roster/application"
-import { EmailAddress, Message, MessageEvent, MessageId, MESSAGE_RETRY_DELAYS_MS, Slug, Subscriber, SubscriberId } from "@roster/domain"
+import { EmailAddress, Message, MessageId, MESSAGE_RETRY_DELAYS_MS, Slug, Subscriber, SubscriberId } from "@roster/domain"
 import { afterAll, assert, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Layer, Logger, Option, Redacted, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
@@ -93,7 +93,7 @@ const queued = (count: number, prefix: string) =>
         createdAt: at,
         updatedAt: at
       })
-      yield* (yield* OutgoingMail).enqueue([{ message, first: new MessageEvent({ type: "queued", occurredAt: at, detail: null }) }])
+      yield* (yield* OutgoingMail).enqueue([message])
       made.push(message.id)
     }
     return { organizationId: organization.id, ids: made }

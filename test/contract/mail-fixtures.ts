@@ -11,7 +11,6 @@ import {
   Campaign,
   CampaignId,
   Message,
-  MessageEvent,
   MessageId,
   type MessageKind,
   type MessageStatus,
@@ -60,9 +59,7 @@ export const aMessage = (subscriber: Subscriber, fields: MessageFields = {}) => 
 export const givenMessage = (subscriber: Subscriber, fields: MessageFields = {}) =>
   Effect.gen(function*() {
     const message = aMessage(subscriber, fields)
-    yield* (yield* OutgoingMail).enqueue([
-      { message, first: new MessageEvent({ type: message.status, occurredAt: message.createdAt, detail: null }) }
-    ])
+    yield* (yield* OutgoingMail).enqueue([message])
     return message
   })
 

@@ -27,7 +27,7 @@ export const outgoingMailContract = (persistence: PersistenceLayer) =>
           const messages = yield* MessageRepository
           const message = yield* givenMessage(subscriber, { createdAt: instant(3) })
           const again = new Message({ ...message, subject: "Made again", createdAt: instant(9), updatedAt: instant(9) })
-          expect(yield* outgoing.enqueue([{ message: again, first: new MessageEvent({ type: "queued", occurredAt: instant(9), detail: null }) }]))
+          expect(yield* outgoing.enqueue([again]))
             .toStrictEqual(new Set())
           expect(yield* messages.findById(organizationId, message.id)).toStrictEqual(Option.some(message))
           expect(yield* messages.history(message.id)).toHaveLength(1)
@@ -48,9 +48,9 @@ export const outgoingMailContract = (persistence: PersistenceLayer) =>
             headers: {}
           })
           const added = yield* outgoing.enqueue([
-            { message: new Message({ ...before, subject: "Made again" }), first: new MessageEvent({ type: "queued", occurredAt: era(4), detail: null }) },
-            { message: queued, first: new MessageEvent({ type: "queued", occurredAt: era(2), detail: null }) },
-            { message: withheld, first: new MessageEvent({ type: "suppressed", occurredAt: era(3), detail: "unsubscribed" }) }
+            new Message({ ...before, subject: "Made again" }),
+            queued,
+            withheld
           ])
           expect(added).toStrictEqual(new Set([queued.id, withheld.id]))
           expect(yield* messages.findById(organizationId, before.id)).toStrictEqual(Option.some(before))
@@ -62,6 +62,31 @@ export const outgoingMailContract = (persistence: PersistenceLayer) =>
           const batch = yield* lease(era(10))
           expect(Option.map(batch, (b) => b.messages.map((m) => m.id))).toStrictEqual(Option.some([queued.id]))
           expect(yield* outgoing.enqueue([])).toStrictEqual(new Set())
+        })))
+
+    it.effect("a message's history begins with its creation, before what happened in the same instant; a held one says why", () =>
+      withSubscriber((subscriber) =>
+        Effect.gen(function*() {
+          const outgoing = yield* OutgoingMail
+          const messages = yield* MessageRepository
+          const era = anEraOfItsOwn()
+          // Sent and failed in the instant it was made: the creation still comes first.
+          const made = yield* Effect.forEach([1, 2, 3, 4], (i) => givenMessage(subscriber, { createdAt: era(i) }))
+          const batch = Option.getOrThrow(yield* lease(era(4)))
+          yield* outgoing.settle(batch.key, made.map((m, i) => ({ id: m.id, status: "failed" as const, detail: `refused ${i}` })), era(4))
+          expect((yield* messages.history(made[3]!.id)).map((e) => [e.type, e.occurredAt, e.detail])).toStrictEqual([
+            ["queued", era(4), null],
+            ["failed", era(4), "refused 3"]
+          ])
+          const histories = yield* messages.histories(made.map((m) => m.id))
+          expect(made.map((m) => histories.get(m.id)?.map((e) => [e.type, e.detail]))).toStrictEqual(
+            made.map((_, i) => [["queued", null], ["failed", `refused ${i}`]])
+          )
+          const held = new Message({ ...aMessage(subscriber, { createdAt: era(5), status: "sandboxed" }), error: "a test key" })
+          yield* outgoing.enqueue([held])
+          expect(yield* messages.history(held.id)).toStrictEqual([
+            new MessageEvent({ type: "sandboxed", occurredAt: era(5), detail: "a test key" })
+          ])
         })))
 
     it.effect("leases queued messages oldest first into one batch under a new key, and not again while leased", () =>

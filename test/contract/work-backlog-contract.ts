@@ -8,7 +8,7 @@ import {
   type WorkBacklogSnapshot,
   WorkBacklog
 } from "@roster/application"
-import { Campaign, CampaignId, DomainEvent, EventId, Message, MessageEvent, MessageId, type OrganizationId, type Subscriber } from "@roster/domain"
+import { Campaign, CampaignId, DomainEvent, EventId, Message, MessageId, type OrganizationId, type Subscriber } from "@roster/domain"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import {
@@ -114,7 +114,7 @@ export const workBacklogContract = (persistence: PersistenceLayer) =>
           const outgoing = yield* OutgoingMail
           for (const seconds of [30, 40, 9_000]) {
             const email = aQueuedEmail(subscriber, era(seconds))
-            yield* outgoing.enqueue([{ message: email, first: new MessageEvent({ type: "queued", occurredAt: email.createdAt, detail: null }) }])
+            yield* outgoing.enqueue([email])
           }
 
           const campaigns = yield* CampaignRepository

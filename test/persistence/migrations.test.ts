@@ -6,6 +6,7 @@ import { makePgClient, makePgliteClient, runMigrations } from "../../adapters/po
 import unlimitedSubscriberSlots from "../../adapters/postgres/migrations/0021_unlimited_subscriber_slots.js"
 import outboxDispatchMark from "../../adapters/postgres/migrations/0025_outbox_dispatch_mark.js"
 import campaignFirstEvents from "../../adapters/postgres/migrations/0037_campaign_first_events.js"
+import messageCreation from "../../adapters/postgres/migrations/0040_message_creation.js"
 import { postgres } from "../support/servers.js"
 
 const tables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -70,7 +71,8 @@ describe("migrations", () => {
           [36, "organization_time_zone"],
           [37, "campaign_first_events"],
           [38, "webhook_test_deliveries"],
-          [39, "campaign_queue_index"]
+          [39, "campaign_queue_index"],
+          [40, "message_creation"]
         ])
         expect(yield* runMigrations).toStrictEqual([])
         expect(yield* tables).toStrictEqual([
@@ -263,6 +265,43 @@ describe("migrations", () => {
           { name: "message_first_events_campaign_idx", columns: "campaign_id,type,occurred_at" },
           { name: "messages_campaign_recipient_unique", columns: "campaign_id,subscriber_id,status" }
         ])
+      }))
+
+    it.effect("a single send's stored creation event becomes the status it was made in; its other events and a campaign's stay", () =>
+      Effect.gen(function*() {
+        yield* runMigrations
+        const sql = yield* SqlClient.SqlClient
+        const id = (n: number) => `00000000-0000-4000-8000-0000000002${String(n).padStart(2, "0")}`
+        const made = "2025-02-01T09:00:00.000Z"
+        // As the rows stood before: each single send's first event a row of its own.
+        yield* sql`ALTER TABLE messages DROP COLUMN created_as`
+        yield* sql`INSERT INTO organizations (id, name, slug, tier, created_at, updated_at)
+          VALUES (${id(0)}, 'Made', 'made-before', 'free', now(), now())`
+        yield* sql`INSERT INTO subscribers (id, organization_id, email, email_key, status, created_at, updated_at)
+          VALUES (${id(1)}, ${id(0)}, 'a@example.com', 'a@example.com', 'active', now(), now())`
+        yield* sql`INSERT INTO campaigns (id, organization_id, name, kind, status, created_at, updated_at)
+          VALUES (${id(2)}, ${id(0)}, 'News', 'marketing', 'sent', now(), now())`
+        // A single send queued and then sent, one held when made, and a campaign's email.
+        yield* sql`INSERT INTO messages (id, organization_id, subscriber_id, campaign_id, kind, to_address, from_header, subject,
+                                         status, error, created_at, updated_at)
+          VALUES (${id(3)}, ${id(0)}, ${id(1)}, NULL, 'transactional', 'a@example.com', 'x@example.com', 'Hi', 'sent', NULL,
+                  ${made}, ${made}),
+                 (${id(4)}, ${id(0)}, ${id(1)}, NULL, 'marketing', 'a@example.com', 'x@example.com', 'Hi', 'suppressed',
+                  'unsubscribed', ${made}, ${made}),
+                 (${id(5)}, ${id(0)}, ${id(1)}, ${id(2)}, 'marketing', 'a@example.com', 'x@example.com', 'News', 'sent', NULL,
+                  ${made}, ${made})`
+        yield* sql`INSERT INTO message_events (id, message_id, organization_id, type, occurred_at, detail)
+          VALUES (${id(10)}, ${id(3)}, ${id(0)}, 'queued', ${made}, NULL),
+                 (${id(11)}, ${id(3)}, ${id(0)}, 'sent', '2025-02-01T09:00:01Z', NULL),
+                 (${id(12)}, ${id(4)}, ${id(0)}, 'suppressed', ${made}, 'unsubscribed'),
+                 (${id(13)}, ${id(5)}, ${id(0)}, 'sent', ${made}, NULL)`
+        yield* messageCreation
+        const messages = yield* sql<{ readonly id: string; readonly createdAs: string | null }>`
+          SELECT id, created_as AS "createdAs" FROM messages WHERE organization_id = ${id(0)} ORDER BY id`
+        expect(messages.map((row) => [row.id, row.createdAs])).toStrictEqual([[id(3), "queued"], [id(4), "suppressed"], [id(5), null]])
+        const events = yield* sql<{ readonly id: string }>`
+          SELECT id FROM message_events WHERE organization_id = ${id(0)} ORDER BY id`
+        expect(events.map((row) => row.id)).toStrictEqual([id(11), id(13)])
       }))
 
     it.effect("subscribers are indexed by their email key alone, for a provider's report about an address in every organization", () =>

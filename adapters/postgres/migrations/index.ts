@@ -41,6 +41,7 @@ import organizationTimeZone from "./0036_organization_time_zone.js"
 import campaignFirstEvents from "./0037_campaign_first_events.js"
 import webhookTestDeliveries from "./0038_webhook_test_deliveries.js"
 import campaignQueueIndex from "./0039_campaign_queue_index.js"
+import messageCreation from "./0040_message_creation.js"
 
 const migrations = Migrator.fromRecord({
   "0001_initial_schema": initialSchema,
@@ -81,7 +82,8 @@ const migrations = Migrator.fromRecord({
   "0036_organization_time_zone": organizationTimeZone,
   "0037_campaign_first_events": campaignFirstEvents,
   "0038_webhook_test_deliveries": webhookTestDeliveries,
-  "0039_campaign_queue_index": campaignQueueIndex
+  "0039_campaign_queue_index": campaignQueueIndex,
+  "0040_message_creation": messageCreation
 })
 
 const MIGRATIONS_TABLE = "effect_sql_migrations"
