@@ -141,10 +141,10 @@ export class WebhookDeliveryScheduler extends Effect.Service<WebhookDeliverySche
           skipEndpoints: plan.skipEndpoints
         })
         yield* Ref.update(slots, (s) => claimed(s, plan, at, leased.map((item) => item.endpoint.id)))
-        for (const item of leased) {
+        if (leased.length > 0) {
           yield* FiberSet.run(
             sends,
-            dispatch.attempt(item, lease).pipe(Effect.ensuring(endSend(item.endpoint.id)), Effect.uninterruptible)
+            dispatch.attemptAll({ lease, leased }, (item) => endSend(item.endpoint.id)).pipe(Effect.uninterruptible)
           )
         }
         return leased.length

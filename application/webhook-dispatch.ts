@@ -122,24 +122,52 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
       )
 
     /**
-     * Renews the delivery's lease halfway through each term for as long as it runs: a send that
-     * outlasts its lease (a slow receiver, a starved process) keeps it, so no other worker sends
-     * the delivery again meanwhile. It stops once the lease is no longer this one's.
+     * Renews the lease of the batch's deliveries still being sent, halfway through each term: a
+     * send that outlasts its lease (a slow receiver, a starved process) keeps it, so no other
+     * worker sends the delivery again meanwhile. A delivery whose lease is no longer this one's is
+     * not renewed again. It never ends by itself: the batch's last send ends it.
      */
-    const keepLease = (deliveryId: WebhookDeliveryId, lease: Lease) =>
-      Effect.flatMap(now, (at) =>
-        deliveries.renewLease({ deliveryId, leaseToken: lease.token, leasedUntil: new Date(at.getTime() + lease.ms) })).pipe(
-          Effect.delay(Duration.millis(lease.ms / 2)),
-          Effect.repeat({ while: (kept) => kept }),
-          Effect.zipRight(Effect.never)
-        )
+    const keepLeases = (lease: Lease, sending: Set<WebhookDeliveryId>) =>
+      Effect.gen(function*() {
+        while (sending.size > 0) {
+          yield* Effect.sleep(Duration.millis(lease.ms / 2))
+          const at = yield* now
+          const leasedUntil = new Date(at.getTime() + lease.ms)
+          for (const deliveryId of [...sending]) {
+            const kept = yield* deliveries.renewLease({ deliveryId, leaseToken: lease.token, leasedUntil })
+            if (!kept) sending.delete(deliveryId)
+          }
+        }
+      }).pipe(Effect.zipRight(Effect.never))
 
-    /** Sends one leased delivery and records the attempt; then what the answer means for the endpoint. */
-    const attempt = operation("WebhookDispatch.attempt")((leased: LeasedDelivery, lease: Lease) =>
-      // The renewals stop with the send, even where the send itself may not be interrupted.
-      Effect.raceFirst(send(leased, lease.token), Effect.interruptible(keepLease(leased.delivery.id, lease))))
+    /**
+     * Sends a leased batch's deliveries side by side, each on its own, and records each attempt and
+     * what the answer means for the endpoint; `ended` runs as each send ends, however it ended. The
+     * lease is renewed meanwhile, one renewal for the batch rather than one a send; the renewals
+     * stop with the last send, even where the sends themselves may not be interrupted.
+     */
+    const attemptAll = (batch: LeasedBatch, ended: (leased: LeasedDelivery) => Effect.Effect<void> = () => Effect.void) => {
+      const sending = new Set(batch.leased.map((leased) => leased.delivery.id))
+      return Effect.raceFirst(
+        Effect.forEach(
+          batch.leased,
+          (leased) =>
+            send(leased, batch.lease.token).pipe(
+              Effect.ensuring(Effect.suspend(() => {
+                sending.delete(leased.delivery.id)
+                return ended(leased)
+              }))
+            ),
+          { concurrency: "unbounded", discard: true }
+        ),
+        Effect.interruptible(keepLeases(batch.lease, sending))
+      )
+    }
 
-    const send = (leased: LeasedDelivery, leaseToken: string) =>
+    /** Sends one leased delivery and records the attempt, as {@link attemptAll} does for a batch. */
+    const attempt = (leased: LeasedDelivery, lease: Lease) => attemptAll({ leased: [leased], lease })
+
+    const send = operation("WebhookDispatch.attempt")((leased: LeasedDelivery, leaseToken: string) =>
       Effect.gen(function*() {
         const { delivery, endpoint, event } = leased
         const at = yield* now
@@ -195,7 +223,7 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
             }
           }
         }
-      })
+      }))
 
     /** Leases up to `limit` due deliveries for this caller alone, until the lease runs out. */
     const claimDue = operation("WebhookDispatch.claimDue")((request: ClaimRequest): Effect.Effect<LeasedBatch> =>
@@ -219,11 +247,8 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
      * within the delivery time-out. How many it sent.
      */
     const deliverDue = operation("WebhookDispatch.deliverDue")((limit: number, leaseMs: number) =>
-      Effect.flatMap(claimDue({ limit, leaseMs }), ({ lease, leased }) =>
-        Effect.as(
-          Effect.forEach(leased, (item) => attempt(item, lease), { concurrency: "unbounded", discard: true }),
-          leased.length
-        )).pipe(Effect.uninterruptible))
+      Effect.flatMap(claimDue({ limit, leaseMs }), (batch) => Effect.as(attemptAll(batch), batch.leased.length))
+        .pipe(Effect.uninterruptible))
 
     /**
      * Forgets webhook history older than {@link WEBHOOK_HISTORY_RETENTION_MS}: finished deliveries
@@ -238,6 +263,6 @@ export class WebhookDispatch extends Effect.Service<WebhookDispatch>()("roster/W
         return Math.max(deliveriesPruned, eventsPruned)
       }))
 
-    return { fanOut, claimDue, attempt, deliverDue, pruneHistory } as const
+    return { fanOut, claimDue, attempt, attemptAll, deliverDue, pruneHistory } as const
   })
 }) {}

@@ -351,6 +351,42 @@ describe("leases", () => {
     }))
   })
 
+  it.effect("in a batch, the lease of a send still going is renewed after the others ended, and each ending is told", () => {
+    const { gates, ...receiver } = gatedReceiver()
+    return receiver.run(Effect.gen(function*() {
+      const { principal } = yield* openOrganization()
+      const endpoint = yield* register(principal)
+      yield* subscribe(principal, "ada@example.com")
+      yield* subscribe(principal, "bob@example.com")
+      yield* drainOutbox
+      const dispatch = yield* WebhookDispatch
+
+      const batch = yield* dispatch.claimDue({ limit: 25, leaseMs: LEASE_MS })
+      expect(batch.leased).toHaveLength(2)
+      const ended: Array<string> = []
+      const sending = yield* Effect.fork(
+        dispatch.attemptAll(batch, (item) => Effect.sync(() => ended.push(item.delivery.id))).pipe(Effect.uninterruptible)
+      )
+      yield* Effect.yieldNow().pipe(Effect.repeatN(20))
+      expect(gates).toHaveLength(2)
+      yield* Deferred.succeed(gates[0]!, answered(200))
+      yield* Effect.yieldNow().pipe(Effect.repeatN(20))
+      expect(ended).toHaveLength(1)
+
+      // The other send goes on for three leases: its lease is renewed while it does.
+      for (let term = 0; term < 3; term++) {
+        yield* TestClock.adjust(LEASE_MS + 1)
+        expect(yield* deliverDue).toBe(0)
+      }
+      yield* Deferred.succeed(gates[1]!, answered(200))
+      yield* Fiber.join(sending)
+      expect([...ended].sort()).toEqual(batch.leased.map((item) => item.delivery.id).sort())
+      const [history] = yield* deliveriesOf(principal, endpoint)
+      expect(history!.delivery.status).toBe("succeeded")
+      expect((yield* deliveriesOf(principal, endpoint)).map(({ attempts }) => attempts.length)).toEqual([1, 1])
+    }))
+  })
+
   it.effect("the deliveries of a worker that died holding their lease come due for the others when it runs out", () => {
     const { gates, ...receiver } = gatedReceiver()
     return receiver.run(Effect.gen(function*() {
