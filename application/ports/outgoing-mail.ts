@@ -80,9 +80,9 @@ export interface LeaseRequest {
  */
 export class OutgoingMail extends Context.Tag("roster/OutgoingMail")<OutgoingMail, {
   /**
-   * Stores new messages (single sends, or a sequence batch's emails), each with its creation
-   * (the domain's `creationEvent`) as the first event of its history; the ids of those that were new. A
-   * message whose id is stored already is left as it is (a worker making the same message again
+   * Stores new messages (single sends, or a sequence batch's emails), each with its creation (the
+   * domain's `creationEvent`) as the first event of its history; the ids of those that were new.
+   * A message whose id is stored already is left as it is (a worker making the same message again
    * after a crash).
    */
   readonly enqueue: (messages: ReadonlyArray<Message>) => Effect.Effect<ReadonlySet<MessageId>>
