@@ -24,17 +24,16 @@ export const serverLayer = <E, R>(
   const announced = Layer.effectDiscard(
     Effect.flatMap(HttpServer.HttpServer, (server) => announce(reachableAddress(server.address)))
   )
-  return announced.pipe(
-    Layer.provideMerge(makeHttpServerLive({
-      form: config.apiForm,
-      settings: httpSettingsOf(config),
-      eventReaders: { payment: stripePaymentEvents, email: readResendEvent },
-      port: config.port,
-      host: config.host,
-      directLane: config.directLane,
-      traced: tracingOn(config)
-    })),
-    Layer.provideMerge(applicationLayer(config)),
-    Layer.provide(loggerLayer(config))
-  )
+  const http = makeHttpServerLive({
+    form: config.apiForm,
+    settings: httpSettingsOf(config),
+    eventReaders: { payment: stripePaymentEvents, email: readResendEvent },
+    port: config.port,
+    host: config.host,
+    directLane: config.directLane,
+    traced: tracingOn(config)
+  })
+  // Data-first, as application.ts explains.
+  const served = Layer.provideMerge(Layer.provideMerge(announced, http), applicationLayer(config))
+  return Layer.provide(served, loggerLayer(config))
 }

@@ -49,14 +49,11 @@ const welcome = (config: RosterConfig, url: string) =>
     yield* Console.log(lines.join("\n"))
   })
 
-const main = Effect.map(loadConfig, (config) => ({
-  config,
-  layer: WorkerLive.pipe(
-    Layer.provide(workerSettingsLayer(config)),
-    Layer.provideMerge(serverLayer(config, (url) => welcome(config, url))),
-    Layer.provide(loggerLayer(config)),
-    Layer.provide(tracingLayer(config, "roster", { attribute: traceableAttribute }))
-  )
-}))
+const main = Effect.map(loadConfig, (config) => {
+  const worker = Layer.provide(WorkerLive, workerSettingsLayer(config))
+  const both = Layer.provideMerge(worker, serverLayer(config, (url) => welcome(config, url)))
+  const logged = Layer.provide(both, loggerLayer(config))
+  return { config, layer: Layer.provide(logged, tracingLayer(config, "roster", { attribute: traceableAttribute })) }
+})
 
 runProgram(main)
