@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process"
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type pg from "pg"
 import { to as copyTo } from "pg-copy-streams"
 import { OrganizationId } from "@roster/domain"
 import { exportQuery } from "../adapters/postgres/postgres-subscriber-repository.js"
+import { cpuSeconds, makeServerCpu } from "./stats.js"
 
 /**
  * The CSV half of `npm run bench` (BENCH_SUITE=imports): `roster subscribers import` of a file
@@ -48,54 +49,6 @@ const writeFile = (path: string, count: number) =>
     }
     more()
   })
-
-/** A process's CPU time so far (user and system), in seconds; undefined once it has ended. */
-const cpuSeconds = (pid: number | string): number | undefined => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    // utime and stime, in clock ticks of 1/100 s.
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * The CPU time the server's backends of one database spend, read from /proc while they run (when
- * the server runs on this machine; 0 otherwise): unlike rows a second, it hardly moves with
- * what else the machine is doing, so that runs on a busy machine can still be compared.
- */
-const makeServerCpu = (database: string) => {
-  const backends = new Map<string, { readonly first: number; last: number }>()
-  const sample = () => {
-    let entries: Array<string>
-    try {
-      entries = readdirSync("/proc")
-    } catch {
-      return
-    }
-    for (const pid of entries) {
-      if (!/^\d+$/.test(pid)) continue
-      let command: string
-      try {
-        command = readFileSync(`/proc/${pid}/cmdline`, "utf8")
-      } catch {
-        continue
-      }
-      if (!command.startsWith("postgres: ") || !command.includes(` ${database} `)) continue
-      const seconds = cpuSeconds(pid)
-      if (seconds === undefined) continue
-      const backend = backends.get(pid)
-      if (backend === undefined) backends.set(pid, { first: seconds, last: seconds })
-      else backend.last = seconds
-    }
-  }
-  sample()
-  return {
-    sample,
-    seconds: () => [...backends.values()].reduce((sum, b) => sum + b.last - b.first, 0)
-  }
-}
 
 /** Runs the CLI to the end, its stdout to `stdout` (or kept), sampling its peak RSS and the CPU time it and the server spend. */
 const timed = (context: ImportBenchContext, args: ReadonlyArray<string>, stdout?: string) =>

@@ -8,7 +8,7 @@ import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { buildRoster, npmScript } from "../scripts/build.mjs"
-import { measure, printTable, ratio } from "./stats.js"
+import { cpuSeconds, makeServerCpu, measure, printTable, ratio, type RunFigures } from "./stats.js"
 import { runErrorBench } from "./errors.js"
 import { runCampaignBench } from "./campaigns.js"
 import { runSequenceBench } from "./sequences.js"
@@ -184,8 +184,28 @@ const main = async () => {
       await res.arrayBuffer()
     })
 
+    // CPU time a request, of the API process and of the database's backends: a busy machine
+    // changes it far less than requests a second. The direct runs' connections are opened first,
+    // so that each backend is seen before the run it serves.
+    const connections = await Promise.all(Array.from({ length: 10 }, () => pool.connect()))
+    for (const connection of connections) connection.release()
+    const backends = makeServerCpu(database)
+    const cpuLines: Array<string> = []
+    /** `run`, and the CPU time a request it took (of the API too when `api`), to print after the table. */
+    const cpuPerRequest = async (label: string, run: () => Promise<RunFigures>, api = true): Promise<RunFigures> => {
+      backends.sample()
+      const apiBefore = cpuSeconds(server.pid!) ?? 0
+      const backendsBefore = backends.seconds()
+      const figures = await run()
+      backends.sample()
+      const perRequest = (seconds: number) => `${Math.round((seconds * 1e6) / figures.count)} µs`
+      const apiPart = api ? `API ${perRequest((cpuSeconds(server.pid!) ?? apiBefore) - apiBefore)}, ` : ""
+      cpuLines.push(`${label.padEnd(38)} CPU a request: ${apiPart}PostgreSQL ${perRequest(backends.seconds() - backendsBefore)}`)
+      return figures
+    }
+
     const created: Array<string> = []
-    const httpCreate = await measure("HTTP  POST /api/v1/subscribers", writes, concurrency, async (i) => {
+    const httpCreate = await cpuPerRequest("HTTP  POST /api/v1/subscribers", () => measure("HTTP  POST /api/v1/subscribers", writes, concurrency, async (i) => {
       const res = await fetch(`${base}/api/v1/subscribers`, {
         method: "POST",
         headers,
@@ -193,14 +213,14 @@ const main = async () => {
       })
       if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`)
       created.push(((await res.json()) as { id: string }).id)
-    })
+    }))
 
     const directOrg = orgId("deep")
     await pool.query(
       "INSERT INTO organization_subscriber_slots SELECT $1, g, 0, NULL, NULL FROM generate_series(0, 15) g ON CONFLICT DO NOTHING",
       [directOrg]
     )
-    const pgCreate = await measure("pg    same transaction (insert, event, count)", writes, concurrency, async (i) => {
+    const pgCreate = await cpuPerRequest("pg    same transaction", () => measure("pg    same transaction (insert, event, count)", writes, concurrency, async (i) => {
       const client = await pool.connect()
       try {
         await client.query("BEGIN")
@@ -224,22 +244,22 @@ const main = async () => {
       } finally {
         client.release()
       }
-    })
+    }), false)
 
-    const httpGet = await measure("HTTP  GET /api/v1/subscribers/{id}", reads, concurrency, async (i) => {
+    const httpGet = await cpuPerRequest("HTTP  GET /api/v1/subscribers/{id}", () => measure("HTTP  GET /api/v1/subscribers/{id}", reads, concurrency, async (i) => {
       const res = await fetch(`${base}/api/v1/subscribers/${created[i % created.length]}`, { headers })
       if (res.status !== 200) throw new Error(`get answered ${res.status}`)
       await res.arrayBuffer()
-    })
+    }))
 
-    const pgGet = await measure("pg    same reads (subscriber, its tags)", reads, concurrency, async (i) => {
+    const pgGet = await cpuPerRequest("pg    same reads", () => measure("pg    same reads (subscriber, its tags)", reads, concurrency, async (i) => {
       const id = created[i % created.length]
       await pool.query("SELECT * FROM subscribers WHERE organization_id = $1 AND id = $2", [orgId("bench"), id])
       await pool.query(
         "SELECT t.*, st.subscribed_at FROM subscriber_tags st JOIN tags t ON t.id = st.tag_id WHERE st.subscriber_id = $1",
         [id]
       )
-    })
+    }), false)
 
     // A deep list: the "deep" organization grows to `deepRows` subscribers in one statement.
     const have = Number((await pool.query("SELECT count(*) FROM subscribers WHERE organization_id = $1", [directOrg])).rows[0].count)
@@ -281,6 +301,8 @@ const main = async () => {
     })
 
     printTable([httpCreate, pgCreate, httpGet, pgGet, firstPage, deepPage, pgOffset])
+    console.log("")
+    for (const line of cpuLines) console.log(line)
     const peak = rssOf(server.pid!, "VmHWM")
     console.log(`\nAPI process RSS: ${restingRss.toFixed(0)} MB at rest after start, ${peak.toFixed(0)} MB at its peak under these runs`)
     console.log("")

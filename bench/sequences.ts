@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs"
 import { startResendApi } from "../test/support/resend-api.js"
 import type { EmailBenchContext } from "./email.js"
+import { cpuSeconds } from "./stats.js"
 import { startWorker } from "./webhooks.js"
 
 /**
@@ -34,12 +35,6 @@ const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
 const peakRss = (pid: number) => {
   const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"))
   return Number(/(\d+)/.exec(line ?? "")?.[1] ?? NaN) / 1024
-}
-
-/** The CPU time a process spent so far, user and system, in seconds (less noisy than wall time on a shared machine). */
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 const verdict = (ok: boolean) => (ok ? "met" : "NOT met")
@@ -113,10 +108,10 @@ export const runSequenceBench = async (context: EmailBenchContext) => {
     // 1. Throughput.
     const worker = await startWorker({ root: context.root, env })
     const startedRss = peakRss(worker.pid)
-    const startedCpu = cpuSeconds(worker.pid)
+    const startedCpu = cpuSeconds(worker.pid) ?? NaN
     do await sleep(250)
     while (await anyDue())
-    const cpu = cpuSeconds(worker.pid) - startedCpu
+    const cpu = (cpuSeconds(worker.pid) ?? NaN) - startedCpu
     const last = (await pool.query<{ at: Date }>(
       `SELECT max(at) AS at FROM sequence_step_runs WHERE sequence_id = $1`,
       [sequence.id]

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs"
+
 /** Latency figures of one measured run. */
 export interface RunFigures {
   readonly label: string
@@ -58,3 +60,51 @@ export const printTable = (rows: ReadonlyArray<RunFigures>): void => {
 
 export const ratio = (label: string, a: number, b: number): void =>
   console.log(`${label.padEnd(64)} ${(a / b).toFixed(2).padStart(7)}`)
+
+/** A process's CPU time so far (user and system), in seconds; undefined once it has ended. */
+export const cpuSeconds = (pid: number | string): number | undefined => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    // utime and stime, in clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The CPU time the server's backends of one database spend, read from /proc while they run (when
+ * the server runs on this machine; 0 otherwise): it moves less than rows or requests a second with
+ * what else the machine is doing, so that runs on a busy machine can still be compared.
+ */
+export const makeServerCpu = (database: string) => {
+  const backends = new Map<string, { readonly first: number; last: number }>()
+  const sample = () => {
+    let entries: Array<string>
+    try {
+      entries = readdirSync("/proc")
+    } catch {
+      return
+    }
+    for (const pid of entries) {
+      if (!/^\d+$/.test(pid)) continue
+      let command: string
+      try {
+        command = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      } catch {
+        continue
+      }
+      if (!command.startsWith("postgres: ") || !command.includes(` ${database} `)) continue
+      const seconds = cpuSeconds(pid)
+      if (seconds === undefined) continue
+      const backend = backends.get(pid)
+      if (backend === undefined) backends.set(pid, { first: seconds, last: seconds })
+      else backend.last = seconds
+    }
+  }
+  sample()
+  return {
+    sample,
+    seconds: () => [...backends.values()].reduce((sum, b) => sum + b.last - b.first, 0)
+  }
+}
