@@ -187,12 +187,12 @@ const main = async () => {
     // CPU time a request, of the API process and of the database's backends: a busy machine
     // changes it far less than requests a second. The direct runs' connections are opened first,
     // so that each backend is seen before the run it serves.
-    const connections = await Promise.all(Array.from({ length: 10 }, () => pool.connect()))
+    const connections = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()))
     for (const connection of connections) connection.release()
     const backends = makeServerCpu(database)
     const cpuLines: Array<string> = []
     /** `run`, and the CPU time a request it took (of the API too when `api`), to print after the table. */
-    const cpuPerRequest = async (label: string, run: () => Promise<RunFigures>, api = true): Promise<RunFigures> => {
+    const cpuPerRequest = async (run: () => Promise<RunFigures>, api = true): Promise<RunFigures> => {
       backends.sample()
       const apiBefore = cpuSeconds(server.pid!) ?? 0
       const backendsBefore = backends.seconds()
@@ -200,12 +200,12 @@ const main = async () => {
       backends.sample()
       const perRequest = (seconds: number) => `${Math.round((seconds * 1e6) / figures.count)} µs`
       const apiPart = api ? `API ${perRequest((cpuSeconds(server.pid!) ?? apiBefore) - apiBefore)}, ` : ""
-      cpuLines.push(`${label.padEnd(38)} CPU a request: ${apiPart}PostgreSQL ${perRequest(backends.seconds() - backendsBefore)}`)
+      cpuLines.push(`${figures.label.padEnd(44)} CPU a request: ${apiPart}PostgreSQL ${perRequest(backends.seconds() - backendsBefore)}`)
       return figures
     }
 
     const created: Array<string> = []
-    const httpCreate = await cpuPerRequest("HTTP  POST /api/v1/subscribers", () => measure("HTTP  POST /api/v1/subscribers", writes, concurrency, async (i) => {
+    const httpCreate = await cpuPerRequest(() => measure("HTTP  POST /api/v1/subscribers", writes, concurrency, async (i) => {
       const res = await fetch(`${base}/api/v1/subscribers`, {
         method: "POST",
         headers,
@@ -220,7 +220,7 @@ const main = async () => {
       "INSERT INTO organization_subscriber_slots SELECT $1, g, 0, NULL, NULL FROM generate_series(0, 15) g ON CONFLICT DO NOTHING",
       [directOrg]
     )
-    const pgCreate = await cpuPerRequest("pg    same transaction", () => measure("pg    same transaction (insert, event, count)", writes, concurrency, async (i) => {
+    const pgCreate = await cpuPerRequest(() => measure("pg    same transaction (insert, event, count)", writes, concurrency, async (i) => {
       const client = await pool.connect()
       try {
         await client.query("BEGIN")
@@ -246,13 +246,13 @@ const main = async () => {
       }
     }), false)
 
-    const httpGet = await cpuPerRequest("HTTP  GET /api/v1/subscribers/{id}", () => measure("HTTP  GET /api/v1/subscribers/{id}", reads, concurrency, async (i) => {
+    const httpGet = await cpuPerRequest(() => measure("HTTP  GET /api/v1/subscribers/{id}", reads, concurrency, async (i) => {
       const res = await fetch(`${base}/api/v1/subscribers/${created[i % created.length]}`, { headers })
       if (res.status !== 200) throw new Error(`get answered ${res.status}`)
       await res.arrayBuffer()
     }))
 
-    const pgGet = await cpuPerRequest("pg    same reads", () => measure("pg    same reads (subscriber, its tags)", reads, concurrency, async (i) => {
+    const pgGet = await cpuPerRequest(() => measure("pg    same reads (subscriber, its tags)", reads, concurrency, async (i) => {
       const id = created[i % created.length]
       await pool.query("SELECT * FROM subscribers WHERE organization_id = $1 AND id = $2", [orgId("bench"), id])
       await pool.query(
