@@ -63,6 +63,8 @@ export interface ResendApi {
   readonly script: (answer: ScriptedAnswer, times?: number) => void
   /** Calls held so far are dropped without an answer, as a dying connection is. */
   readonly dropHeld: () => void
+  /** Answers scripted and not yet given are forgotten: the next calls are served. */
+  readonly unscript: () => void
   /** Every domain registered and not removed, as Resend would answer `GET /domains/{id}`. */
   readonly domains: () => ReadonlyArray<StandInDomain>
   /** Moves the domain of this name (and every record of it) to `status`, as Resend does once it looks at the DNS. */
@@ -306,6 +308,9 @@ export const startResendApi = async (options: { readonly apiKey?: string; readon
     dropHeld: () => {
       for (const res of held) res.destroy()
       held.clear()
+    },
+    unscript: () => {
+      scripted.length = 0
     },
     domains: () => [...domains.values()].map((d) => ({ ...d, records: d.records.map((r) => ({ ...r })) })),
     setDomainStatus: (name, status) => {
