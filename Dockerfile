@@ -19,7 +19,9 @@ COPY application/package.json application/package.json
 RUN npm ci --no-audit --no-fund
 COPY . .
 # Also writes dist/pglite-template-<version>.tar.gz, the new embedded database a first start loads.
-RUN node scripts/build.mjs --force
+# The CLI's first run writes its code cache beside it, which `roster cli` then starts from (the
+# image's dist/ is not the node user's to write).
+RUN node scripts/build.mjs --force && node dist/cli.mjs --version
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * Compiles Roster's four programs (start, api, worker, cli) to `dist/<name>.mjs`: one ES module
- * each, with the dependencies it uses bundled in and the rest of theirs left out, so a process
- * loads only the code it runs; beside them `dist/liquid-render-thread.mjs`, the task of the
+ * Compiles Roster's four programs (start, api, worker, cli) to `dist/<name>-<hash>.cjs`: one
+ * script each, with the dependencies it uses bundled in and the rest of theirs left out, so a
+ * process loads only the code it runs, and `dist/<name>.mjs`, which starts it from V8's code
+ * cache (program-launcher.mjs); beside them `dist/liquid-render-thread.mjs`, the task of the
  * threads customer templates render in, `dist/pglite-initdb.mjs`, the process that makes a
  * new embedded database, and `dist/pglite-template-<PGlite version>.tar.gz`, the files of a new
  * embedded database that the programs load a new one from (made once for each PGlite version, so
@@ -54,12 +55,21 @@ export const npmScript = (name) => {
     rest: words.slice(run)
   }
 }
+/**
+ * V8 flags a program sets itself, before it is compiled (program-launcher.mjs says why then).
+ * The CLI's heap grows by at most 60 % over what a full collection left, as the API's does (its
+ * npm scripts give the flag; the CLI is started in too many ways for that). An import of
+ * 1,000,000 rows keeps about 45 MB alive: V8's default let its heap reach 200 MB before
+ * collecting, and the process 350 MB; so it stays near 210 MB, for about a tenth more time.
+ */
+const programFlags = { cli: ["--heap-growing-percent=60"] }
+
 /** Modules built beside the programs that the programs load themselves (worker threads' tasks, child processes). */
 const threadTasks = {
   "liquid-render-thread": "adapters/liquid/liquid-render-thread.mjs",
   "pglite-initdb": "adapters/postgres/pglite-initdb.mjs"
 }
-const sources = ["domain", "application", "adapters", "apps", "package-lock.json", "scripts/build.mjs"]
+const sources = ["domain", "application", "adapters", "apps", "package-lock.json", "scripts/build.mjs", "scripts/program-launcher.mjs"]
 
 /** The template of a new embedded database, named as adapters/postgres/pglite-client.ts looks for it. */
 const templateName = /^pglite-template-.*\.tar\.gz(\.\d+\.tmp)?$/
@@ -97,20 +107,40 @@ const upToDate = () => {
 const latin1Only = (text) =>
   text.replace(/[^\u0000-\u00ff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
+/**
+ * The first line of each program's script: strict, as the ES modules of the sources are, with
+ * their own URL, and with the launcher's way to import an ES module where it gives one (see
+ * `importsThroughLauncher`); a script loaded as Node.js loads CommonJS imports as such a module does.
+ */
+const programBanner =
+  `"use strict";const __rosterModuleUrl=require("node:url").pathToFileURL(__filename).href;` +
+  `const __rosterImport=typeof __rosterLauncherImport==="function"?__rosterLauncherImport:(specifier)=>import(specifier);`
+
+/**
+ * A program's script with each `import("...")` (of a module left out of it, such as PGlite) made
+ * a call of `__rosterImport`: a script compiled from V8's code cache by Node.js 20 has no way of
+ * its own to import an ES module, so program-launcher.mjs gives it one. A program with any other
+ * `import(` fails the build rather than its start.
+ */
+const importsThroughLauncher = (text, path) => {
+  if (!text.startsWith(programBanner)) throw new Error(`${basename(path)} does not start with its banner`)
+  const rewritten = text.slice(programBanner.length).replace(/(?<![\w$.])import\(("[^"]+")\)/g, "__rosterImport($1)")
+  const left = /(?<![\w$.])import\(.{0,40}/.exec(rewritten)
+  if (left !== null) throw new Error(`${basename(path)}: an import the launcher cannot make: ${left[0]}`)
+  return programBanner + rewritten
+}
+
 /** Builds `dist/` unless it is up to date (or `force`); whether it built. */
 export const buildRoster = async ({ force = false } = {}) => {
   if (!force && upToDate()) return false
   const startedAt = Date.now()
   // Loaded only to build: a program started on an up-to-date build does not wait for it.
   const { build } = await import("esbuild")
-  const result = await build({
+  const common = {
     absWorkingDir: root,
-    entryPoints: { ...Object.fromEntries(programs.map((name) => [name, `apps/${name}/main.ts`])), ...threadTasks },
     outdir: dist,
-    outExtension: { ".js": ".mjs" },
     bundle: true,
     platform: "node",
-    format: "esm",
     target: "node20",
     // Workspace packages are bundled from their sources (see domain/package.json's exports).
     conditions: ["@roster/source"],
@@ -119,20 +149,63 @@ export const buildRoster = async ({ force = false } = {}) => {
     minifySyntax: true,
     // esbuild itself only makes the dashboard's assets when a server runs from the sources.
     external: ["@electric-sql/pglite", "redoc", "swagger-ui-dist", "piscina", "pg-native", "esbuild"],
-    // Bundled CommonJS dependencies (pg, ioredis) call `require` for Node's own modules.
-    banner: {
-      js: "import { createRequire as __rosterCreateRequire } from 'node:module'; const require = __rosterCreateRequire(import.meta.url);"
-    },
     write: false,
     logLevel: "warning"
-  })
+  }
+  const [programBuild, taskBuild] = await Promise.all([
+    build({
+      ...common,
+      entryPoints: Object.fromEntries(programs.map((name) => [name, `apps/${name}/main.ts`])),
+      // Named for their text, so that a code cache is never taken for another build's script.
+      entryNames: "[name]-[hash]",
+      outExtension: { ".js": ".cjs" },
+      format: "cjs",
+      banner: { js: programBanner },
+      define: { "import.meta.url": "__rosterModuleUrl" },
+      metafile: true
+    }),
+    build({
+      ...common,
+      entryPoints: threadTasks,
+      outExtension: { ".js": ".mjs" },
+      format: "esm",
+      // Bundled CommonJS dependencies call `require` for Node's own modules.
+      banner: {
+        js: "import { createRequire as __rosterCreateRequire } from 'node:module'; const require = __rosterCreateRequire(import.meta.url);"
+      }
+    })
+  ])
   mkdirSync(dist, { recursive: true })
-  // Source maps first, entry points last: a program never starts from a file whose map is missing.
-  const files = [...result.outputFiles].sort((a, b) => Number(a.path.endsWith(".mjs")) - Number(b.path.endsWith(".mjs")))
-  for (const file of files) {
-    const temporary = `${file.path}.${process.pid}.tmp`
-    writeFileSync(temporary, file.path.endsWith(".mjs") ? latin1Only(file.text) : file.contents)
-    renameSync(temporary, file.path)
+  const write = (path, contents) => {
+    const temporary = `${path}.${process.pid}.tmp`
+    writeFileSync(temporary, contents)
+    renameSync(temporary, path)
+  }
+  // Source maps first, scripts next, launchers last: a program never starts from a file that is missing.
+  const outputs = [...programBuild.outputFiles, ...taskBuild.outputFiles]
+  const isScript = (path) => /\.(cjs|mjs)$/.test(path)
+  for (const file of outputs.sort((a, b) => Number(isScript(a.path)) - Number(isScript(b.path)))) {
+    const text = file.path.endsWith(".cjs") ? importsThroughLauncher(file.text, file.path) : file.text
+    write(file.path, isScript(file.path) ? latin1Only(text) : file.contents)
+  }
+  write(join(dist, "program-launcher.mjs"), readFileSync(join(root, "scripts", "program-launcher.mjs")))
+  const scripts = new Set()
+  for (const [output, { entryPoint }] of Object.entries(programBuild.metafile.outputs)) {
+    const name = programs.find((program) => entryPoint === `apps/${program}/main.ts`)
+    if (name === undefined) continue
+    const script = basename(output)
+    scripts.add(script)
+    write(
+      programPath(name),
+      `import { launch } from "./program-launcher.mjs"\nlaunch(${JSON.stringify(script)}, ${JSON.stringify({ v8Flags: programFlags[name] ?? [] })})\n`
+    )
+  }
+  // Earlier builds' scripts, their maps and code caches go.
+  for (const entry of readdirSync(dist)) {
+    const script = /^((?:start|api|worker|cli)-[A-Z0-9]+\.cjs)(\..*)?$/.exec(entry)
+    if ((script !== null && !scripts.has(script[1])) || /^(start|api|worker|cli)\.mjs\.map$/.test(entry)) {
+      rmSync(join(dist, entry), { force: true })
+    }
   }
   // The dashboard's script and stylesheet, which the programs serve from here.
   const { buildDashboardAssets } = await import("../adapters/http/dashboard/client/build-assets.mjs")

@@ -3,7 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { PGlite, types } from "@electric-sql/pglite"
+import type { PGlite } from "@electric-sql/pglite"
 import { Cause, Effect, Either, Exit, Layer, Option, Queue, Stream } from "effect"
 import { execFile } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
@@ -139,13 +139,16 @@ const loadTemplate = (file: string): Effect.Effect<Option.Option<Uint8Array>> =>
 const open = (dataDir: string, template?: Uint8Array) =>
   Effect.acquireRelease(
     Effect.tryPromise({
+      // Loaded here, not with this module: a program on PostgreSQL never loads PGlite.
       try: () =>
-        PGlite.create({
-          dataDir,
-          ...(template === undefined ? {} : { loadDataDir: new Blob([template], { type: "application/x-tar" }) }),
-          // int8 as a string, as node-postgres answers it; everything else parses alike by default.
-          parsers: { [types.INT8]: (value: string) => value }
-        }),
+        import("@electric-sql/pglite").then(({ PGlite, types }) =>
+          PGlite.create({
+            dataDir,
+            ...(template === undefined ? {} : { loadDataDir: new Blob([template], { type: "application/x-tar" }) }),
+            // int8 as a string, as node-postgres answers it; everything else parses alike by default.
+            parsers: { [types.INT8]: (value: string) => value }
+          })
+        ),
       catch: (cause) => new SqlError({ cause, message: `Cannot open the embedded database in ${dataDir}` })
     }),
     (db) => Effect.promise(() => db.close())

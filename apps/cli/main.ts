@@ -2,7 +2,6 @@ import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Logger, LogLevel } from "effect"
-import { setFlagsFromString } from "node:v8"
 import { apiKeyCommand } from "./api-key-commands.js"
 import { orgCommand } from "./org-commands.js"
 import { withPlainConsole } from "./plain-console.js"
@@ -15,12 +14,6 @@ import { workerCommand } from "./worker-commands.js"
  * The operators' command line: JSON on stdout, progress and errors on stderr (one line each,
  * `roster: ...`), exit 1 on failure. It runs pending migrations itself.
  */
-
-// The heap grows by at most 60 % over what a full collection left, as the API's does (its npm
-// scripts give the flag; the CLI is started in too many ways for that). An import of 1,000,000
-// rows keeps about 45 MB alive: V8's default let its heap reach 200 MB before collecting, and the
-// process 350 MB; so it stays near 210 MB, for about a tenth more time.
-setFlagsFromString("--heap-growing-percent=60")
 
 const migrate = Command.make("migrate", {}, () => withServices(Effect.void).pipe(Effect.zipRight(printJson({ migrated: true })))).pipe(
   Command.withDescription("Apply pending database migrations.")

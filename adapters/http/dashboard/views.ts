@@ -190,10 +190,24 @@ const makeEngine = (): Liquid => {
 }
 
 const engine = makeEngine()
-const parsed = new Map(
-  (Object.keys(templates) as Array<keyof typeof templates>).map((name) => [name, engine.parse(templates[name])])
-)
+
+/**
+ * Each view parsed on its first page, not when the module loads: a server that is not asked for
+ * the dashboard does not parse its templates, and one that is parses only the screens it shows.
+ */
+const parsed = new Map<keyof typeof templates, ReturnType<Liquid["parse"]>>()
+export const parsedView = (view: keyof typeof templates) => {
+  let template = parsed.get(view)
+  if (template === undefined) {
+    template = engine.parse(templates[view])
+    parsed.set(view, template)
+  }
+  return template
+}
+
+/** The name of every view and partial, for a test that parses them all. */
+export const viewNames = Object.keys(templates) as ReadonlyArray<keyof typeof templates>
 
 /** A page of the dashboard made of `values`, every value escaped. */
 export const renderView = (view: DashboardView, values: object): string =>
-  String(engine.renderSync(parsed.get(view)!, values))
+  String(engine.renderSync(parsedView(view), values))

@@ -19,7 +19,8 @@ const options = {
  * (an absent error, a field not yet filled in) rather than fail.
  */
 export const makePageEngine = (templates: Readonly<Record<string, string>>, { lenient = false } = {}): Liquid =>
-  new Liquid({ ...options, strictVariables: !lenient, templates: { ...templates } })
+  // The templates never change: each layout and partial is parsed on its first use, not on each.
+  new Liquid({ ...options, strictVariables: !lenient, templates: { ...templates }, cache: true })
 
 const engine = makePageEngine({})
 
