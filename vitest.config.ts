@@ -59,15 +59,17 @@ const inProcessServers = [
 /**
  * Suites that need a module graph of their own, beside the servers' suites, which share one per
  * fork: on the test clock (the sessions' expiry, the in-process rate limiter and idempotency
- * store, Redis's fail-open warnings) or timing a pool of render threads the process keeps. They
- * start nothing outside their process and read nothing from the global setup.
+ * store, Redis's fail-open warnings, the recording webhook transport) or timing a pool of render
+ * threads the process keeps. They start nothing outside their process and read nothing from the
+ * global setup.
  */
 const isolated = [
   "test/application/auth-expiry.test.ts",
   "test/liquid/template-engine.test.ts",
   "test/rate-limit/in-process-rate-limiter.test.ts",
   "test/redis/in-process-idempotency-store.test.ts",
-  "test/redis/redis-fail-open.test.ts"
+  "test/redis/redis-fail-open.test.ts",
+  "test/webhooks/recording-webhook-transport.test.ts"
 ]
 
 export default defineConfig({
@@ -80,7 +82,10 @@ export default defineConfig({
     poolOptions: {
       // Two files at a time, also on two cores: the slowest files mostly wait on the processes they
       // start, each suite of those has a database of its own, and contract suites isolate their rows.
-      forks: { maxForks: 2, minForks: 1 },
+      // One pool of forks serves every project, and these options are its own (a project's are
+      // not read by it): a fork runs file after file of one project, and is replaced between
+      // projects, so each isolated suite is a project of its own.
+      forks: { maxForks: 2, minForks: 1, isolate: false },
       // The in-memory suites, then the in-process servers' suites, one after the other beside the
       // two forks, without a fresh module graph each.
       threads: { maxThreads: 1, minThreads: 1, isolate: false }
@@ -118,10 +123,10 @@ export default defineConfig({
           poolOptions: { forks: { isolate: false } }
         }
       },
-      {
-        extends: true,
-        test: { name: "isolated", include: isolated, pool: "forks" }
-      }
+      ...isolated.map((file) => ({
+        extends: true as const,
+        test: { name: `isolated: ${file}`, include: [file], pool: "forks" as const }
+      }))
     ]
   }
 })
