@@ -176,6 +176,11 @@ export const buildRoster = async ({ force = false } = {}) => {
     })
   ])
   mkdirSync(dist, { recursive: true })
+  // The scripts the launchers name now: a program starting while this runs may still read one.
+  const launched = new Set(programs.flatMap((name) => {
+    const launcher = existsSync(programPath(name)) ? readFileSync(programPath(name), "utf8") : ""
+    return /launch\("([^"]+)"/.exec(launcher)?.slice(1) ?? []
+  }))
   const write = (path, contents) => {
     const temporary = `${path}.${process.pid}.tmp`
     writeFileSync(temporary, contents)
@@ -200,10 +205,11 @@ export const buildRoster = async ({ force = false } = {}) => {
       `import { launch } from "./program-launcher.mjs"\nlaunch(${JSON.stringify(script)}, ${JSON.stringify({ v8Flags: programFlags[name] ?? [] })})\n`
     )
   }
-  // Earlier builds' scripts, their maps and code caches go.
+  // Earlier builds' scripts, their maps and code caches go, but for those of the last one.
   for (const entry of readdirSync(dist)) {
     const script = /^((?:start|api|worker|cli)-[A-Z0-9]+\.cjs)(\..*)?$/.exec(entry)
-    if ((script !== null && !scripts.has(script[1])) || /^(start|api|worker|cli)\.mjs\.map$/.test(entry)) {
+    const kept = script !== null && (scripts.has(script[1]) || launched.has(script[1]))
+    if ((script !== null && !kept) || /^(start|api|worker|cli)\.mjs\.map$/.test(entry)) {
       rmSync(join(dist, entry), { force: true })
     }
   }
