@@ -25,7 +25,9 @@ export const launch = (script, { v8Flags = [] } = {}) => {
   const file = join(dirname(fileURLToPath(import.meta.url)), script)
   // Node.js maps stack traces through source maps for what it loads itself, not for a vm.Script.
   if (process.sourceMapsEnabled) return void createRequire(import.meta.url)(file)
-  const key = createHash("sha256").update([process.version, ...process.execArgv, ...v8Flags].join("\0")).digest("hex").slice(0, 12)
+  // Node.js takes flags from NODE_OPTIONS too, which process.execArgv leaves out.
+  const flags = [process.version, ...process.execArgv, process.env.NODE_OPTIONS ?? "", ...v8Flags]
+  const key = createHash("sha256").update(flags.join("\0")).digest("hex").slice(0, 12)
   const cacheFile = `${file}.${key}.v8-cache`
   let cachedData
   try {

@@ -66,6 +66,9 @@ describe("the programs' code cache", () => {
 
     cli(["--version"], { nodeOptions: ["--max-old-space-size=200"] })
     expect(caches()).toHaveLength(2)
+    // Flags given in NODE_OPTIONS, which process.execArgv leaves out, count too.
+    cli(["--version"], { env: { NODE_OPTIONS: "--max-old-space-size=250" } })
+    expect(caches()).toHaveLength(3)
     expect(inode(first!)).toBe(written)
   }, 60_000)
 
