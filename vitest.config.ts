@@ -117,10 +117,10 @@ export default defineConfig({
           globalSetup: ["test/support/global-setup.ts"],
           // Every answer of the test servers is checked against the OpenAPI document of its form.
           setupFiles: ["test/support/conformance-setup.ts"],
-          pool: "forks",
           // A fork loads the application's modules once for all the files it runs, not once per
-          // file: each file's servers, databases and processes are its own, and closed by it.
-          poolOptions: { forks: { isolate: false } }
+          // file (the forks' `isolate: false` above): each file's servers, databases and processes
+          // are its own, and closed by it.
+          pool: "forks"
         }
       },
       ...isolated.map((file) => ({

@@ -205,11 +205,15 @@ export const buildRoster = async ({ force = false } = {}) => {
       `import { launch } from "./program-launcher.mjs"\nlaunch(${JSON.stringify(script)}, ${JSON.stringify({ v8Flags: programFlags[name] ?? [] })})\n`
     )
   }
-  // Earlier builds' scripts, their maps and code caches go, but for those of the last one.
+  // Earlier builds' scripts, their maps and code caches go, but for those of the last one, and
+  // the maps of the ES modules the programs were before.
+  const program = `(?:${programs.join("|")})`
+  const scriptFile = new RegExp(`^(${program}-[A-Z0-9]+\\.cjs)(\\..*)?$`)
+  const moduleMap = new RegExp(`^${program}\\.mjs\\.map$`)
   for (const entry of readdirSync(dist)) {
-    const script = /^((?:start|api|worker|cli)-[A-Z0-9]+\.cjs)(\..*)?$/.exec(entry)
+    const script = scriptFile.exec(entry)
     const kept = script !== null && (scripts.has(script[1]) || launched.has(script[1]))
-    if ((script !== null && !kept) || /^(start|api|worker|cli)\.mjs\.map$/.test(entry)) {
+    if ((script !== null && !kept) || moduleMap.test(entry)) {
       rmSync(join(dist, entry), { force: true })
     }
   }
