@@ -52,6 +52,7 @@ const inProcessServers = [
   "test/worker/domain-check-job.test.ts",
   "test/apps/cli-csv.test.ts",
   "test/apps/config.test.ts",
+  "test/apps/logging.test.ts",
   "test/apps/mailer.test.ts",
   "test/package/readme-architecture.test.ts"
 ]

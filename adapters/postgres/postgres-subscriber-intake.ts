@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Outbox, OrganizationRepository, SubscriberIntake, SubscriberRepository } from "@roster/application"
-import { EmailAlreadyExists, emailKey } from "@roster/domain"
+import { EmailAlreadyExists, emailKey, instantText } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import { jsonb } from "./rows.js"
 import { SHARDS, UNLIMITED_SHARDS } from "./subscriber-slots.js"
@@ -111,13 +111,13 @@ export const PostgresSubscriberIntakeLive = Layer.effect(
       const values = [
         subscriber.organizationId, max, first, second,
         subscriber.id, subscriber.email, emailKey(subscriber.email), subscriber.status, jsonb(subscriber.metadata),
-        subscriber.firstName, subscriber.lastName, subscriber.createdAt.toISOString(), subscriber.updatedAt.toISOString(),
+        subscriber.firstName, subscriber.lastName, instantText(subscriber.createdAt), instantText(subscriber.updatedAt),
         ...(one === undefined
           ? [
             events.map((e) => e.id), events.map((e) => e.organizationId), events.map((e) => e.type),
             events.map((e) => e.occurredAt), events.map((e) => jsonb(e.data))
           ]
-          : [one.id, one.organizationId, one.type, one.occurredAt.toISOString(), jsonb(one.data)])
+          : [one.id, one.organizationId, one.type, instantText(one.occurredAt), jsonb(one.data)])
       ]
       const [name, text] = admitStatements[max === null ? "unlimited" : "limited"][one === undefined ? "many" : "one"]
       return (Option.isSome(statements) ? statements.value.run(name, text, values) : sql.unsafe(text, values)).pipe(

@@ -1,4 +1,4 @@
-import type { DomainEvent, Note, Subscriber, Tag, TagSubscription } from "@roster/domain"
+import { type DomainEvent, instantText, type Note, type Subscriber, type Tag, type TagSubscription } from "@roster/domain"
 
 /**
  * The `data` of outgoing events, in the snake_case JSON that webhook receivers get. One shape for
@@ -7,22 +7,6 @@ import type { DomainEvent, Note, Subscriber, Tag, TagSubscription } from "@roste
 
 export const tagReference = (tag: Tag) => ({ id: tag.id, name: tag.name, slug: tag.slug })
 
-let lastInstant = Number.NaN
-let lastIso = ""
-
-/**
- * An instant as ISO 8601 text. The one written last is kept: the snapshots of a batch (an import's
- * thousands) mostly carry the same instant, which is written once.
- */
-const isoText = (date: Date): string => {
-  const ms = date.getTime()
-  if (ms !== lastInstant) {
-    lastIso = date.toISOString()
-    lastInstant = ms
-  }
-  return lastIso
-}
-
 export const subscriberSnapshot = (subscriber: Subscriber, tags: ReadonlyArray<TagSubscription>) => ({
   id: subscriber.id,
   email: subscriber.email,
@@ -30,9 +14,9 @@ export const subscriberSnapshot = (subscriber: Subscriber, tags: ReadonlyArray<T
   first_name: subscriber.firstName,
   last_name: subscriber.lastName,
   metadata: subscriber.metadata,
-  tags: tags.map(({ subscribedAt, tag }) => ({ id: tag.id, name: tag.name, slug: tag.slug, subscribed_at: isoText(subscribedAt) })),
-  created_at: isoText(subscriber.createdAt),
-  updated_at: isoText(subscriber.updatedAt)
+  tags: tags.map(({ subscribedAt, tag }) => ({ id: tag.id, name: tag.name, slug: tag.slug, subscribed_at: instantText(subscribedAt) })),
+  created_at: instantText(subscriber.createdAt),
+  updated_at: instantText(subscriber.updatedAt)
 })
 
 export const tagSubscriptionData = (subscriber: { readonly id: string; readonly email: string }, tag: Tag) => ({
@@ -48,8 +32,8 @@ export const noteData = (note: Note, subscriber: { readonly id: string; readonly
     subscriber_id: note.subscriberId,
     body: note.body,
     author: { type: note.author.kind, id: note.author.id },
-    created_at: note.createdAt.toISOString(),
-    updated_at: note.updatedAt.toISOString()
+    created_at: instantText(note.createdAt),
+    updated_at: instantText(note.updatedAt)
   }
 })
 

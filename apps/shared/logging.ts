@@ -1,3 +1,4 @@
+import { instantText } from "@roster/domain"
 import { Cause, FiberRefs, HashMap, Inspectable, List, Logger } from "effect"
 import type { makeBufferedOutput } from "../../adapters/node/index.js"
 import { CurrentRequestId, RequestLine } from "../../adapters/observability/index.js"
@@ -14,7 +15,7 @@ const isFields = (message: unknown): message is object =>
  */
 export const logRecord = (options: Logger.Logger.Options<unknown>): Record<string, unknown> => {
   const record: Record<string, unknown> = {
-    time: options.date.toISOString(),
+    time: instantText(options.date),
     level: options.logLevel.label.toLowerCase()
   }
   const parts: Array<string> = []
@@ -62,12 +63,28 @@ const jsonOf = (record: Record<string, unknown>): string => {
 export const bufferedJsonLogger = (output: ReturnType<typeof makeBufferedOutput>) =>
   Logger.make((options) => output.writeLine(jsonOf(logRecord(options))))
 
+/** A string JSON writes as it is, between quotes: no quote, backslash, control character or surrogate. */
+const plainString = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/
+
+/** A value of a request line as JSON writes it. */
+const jsonValue = (value: string | number | null): string => {
+  if (typeof value === "string") return plainString.test(value) ? `"${value}"` : JSON.stringify(value)
+  return value === null || !Number.isFinite(value) ? "null" : String(value)
+}
+
 /**
  * A request line as `logRecord` has it, made without a log event: the line written once per
- * request, at `info`.
+ * request, at `info`. Written out field by field (the fields' names are plain words), which
+ * writes the same text as `JSON.stringify` of the record at a fraction of its cost.
  */
-export const requestLineJson = (requestId: string, line: RequestLine, date: Date = new Date()): string =>
-  JSON.stringify({ time: date.toISOString(), level: "info", msg: line.toString(), request_id: requestId, ...line.fields })
+export const requestLineJson = (requestId: string, line: RequestLine, date: Date = new Date()): string => {
+  let json = `{"time":"${instantText(date)}","level":"info","msg":${jsonValue(line.toString())},"request_id":${
+    jsonValue(requestId)
+  }`
+  const { fields } = line
+  for (const name in fields) json += `,"${name}":${jsonValue(fields[name as keyof typeof fields])}`
+  return `${json}}`
+}
 
 /**
  * Effect's pretty logger for a terminal, told about request ids and request lines: they show as

@@ -1,6 +1,7 @@
 import { Encoding, Option, Schema } from "effect"
 import { type DomainEvent, EventType, eventTypes } from "./events.js"
 import { EventId, OrganizationId, WebhookDeliveryId, WebhookEndpointId } from "./ids.js"
+import { instantText } from "./instant.js"
 import { isStorableText, UNSTORABLE_TEXT, longerThan } from "./text.js"
 
 /**
@@ -121,7 +122,7 @@ export const webhookPayload = (event: DomainEvent): string =>
   JSON.stringify({
     id: event.id,
     type: event.type,
-    created_at: event.occurredAt.toISOString(),
+    created_at: instantText(event.occurredAt),
     organization_id: event.organizationId,
     data: event.data
   })

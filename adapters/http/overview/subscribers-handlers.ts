@@ -6,7 +6,7 @@ import {
   Subscribers,
   type SubscriberView
 } from "@roster/application"
-import type { SubscriberChanges, TagSubscription } from "@roster/domain"
+import { instantText, type SubscriberChanges, type TagSubscription } from "@roster/domain"
 import { Effect } from "effect"
 import { HttpSettings } from "../shared/http-settings.js"
 import { toPreferenceLink } from "../shared/preference-schemas.js"
@@ -24,7 +24,7 @@ import type {
 
 const toTag = ({ subscribedAt, tag }: TagSubscription): typeof TagOfSubscriber.Type => ({
   name: tag.name,
-  subscribed_at: subscribedAt.toISOString()
+  subscribed_at: instantText(subscribedAt)
 })
 
 export const toSubscriber = ({ subscriber, tags }: SubscriberView): typeof Subscriber.Type => ({
@@ -35,8 +35,8 @@ export const toSubscriber = ({ subscriber, tags }: SubscriberView): typeof Subsc
   last_name: subscriber.lastName,
   tags: tags.map(toTag),
   metadata: subscriber.metadata,
-  created_at: subscriber.createdAt.toISOString(),
-  updated_at: subscriber.updatedAt.toISOString()
+  created_at: instantText(subscriber.createdAt),
+  updated_at: instantText(subscriber.updatedAt)
 })
 
 const subscriberData = (view: SubscriberView) => dataOf(toSubscriber(view))

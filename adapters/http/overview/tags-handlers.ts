@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { type NewTag, type TagChanges, Tags } from "@roster/application"
-import type { Tag as DomainTag } from "@roster/domain"
+import { instantText, type Tag as DomainTag } from "@roster/domain"
 import { Effect } from "effect"
 import { respond } from "../shared/respond.js"
 import { OverviewApi } from "./api.js"
@@ -17,8 +17,8 @@ const toTag = (tag: DomainTag): typeof Tag.Type => ({
   visibility: tag.visibility,
   metadata: tag.metadata,
   subscriber_count: tag.subscriberCount,
-  created_at: tag.createdAt.toISOString(),
-  updated_at: tag.updatedAt.toISOString()
+  created_at: instantText(tag.createdAt),
+  updated_at: instantText(tag.updatedAt)
 })
 
 const tagData = (tag: DomainTag) => dataOf(toTag(tag))

@@ -7,7 +7,7 @@ import {
   Subscribers,
   type SubscriberView
 } from "@roster/application"
-import type { TagSubscription } from "@roster/domain"
+import { instantText, type TagSubscription } from "@roster/domain"
 import { Effect } from "effect"
 import { HttpSettings } from "../shared/http-settings.js"
 import { toPreferenceLink } from "../shared/preference-schemas.js"
@@ -28,15 +28,15 @@ export const toSubscriber = ({ subscriber, tags }: SubscriberView): typeof Subsc
   status: subscriber.status,
   tags: tags.map(({ tag }) => ({ id: tag.id, name: tag.name, slug: tag.slug })),
   metadata: subscriber.metadata,
-  created_at: subscriber.createdAt.toISOString(),
-  updated_at: subscriber.updatedAt.toISOString()
+  created_at: instantText(subscriber.createdAt),
+  updated_at: instantText(subscriber.updatedAt)
 })
 
 const toSubscriberTag = ({ subscribedAt, tag }: TagSubscription): typeof SubscriberTag.Type => ({
   id: tag.id,
   name: tag.name,
   slug: tag.slug,
-  subscribed_at: subscribedAt.toISOString()
+  subscribed_at: instantText(subscribedAt)
 })
 
 /** A subscriber's tags, as one whole page. */
