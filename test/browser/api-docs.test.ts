@@ -94,9 +94,9 @@ const visit = async (
 }
 
 /**
- * Redoc draws every operation alike from one theme, some 250 sections and 38,000 elements: colour
- * contrast is checked on a sample (the menu, each tag's heading and its first operation), every
- * other rule on the whole page.
+ * Redoc draws every operation alike from one theme, some 250 sections and 38,000 elements: the
+ * rules of colour (text contrast, links told apart from their text) are checked on a sample (the
+ * menu, each tag's heading and its first operation), every other rule on the whole page.
  */
 const markContrastSample = `(() => {
   const tags = new Set()

@@ -44,7 +44,8 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/
  * worse than moderate (landmarks, heading order, ...). Their findings would be dropped below
  * anyway, and on a page as large as Redoc's each of them costs seconds. The checks' impacts are
  * read from axe-core's own rule table, so a rule a newer axe-core makes serious is run. With
- * `contrastWithin` (a selector), colour contrast is checked within what it selects only.
+ * `contrastWithin` (a selector), the rules of colour (the contrast of text, and links told apart
+ * from the text around them) are checked within what it selects only.
  */
 const runSeriousRules = (contrastWithin: string | undefined) => `(() => {
   const contrastWithin = ${JSON.stringify(contrastWithin ?? null)}
@@ -54,18 +55,20 @@ const runSeriousRules = (contrastWithin: string | undefined) => `(() => {
   const disabled = Object.fromEntries(axe._audit.rules.filter((rule) => !canBeSerious(rule)).map((rule) => [rule.id, { enabled: false }]))
   const options = { resultTypes: ["violations"], rules: disabled }
   if (contrastWithin === null) return axe.run(document, options).then((results) => results.violations)
-  const everywhere = axe.run(document, { ...options, rules: { ...disabled, "color-contrast": { enabled: false } } })
+  const colour = ["color-contrast", "link-in-text-block"]
+  const everywhere = axe.run(document, { ...options, rules: { ...disabled, ...Object.fromEntries(colour.map((id) => [id, { enabled: false }])) } })
   return everywhere.then((rest) =>
-    axe.run({ include: [contrastWithin] }, { resultTypes: ["violations"], runOnly: { type: "rule", values: ["color-contrast"] } })
+    axe.run({ include: [contrastWithin] }, { resultTypes: ["violations"], runOnly: { type: "rule", values: colour } })
       .then((contrast) => [...rest.violations, ...contrast.violations]))
 })()`
 
 /**
  * The serious and critical violations axe-core finds on the page, by rule and where. A page whose
  * Content-Security-Policy allows no script needs a context with `bypassCSP` to let axe-core in.
- * Colour contrast, the costliest check by far (some 25 s on Redoc's page of 38,000 elements), is
- * checked within `contrastWithin` alone where it is given: for a page that draws many parts alike
- * from one theme, a sample of them.
+ * Colour contrast, the costliest check by far (some 25 s on Redoc's page of 38,000 elements), and
+ * links told apart from their text by more than colour (4 s more there) are checked within
+ * `contrastWithin` alone where it is given: for a page that draws many parts alike from one
+ * theme, a sample of them.
  */
 export const seriousViolations = async (
   page: Page,
