@@ -10,8 +10,8 @@ const sourceFirst = (defaults: ReadonlyArray<string>) => ["@roster/source", ...d
 /**
  * Suites that start nothing (no server, process, database server or browser) and keep no state of
  * their own between files: the domain's rules, the use cases on in-memory adapters, CSV,
- * tokens and the worker's jobs. They share one worker thread and their modules are
- * loaded once, not once per file. The sessions' expiry on the test clock runs isolated: after the
+ * tokens, the JSON log's request lines and the worker's jobs. They share one worker thread and
+ * their modules are loaded once, not once per file. The sessions' expiry on the test clock runs isolated: after the
  * other suites in one thread its session comes out with another clock's time.
  */
 const inMemory = [
@@ -21,6 +21,7 @@ const inMemory = [
   "test/csv/**/*.test.ts",
   "test/dashboard/**/*.test.ts",
   "test/tokens/**/*.test.ts",
+  "test/apps/logging.test.ts",
   "test/worker/billing-job.test.ts",
   "test/worker/erasure-job.test.ts",
   "test/worker/job-runner.test.ts",
@@ -52,7 +53,6 @@ const inProcessServers = [
   "test/worker/domain-check-job.test.ts",
   "test/apps/cli-csv.test.ts",
   "test/apps/config.test.ts",
-  "test/apps/logging.test.ts",
   "test/apps/mailer.test.ts",
   "test/package/readme-architecture.test.ts"
 ]

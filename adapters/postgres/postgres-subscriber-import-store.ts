@@ -6,7 +6,7 @@ import {
   SubscriberImportStore,
   TagAssignments
 } from "@roster/application"
-import { emailKey, type Subscriber, type SubscriberId } from "@roster/domain"
+import { emailKey, instantText, type Subscriber, type SubscriberId } from "@roster/domain"
 import { Effect, Layer, Option } from "effect"
 import type { ClientBase } from "pg"
 import { subscriberColumns } from "./columns.js"
@@ -163,25 +163,15 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
       const { organizationId } = batch
       const made = new Set<string>()
       const org = copyText(organizationId)
-      // A batch's subscribers are mostly made at one instant: its text is written once.
-      let instant = Number.NaN
-      let instantText = ""
-      const textOf = (date: Date) => {
-        if (date.getTime() !== instant) {
-          instantText = date.toISOString()
-          instant = date.getTime()
-        }
-        return instantText
-      }
       let subscriberRows = ""
       for (const s of creates) {
         made.add(s.id)
-        const created = textOf(s.createdAt)
-        const updated = textOf(s.updatedAt)
+        const created = instantText(s.createdAt)
+        const updated = instantText(s.updatedAt)
         subscriberRows += `${s.id}\t${org}\t${copyText(s.email)}\t${copyText(emailKey(s.email))}\t${s.status}\t` +
           `${copyText(JSON.stringify(s.metadata))}\t${copyNullable(s.firstName)}\t${copyNullable(s.lastName)}\t${created}\t${updated}\n`
       }
-      const at = batch.at.toISOString()
+      const at = instantText(batch.at)
       const counts = new Map<string, number>()
       let attachmentRows = ""
       for (const { subscriberId, tagIds } of batch.attachments) {
@@ -194,7 +184,7 @@ export const PostgresSubscriberImportStoreLive = Layer.effect(
       let eventRows = ""
       for (const { event, subscriberId } of batch.events) {
         if (!made.has(subscriberId)) continue
-        eventRows += `${event.id}\t${org}\t${event.type}\t${textOf(event.occurredAt)}\t${copyText(JSON.stringify(event.data))}\n`
+        eventRows += `${event.id}\t${org}\t${event.type}\t${instantText(event.occurredAt)}\t${copyText(JSON.stringify(event.data))}\n`
       }
       return { creates: creates.length, subscriberRows, attachmentRows, eventRows, counts }
     }
