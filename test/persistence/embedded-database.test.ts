@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { OrganizationRepository } from "@roster/application"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { spawnSync } from "node:child_process"
@@ -60,6 +61,20 @@ describe("the embedded database on disk", () => {
       expect(applied).toStrictEqual([])
       const found = yield* withDatabase(dataDir, Effect.flatMap(OrganizationRepository, (r) => r.findById(organization.id)))
       expect(Option.getOrThrow(found)).toStrictEqual(organization)
+    }), 120_000)
+
+  it.live("opens with a buffer pool of 16 MB, on disk and in memory, whatever the database's own configuration says", () =>
+    Effect.gen(function*() {
+      const sharedBuffers = SqlClient.SqlClient.pipe(
+        Effect.flatMap((sql) => sql<{ readonly shared_buffers: string }>`SHOW shared_buffers`),
+        Effect.map((rows) => rows[0]!.shared_buffers)
+      )
+      const dataDir = freshDataDir()
+      expect(yield* Effect.provide(sharedBuffers, makePgliteClient(dataDir))).toBe("16MB")
+      // The files of the database still carry PostgreSQL's default, which the start overrides.
+      expect(readFileSync(join(dataDir, "postgresql.conf"), "utf8")).toMatch(/^shared_buffers = 128MB/m)
+      expect(yield* Effect.provide(sharedBuffers, makePgliteClient(dataDir))).toBe("16MB")
+      expect(yield* Effect.provide(sharedBuffers, makePgliteClient(IN_MEMORY))).toBe("16MB")
     }), 120_000)
 
   it.live("refuses a second opener while the first holds it, and opens again once it is closed", () =>
