@@ -11,8 +11,8 @@ const sourceFirst = (defaults: ReadonlyArray<string>) => ["@roster/source", ...d
  * Suites that start nothing (no server, process, database server or browser) and keep no state of
  * their own between files: the domain's rules, the use cases on in-memory adapters, CSV,
  * tokens, the JSON log's request lines and the worker's jobs. They share one worker thread and
- * their modules are loaded once, not once per file. The sessions' expiry on the test clock runs isolated: after the
- * other suites in one thread its session comes out with another clock's time.
+ * their modules are loaded once, not once per file. The sessions' expiry on the test clock runs
+ * isolated: after the other suites in one thread its session comes out with another clock's time.
  */
 const inMemory = [
   "domain/**/*.test.ts",

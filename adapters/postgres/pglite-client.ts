@@ -139,11 +139,11 @@ const loadTemplate = (file: string): Effect.Effect<Option.Option<Uint8Array>> =>
  * The embedded database's buffer pool. PostgreSQL's default, 128 MB, is taken from the WebAssembly
  * heap and touched whole as the database opens; the files beneath it are the operating system's
  * to cache, as they are for any PostgreSQL, so a smaller pool costs a read from that cache where a
- * larger one would have held the page. With 16 MB a process holds about 140 MB less and opens the
+ * larger one would have held the page. With 16 MB a process holds about 120 MB less and opens the
  * database in about half the time, and reads and writes over a table eight times the pool's size
  * take as long as with 128 MB (README, Memory).
  */
-export const EMBEDDED_SHARED_BUFFERS = "16MB"
+const EMBEDDED_SHARED_BUFFERS = "16MB"
 
 /** Opens the database of `dataDir`; one in memory is loaded first from `template` if given. */
 const open = (dataDir: string, template?: Uint8Array) =>
