@@ -55,10 +55,33 @@ export const makeSubscriberSlots = (sql: SqlClient.SqlClient) => {
       RETURNING slots.shard`.pipe(Effect.map((rows) => rows.length > 0))
 
   /**
+   * Reserves `count` on `shard` after the other reservations (or as much of it as there is room
+   * for when `partial`): how many it reserved. Under a limit, a count already at it says none
+   * without a lock.
+   */
+  const rebalance = (id: OrganizationId, shard: number, wanted: number, max: Limit, partial: boolean) =>
+    Effect.flatMap(
+      max === null ? Effect.succeed(true) : hasRoom(id, partial ? 1 : wanted, max),
+      (room) => room ? lockedRebalance(id, shard, wanted, max, partial) : Effect.succeed(0)
+    )
+
+  /**
+   * Whether the committed count leaves room for `count` under `max`, read without a lock. A
+   * reservation not yet committed is not in it, so it never says no where a rebalance would say
+   * yes but for a release that has not committed yet (the answer comes before that release). At
+   * the limit, every create takes this way: without it, each would queue on the organization's
+   * row for a rebalance that finds no room, and hold a connection while it waits.
+   */
+  const hasRoom = (id: OrganizationId, count: number, max: number) =>
+    sql<{ readonly used: number }>`
+      SELECT coalesce(sum(used), 0)::integer AS used FROM organization_subscriber_slots WHERE organization_id = ${id}`
+      .pipe(Effect.map(([row]) => (row?.used ?? 0) + count <= max))
+
+  /**
    * Counts every row under lock and shares the room left out again, reserving `count` on `shard`,
    * or as much of it as there is room for when `partial`: how many it reserved.
    */
-  const rebalance = (id: OrganizationId, shard: number, wanted: number, max: Limit, partial: boolean) =>
+  const lockedRebalance = (id: OrganizationId, shard: number, wanted: number, max: Limit, partial: boolean) =>
     transactional(sql)(Effect.gen(function*() {
       // Rebalancing organizations queue here; creates on the fast path never take this lock.
       const organization = yield* sql`SELECT id FROM organizations WHERE id = ${id} FOR NO KEY UPDATE`
