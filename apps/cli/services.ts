@@ -9,7 +9,7 @@ import { persistenceLayer } from "../shared/persistence.js"
 /** The use cases the CLI drives, over the database the configuration names, migrated first. */
 const services = Effect.map(loadConfig, (config) =>
   Layer.mergeAll(Organizations.Default, ApiKeys.Default, WorkerHealth.Default, SubscriberExports.Default, SubscriberImports.Default).pipe(
-    Layer.provideMerge(persistenceLayer(config, { migrate: true })),
+    Layer.provideMerge(persistenceLayer(config, { migrate: true, lifetime: "command" })),
     Layer.provide(Layer.mergeAll(CryptoLive, CsvParseReaderLive, limitsLayer(config))),
     Layer.provide(tracingLayer(config, "roster-cli"))
   ))

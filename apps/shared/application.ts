@@ -108,7 +108,7 @@ export const UseCasesLive = Layer.mergeAll(
  */
 export const applicationLayer = (config: RosterConfig) => {
   const adapters = Layer.mergeAll(
-    persistenceLayer(config, { migrate: config.migrate }),
+    persistenceLayer(config, { migrate: config.migrate, lifetime: "service" }),
     cacheLayer(config),
     cryptoLayer,
     csvLayer,
@@ -142,7 +142,7 @@ export const workerApplicationLayer = (config: RosterConfig) =>
       ImportJobs.Default.pipe(Layer.provideMerge(SubscriberImports.Default))
     ),
     Layer.mergeAll(
-      persistenceLayer(config, { migrate: config.migrate }),
+      persistenceLayer(config, { migrate: config.migrate, lifetime: "service" }),
       cacheLayer(config),
       cryptoLayer,
       csvLayer,
