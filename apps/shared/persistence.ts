@@ -52,7 +52,8 @@ const EmbeddedWasmTiering = Layer.effectDiscard(Effect.sync(() => setFlagsFromSt
  * worker's peak memory with it; the quick compiler's code parses an answer of Resend's at the same
  * speed (within 4 % of the CPU of a `fetch`, measured with 5,000 calls). A command on the embedded
  * database (the CLI) still optimised enough of PostgreSQL, even with the budget above, to cost it
- * 0.4 s of CPU and 60 MB of its 245, and an import of 100,000 rows went no faster for it.
+ * about half a second of CPU and 60 MB of its 240, and an import of 100,000 rows went no faster
+ * for it.
  */
 const QuickWasmOnly = Layer.effectDiscard(Effect.sync(() => setFlagsFromString("--liftoff-only")))
 
