@@ -30,8 +30,48 @@ export const widthsOf = (form: "reference" | "overview"): ReadonlyArray<number> 
  */
 export const FLOW_TIMEOUT_MS = 120_000
 
-/** The arguments the suites launch Chromium with: headless in a container, nothing fetched of its own. */
-export const chromiumArgs = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+/**
+ * The features Playwright turns off as it launches Chromium (playwright-core's chromiumSwitches.ts).
+ * Chromium keeps only the last `--disable-features` of its command line, and ours comes after
+ * Playwright's, so it names them again; test/browser/chromium-launch.test.ts holds this list to
+ * the one Playwright gives.
+ */
+export const playwrightDisabledFeatures = [
+  "AvoidUnnecessaryBeforeUnloadCheckSync",
+  "DestroyProfileOnBrowserClose",
+  "DialMediaRouteProvider",
+  "GlobalMediaControls",
+  "HttpsUpgrades",
+  "LensOverlay",
+  "MediaRouter",
+  "PaintHolding",
+  "ThirdPartyStoragePartitioning",
+  "BlockOriginHeaderModificationOnRedirect",
+  "AvoidCorsURLLoaderRestartOnRedirect",
+  "Translate",
+  "AutoDeElevate",
+  "OptimizationHints",
+  "NetworkTimeServiceQuerying",
+  "AimEnabled",
+  "msForceBrowserSignIn",
+  "msEdgeUpdateLaunchServicesPreferredVersion"
+]
+
+/**
+ * The omnibox's popups, which Chromium draws as pages of its own (WebUI) in a renderer of their own
+ * for every window it opens, though a headless browser shows no omnibox. They took about a sixth
+ * of the processor time of the dashboard's browser suites.
+ */
+const unseenBrowserUi = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"]
+
+/** The arguments the suites launch Chromium with: headless in a container, nothing fetched or drawn of its own. */
+export const chromiumArgs = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--no-first-run",
+  `--disable-features=${[...playwrightDisabledFeatures, ...unseenBrowserUi].join(",")}`
+]
 
 /** Chromium launched headless as every browser suite drives it. */
 export const launchChromium = (): Promise<Browser> =>
